@@ -1,0 +1,112 @@
+package expr
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/cardapio/cardapio/attr"
+)
+
+// maxExpressionSize is DynamoDB's limit on the length of one expression.
+const maxExpressionSize = 4096
+
+// Scope parses the expressions of one request against the request's
+// ExpressionAttributeNames and ExpressionAttributeValues, remembering
+// which placeholders they use so that Check can reject the others. A
+// Scope is not safe for concurrent use; the expressions it returns are.
+type Scope struct {
+	names      map[string]string
+	values     map[string]attr.Value
+	usedNames  map[string]struct{}
+	usedValues map[string]struct{}
+}
+
+// NewScope returns a scope over a request's placeholder maps; either may
+// be nil.
+func NewScope(names map[string]string, values map[string]attr.Value) *Scope {
+	return &Scope{names: names, values: values}
+}
+
+func (s *Scope) name(ph string) (string, bool) {
+	n, ok := s.names[ph]
+	if ok {
+		if s.usedNames == nil {
+			s.usedNames = make(map[string]struct{}, len(s.names))
+		}
+		s.usedNames[ph] = struct{}{}
+	}
+	return n, ok
+}
+
+func (s *Scope) value(ph string) (attr.Value, bool) {
+	v, ok := s.values[ph]
+	if ok {
+		if s.usedValues == nil {
+			s.usedValues = make(map[string]struct{}, len(s.values))
+		}
+		s.usedValues[ph] = struct{}{}
+	}
+	return v, ok
+}
+
+// Check reports placeholders that no expression parsed through the scope
+// used, names first, as DynamoDB does. Call it after parsing every
+// expression of the request.
+func (s *Scope) Check() error {
+	if len(s.usedNames) < len(s.names) {
+		return unused("ExpressionAttributeNames", s.names, s.usedNames)
+	}
+	if len(s.usedValues) < len(s.values) {
+		return unused("ExpressionAttributeValues", s.values, s.usedValues)
+	}
+	return nil
+}
+
+func unused[V any](param string, m map[string]V, used map[string]struct{}) error {
+	var keys []string
+	for k := range m {
+		if _, ok := used[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	return &Error{Msg: "Value provided in " + param + " unused in expressions: keys: {" + strings.Join(keys, ", ") + "}"}
+}
+
+// Condition parses a ConditionExpression.
+func (s *Scope) Condition(src string) (*Condition, error) {
+	return s.condition(ConditionKind, src)
+}
+
+// Filter parses a FilterExpression; it has the grammar of a condition.
+func (s *Scope) Filter(src string) (*Condition, error) {
+	return s.condition(FilterKind, src)
+}
+
+func (s *Scope) condition(kind Kind, src string) (*Condition, error) {
+	p, err := s.start(kind, src)
+	if err != nil {
+		return nil, err
+	}
+	n := p.or()
+	p.expectEOF()
+	if err := p.finish(); err != nil {
+		return nil, err
+	}
+	return &Condition{root: n}, nil
+}
+
+// start checks what DynamoDB checks before parsing and returns a parser
+// positioned on the first token.
+func (s *Scope) start(kind Kind, src string) (*parser, *Error) {
+	if src == "" {
+		return nil, kind.errorf("The expression can not be empty;")
+	}
+	if len(src) > maxExpressionSize {
+		return nil, kind.errorf("Expression size has exceeded the maximum allowed size; expression size: %d", len(src))
+	}
+	p := &parser{scope: s, kind: kind, src: src}
+	p.prevStart = -1
+	p.tok = lex(src, 0)
+	return p, nil
+}
