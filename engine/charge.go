@@ -1,0 +1,105 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/cardapio/cardapio/capacity"
+)
+
+// Consumed is a response's ConsumedCapacity: the charge computed by the
+// capacity package and the level (TOTAL or INDEXES) the request asked
+// for, which decides what the wire form shows.
+type Consumed struct {
+	capacity.Consumed
+	Level capacity.Level
+}
+
+// MarshalJSON writes DynamoDB's ConsumedCapacity shape at c's level.
+func (c *Consumed) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil, c.Level), nil }
+
+// consumed wraps a charge for a response, or returns nil when the request
+// did not ask for ConsumedCapacity.
+func consumed(want bool, level capacity.Level, c capacity.Consumed) *Consumed {
+	if !want || c.TableName == "" {
+		return nil
+	}
+	return &Consumed{Consumed: c, Level: level}
+}
+
+// consumedList wraps per-table charges for batch and transaction
+// responses.
+func consumedList(want bool, level capacity.Level, p capacity.PerTable) []*Consumed {
+	if !want {
+		return nil
+	}
+	out := make([]*Consumed, 0, len(p))
+	for _, c := range p {
+		out = append(out, &Consumed{Consumed: c, Level: level})
+	}
+	return out
+}
+
+func (w *write) capKind() capacity.WriteKind {
+	switch w.kind {
+	case updateKind:
+		return capacity.Update
+	case deleteKind:
+		return capacity.Delete
+	case checkKind:
+		return capacity.ConditionCheck
+	}
+	return capacity.Put
+}
+
+// writeCharge is what a successful write consumes.
+func (e *Engine) writeCharge(w *write, txn bool) capacity.Consumed {
+	return e.rules.Write(&w.t.desc, capacity.WriteOp{Kind: w.capKind(), Before: w.oldItem, After: w.newItem, Txn: txn})
+}
+
+// failedCharge is what a write whose condition failed consumes. The
+// after-image is what the write would have left.
+func (e *Engine) failedCharge(w *write) capacity.Consumed {
+	after := w.item
+	if w.kind != putKind {
+		after = w.newItem
+	}
+	return e.rules.Write(&w.t.desc, capacity.WriteOp{Kind: w.capKind(), Before: w.oldItem, After: after, Failed: true})
+}
+
+// readCharge is what a GetItem of an item of size bytes consumes (0 for a
+// missing item).
+func (e *Engine) readCharge(t *table, size int, c capacity.Consistency) capacity.Consumed {
+	out, err := e.rules.Read(&t.desc, capacity.ReadOp{Kind: capacity.GetItem, Consistency: c, Bytes: size})
+	if err != nil {
+		return capacity.Consumed{}
+	}
+	return out
+}
+
+// admitWrite asks the admission hook for the table's share and each
+// index's share of a write's charge, with the partitions' hashes.
+func (e *Engine) admitWrite(ctx context.Context, w *write, c capacity.Consumed) error {
+	if e.opts.Admit == nil {
+		return nil
+	}
+	if err := e.admit(ctx, Admission{Table: w.t.name, Hash: be64(w.tkey), Write: true, Units: c.Table.Write}); err != nil {
+		return err
+	}
+	for _, ix := range w.t.gsis {
+		u, ok := c.GSIs[ix.name]
+		if !ok {
+			continue
+		}
+		var h uint64
+		for _, it := range [2][]byte{ix.entryKey(w.newItem, w.tkey), ix.entryKey(w.oldItem, w.tkey)} {
+			if it != nil {
+				h = be64(it)
+				break
+			}
+		}
+		if err := e.admit(ctx, Admission{Table: w.t.name, Index: ix.name, Hash: h, Write: true, Units: u.Write}); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,146 @@
+package engine
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cardapio/cardapio/capacity"
+)
+
+// Options configure an Engine. The zero value is usable.
+type Options struct {
+	// Region and Account appear in ARNs; defaults us-east-1 and
+	// 000000000000.
+	Region, Account string
+	// Rules are the billing rules; default capacity.Default().
+	Rules *capacity.Rules
+	// Now is the clock, for TTL and idempotency windows; default time.Now.
+	Now func() time.Time
+	// Admit, when set, is asked before every write is applied, once for
+	// the table and once for each index the write touches, with the
+	// units it costs; an error refuses the write and is returned as is.
+	// The throughput model plugs in here.
+	Admit func(Admission) error
+	// TTLSweep is how often expired items are deleted in the background
+	// once StartTTL runs; default 10 s.
+	TTLSweep time.Duration
+}
+
+// Admission describes one part of a write or read for Admit.
+type Admission struct {
+	Table string
+	Index string // "" for the table itself
+	// Hash is the partition's position in the key space (the hash of the
+	// partition key), so that partitions can be modelled as hash ranges.
+	Hash  uint64
+	Write bool
+	Units float64
+}
+
+// Engine is an in-memory DynamoDB. It is safe for concurrent use.
+type Engine struct {
+	opts  Options
+	rules capacity.Rules
+
+	mu     sync.RWMutex
+	tables map[string]*table
+
+	tokens tokenCache
+}
+
+// New returns an empty engine.
+func New(opts Options) *Engine {
+	if opts.Region == "" {
+		opts.Region = "us-east-1"
+	}
+	if opts.Account == "" {
+		opts.Account = "000000000000"
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.TTLSweep <= 0 {
+		opts.TTLSweep = 10 * time.Second
+	}
+	e := &Engine{opts: opts, tables: map[string]*table{}}
+	if opts.Rules != nil {
+		e.rules = *opts.Rules
+	} else {
+		e.rules = capacity.Default()
+	}
+	e.tokens.entries = map[string]tokenEntry{}
+	return e
+}
+
+func (e *Engine) arn(name string) string {
+	return "arn:aws:dynamodb:" + e.opts.Region + ":" + e.opts.Account + ":table/" + name
+}
+
+// tableName accepts a table name or a table ARN, as DynamoDB does.
+func tableName(name string) string {
+	if strings.HasPrefix(name, "arn:") {
+		if i := strings.LastIndex(name, ":table/"); i >= 0 {
+			return name[i+len(":table/"):]
+		}
+	}
+	return name
+}
+
+// table returns the named table or ResourceNotFoundException.
+func (e *Engine) table(name string) (*table, error) {
+	if err := checkTableName(name, "tableName"); err != nil {
+		return nil, err
+	}
+	e.mu.RLock()
+	t := e.tables[tableName(name)]
+	e.mu.RUnlock()
+	if t == nil {
+		return nil, tableNotFound()
+	}
+	return t, nil
+}
+
+// lockTables write-locks the named tables in name order, the one order
+// every multi-table operation uses, so that two of them cannot deadlock.
+// It returns the tables by name and the unlock function.
+func (e *Engine) lockTables(names []string) (map[string]*table, func(), error) {
+	names = append([]string(nil), names...)
+	sort.Strings(names)
+	out := make(map[string]*table, len(names))
+	var locked []*table
+	unlock := func() {
+		for i := len(locked) - 1; i >= 0; i-- {
+			locked[i].mu.Unlock()
+		}
+	}
+	for _, n := range names {
+		if _, ok := out[n]; ok {
+			continue
+		}
+		t, err := e.table(n)
+		if err != nil {
+			unlock()
+			return nil, nil, err
+		}
+		t.mu.Lock()
+		if t.deleted {
+			t.mu.Unlock()
+			unlock()
+			return nil, nil, tableNotFound()
+		}
+		locked = append(locked, t)
+		out[n] = t
+	}
+	return out, unlock, nil
+}
+
+// admit asks the admission hook, if any.
+func (e *Engine) admit(_ context.Context, a Admission) error {
+	if e.opts.Admit == nil {
+		return nil
+	}
+	return e.opts.Admit(a)
+}

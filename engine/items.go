@@ -1,0 +1,440 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/cardapio/cardapio/attr"
+	"github.com/cardapio/cardapio/capacity"
+	"github.com/cardapio/cardapio/engine/expr"
+)
+
+// write is one prepared single-item write: a Put, Update, Delete or (in a
+// transaction) a ConditionCheck. Preparing parses and validates
+// everything that does not depend on stored state; run then evaluates the
+// condition against the current item and computes the new one, and commit
+// stores it. Single-item operations run and commit under one lock;
+// transactions run every action before committing any.
+type write struct {
+	t       *table
+	kind    writeKind
+	key     attr.Item // the table key attributes
+	tkey    []byte
+	item    attr.Item // Put: the new item
+	cond    *expr.Condition
+	update  *expr.Update
+	rvFail  bool // return the item when the condition fails
+	retVals string
+
+	// Filled by run.
+	old     *rec
+	oldItem attr.Item
+	newItem attr.Item // nil: the item is deleted (or unchanged for checks)
+	newSize int
+}
+
+type writeKind uint8
+
+const (
+	putKind writeKind = iota
+	updateKind
+	deleteKind
+	checkKind
+)
+
+// parseConsumed reads ReturnConsumedCapacity.
+func parseConsumed(s string) (want bool, level capacity.Level, err error) {
+	switch s {
+	case "", "NONE":
+		return false, 0, nil
+	case "TOTAL":
+		return true, capacity.LevelTotal, nil
+	case "INDEXES":
+		return true, capacity.LevelIndexes, nil
+	}
+	return false, 0, validationf("1 validation error detected: Value '%s' at 'returnConsumedCapacity' failed to satisfy constraint: Member must satisfy enum value set: [INDEXES, TOTAL, NONE]", s)
+}
+
+func parseRVFail(s string) (bool, error) {
+	switch s {
+	case "", "NONE":
+		return false, nil
+	case "ALL_OLD":
+		return true, nil
+	}
+	return false, validationf("1 validation error detected: Value '%s' at 'returnValuesOnConditionCheckFailure' failed to satisfy constraint: Member must satisfy enum value set: [ALL_OLD, NONE]", s)
+}
+
+func parseReturnValues(s string, update bool) (string, error) {
+	switch s {
+	case "":
+		return "NONE", nil
+	case "NONE", "ALL_OLD":
+		return s, nil
+	case "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW":
+		if update {
+			return s, nil
+		}
+		return "", validationf("ReturnValues can only be ALL_OLD or NONE")
+	}
+	return "", validationf("1 validation error detected: Value '%s' at 'returnValues' failed to satisfy constraint: Member must satisfy enum value set: [ALL_NEW, UPDATED_OLD, ALL_OLD, NONE, UPDATED_NEW]", s)
+}
+
+// exprError maps an expression error to a ValidationException.
+func exprError(err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := err.(*Error); ok {
+		return err
+	}
+	return validationf("%s", err.Error())
+}
+
+// prepareWrite validates one write request against its table.
+func (e *Engine) prepareWrite(t *table, kind writeKind, item, key attr.Item, cond, update string, names map[string]string, values map[string]attr.Value, rvFail string) (*write, error) {
+	w := &write{t: t, kind: kind}
+	var err error
+	if w.rvFail, err = parseRVFail(rvFail); err != nil {
+		return nil, err
+	}
+	if kind == putKind {
+		if item == nil {
+			return nil, validationf("1 validation error detected: Value null at 'item' failed to satisfy constraint: Member must not be null")
+		}
+		if err := t.checkItemKeys(item); err != nil {
+			return nil, err
+		}
+		if w.item, err = normalizeItem(item); err != nil {
+			return nil, err
+		}
+		if err := t.checkSize(w.item); err != nil {
+			return nil, err
+		}
+		w.key = keyOf(t, w.item)
+	} else {
+		if w.key, err = t.checkKey(key); err != nil {
+			return nil, err
+		}
+	}
+	w.tkey, _ = t.tableKey(nil, w.key)
+	if cond == "" && update == "" && names == nil && values == nil {
+		return w, nil
+	}
+	sc := expr.NewScope(names, values)
+	if update != "" {
+		if w.update, err = sc.Update(update); err != nil {
+			return nil, exprError(err)
+		}
+	} else if kind == updateKind && values != nil {
+		// Values without any expression to use them.
+	}
+	if cond != "" {
+		if w.cond, err = sc.Condition(cond); err != nil {
+			return nil, exprError(err)
+		}
+	} else if kind == checkKind {
+		return nil, validationf("1 validation error detected: Value null at 'conditionExpression' failed to satisfy constraint: Member must not be null")
+	}
+	if err := checkPlaceholders(sc, names, values, cond != "" || update != ""); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// checkPlaceholders rejects placeholder maps that no expression used, and
+// maps given without any expression, as DynamoDB does.
+func checkPlaceholders(sc *expr.Scope, names map[string]string, values map[string]attr.Value, any bool) error {
+	if !any {
+		if names != nil {
+			return validationf("ExpressionAttributeNames can only be specified when using expressions")
+		}
+		if values != nil {
+			return validationf("ExpressionAttributeValues can only be specified when using expressions")
+		}
+		return nil
+	}
+	if names != nil && len(names) == 0 {
+		return validationf("ExpressionAttributeNames must not be empty")
+	}
+	if values != nil && len(values) == 0 {
+		return validationf("ExpressionAttributeValues must not be empty")
+	}
+	return exprError(sc.Check())
+}
+
+// keyOf extracts the table key attributes of an item.
+func keyOf(t *table, it attr.Item) attr.Item {
+	pk, _ := it.Get(t.hash.name)
+	if t.rng == nil {
+		return attr.Item{{Name: t.hash.name, Value: pk}}
+	}
+	sk, _ := it.Get(t.rng.name)
+	return attr.Sorted([]attr.Field{{Name: t.hash.name, Value: pk}, {Name: t.rng.name, Value: sk}})
+}
+
+// run evaluates the write against the stored state; the caller holds the
+// table's write lock. A failed condition returns
+// ConditionalCheckFailedException (with the item when asked).
+func (w *write) run() error {
+	t := w.t
+	w.old = t.get(w.tkey)
+	if w.old != nil {
+		it, err := decodeItem(w.old.val)
+		if err != nil {
+			return &Error{Type: ErrInternal, Message: err.Error()}
+		}
+		w.oldItem = it
+	}
+	if w.cond != nil && !w.cond.Eval(w.oldItem) {
+		var item attr.Item
+		if w.rvFail && w.old != nil {
+			item = w.oldItem
+		}
+		return conditionFailed(item)
+	}
+	switch w.kind {
+	case putKind:
+		w.newItem = w.item
+	case deleteKind, checkKind:
+		w.newItem = nil
+	case updateKind:
+		base := w.oldItem
+		if base == nil {
+			base = w.key
+		}
+		if w.update == nil {
+			w.newItem = base
+			break
+		}
+		n, err := w.update.Apply(base)
+		if err != nil {
+			return exprError(err)
+		}
+		if err := w.checkUpdated(n); err != nil {
+			return err
+		}
+		w.newItem = n
+	}
+	if w.newItem != nil {
+		w.newSize = t.rules.ItemSize(w.newItem)
+	}
+	return nil
+}
+
+// checkUpdated validates an item produced by an update expression.
+func (w *write) checkUpdated(n attr.Item) error {
+	t := w.t
+	for _, k := range t.keyAttrs() {
+		a, _ := w.key.Get(k.name)
+		b, ok := n.Get(k.name)
+		if !ok || b.Type != a.Type || b.Str != a.Str {
+			return validationf("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", k.name)
+		}
+	}
+	for _, f := range n {
+		if _, err := normalizeValue(f.Value); err != nil {
+			return err
+		}
+	}
+	if err := t.checkItemKeys(n); err != nil {
+		return err
+	}
+	return t.checkSize(n)
+}
+
+// commit stores the result of run; the caller holds the write lock.
+func (w *write) commit() {
+	if w.kind == checkKind {
+		return
+	}
+	if w.kind == deleteKind {
+		w.t.apply(w.tkey, w.old, w.oldItem, nil, 0)
+		return
+	}
+	w.t.apply(w.tkey, w.old, w.oldItem, w.newItem, w.newSize)
+}
+
+// PutItem creates or replaces an item.
+func (e *Engine) PutItem(ctx context.Context, in *PutItemInput) (*PutItemOutput, error) {
+	rv, err := parseReturnValues(in.ReturnValues, false)
+	if err != nil {
+		return nil, err
+	}
+	want, level, err := parseConsumed(in.ReturnConsumedCapacity)
+	if err != nil {
+		return nil, err
+	}
+	t, err := e.table(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	t.mu.RLock()
+	w, err := e.prepareWrite(t, putKind, in.Item, nil, in.ConditionExpression, "", in.ExpressionAttributeNames, in.ExpressionAttributeValues, in.ReturnValuesOnConditionCheckFailure)
+	t.mu.RUnlock()
+	if err != nil {
+		return nil, err
+	}
+	w.retVals = rv
+	c, err := e.single(ctx, w)
+	out := &PutItemOutput{ConsumedCapacity: consumed(want, level, c)}
+	if err != nil {
+		return out, err
+	}
+	if rv == "ALL_OLD" {
+		out.Attributes = w.oldItem
+	}
+	return out, nil
+}
+
+// DeleteItem deletes an item.
+func (e *Engine) DeleteItem(ctx context.Context, in *DeleteItemInput) (*DeleteItemOutput, error) {
+	rv, err := parseReturnValues(in.ReturnValues, false)
+	if err != nil {
+		return nil, err
+	}
+	want, level, err := parseConsumed(in.ReturnConsumedCapacity)
+	if err != nil {
+		return nil, err
+	}
+	t, err := e.table(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	t.mu.RLock()
+	w, err := e.prepareWrite(t, deleteKind, nil, in.Key, in.ConditionExpression, "", in.ExpressionAttributeNames, in.ExpressionAttributeValues, in.ReturnValuesOnConditionCheckFailure)
+	t.mu.RUnlock()
+	if err != nil {
+		return nil, err
+	}
+	c, err := e.single(ctx, w)
+	out := &DeleteItemOutput{ConsumedCapacity: consumed(want, level, c)}
+	if err != nil {
+		return out, err
+	}
+	if rv == "ALL_OLD" {
+		out.Attributes = w.oldItem
+	}
+	return out, nil
+}
+
+// UpdateItem edits an item, creating it when absent.
+func (e *Engine) UpdateItem(ctx context.Context, in *UpdateItemInput) (*UpdateItemOutput, error) {
+	rv, err := parseReturnValues(in.ReturnValues, true)
+	if err != nil {
+		return nil, err
+	}
+	want, level, err := parseConsumed(in.ReturnConsumedCapacity)
+	if err != nil {
+		return nil, err
+	}
+	t, err := e.table(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	t.mu.RLock()
+	w, err := e.prepareWrite(t, updateKind, nil, in.Key, in.ConditionExpression, in.UpdateExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues, in.ReturnValuesOnConditionCheckFailure)
+	t.mu.RUnlock()
+	if err != nil {
+		return nil, err
+	}
+	c, err := e.single(ctx, w)
+	out := &UpdateItemOutput{ConsumedCapacity: consumed(want, level, c)}
+	if err != nil {
+		return out, err
+	}
+	switch rv {
+	case "ALL_OLD":
+		out.Attributes = w.oldItem
+	case "ALL_NEW":
+		out.Attributes = w.newItem
+	case "UPDATED_OLD":
+		out.Attributes = w.updated(w.oldItem)
+	case "UPDATED_NEW":
+		out.Attributes = w.updated(w.newItem)
+	}
+	return out, nil
+}
+
+// updated projects it on the paths the update expression changed.
+func (w *write) updated(it attr.Item) attr.Item {
+	if w.update == nil || it == nil {
+		return nil
+	}
+	p := pathsProjection(w.update.Paths())
+	if p == nil {
+		return nil
+	}
+	out := p.Apply(it)
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// single runs and commits one write under its table's lock, charging
+// capacity and asking admission. The returned charge is set even when the
+// write fails its condition (DynamoDB bills failed conditional writes).
+func (e *Engine) single(ctx context.Context, w *write) (capacity.Consumed, error) {
+	t := w.t
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.deleted {
+		return capacity.Consumed{}, tableNotFound()
+	}
+	if err := w.run(); err != nil {
+		if IsType(err, ErrConditionalCheckFailed) {
+			return e.failedCharge(w), err
+		}
+		return capacity.Consumed{}, err
+	}
+	c := e.writeCharge(w, false)
+	if err := e.admitWrite(ctx, w, c); err != nil {
+		return capacity.Consumed{}, err
+	}
+	w.commit()
+	return c, nil
+}
+
+// GetItem reads one item.
+func (e *Engine) GetItem(_ context.Context, in *GetItemInput) (*GetItemOutput, error) {
+	want, level, err := parseConsumed(in.ReturnConsumedCapacity)
+	if err != nil {
+		return nil, err
+	}
+	t, err := e.table(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	proj, err := parseProjection(in.ProjectionExpression, in.AttributesToGet, in.ExpressionAttributeNames)
+	if err != nil {
+		return nil, err
+	}
+	t.mu.RLock()
+	key, err := t.checkKey(in.Key)
+	if err != nil {
+		t.mu.RUnlock()
+		return nil, err
+	}
+	tkey, _ := t.tableKey(nil, key)
+	r := t.get(tkey)
+	var val []byte
+	size := 0
+	if r != nil {
+		val, size = r.val, int(r.size)
+	}
+	t.mu.RUnlock()
+	out := &GetItemOutput{}
+	if val != nil {
+		it, err := decodeItem(val)
+		if err != nil {
+			return nil, &Error{Type: ErrInternal, Message: err.Error()}
+		}
+		out.Item = proj.apply(it)
+	}
+	cons := capacity.Eventual
+	if in.ConsistentRead {
+		cons = capacity.Strong
+	}
+	out.ConsumedCapacity = consumed(want, level, e.readCharge(t, size, cons))
+	return out, nil
+}

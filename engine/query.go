@@ -1,0 +1,540 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"math/bits"
+
+	"github.com/cardapio/cardapio/attr"
+	"github.com/cardapio/cardapio/capacity"
+	"github.com/cardapio/cardapio/engine/expr"
+)
+
+// keyCond is a key condition resolved against an index's key schema:
+// equality on every partition attribute, equality on the first sort
+// attributes, and at most one trailing range condition.
+type keyCond struct {
+	hash   []attr.Value // one per partition attribute, in schema order
+	sortEq []attr.Value // equalities on the leading sort attributes
+	op     string       // "", "=", "<", "<=", ">", ">=", "BETWEEN", "BEGINS_WITH"
+	v1, v2 attr.Value
+}
+
+// bounds returns the key range [lo, hi) the condition selects; hi is nil
+// when the range runs to the end of the key space.
+func (k *keyCond) bounds() (lo, hi []byte) {
+	base := partitionPrefix(k.hash...)
+	for _, v := range k.sortEq {
+		base = appendPart(base, v)
+	}
+	all := successor(base)
+	with := func(v attr.Value) []byte { return appendPart(append([]byte(nil), base...), v) }
+	switch k.op {
+	case "":
+		return base, all
+	case "=":
+		p := with(k.v1)
+		return p, successor(p)
+	case "<":
+		return base, with(k.v1)
+	case "<=":
+		return base, successor(with(k.v1))
+	case ">":
+		return successor(with(k.v1)), all
+	case ">=":
+		return with(k.v1), all
+	case "BETWEEN":
+		return with(k.v1), successor(with(k.v2))
+	case "BEGINS_WITH":
+		p := appendPrefixPart(append([]byte(nil), base...), k.v1.Str)
+		return p, successor(p)
+	}
+	return base, all
+}
+
+// source is what a Query or Scan reads: the table or one of its indexes.
+type source struct {
+	t  *table
+	ix *index // nil for the table
+}
+
+// ascend visits keys in [lo, hi) in order (hi nil: to the end), or in
+// reverse order when forward is false, until fn returns false.
+func (s source) visit(lo, hi []byte, forward bool, fn func(key []byte, r *rec) bool) {
+	if s.ix == nil {
+		tr := s.t.items
+		f := func(r *rec) bool { return fn(r.key, r) }
+		if forward {
+			if hi == nil {
+				tr.AscendGreaterOrEqual(&rec{key: lo}, f)
+			} else {
+				tr.AscendRange(&rec{key: lo}, &rec{key: hi}, f)
+			}
+			return
+		}
+		g := func(r *rec) bool {
+			if hi != nil && bytes.Compare(r.key, hi) >= 0 {
+				return true
+			}
+			if bytes.Compare(r.key, lo) < 0 {
+				return false
+			}
+			return fn(r.key, r)
+		}
+		if hi == nil {
+			tr.Descend(g)
+		} else {
+			tr.DescendLessOrEqual(&rec{key: hi}, g)
+		}
+		return
+	}
+	tr := s.ix.tree
+	f := func(e *entry) bool { return fn(e.key, e.r) }
+	if forward {
+		if hi == nil {
+			tr.AscendGreaterOrEqual(&entry{key: lo}, f)
+		} else {
+			tr.AscendRange(&entry{key: lo}, &entry{key: hi}, f)
+		}
+		return
+	}
+	g := func(e *entry) bool {
+		if hi != nil && bytes.Compare(e.key, hi) >= 0 {
+			return true
+		}
+		if bytes.Compare(e.key, lo) < 0 {
+			return false
+		}
+		return fn(e.key, e.r)
+	}
+	if hi == nil {
+		tr.Descend(g)
+	} else {
+		tr.DescendLessOrEqual(&entry{key: hi}, g)
+	}
+}
+
+// keyOfItem is the source key of a stored item (for ExclusiveStartKey).
+func (s source) keyOfItem(it attr.Item) ([]byte, bool) {
+	tk, ok := s.t.tableKey(nil, it)
+	if !ok {
+		return nil, false
+	}
+	if s.ix == nil {
+		return tk, true
+	}
+	k := s.ix.entryKey(it, tk)
+	return k, k != nil
+}
+
+// lastKey is the LastEvaluatedKey of an item read through s: the table
+// key plus the index key attributes.
+func (s source) lastKey(it attr.Item) attr.Item {
+	names := []string{s.t.hash.name}
+	if s.t.rng != nil {
+		names = append(names, s.t.rng.name)
+	}
+	if s.ix != nil {
+		for _, k := range s.ix.hash {
+			names = append(names, k.name)
+		}
+		for _, k := range s.ix.rng {
+			names = append(names, k.name)
+		}
+	}
+	var out []attr.Field
+	for _, n := range names {
+		if v, ok := it.Get(n); ok {
+			out = append(out, attr.Field{Name: n, Value: v})
+		}
+	}
+	return attr.Sorted(out)
+}
+
+// readRequest is what Query and Scan share once validated.
+type readRequest struct {
+	src       source
+	lo, hi    []byte
+	forward   bool
+	start     []byte // ExclusiveStartKey as a source key, or nil
+	limit     int
+	filter    *expr.Condition
+	proj      projector
+	count     bool
+	fetch     bool // an LSI read asking for attributes it does not project
+	consist   capacity.Consistency
+	wantCap   bool
+	level     capacity.Level
+	keyFilter func(attr.Item) bool // a Scan segment's or query's extra check
+}
+
+// parseSelect validates Select against the projection parameters and the
+// index, returning whether only a count is wanted and whether an LSI read
+// must fetch from the table.
+func parseSelect(sel string, hasProjection bool, s source) (count, all bool, err error) {
+	switch sel {
+	case "":
+		return false, s.ix == nil && !hasProjection, nil
+	case "COUNT":
+		if hasProjection {
+			return false, false, validationf("Cannot specify the AttributesToGet or ProjectionExpression when choosing to get only the Count")
+		}
+		return true, false, nil
+	case "ALL_ATTRIBUTES":
+		if hasProjection {
+			return false, false, validationf("Cannot specify the AttributesToGet or ProjectionExpression when choosing to get ALL_ATTRIBUTES")
+		}
+		if s.ix != nil && !s.ix.local && s.ix.projection.ProjectionType != "ALL" {
+			return false, false, invalidParam("Select type ALL_ATTRIBUTES is not supported for global secondary index %s because its projection type is not ALL", s.ix.name)
+		}
+		return false, true, nil
+	case "ALL_PROJECTED_ATTRIBUTES":
+		if s.ix == nil {
+			return false, false, invalidParam("Select type ALL_PROJECTED_ATTRIBUTES can only be used when querying an index")
+		}
+		if hasProjection {
+			return false, false, validationf("Cannot specify the AttributesToGet or ProjectionExpression when choosing to get ALL_PROJECTED_ATTRIBUTES")
+		}
+		return false, false, nil
+	case "SPECIFIC_ATTRIBUTES":
+		if !hasProjection {
+			return false, false, validationf("Must specify the AttributesToGet or ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES")
+		}
+		return false, false, nil
+	}
+	return false, false, validationf("1 validation error detected: Value '%s' at 'select' failed to satisfy constraint: Member must satisfy enum value set: [SPECIFIC_ATTRIBUTES, COUNT, ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES]", sel)
+}
+
+// resolveSource finds the table and optional index of a Query or Scan.
+func (e *Engine) resolveSource(name, index string, consistent bool) (source, error) {
+	t, err := e.table(name)
+	if err != nil {
+		return source{}, err
+	}
+	s := source{t: t}
+	if index != "" {
+		if err := checkIndexName(index, "indexName"); err != nil {
+			return s, err
+		}
+		t.mu.RLock()
+		s.ix = t.findIndex(index)
+		t.mu.RUnlock()
+		if s.ix == nil {
+			return s, validationf("The table does not have the specified index: %s", index)
+		}
+		if consistent && !s.ix.local {
+			return s, validationf("Consistent reads are not supported on global secondary indexes")
+		}
+	}
+	return s, nil
+}
+
+func checkLimit(l *int) (int, error) {
+	if l == nil {
+		return 0, nil
+	}
+	if *l < 1 {
+		return 0, validationf("1 validation error detected: Value '%d' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1", *l)
+	}
+	return *l, nil
+}
+
+// startKey turns an ExclusiveStartKey into a source key.
+func (s source) startKey(esk attr.Item) ([]byte, error) {
+	if esk == nil {
+		return nil, nil
+	}
+	bad := validationf("The provided starting key is invalid: The provided key element does not match the schema")
+	want := len(s.lastKey(esk))
+	if want != len(esk) {
+		return nil, bad
+	}
+	for _, k := range s.t.keyAttrs() {
+		if _, ok := esk.Get(k.name); !ok {
+			return nil, bad
+		}
+	}
+	n, err := normalizeItem(esk)
+	if err != nil {
+		return nil, err
+	}
+	k, ok := s.keyOfItem(n)
+	if !ok {
+		return nil, bad
+	}
+	return k, nil
+}
+
+// run reads one page.
+func (rq *readRequest) run() (*QueryOutput, error) {
+	s := rq.src
+	t := s.t
+	out := &QueryOutput{Items: []attr.Item{}}
+	lo, hi := rq.lo, rq.hi
+	if rq.start != nil {
+		if rq.forward {
+			after := append(append([]byte(nil), rq.start...), 0)
+			if bytes.Compare(after, lo) > 0 {
+				lo = after
+			}
+		} else if hi == nil || bytes.Compare(rq.start, hi) < 0 {
+			hi = rq.start
+		}
+	}
+	pager := capacity.Pager{Limit: rq.limit}
+	total := 0
+	var fetched []int
+	var last attr.Item
+	more := false
+	t.mu.RLock()
+	var derr error
+	s.visit(lo, hi, rq.forward, func(_ []byte, r *rec) bool {
+		if more {
+			return false
+		}
+		it, err := decodeItem(r.val)
+		if err != nil {
+			derr = err
+			return false
+		}
+		if rq.keyFilter != nil && !rq.keyFilter(it) {
+			return true
+		}
+		size := int(r.size)
+		if s.ix != nil {
+			size = t.entrySize(s.ix, it)
+			if rq.fetch {
+				fetched = append(fetched, int(r.size))
+			}
+		}
+		total += size
+		out.ScannedCount++
+		full := pager.Add(size)
+		if rq.filter == nil || rq.filter.Eval(it) {
+			out.Count++
+			if !rq.count {
+				out.Items = append(out.Items, rq.proj.apply(rq.visible(it)))
+			}
+		}
+		if full {
+			last = it
+			more = true
+		}
+		return true
+	})
+	t.mu.RUnlock()
+	if derr != nil {
+		return nil, &Error{Type: ErrInternal, Message: derr.Error()}
+	}
+	if more {
+		out.LastEvaluatedKey = s.lastKey(last)
+	}
+	if rq.count {
+		out.Items = nil
+	}
+	if rq.wantCap {
+		op := capacity.ReadOp{Kind: capacity.Page, Consistency: rq.consist, Bytes: total, Count: out.ScannedCount, Fetched: fetched}
+		if s.ix != nil {
+			op.Index = s.ix.name
+		}
+		c, err := t.rules.Read(&t.desc, op)
+		if err == nil {
+			out.ConsumedCapacity = consumed(true, rq.level, c)
+		}
+	}
+	return out, nil
+}
+
+// visible is what an item read through the source shows before any
+// projection expression: the whole item from the table, the projected
+// attributes from an index (the whole item when an LSI read fetches).
+func (rq *readRequest) visible(it attr.Item) attr.Item {
+	ix := rq.src.ix
+	if ix == nil || rq.fetch || ix.projection.ProjectionType == "ALL" {
+		return it
+	}
+	out := make(attr.Item, 0, len(it))
+	for _, f := range it {
+		if ix.projects(rq.src.t, f.Name) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// projects reports whether the index holds attribute name.
+func (ix *index) projects(t *table, name string) bool {
+	if ix.projection.ProjectionType == "ALL" || name == t.hash.name || t.rng != nil && name == t.rng.name {
+		return true
+	}
+	for _, side := range [2][]keyAttr{ix.hash, ix.rng} {
+		for _, k := range side {
+			if k.name == name {
+				return true
+			}
+		}
+	}
+	if ix.projection.ProjectionType == "INCLUDE" {
+		for _, n := range ix.projection.NonKeyAttributes {
+			if n == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Query reads the items of one partition of the table or an index, in
+// sort-key order, one page (Limit items or 1 MB) at a time.
+func (e *Engine) Query(_ context.Context, in *QueryInput) (*QueryOutput, error) {
+	rq, err := e.prepareQuery(in)
+	if err != nil {
+		return nil, err
+	}
+	return rq.run()
+}
+
+func (e *Engine) prepareQuery(in *QueryInput) (*readRequest, error) {
+	want, level, err := parseConsumed(in.ReturnConsumedCapacity)
+	if err != nil {
+		return nil, err
+	}
+	s, err := e.resolveSource(in.TableName, in.IndexName, in.ConsistentRead)
+	if err != nil {
+		return nil, err
+	}
+	limit, err := checkLimit(in.Limit)
+	if err != nil {
+		return nil, err
+	}
+	if in.KeyConditionExpression == "" {
+		return nil, validationf("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
+	}
+	hasProj := in.ProjectionExpression != "" || len(in.AttributesToGet) > 0
+	count, all, err := parseSelect(in.Select, hasProj, s)
+	if err != nil {
+		return nil, err
+	}
+	rq := &readRequest{src: s, forward: in.ScanIndexForward == nil || *in.ScanIndexForward, limit: limit, count: count, wantCap: want, level: level}
+	rq.consist = capacity.Eventual
+	if in.ConsistentRead {
+		rq.consist = capacity.Strong
+	}
+	sc := expr.NewScope(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
+	s.t.mu.RLock()
+	kc, err := keyCondition(sc, in.KeyConditionExpression, s)
+	s.t.mu.RUnlock()
+	if err != nil {
+		return nil, err
+	}
+	if in.FilterExpression != "" {
+		if rq.filter, err = sc.Filter(in.FilterExpression); err != nil {
+			return nil, exprError(err)
+		}
+	}
+	if rq.proj, err = scopeProjection(sc, in.ProjectionExpression, in.AttributesToGet); err != nil {
+		return nil, err
+	}
+	if err := checkPlaceholders(sc, in.ExpressionAttributeNames, in.ExpressionAttributeValues, true); err != nil {
+		return nil, err
+	}
+	if s.ix != nil && s.ix.local && (all || rq.proj.needsFetch(s)) {
+		rq.fetch = true
+	}
+	if s.ix != nil && !s.ix.local && rq.proj.needsFetch(s) {
+		// A GSI answers only with what it projects; other attributes are
+		// simply absent, as on DynamoDB.
+		rq.fetch = false
+	}
+	rq.lo, rq.hi = kc.bounds()
+	if rq.start, err = s.startKey(in.ExclusiveStartKey); err != nil {
+		return nil, err
+	}
+	if rq.start != nil && !bytes.HasPrefix(rq.start, partitionPrefix(kc.hash...)) {
+		return nil, validationf("The provided starting key is outside query boundaries based on provided conditions")
+	}
+	return rq, nil
+}
+
+// Scan reads the whole table or index (or one segment of it) in key order.
+func (e *Engine) Scan(_ context.Context, in *ScanInput) (*ScanOutput, error) {
+	want, level, err := parseConsumed(in.ReturnConsumedCapacity)
+	if err != nil {
+		return nil, err
+	}
+	s, err := e.resolveSource(in.TableName, in.IndexName, in.ConsistentRead)
+	if err != nil {
+		return nil, err
+	}
+	limit, err := checkLimit(in.Limit)
+	if err != nil {
+		return nil, err
+	}
+	hasProj := in.ProjectionExpression != "" || len(in.AttributesToGet) > 0
+	count, all, err := parseSelect(in.Select, hasProj, s)
+	if err != nil {
+		return nil, err
+	}
+	rq := &readRequest{src: s, forward: true, limit: limit, count: count, wantCap: want, level: level, consist: capacity.Eventual}
+	if in.ConsistentRead {
+		rq.consist = capacity.Strong
+	}
+	sc := expr.NewScope(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
+	if in.FilterExpression != "" {
+		if rq.filter, err = sc.Filter(in.FilterExpression); err != nil {
+			return nil, exprError(err)
+		}
+	}
+	if rq.proj, err = scopeProjection(sc, in.ProjectionExpression, in.AttributesToGet); err != nil {
+		return nil, err
+	}
+	if err := checkPlaceholders(sc, in.ExpressionAttributeNames, in.ExpressionAttributeValues, in.FilterExpression != "" || in.ProjectionExpression != ""); err != nil {
+		return nil, err
+	}
+	if s.ix != nil && s.ix.local && (all || rq.proj.needsFetch(s)) {
+		rq.fetch = true
+	}
+	rq.lo = []byte{}
+	if in.Segment != nil || in.TotalSegments != nil {
+		if in.TotalSegments == nil {
+			return nil, validationf("The TotalSegments parameter is required but was not present in the request when Segment parameter is present")
+		}
+		if in.Segment == nil {
+			return nil, validationf("The Segment parameter is required but was not present in the request when parameter TotalSegments is present")
+		}
+		n, seg := *in.TotalSegments, *in.Segment
+		if n < 1 || n > 1000000 {
+			return nil, validationf("1 validation error detected: Value '%d' at 'totalSegments' failed to satisfy constraint: Member must have value %s", n, map[bool]string{true: "greater than or equal to 1", false: "less than or equal to 1000000"}[n < 1])
+		}
+		if seg < 0 {
+			return nil, validationf("1 validation error detected: Value '%d' at 'segment' failed to satisfy constraint: Member must have value greater than or equal to 0", seg)
+		}
+		if seg >= n {
+			return nil, validationf("The Segment parameter is zero-based and must be less than parameter TotalSegments: Segment: %d is not less than TotalSegments: %d", seg, n)
+		}
+		rq.lo, rq.hi = segmentBounds(seg, n)
+	}
+	if rq.start, err = s.startKey(in.ExclusiveStartKey); err != nil {
+		return nil, err
+	}
+	return rq.run()
+}
+
+// segmentBounds splits the hash space evenly: segment i of n covers the
+// partitions whose hash lies in [i*2^64/n, (i+1)*2^64/n).
+func segmentBounds(i, n int) (lo, hi []byte) {
+	bound := func(i int) []byte {
+		// floor(i * 2^64 / n), exact in 128 bits.
+		q, _ := bits.Div64(uint64(i), 0, uint64(n))
+		return binary.BigEndian.AppendUint64(nil, q)
+	}
+	lo = bound(i)
+	if i+1 < n {
+		hi = bound(i + 1)
+	}
+	if i == 0 {
+		lo = []byte{}
+	}
+	return lo, hi
+}

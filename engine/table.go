@@ -1,0 +1,315 @@
+package engine
+
+import (
+	"bytes"
+	"sync"
+	"time"
+
+	"github.com/google/btree"
+
+	"github.com/cardapio/cardapio/attr"
+	"github.com/cardapio/cardapio/capacity"
+)
+
+// rec is one stored item. key is its table key (see keys.go) and val its
+// stored form (see codec.go). Index entries point at the rec, so an item
+// is stored once however many indexes hold it. A write replaces val with
+// a new byte string and never changes the bytes of the old one, so a
+// reader that took val under the table's read lock may decode it after
+// unlocking.
+type rec struct {
+	key  []byte
+	val  []byte
+	size int32 // the item's size per capacity rules
+}
+
+// entry is one index entry: the index key and the base item it stands for.
+type entry struct {
+	key []byte
+	r   *rec
+}
+
+func recLess(a, b *rec) bool          { return bytes.Compare(a.key, b.key) < 0 }
+func entryLess(a, b *entry) bool      { return bytes.Compare(a.key, b.key) < 0 }
+func newRecTree() *btree.BTreeG[*rec] { return btree.NewG(32, recLess) }
+func newEntryTree() *btree.BTreeG[*entry] {
+	return btree.NewG(32, entryLess)
+}
+
+// keyAttr is one key attribute with its declared type.
+type keyAttr struct {
+	name string
+	typ  attr.Type
+}
+
+// index is a GSI or LSI with its entries.
+type index struct {
+	name       string
+	local      bool
+	hash, rng  []keyAttr
+	projection Projection
+	cap        *capacity.Index // the billing description of this index
+	tree       *btree.BTreeG[*entry]
+	size       int64 // sum of entry sizes
+	created    time.Time
+	throughput ProvisionedThroughputDescription
+	onDemand   *OnDemandThroughput
+	arn        string
+}
+
+// table is one table: its definition, its items and its indexes, all
+// guarded by mu.
+type table struct {
+	mu sync.RWMutex
+
+	name    string
+	arn     string
+	id      string
+	created time.Time
+	deleted bool
+
+	attrs      []AttributeDefinition
+	keySchema  []KeySchemaElement
+	hash       keyAttr
+	rng        *keyAttr
+	billing    string
+	throughput ProvisionedThroughputDescription
+	onDemand   *OnDemandThroughput
+	tableClass string
+	protect    bool
+	tags       []Tag
+
+	gsis []*index
+	lsis []*index
+	desc capacity.Table // the billing description, rebuilt when indexes change
+
+	items *btree.BTreeG[*rec]
+	size  int64 // sum of item sizes
+
+	ttlAttr    string
+	ttlEnabled bool
+
+	rules *capacity.Rules
+}
+
+// indexes returns all secondary indexes, GSIs first.
+func (t *table) indexes() []*index {
+	out := make([]*index, 0, len(t.gsis)+len(t.lsis))
+	out = append(out, t.gsis...)
+	return append(out, t.lsis...)
+}
+
+func (t *table) findIndex(name string) *index {
+	for _, ix := range t.gsis {
+		if ix.name == name {
+			return ix
+		}
+	}
+	for _, ix := range t.lsis {
+		if ix.name == name {
+			return ix
+		}
+	}
+	return nil
+}
+
+// rebuildDesc refreshes the capacity description after index changes and
+// points each index at its entry in it.
+func (t *table) rebuildDesc() {
+	d := capacity.Table{Name: t.name, PK: t.hash.name}
+	if t.rng != nil {
+		d.SK = t.rng.name
+	}
+	for _, list := range [2][]*index{t.gsis, t.lsis} {
+		for _, ix := range list {
+			ci := capacity.Index{Name: ix.name, Projection: capProjection(ix.projection.ProjectionType), Include: ix.projection.NonKeyAttributes}
+			for _, k := range ix.hash {
+				ci.PK = append(ci.PK, k.name)
+			}
+			for _, k := range ix.rng {
+				ci.SK = append(ci.SK, k.name)
+			}
+			if ix.local {
+				d.LSIs = append(d.LSIs, ci)
+			} else {
+				d.GSIs = append(d.GSIs, ci)
+			}
+		}
+	}
+	t.desc = d
+	for i, ix := range t.gsis {
+		ix.cap = &t.desc.GSIs[i]
+	}
+	for i, ix := range t.lsis {
+		ix.cap = &t.desc.LSIs[i]
+	}
+}
+
+func capProjection(p string) capacity.Projection {
+	switch p {
+	case "KEYS_ONLY":
+		return capacity.ProjectKeysOnly
+	case "INCLUDE":
+		return capacity.ProjectInclude
+	}
+	return capacity.ProjectAll
+}
+
+// tableKey builds the table key of an item or key; ok is false when a key
+// attribute is missing or not of its declared type.
+func (t *table) tableKey(dst []byte, it attr.Item) ([]byte, bool) {
+	pk, ok := it.Get(t.hash.name)
+	if !ok || pk.Type != t.hash.typ {
+		return nil, false
+	}
+	start := len(dst)
+	dst = append(dst, make([]byte, 8)...)
+	dst = appendPart(dst, pk)
+	h := hashParts(dst[start+8:])
+	putBE64(dst[start:], h)
+	if t.rng != nil {
+		sk, ok := it.Get(t.rng.name)
+		if !ok || sk.Type != t.rng.typ {
+			return nil, false
+		}
+		dst = appendPart(dst, sk)
+	}
+	return dst, true
+}
+
+func putBE64(b []byte, v uint64) {
+	_ = b[7]
+	for i := 7; i >= 0; i-- {
+		b[i] = byte(v)
+		v >>= 8
+	}
+}
+
+func be64(b []byte) uint64 {
+	var v uint64
+	for i := 0; i < 8; i++ {
+		v = v<<8 | uint64(b[i])
+	}
+	return v
+}
+
+// partitionPrefix is the key prefix shared by every item of a partition.
+func partitionPrefix(parts ...attr.Value) []byte {
+	var p []byte
+	for _, v := range parts {
+		p = appendPart(p, v)
+	}
+	out := make([]byte, 8, 8+len(p))
+	putBE64(out, hashParts(p))
+	return append(out, p...)
+}
+
+// entryKey builds the index key of an item, or nil when the item is not in
+// the index (a key attribute is missing or not scalar: a sparse index).
+func (ix *index) entryKey(it attr.Item, tkey []byte) []byte {
+	var parts []byte
+	for _, k := range ix.hash {
+		v, ok := it.Get(k.name)
+		if !ok || v.Type != k.typ {
+			return nil
+		}
+		parts = appendPart(parts, v)
+	}
+	hashLen := len(parts)
+	for _, k := range ix.rng {
+		v, ok := it.Get(k.name)
+		if !ok || v.Type != k.typ {
+			return nil
+		}
+		parts = appendPart(parts, v)
+	}
+	key := make([]byte, 8, 8+len(parts)+len(tkey))
+	putBE64(key, hashParts(parts[:hashLen]))
+	key = append(key, parts...)
+	// The table key, without its hash, makes the entry unique.
+	return append(key, tkey[8:]...)
+}
+
+// get returns the record with the given table key.
+func (t *table) get(key []byte) *rec {
+	r, ok := t.items.Get(&rec{key: key})
+	if !ok {
+		return nil
+	}
+	return r
+}
+
+// apply writes newItem (or deletes, when newItem is nil) at key, whose
+// current record is old (nil if none), maintaining every index. It is the
+// single place where stored state changes; callers hold t.mu for writing
+// and have already validated and admitted the write.
+func (t *table) apply(key []byte, old *rec, oldItem, newItem attr.Item, newSize int) {
+	if newItem == nil {
+		if old == nil {
+			return
+		}
+		t.items.Delete(old)
+		t.size -= int64(old.size)
+		for _, ix := range t.indexes() {
+			if k := ix.entryKey(oldItem, old.key); k != nil {
+				ix.tree.Delete(&entry{key: k})
+				ix.size -= int64(t.entrySize(ix, oldItem))
+			}
+		}
+		return
+	}
+	val := appendItem(nil, newItem)
+	r := old
+	if r == nil {
+		buf := make([]byte, len(key))
+		copy(buf, key)
+		r = &rec{key: buf}
+	} else {
+		t.size -= int64(old.size)
+	}
+	r.val = val
+	r.size = int32(newSize)
+	t.size += int64(newSize)
+	if old == nil {
+		t.items.ReplaceOrInsert(r)
+	}
+	for _, ix := range t.indexes() {
+		var ok []byte
+		if old != nil {
+			ok = ix.entryKey(oldItem, r.key)
+		}
+		nk := ix.entryKey(newItem, r.key)
+		if ok != nil {
+			ix.size -= int64(t.entrySize(ix, oldItem))
+			if nk == nil || !bytes.Equal(ok, nk) {
+				ix.tree.Delete(&entry{key: ok})
+			}
+		}
+		if nk != nil {
+			ix.size += int64(t.entrySize(ix, newItem))
+			if ok == nil || !bytes.Equal(ok, nk) {
+				ix.tree.ReplaceOrInsert(&entry{key: nk, r: r})
+			}
+		}
+	}
+}
+
+func (t *table) entrySize(ix *index, it attr.Item) int {
+	n, _ := t.rules.EntrySize(&t.desc, ix.cap, it)
+	return n
+}
+
+// backfill fills a new index from the table's items.
+func (t *table) backfill(ix *index) {
+	t.items.Ascend(func(r *rec) bool {
+		it, err := decodeItem(r.val)
+		if err != nil {
+			return true
+		}
+		if k := ix.entryKey(it, r.key); k != nil {
+			ix.tree.ReplaceOrInsert(&entry{key: k, r: r})
+			ix.size += int64(t.entrySize(ix, it))
+		}
+		return true
+	})
+}

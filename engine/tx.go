@@ -1,0 +1,273 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cardapio/cardapio/capacity"
+)
+
+// tokenCache remembers TransactWriteItems requests by ClientRequestToken
+// for ten minutes, so that a retried request is not applied twice.
+type tokenCache struct {
+	mu      sync.Mutex
+	entries map[string]tokenEntry
+}
+
+type tokenEntry struct {
+	digest [32]byte
+	at     time.Time
+	replay capacity.PerTable
+}
+
+// lookup returns the entry of a live token.
+func (c *tokenCache) lookup(token string, now time.Time) (tokenEntry, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k, v := range c.entries {
+		if now.Sub(v.at) > transactTokenLife*time.Second {
+			delete(c.entries, k)
+		}
+	}
+	en, ok := c.entries[token]
+	return en, ok
+}
+
+func (c *tokenCache) store(token string, en tokenEntry) {
+	c.mu.Lock()
+	c.entries[token] = en
+	c.mu.Unlock()
+}
+
+// digest identifies a request's parameters for idempotency checks.
+func digest(in *TransactWriteItemsInput) [32]byte {
+	b, _ := json.Marshal(in.TransactItems)
+	return sha256.Sum256(b)
+}
+
+// TransactWriteItems applies up to 100 writes and condition checks on
+// distinct items atomically: either every condition holds and every write
+// is applied, or nothing is and TransactionCanceledException lists a
+// reason per action, in request order.
+func (e *Engine) TransactWriteItems(ctx context.Context, in *TransactWriteItemsInput) (*TransactWriteItemsOutput, error) {
+	want, level, err := parseConsumed(in.ReturnConsumedCapacity)
+	if err != nil {
+		return nil, err
+	}
+	if len(in.TransactItems) == 0 {
+		return nil, validationf("1 validation error detected: Value null at 'transactItems' failed to satisfy constraint: Member must not be null")
+	}
+	if len(in.TransactItems) > maxTransactItems {
+		return nil, validationf("1 validation error detected: Value '[...]' at 'transactItems' failed to satisfy constraint: Member must have length less than or equal to %d", maxTransactItems)
+	}
+	if len(in.ClientRequestToken) > 36 {
+		return nil, validationf("1 validation error detected: Value '%s' at 'clientRequestToken' failed to satisfy constraint: Member must have length less than or equal to 36", in.ClientRequestToken)
+	}
+	var d [32]byte
+	if in.ClientRequestToken != "" {
+		d = digest(in)
+		if en, ok := e.tokens.lookup(in.ClientRequestToken, e.opts.Now()); ok {
+			if en.digest != d {
+				return nil, &Error{Type: ErrIdempotentMismatch, Message: "The request with the client token " + in.ClientRequestToken + " was different from the original request"}
+			}
+			return &TransactWriteItemsOutput{ConsumedCapacity: consumedList(want, level, en.replay)}, nil
+		}
+	}
+	var names []string
+	for i, a := range in.TransactItems {
+		n := 0
+		for _, set := range []bool{a.ConditionCheck != nil, a.Put != nil, a.Delete != nil, a.Update != nil} {
+			if set {
+				n++
+			}
+		}
+		if n != 1 {
+			return nil, validationf("TransactItems can only contain one of Check, Put, Update or Delete (action %d)", i+1)
+		}
+		switch {
+		case a.ConditionCheck != nil:
+			names = append(names, a.ConditionCheck.TableName)
+		case a.Put != nil:
+			names = append(names, a.Put.TableName)
+		case a.Delete != nil:
+			names = append(names, a.Delete.TableName)
+		case a.Update != nil:
+			names = append(names, a.Update.TableName)
+		}
+	}
+	for i := range names {
+		if err := checkTableName(names[i], "transactItems.member.tableName"); err != nil {
+			return nil, err
+		}
+		names[i] = tableName(names[i])
+	}
+	tables, unlock, err := e.lockTables(names)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	writes := make([]*write, len(in.TransactItems))
+	seen := map[string]bool{}
+	for i, a := range in.TransactItems {
+		t := tables[names[i]]
+		var w *write
+		switch {
+		case a.ConditionCheck != nil:
+			c := a.ConditionCheck
+			w, err = e.prepareWrite(t, checkKind, nil, c.Key, c.ConditionExpression, "", c.ExpressionAttributeNames, c.ExpressionAttributeValues, c.ReturnValuesOnConditionCheckFailure)
+		case a.Put != nil:
+			p := a.Put
+			w, err = e.prepareWrite(t, putKind, p.Item, nil, p.ConditionExpression, "", p.ExpressionAttributeNames, p.ExpressionAttributeValues, p.ReturnValuesOnConditionCheckFailure)
+		case a.Delete != nil:
+			p := a.Delete
+			w, err = e.prepareWrite(t, deleteKind, nil, p.Key, p.ConditionExpression, "", p.ExpressionAttributeNames, p.ExpressionAttributeValues, p.ReturnValuesOnConditionCheckFailure)
+		case a.Update != nil:
+			p := a.Update
+			if p.UpdateExpression == "" {
+				return nil, validationf("1 validation error detected: Value null at 'transactItems.%d.member.update.updateExpression' failed to satisfy constraint: Member must not be null", i+1)
+			}
+			w, err = e.prepareWrite(t, updateKind, nil, p.Key, p.ConditionExpression, p.UpdateExpression, p.ExpressionAttributeNames, p.ExpressionAttributeValues, p.ReturnValuesOnConditionCheckFailure)
+		}
+		if err != nil {
+			return nil, err
+		}
+		id := t.name + "\x00" + string(w.tkey)
+		if seen[id] {
+			return nil, validationf("Transaction request cannot include multiple operations on one item")
+		}
+		seen[id] = true
+		writes[i] = w
+	}
+	reasons := make([]CancellationReason, len(writes))
+	cancelled := false
+	for i, w := range writes {
+		reasons[i].Code = "None"
+		err := w.run()
+		if err == nil {
+			continue
+		}
+		cancelled = true
+		var ee *Error
+		if !asError(err, &ee) {
+			return nil, err
+		}
+		switch ee.Type {
+		case ErrConditionalCheckFailed:
+			reasons[i] = CancellationReason{Code: "ConditionalCheckFailed", Message: ee.Message, Item: ee.Item}
+		case ErrValidation:
+			reasons[i] = CancellationReason{Code: "ValidationError", Message: ee.Message}
+		default:
+			return nil, err
+		}
+	}
+	if cancelled {
+		codes := make([]string, len(reasons))
+		for i, r := range reasons {
+			codes[i] = r.Code
+		}
+		return nil, &Error{Type: ErrTransactionCanceled,
+			Message:             "Transaction cancelled, please refer cancellation reasons for specific reasons [" + strings.Join(codes, ", ") + "]",
+			CancellationReasons: reasons}
+	}
+	var per, replay capacity.PerTable
+	charges := make([]capacity.Consumed, len(writes))
+	for i, w := range writes {
+		charges[i] = e.writeCharge(w, true)
+		if err := e.admitWrite(ctx, w, charges[i]); err != nil {
+			return nil, err
+		}
+	}
+	for i, w := range writes {
+		w.commit()
+		per = per.Add(charges[i])
+		replay = replay.Add(e.rules.Replay(&w.t.desc, capacity.WriteOp{Kind: w.capKind(), Before: w.oldItem, After: w.newItem, Txn: true}))
+	}
+	if in.ClientRequestToken != "" {
+		e.tokens.store(in.ClientRequestToken, tokenEntry{digest: d, at: e.opts.Now(), replay: replay})
+	}
+	return &TransactWriteItemsOutput{ConsumedCapacity: consumedList(want, level, per)}, nil
+}
+
+func asError(err error, target **Error) bool {
+	e, ok := err.(*Error)
+	if ok {
+		*target = e
+	}
+	return ok
+}
+
+// TransactGetItems reads up to 100 items as one consistent snapshot.
+func (e *Engine) TransactGetItems(_ context.Context, in *TransactGetItemsInput) (*TransactGetItemsOutput, error) {
+	want, level, err := parseConsumed(in.ReturnConsumedCapacity)
+	if err != nil {
+		return nil, err
+	}
+	if len(in.TransactItems) == 0 {
+		return nil, validationf("1 validation error detected: Value null at 'transactItems' failed to satisfy constraint: Member must not be null")
+	}
+	if len(in.TransactItems) > maxTransactItems {
+		return nil, validationf("1 validation error detected: Value '[...]' at 'transactItems' failed to satisfy constraint: Member must have length less than or equal to %d", maxTransactItems)
+	}
+	names := make([]string, len(in.TransactItems))
+	for i, g := range in.TransactItems {
+		if g.Get == nil {
+			return nil, validationf("1 validation error detected: Value null at 'transactItems.%d.member.get' failed to satisfy constraint: Member must not be null", i+1)
+		}
+		if err := checkTableName(g.Get.TableName, "transactItems.member.get.tableName"); err != nil {
+			return nil, err
+		}
+		names[i] = tableName(g.Get.TableName)
+	}
+	tables, unlock, err := e.lockTables(names)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	type get struct {
+		t    *table
+		key  []byte
+		proj projector
+	}
+	gets := make([]get, len(in.TransactItems))
+	seen := map[string]bool{}
+	for i, g := range in.TransactItems {
+		t := tables[names[i]]
+		proj, err := parseProjection(g.Get.ProjectionExpression, nil, g.Get.ExpressionAttributeNames)
+		if err != nil {
+			return nil, err
+		}
+		k, err := t.checkKey(g.Get.Key)
+		if err != nil {
+			return nil, err
+		}
+		tk, _ := t.tableKey(nil, k)
+		id := t.name + "\x00" + string(tk)
+		if seen[id] {
+			return nil, validationf("Transaction request cannot include multiple operations on one item")
+		}
+		seen[id] = true
+		gets[i] = get{t: t, key: tk, proj: proj}
+	}
+	out := &TransactGetItemsOutput{Responses: make([]ItemResponse, len(gets))}
+	var per capacity.PerTable
+	for i, g := range gets {
+		r := g.t.get(g.key)
+		size := 0
+		if r != nil {
+			it, err := decodeItem(r.val)
+			if err != nil {
+				return nil, &Error{Type: ErrInternal, Message: err.Error()}
+			}
+			out.Responses[i].Item = g.proj.apply(it)
+			size = int(r.size)
+		}
+		per = per.Add(e.readCharge(g.t, size, capacity.Transactional))
+	}
+	out.ConsumedCapacity = consumedList(want, level, per)
+	return out, nil
+}
+

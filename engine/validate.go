@@ -1,0 +1,232 @@
+package engine
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/cardapio/cardapio/attr"
+	"github.com/cardapio/cardapio/capacity"
+)
+
+// setNames are the words DynamoDB's messages use for the set types.
+func setWord(t attr.Type) string {
+	switch t {
+	case attr.SS:
+		return "string"
+	case attr.NS:
+		return "number"
+	}
+	return "binary"
+}
+
+// normalizeValue checks a value as DynamoDB does on write (numbers valid,
+// sets non-empty and without duplicates) and returns it with numbers in
+// their canonical text, as DynamoDB stores and returns them.
+func normalizeValue(v attr.Value) (attr.Value, error) {
+	switch v.Type {
+	case attr.S, attr.B, attr.BOOL, attr.NULL:
+		return v, nil
+	case attr.N:
+		c, err := attr.CanonicalNumber(v.Str)
+		if err != nil {
+			return v, validationf("%s", err.Error())
+		}
+		v.Str = c
+		return v, nil
+	case attr.SS, attr.NS, attr.BS:
+		if len(v.Set) == 0 {
+			return v, invalidParam("An %s set  may not be empty", setWord(v.Type))
+		}
+		seen := make(map[string]struct{}, len(v.Set))
+		var out []string
+		for i, m := range v.Set {
+			key := m
+			if v.Type == attr.NS {
+				c, err := attr.CanonicalNumber(m)
+				if err != nil {
+					return v, validationf("%s", err.Error())
+				}
+				key = c
+				if c != m && out == nil {
+					out = append([]string(nil), v.Set[:i]...)
+				}
+			}
+			if _, dup := seen[key]; dup {
+				return v, invalidParam("Input collection %s contains duplicates.", setListing(v))
+			}
+			seen[key] = struct{}{}
+			if out != nil {
+				out = append(out, key)
+			}
+		}
+		if out != nil {
+			v.Set = out
+		}
+		return v, nil
+	case attr.L:
+		var out []attr.Value
+		for i, e := range v.List {
+			n, err := normalizeValue(e)
+			if err != nil {
+				return v, err
+			}
+			if out == nil && !sameValue(n, e) {
+				out = append([]attr.Value(nil), v.List...)
+			}
+			if out != nil {
+				out[i] = n
+			}
+		}
+		if out != nil {
+			v.List = out
+		}
+		return v, nil
+	case attr.M:
+		m, err := normalizeItem(v.Map)
+		if err != nil {
+			return v, err
+		}
+		v.Map = m
+		return v, nil
+	}
+	return v, validationf("Supplied AttributeValue is empty, must contain exactly one of the supported datatypes")
+}
+
+// sameValue reports whether normalisation left e untouched (only number
+// texts and containers of them can change).
+func sameValue(a, b attr.Value) bool {
+	switch a.Type {
+	case attr.N:
+		return a.Str == b.Str
+	case attr.L, attr.M, attr.NS:
+		return false
+	}
+	return true
+}
+
+func setListing(v attr.Value) string {
+	return "[" + strings.Join(v.Set, ", ") + "]"
+}
+
+// normalizeItem applies normalizeValue to every attribute; the input is
+// not modified.
+func normalizeItem(it attr.Item) (attr.Item, error) {
+	var out attr.Item
+	for i, f := range it {
+		n, err := normalizeValue(f.Value)
+		if err != nil {
+			return nil, err
+		}
+		if out == nil && !sameValue(n, f.Value) {
+			out = append(attr.Item(nil), it...)
+		}
+		if out != nil {
+			out[i].Value = n
+		}
+	}
+	if out == nil {
+		return it, nil
+	}
+	return out, nil
+}
+
+// checkKeyValue rejects an empty key value.
+func checkKeyValue(name string, v attr.Value) error {
+	if v.Str == "" {
+		word := "string"
+		if v.Type == attr.B {
+			word = "binary"
+		}
+		return validationf("One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty %s value. Key: %s", word, name)
+	}
+	return nil
+}
+
+// checkItemKeys checks the table key and every index key of an item to be
+// written: table keys present, typed as declared and non-empty; index key
+// attributes, when present, typed as declared and non-empty.
+func (t *table) checkItemKeys(it attr.Item) error {
+	for _, k := range t.keyAttrs() {
+		v, ok := it.Get(k.name)
+		if !ok {
+			return invalidParam("Missing the key %s in the item", k.name)
+		}
+		if v.Type != k.typ {
+			return invalidParam("Type mismatch for key %s expected: %s actual: %s", k.name, k.typ, v.Type)
+		}
+		if err := checkKeyValue(k.name, v); err != nil {
+			return err
+		}
+	}
+	for _, ix := range t.indexes() {
+		for _, side := range [2][]keyAttr{ix.hash, ix.rng} {
+			for _, k := range side {
+				v, ok := it.Get(k.name)
+				if !ok {
+					continue
+				}
+				if v.Type != k.typ {
+					return invalidParam("Type mismatch for Index Key %s Expected: %s Actual: %s IndexName: %s", k.name, k.typ, v.Type, ix.name)
+				}
+				if v.Str == "" {
+					word := "string"
+					if v.Type == attr.B {
+						word = "binary"
+					}
+					return validationf("One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty %s value. IndexName: %s, IndexKey: %s", word, ix.name, k.name)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (t *table) keyAttrs() []keyAttr {
+	if t.rng == nil {
+		return []keyAttr{t.hash}
+	}
+	return []keyAttr{t.hash, *t.rng}
+}
+
+// checkKey validates a Key parameter: exactly the table's key attributes,
+// typed as declared, non-empty. It returns the key with numbers
+// normalised.
+func (t *table) checkKey(key attr.Item) (attr.Item, error) {
+	if key == nil {
+		return nil, validationf("1 validation error detected: Value null at 'key' failed to satisfy constraint: Member must not be null")
+	}
+	ks := t.keyAttrs()
+	if len(key) != len(ks) {
+		return nil, validationf("The provided key element does not match the schema")
+	}
+	for _, k := range ks {
+		v, ok := key.Get(k.name)
+		if !ok || v.Type != k.typ {
+			return nil, validationf("The provided key element does not match the schema")
+		}
+		if err := checkKeyValue(k.name, v); err != nil {
+			return nil, err
+		}
+	}
+	return normalizeItem(key)
+}
+
+// checkSize applies the item size and key size limits through capacity
+// and words the failures as DynamoDB does.
+func (t *table) checkSize(it attr.Item) error {
+	err := t.rules.CheckItem(&t.desc, it)
+	if err == nil {
+		return nil
+	}
+	var le *capacity.LimitError
+	if !errors.As(err, &le) {
+		return invalidParam("%s", err.Error())
+	}
+	switch {
+	case strings.HasPrefix(le.What, "partition key") || strings.Contains(le.What, "partition key"):
+		return invalidParam("Size of hashkey has exceeded the maximum size limit of2048 bytes")
+	case strings.Contains(le.What, "sort key"):
+		return invalidParam("Aggregated size of all range keys has exceeded the size limit of 1024 bytes")
+	}
+	return validationf("Item size has exceeded the maximum allowed size")
+}
