@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"regexp"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -36,9 +37,10 @@ var dropped = map[string]bool{
 }
 
 var (
-	attrType = reflect.TypeFor[types.AttributeValue]()
-	timeType = reflect.TypeFor[time.Time]()
-	arnRe    = regexp.MustCompile(`(arn:aws:dynamodb:[^:]*:)[0-9]{12}:`)
+	attrType   = reflect.TypeFor[types.AttributeValue]()
+	timeType   = reflect.TypeFor[time.Time]()
+	stringType = reflect.TypeFor[string]()
+	arnRe      = regexp.MustCompile(`(arn:aws:dynamodb:[^:]*:)[0-9]{12}:`)
 )
 
 // Normalise turns an SDK output (or any part of it) into plain maps, lists
@@ -109,6 +111,10 @@ func walk(v reflect.Value) (any, bool) {
 		}
 		return m, true
 	case reflect.String:
+		// Enumerations are string types whose zero value means "not sent".
+		if v.String() == "" && v.Type() != stringType {
+			return nil, false
+		}
 		return v.String(), true
 	case reflect.Bool:
 		return v.Bool(), true
@@ -195,9 +201,12 @@ func (b byKey) Swap(i, j int) {
 // Canonical is the indented JSON form of a normalised value (map keys
 // sorted), with account ids in ARNs masked; it is what two sides compare.
 func Canonical(v any) string {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
 		return fmt.Sprintf("<unencodable: %v>", err)
 	}
-	return arnRe.ReplaceAllString(string(b), "${1}ACCOUNT:")
+	return arnRe.ReplaceAllString(strings.TrimSuffix(b.String(), "\n"), "${1}ACCOUNT:")
 }
