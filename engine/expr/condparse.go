@@ -193,6 +193,8 @@ func (p *parser) needPath(fn string, o operand) bool {
 // of another function).
 func (p *parser) funcOperand(name string, args []operand) operand {
 	switch {
+	case p.kind == UpdateKind && !isUpdateFunction(name):
+		p.note(eFunction, "Invalid function name; function: %s", name)
 	case name == "size":
 		if !p.countArgs(name, args, 1) {
 			return operand{kind: oBad}

@@ -114,13 +114,7 @@ func (s *Scope) Update(src string) (*Update, error) {
 			break
 		}
 	}
-	if err := checkPaths(UpdateKind, paths); err != nil {
-		if strings.Contains(err.Msg, "overlap") {
-			p.note(eOverlap, "%s", strings.TrimPrefix(err.Msg, "Invalid UpdateExpression: "))
-		} else {
-			p.note(eConflict, "%s", strings.TrimPrefix(err.Msg, "Invalid UpdateExpression: "))
-		}
-	}
+	p.notePaths(paths)
 	if err := p.finish(); err != nil {
 		return nil, err
 	}
