@@ -1,0 +1,246 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"hash/crc32"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/cardapio/cardapio/attr"
+)
+
+// The wire protocol: JSON 1.0 over HTTP POST, the operation named by the
+// X-Amz-Target header, errors as {"__type": "...#Name", "message": ...}.
+// Signatures are not checked: any credentials are accepted.
+const (
+	targetPrefix = "DynamoDB_20120810."
+	errPrefix    = "com.amazonaws.dynamodb.v20120810#"
+	jsonType     = "application/x-amz-json-1.0"
+	maxBody      = 32 << 20
+)
+
+// op decodes one request body, runs the operation and returns its output.
+type op func(e *Engine, ctx context.Context, body []byte) (any, error)
+
+// handle adapts an Engine method to an op.
+func handle[I, O any](f func(*Engine, context.Context, *I) (*O, error)) op {
+	return func(e *Engine, ctx context.Context, body []byte) (any, error) {
+		in := new(I)
+		if err := decodeRequest(body, in); err != nil {
+			return nil, err
+		}
+		out, err := f(e, ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+}
+
+// ops are the operations the server answers, by X-Amz-Target name.
+var ops = map[string]op{
+	"CreateTable":        handle((*Engine).CreateTable),
+	"DeleteTable":        handle((*Engine).DeleteTable),
+	"DescribeTable":      handle((*Engine).DescribeTable),
+	"ListTables":         handle((*Engine).ListTables),
+	"UpdateTable":        handle((*Engine).UpdateTable),
+	"PutItem":            handle((*Engine).PutItem),
+	"GetItem":            handle((*Engine).GetItem),
+	"UpdateItem":         handle((*Engine).UpdateItem),
+	"DeleteItem":         handle((*Engine).DeleteItem),
+	"Query":              handle((*Engine).Query),
+	"Scan":               handle((*Engine).Scan),
+	"BatchWriteItem":     handle((*Engine).BatchWriteItem),
+	"BatchGetItem":       handle((*Engine).BatchGetItem),
+	"TransactWriteItems": handle((*Engine).TransactWriteItems),
+	"TransactGetItems":   handle((*Engine).TransactGetItems),
+	"UpdateTimeToLive":   handle((*Engine).UpdateTimeToLive),
+	"DescribeTimeToLive": handle((*Engine).DescribeTimeToLive),
+	"DescribeEndpoints":  handle((*Engine).DescribeEndpoints),
+	"DescribeLimits":     handle((*Engine).DescribeLimits),
+}
+
+// DescribeEndpointsInput is DescribeEndpoints' (empty) request.
+type DescribeEndpointsInput struct{}
+
+// Endpoint is one address of the service.
+type Endpoint struct {
+	Address              string
+	CachePeriodInMinutes int64
+}
+
+// DescribeEndpointsOutput lists the service's endpoints.
+type DescribeEndpointsOutput struct{ Endpoints []Endpoint }
+
+// DescribeEndpoints answers with the engine itself, for SDKs that ask.
+func (e *Engine) DescribeEndpoints(context.Context, *DescribeEndpointsInput) (*DescribeEndpointsOutput, error) {
+	return &DescribeEndpointsOutput{Endpoints: []Endpoint{{Address: "dynamodb." + e.opts.Region + ".amazonaws.com", CachePeriodInMinutes: 1440}}}, nil
+}
+
+// DescribeLimitsInput is DescribeLimits' (empty) request.
+type DescribeLimitsInput struct{}
+
+// DescribeLimitsOutput reports the account's throughput quotas.
+type DescribeLimitsOutput struct {
+	AccountMaxReadCapacityUnits  int64
+	AccountMaxWriteCapacityUnits int64
+	TableMaxReadCapacityUnits    int64
+	TableMaxWriteCapacityUnits   int64
+}
+
+// DescribeLimits reports DynamoDB's default quotas.
+func (e *Engine) DescribeLimits(context.Context, *DescribeLimitsInput) (*DescribeLimitsOutput, error) {
+	return &DescribeLimitsOutput{80000, 80000, 40000, 40000}, nil
+}
+
+// decodeRequest decodes a request body strictly: malformed JSON and
+// members of the wrong JSON type are SerializationException, bad
+// attribute values ValidationException, as DynamoDB answers them.
+func decodeRequest(body []byte, in any) error {
+	if len(body) == 0 {
+		return &Error{Type: ErrSerialization, Message: "Start of structure or map found where not expected"}
+	}
+	err := json.Unmarshal(body, in)
+	if err == nil {
+		return nil
+	}
+	var se *attr.SyntaxError
+	if errors.As(err, &se) {
+		return attrError(se.Msg)
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return &Error{Type: ErrSerialization, Message: "Unexpected value type in payload: " + te.Value + " found where " + te.Type.String() + " was expected at '" + te.Field + "'"}
+	}
+	return &Error{Type: ErrSerialization, Message: err.Error()}
+}
+
+// attrError words an attribute value decoding failure as DynamoDB does.
+func attrError(msg string) *Error {
+	switch {
+	case strings.Contains(msg, "an empty set is not allowed"):
+		word := "string"
+		switch {
+		case strings.HasPrefix(msg, "NS"):
+			word = "number"
+		case strings.HasPrefix(msg, "BS"):
+			word = "binary"
+		}
+		return invalidParam("An %s set  may not be empty", word)
+	case strings.Contains(msg, "contains duplicates"):
+		return invalidParam("Input collection contains duplicates.")
+	case strings.Contains(msg, "invalid number"):
+		for _, e := range []error{attr.ErrTooPrecise, attr.ErrOverflow, attr.ErrUnderflow} {
+			if strings.Contains(msg, e.Error()) {
+				return validationf("%s", e.Error())
+			}
+		}
+		return validationf("%s", attr.ErrNotNumber.Error())
+	case strings.Contains(msg, "no type tag"):
+		return validationf("Supplied AttributeValue is empty, must contain exactly one of the supported datatypes")
+	case strings.Contains(msg, "more than one type tag"):
+		return validationf("Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes")
+	case strings.Contains(msg, "NULL must be true"):
+		return invalidParam("Null attribute value types must have the value of true")
+	case strings.Contains(msg, "nesting exceeds"):
+		return validationf("Nesting Levels have exceeded supported limits")
+	case strings.Contains(msg, "duplicate attribute name"):
+		return validationf("Supplied AttributeValue has duplicate attribute names")
+	}
+	return &Error{Type: ErrSerialization, Message: msg}
+}
+
+// Handler returns the engine's HTTP handler for DynamoDB's wire protocol.
+func (e *Engine) Handler() http.Handler { return &server{e: e} }
+
+type server struct {
+	e   *Engine
+	seq atomic.Uint64
+}
+
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet {
+		w.Write([]byte("healthy: dynamodb." + s.e.opts.Region + ".amazonaws.com "))
+		return
+	}
+	id := "CARDAPIO" + strconv.FormatUint(s.seq.Add(1), 36)
+	target := r.Header.Get("X-Amz-Target")
+	var out any
+	var err error
+	if r.Method != http.MethodPost {
+		err = &Error{Type: ErrUnknownOperation, Message: "Only POST requests are supported"}
+	} else if f, ok := ops[strings.TrimPrefix(target, targetPrefix)]; !ok || !strings.HasPrefix(target, targetPrefix) {
+		err = &Error{Type: ErrUnknownOperation, Message: ""}
+	} else {
+		body, rerr := io.ReadAll(io.LimitReader(r.Body, maxBody))
+		if rerr != nil {
+			err = &Error{Type: ErrSerialization, Message: rerr.Error()}
+		} else {
+			out, err = s.run(f, r.Context(), body)
+		}
+	}
+	status := http.StatusOK
+	var body []byte
+	if err != nil {
+		var ee *Error
+		if !errors.As(err, &ee) {
+			ee = &Error{Type: ErrInternal, Message: err.Error()}
+		}
+		status = ee.Status()
+		body = appendError(nil, ee)
+	} else if body, err = json.Marshal(out); err != nil {
+		status = http.StatusInternalServerError
+		body = appendError(nil, &Error{Type: ErrInternal, Message: err.Error()})
+	}
+	h := w.Header()
+	h["Content-Type"] = []string{jsonType}
+	h["X-Amzn-Requestid"] = []string{id}
+	h["X-Amz-Crc32"] = []string{strconv.FormatUint(uint64(crc32.ChecksumIEEE(body)), 10)}
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	w.WriteHeader(status)
+	w.Write(body)
+}
+
+// run calls an operation, turning a panic into an internal error so that
+// one bad request cannot bring the server down.
+func (s *server) run(f op, ctx context.Context, body []byte) (out any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = nil, &Error{Type: ErrInternal, Message: "internal error"}
+		}
+	}()
+	return f(s.e, ctx, body)
+}
+
+// appendError writes an exception in the wire shape.
+func appendError(dst []byte, e *Error) []byte {
+	dst = append(dst, `{"__type":`...)
+	dst = strconv.AppendQuote(dst, errPrefix+e.Type)
+	dst = append(dst, `,"message":`...)
+	dst = appendJSONString(dst, e.Message)
+	if e.Item != nil {
+		dst = append(dst, `,"Item":`...)
+		dst = attr.AppendItemJSON(dst, e.Item)
+	}
+	if e.CancellationReasons != nil {
+		b, _ := json.Marshal(e.CancellationReasons)
+		dst = append(dst, `,"CancellationReasons":`...)
+		dst = append(dst, b...)
+	}
+	if e.ThrottlingReasons != nil {
+		b, _ := json.Marshal(e.ThrottlingReasons)
+		dst = append(dst, `,"ThrottlingReasons":`...)
+		dst = append(dst, b...)
+	}
+	return append(dst, '}')
+}
+
+func appendJSONString(dst []byte, s string) []byte {
+	b, _ := json.Marshal(s)
+	return append(dst, b...)
+}
