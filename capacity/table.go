@@ -2,6 +2,7 @@ package capacity
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/cardapio/cardapio/attr"
 )
@@ -81,7 +82,7 @@ func (ix *Index) Member(it attr.Item) bool {
 
 // isKey reports whether name is an index key attribute.
 func (ix *Index) isKey(name string) bool {
-	return contains(ix.PK, name) || contains(ix.SK, name)
+	return slices.Contains(ix.PK, name) || slices.Contains(ix.SK, name)
 }
 
 // projects reports whether the index entry holds the attribute name.
@@ -92,16 +93,7 @@ func (ix *Index) projects(t *Table, name string) bool {
 	case name == t.PK || (t.SK != "" && name == t.SK) || ix.isKey(name):
 		return true
 	case ix.Projection == ProjectInclude:
-		return contains(ix.Include, name)
-	}
-	return false
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
+		return slices.Contains(ix.Include, name)
 	}
 	return false
 }
@@ -142,11 +134,14 @@ func (e *LimitError) Error() string {
 // most 400 KB, a partition key value at most 2,048 B, a sort key value at
 // most 1,024 B (table keys and the key attributes of every GSI), and with
 // LSIs the item plus all its LSI entries at most 400 KB. Missing table keys
-// are reported too.
+// are reported too. With a nil table only the item's size is checked.
 func (r Rules) CheckItem(t *Table, it attr.Item) error {
 	size := r.ItemSize(it)
 	if size > MaxItemSize {
 		return &LimitError{What: "item", Size: size, Limit: MaxItemSize}
+	}
+	if t == nil {
+		return nil
 	}
 	if err := r.checkKey(it, t.PK, "partition key", MaxPartitionKeySize, true); err != nil {
 		return err

@@ -1,0 +1,218 @@
+package capacity
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Figure is one price with where it comes from: AWS renders its price pages
+// in JavaScript, so every default was taken from secondary sources and
+// carries its status, to be confirmed against the AWS Price List API.
+type Figure struct {
+	Value  float64
+	Status string // e.g. "AWS toolkit constant", "not verified"
+	Date   string // when the figure took effect or was last checked
+}
+
+// Prices is a price table for one region and table class pair. Dollar
+// figures are US$.
+type Prices struct {
+	Region string
+	Date   string // the list prices the table reflects
+
+	WritePerMillion  Figure // on-demand, per million write request units
+	ReadPerMillion   Figure // on-demand, per million read request units
+	StorageGBMonth   Figure // Standard table class, per GB-month
+	FreeStorageGB    Figure // free storage per month and account
+	IAStorageGBMonth Figure // Standard-IA, per GB-month
+	IARequestFactor  Figure // Standard-IA request (and provisioned) prices / Standard's
+	WCUHour          Figure // provisioned, per WCU-hour (Standard)
+	RCUHour          Figure // provisioned, per RCU-hour (Standard)
+	PITRGBMonth      Figure // point-in-time recovery, per GB-month
+	BackupGBMonth    Figure // on-demand backup, per GB-month
+	ExportGB         Figure // export to S3, per GB
+	StreamPer100k    Figure // DynamoDB Streams, per 100,000 read request units
+}
+
+// DefaultPrices returns the us-east-1 list prices used by capacity-rules.md
+// section 7 and the Lastro article (September 2026).
+func DefaultPrices() Prices {
+	const (
+		toolkit = "AWS agent-toolkit calculator constant; third parties agree"
+		derived = "derived from the toolkit's multipliers"
+		cited   = "widely cited; not verified"
+		third   = "third-party figure"
+	)
+	return Prices{
+		Region:           "us-east-1",
+		Date:             "2026-09",
+		WritePerMillion:  Figure{0.625, toolkit, "2024-11-01"},
+		ReadPerMillion:   Figure{0.125, toolkit, "2024-11-01"},
+		StorageGBMonth:   Figure{0.25, toolkit, "2026-09"},
+		FreeStorageGB:    Figure{25, toolkit, "2026-09"},
+		IAStorageGBMonth: Figure{0.10, derived + " (40% of Standard)", "2026-09"},
+		IARequestFactor:  Figure{1.25, "AWS agent-toolkit calculator multiplier", "2026-09"},
+		WCUHour:          Figure{0.00065, cited, "2026-09"},
+		RCUHour:          Figure{0.00013, cited, "2026-09"},
+		PITRGBMonth:      Figure{0.20, third, "2026-09"},
+		BackupGBMonth:    Figure{0.10, third, "2026-09"},
+		ExportGB:         Figure{0.10, "commonly cited; not verified", "2026-09"},
+		StreamPer100k:    Figure{0.02, third, "2026-09"},
+	}
+}
+
+// figures lists the price fields under their file keys, in file order.
+func (p *Prices) figures() []namedFigure {
+	return []namedFigure{
+		{"writePerMillion", "on-demand write, US$ per million WRU", &p.WritePerMillion},
+		{"readPerMillion", "on-demand read, US$ per million RRU", &p.ReadPerMillion},
+		{"storageGBMonth", "storage (Standard), US$ per GB-month", &p.StorageGBMonth},
+		{"freeStorageGB", "free storage, GB per month", &p.FreeStorageGB},
+		{"iaStorageGBMonth", "storage (Standard-IA), US$ per GB-month", &p.IAStorageGBMonth},
+		{"iaRequestFactor", "Standard-IA request price factor", &p.IARequestFactor},
+		{"wcuHour", "provisioned write, US$ per WCU-hour", &p.WCUHour},
+		{"rcuHour", "provisioned read, US$ per RCU-hour", &p.RCUHour},
+		{"pitrGBMonth", "point-in-time recovery, US$ per GB-month", &p.PITRGBMonth},
+		{"backupGBMonth", "on-demand backup, US$ per GB-month", &p.BackupGBMonth},
+		{"exportGB", "export to S3, US$ per GB", &p.ExportGB},
+		{"streamPer100k", "streams, US$ per 100,000 read requests", &p.StreamPer100k},
+	}
+}
+
+type namedFigure struct {
+	key, what string
+	f         *Figure
+}
+
+// PriceLine is one row of a price table, for printing.
+type PriceLine struct {
+	Key, What string
+	Figure
+}
+
+// Lines returns the table's figures in a fixed order.
+func (p Prices) Lines() []PriceLine {
+	var out []PriceLine
+	for _, nf := range p.figures() {
+		out = append(out, PriceLine{nf.key, nf.what, *nf.f})
+	}
+	return out
+}
+
+// PriceError is a positioned error in a price file.
+type PriceError struct {
+	File      string
+	Line, Col int
+	Msg       string
+}
+
+func (e *PriceError) Error() string {
+	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
+}
+
+// LoadPrices reads a price file (YAML, or JSON, which YAML reads too) and
+// applies it over DefaultPrices: every key is optional. A figure is a
+// number or a mapping {value, status, date}:
+//
+//	region: us-east-1
+//	date: 2026-09
+//	writePerMillion: 0.625
+//	readPerMillion: {value: 0.125, status: "Price List API", date: 2026-09-01}
+//
+// Unknown keys and non-numeric values are errors, each with its line and
+// column; all of them are returned, joined.
+func LoadPrices(name string, data []byte) (Prices, error) {
+	p := DefaultPrices()
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) { // an empty file changes nothing
+			return p, nil
+		}
+		return p, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(doc.Content) == 0 {
+		return p, nil
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return p, &PriceError{name, root.Line, root.Column, "a price file is a mapping of price names to figures"}
+	}
+	byKey := map[string]*Figure{}
+	var keys []string
+	for _, nf := range p.figures() {
+		byKey[nf.key] = nf.f
+		keys = append(keys, nf.key)
+	}
+	var errs []error
+	bad := func(n *yaml.Node, format string, args ...any) {
+		errs = append(errs, &PriceError{name, n.Line, n.Column, fmt.Sprintf(format, args...)})
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		switch k.Value {
+		case "region", "date":
+			if v.Kind != yaml.ScalarNode {
+				bad(v, "%s: want text", k.Value)
+				continue
+			}
+			if k.Value == "region" {
+				p.Region = v.Value
+			} else {
+				p.Date = v.Value
+			}
+			continue
+		}
+		f, ok := byKey[k.Value]
+		if !ok {
+			sort.Strings(keys)
+			bad(k, "unknown price %q (known: region, date, %s)", k.Value, strings.Join(keys, ", "))
+			continue
+		}
+		switch v.Kind {
+		case yaml.ScalarNode:
+			var x float64
+			if err := v.Decode(&x); err != nil || x < 0 {
+				bad(v, "%s: want a non-negative number, got %q", k.Value, v.Value)
+				continue
+			}
+			*f = Figure{Value: x, Status: "from " + name}
+		case yaml.MappingNode:
+			nf := Figure{Status: "from " + name}
+			seen := false
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				fk, fv := v.Content[j], v.Content[j+1]
+				switch fk.Value {
+				case "value":
+					if err := fv.Decode(&nf.Value); err != nil || fv.Kind != yaml.ScalarNode || nf.Value < 0 {
+						bad(fv, "%s.value: want a non-negative number, got %q", k.Value, fv.Value)
+					}
+					seen = true
+				case "status", "date":
+					if fv.Kind != yaml.ScalarNode {
+						bad(fv, "%s.%s: want text", k.Value, fk.Value)
+					} else if fk.Value == "status" {
+						nf.Status = fv.Value
+					} else {
+						nf.Date = fv.Value
+					}
+				default:
+					bad(fk, "%s: unknown field %q (known: value, status, date)", k.Value, fk.Value)
+				}
+			}
+			if !seen {
+				bad(v, "%s: missing value", k.Value)
+			}
+			*f = nf
+		default:
+			bad(v, "%s: want a number or {value, status, date}", k.Value)
+		}
+	}
+	return p, errors.Join(errs...)
+}

@@ -1,0 +1,173 @@
+package capacity
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+
+	"github.com/cardapio/cardapio/attr"
+)
+
+// LineError is a bad line of a JSONL stream.
+type LineError struct {
+	Line, Column int // 1-based; Column 0 when the whole line is at fault
+	Msg          string
+}
+
+func (e LineError) Error() string {
+	if e.Column == 0 {
+		return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
+	}
+	return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Column, e.Msg)
+}
+
+// StreamStats summarises a stream of items.
+type StreamStats struct {
+	Sizes SizeHistogram
+	// Bad holds the first bad lines, in line order (at most MaxBadLines);
+	// BadLines counts them all.
+	Bad      []LineError
+	BadLines int
+}
+
+// MaxBadLines is how many bad lines StreamStats keeps the details of.
+const MaxBadLines = 20
+
+// chunkSize is how much input one worker takes at a time: large enough to
+// amortise the hand-off, small enough to keep workers evenly loaded.
+const chunkSize = 256 << 10
+
+// SizeStream sizes a stream of items in DynamoDB JSON, one per line
+// (JSONL), on workers goroutines (at least 1). Memory stays flat: sizes go
+// to an exact histogram, and a bounded number of buffers circulate
+// between the reader and the workers.
+//
+// A bad line (malformed JSON, an unknown type tag, an item over 400 KB) is
+// skipped and counted, so that one run reports every problem and the
+// statistics of every good line; callers decide whether bad lines fail
+// the run. Blank lines are ignored. The result does not depend on the
+// number of workers. Only a read error stops the stream.
+func (r Rules) SizeStream(in io.Reader, workers int) (*StreamStats, error) {
+	workers = max(workers, 1)
+	type job struct {
+		buf  []byte // the pooled buffer to give back
+		data []byte // whole lines
+		line int    // line number of data's first line
+	}
+	free := make(chan []byte, 2*workers+2)
+	for range cap(free) {
+		free <- make([]byte, chunkSize)
+	}
+	jobs := make(chan job, workers)
+	results := make([]*StreamStats, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		st := &StreamStats{}
+		results[w] = st
+		wg.Go(func() {
+			for j := range jobs {
+				r.sizeLines(j.data, j.line, st)
+				free <- j.buf[:cap(j.buf)]
+			}
+		})
+	}
+
+	var readErr error
+	carry := []byte(nil) // start of an unfinished line, copied into the next buffer
+	line := 1
+	for {
+		buf := <-free
+		if len(carry) >= len(buf)/2 { // a long line: make room
+			buf = make([]byte, 2*len(carry)+chunkSize)
+		}
+		n := copy(buf, carry)
+		m, err := io.ReadFull(in, buf[n:])
+		n += m
+		eof := errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+		if err != nil && !eof {
+			readErr = err
+		}
+		data := buf[:n]
+		cut := len(data)
+		if !eof && readErr == nil {
+			cut = bytes.LastIndexByte(data, '\n') + 1
+		}
+		carry = append(carry[:0], data[cut:]...)
+		if cut > 0 {
+			jobs <- job{buf: buf, data: data[:cut], line: line}
+			line += bytes.Count(data[:cut], []byte{'\n'})
+		} else {
+			free <- buf
+		}
+		if eof || readErr != nil {
+			break
+		}
+	}
+	close(jobs)
+	wg.Wait()
+
+	out := results[0]
+	for _, st := range results[1:] {
+		out.Sizes.Merge(&st.Sizes)
+		out.BadLines += st.BadLines
+		out.Bad = append(out.Bad, st.Bad...)
+	}
+	slices.SortFunc(out.Bad, func(a, b LineError) int { return a.Line - b.Line })
+	out.Bad = out.Bad[:min(len(out.Bad), MaxBadLines)]
+	if readErr != nil {
+		return out, fmt.Errorf("read items after line %d: %w", line, readErr)
+	}
+	return out, nil
+}
+
+// sizeLines decodes and sizes each line of data, whose first line is
+// number first.
+func (r Rules) sizeLines(data []byte, first int, st *StreamStats) {
+	line := first
+	for len(data) > 0 {
+		end := bytes.IndexByte(data, '\n')
+		var l []byte
+		if end < 0 {
+			l, data = data, nil
+		} else {
+			l, data = data[:end], data[end+1:]
+		}
+		if len(bytes.TrimSpace(l)) > 0 {
+			r.sizeLine(l, line, st)
+		}
+		line++
+	}
+}
+
+func (r Rules) sizeLine(l []byte, line int, st *StreamStats) {
+	it, err := attr.DecodeItem(l)
+	if err != nil {
+		le := LineError{Line: line, Msg: err.Error()}
+		var se *attr.SyntaxError
+		if errors.As(err, &se) {
+			le.Column, le.Msg = se.Column, se.Msg
+		}
+		st.bad(le)
+		return
+	}
+	size := r.ItemSize(it)
+	if !st.Sizes.Add(size) {
+		st.bad(LineError{Line: line, Msg: (&LimitError{What: "item", Size: size, Limit: MaxItemSize}).Error()})
+	}
+}
+
+// bad records a bad line, keeping the details of the lowest-numbered
+// MaxBadLines only, so that a stream of nothing but bad lines still runs
+// in flat memory.
+func (st *StreamStats) bad(e LineError) {
+	st.BadLines++
+	if len(st.Bad) < MaxBadLines {
+		st.Bad = append(st.Bad, e)
+		return
+	}
+	// Lines reach one worker in increasing order, so a full list already
+	// holds that worker's lowest-numbered errors.
+}
