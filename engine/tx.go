@@ -270,4 +270,3 @@ func (e *Engine) TransactGetItems(_ context.Context, in *TransactGetItemsInput) 
 	out.ConsumedCapacity = consumedList(want, level, per)
 	return out, nil
 }
-
