@@ -111,7 +111,7 @@ func (p *parser) call() (string, []operand) {
 	name := p.text()
 	p.next()
 	p.next() // the opening parenthesis
-	var args []operand
+	args := make([]operand, 0, 2)
 	for p.ok() {
 		args = append(args, p.operand())
 		if p.tok.kind != tComma {
@@ -215,7 +215,7 @@ func (p *parser) funcOperand(name string, args []operand) operand {
 
 // funcCondition checks a function used as a condition.
 func (p *parser) funcCondition(name string, args []operand) *node {
-	bad := &node{op: nExists, args: []operand{{kind: oBad}}}
+	bad := func() *node { return &node{op: nExists, args: []operand{{kind: oBad}}} }
 	want := 2
 	n := &node{args: args}
 	switch name {
@@ -231,13 +231,13 @@ func (p *parser) funcCondition(name string, args []operand) *node {
 		n.op = nContains
 	case "size", "if_not_exists", "list_append":
 		p.note(eMisused, "The function is not allowed to be used this way in an expression; function: %s", name)
-		return bad
+		return bad()
 	default:
 		p.note(eFunction, "Invalid function name; function: %s", name)
-		return bad
+		return bad()
 	}
 	if !p.countArgs(name, args, want) {
-		return bad
+		return bad()
 	}
 	switch n.op {
 	case nExists, nNotExists:

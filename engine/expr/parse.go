@@ -38,7 +38,13 @@ type state struct {
 	prevStart int
 	prevEnd   int
 	lastGroup [2]int
-	errs      [eKinds]string
+	nerrs     int // semantic errors noted so far; backtracking drops the rest
+}
+
+// semantic is a semantic error of some kind.
+type semantic struct {
+	kind int
+	msg  string
 }
 
 type parser struct {
@@ -46,6 +52,7 @@ type parser struct {
 	kind  Kind
 	src   string
 	state
+	errs   []semantic
 	syntax *Error
 	// syntaxAt is the source offset of the syntax error, to prefer the
 	// error that got furthest when two parses of a group both fail.
@@ -53,7 +60,7 @@ type parser struct {
 }
 
 func (p *parser) save() state      { return p.state }
-func (p *parser) restore(st state) { p.state = st }
+func (p *parser) restore(st state) { p.state = st; p.errs = p.errs[:st.nerrs] }
 
 func (p *parser) text() string { return p.src[p.tok.start:p.tok.end] }
 
@@ -108,9 +115,13 @@ func (p *parser) expectEOF() {
 
 // note records a semantic error of a kind unless one is already held.
 func (p *parser) note(kind int, format string, args ...any) {
-	if p.errs[kind] == "" {
-		p.errs[kind] = p.kind.errorf(format, args...).Msg
+	for _, e := range p.errs {
+		if e.kind == kind {
+			return
+		}
 	}
+	p.errs = append(p.errs, semantic{kind, p.kind.errorf(format, args...).Msg})
+	p.nerrs = len(p.errs)
 }
 
 func (p *parser) finish() *Error {
@@ -125,8 +136,10 @@ func (p *parser) finish() *Error {
 		order = updateOrder
 	}
 	for _, k := range order {
-		if p.errs[k] != "" {
-			return &Error{Msg: p.errs[k]}
+		for _, e := range p.errs {
+			if e.kind == k {
+				return &Error{Msg: e.msg}
+			}
 		}
 	}
 	return nil

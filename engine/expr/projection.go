@@ -35,8 +35,8 @@ type pindex struct {
 // Projection parses a ProjectionExpression: document paths separated by
 // commas.
 func (s *Scope) Projection(src string) (*Projection, error) {
-	p, err := s.start(ProjectionKind, src)
-	if err != nil {
+	var p parser
+	if err := s.start(&p, ProjectionKind, src); err != nil {
 		return nil, err
 	}
 	var paths []Path

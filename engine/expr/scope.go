@@ -84,8 +84,8 @@ func (s *Scope) Filter(src string) (*Condition, error) {
 }
 
 func (s *Scope) condition(kind Kind, src string) (*Condition, error) {
-	p, err := s.start(kind, src)
-	if err != nil {
+	var p parser
+	if err := s.start(&p, kind, src); err != nil {
 		return nil, err
 	}
 	n := p.or()
@@ -96,17 +96,17 @@ func (s *Scope) condition(kind Kind, src string) (*Condition, error) {
 	return &Condition{root: n}, nil
 }
 
-// start checks what DynamoDB checks before parsing and returns a parser
-// positioned on the first token.
-func (s *Scope) start(kind Kind, src string) (*parser, *Error) {
+// start checks what DynamoDB checks before parsing and sets p up on the
+// first token.
+func (s *Scope) start(p *parser, kind Kind, src string) *Error {
 	if src == "" {
-		return nil, kind.errorf("The expression can not be empty;")
+		return kind.errorf("The expression can not be empty;")
 	}
 	if len(src) > maxExpressionSize {
-		return nil, kind.errorf("Expression size has exceeded the maximum allowed size; expression size: %d", len(src))
+		return kind.errorf("Expression size has exceeded the maximum allowed size; expression size: %d", len(src))
 	}
-	p := &parser{scope: s, kind: kind, src: src}
+	*p = parser{scope: s, kind: kind, src: src}
 	p.prevStart = -1
 	p.tok = lex(src, 0)
-	return p, nil
+	return nil
 }

@@ -49,8 +49,8 @@ func (u *Update) Paths() []Path {
 
 // Update parses an UpdateExpression.
 func (s *Scope) Update(src string) (*Update, error) {
-	p, err := s.start(UpdateKind, src)
-	if err != nil {
+	var p parser
+	if err := s.start(&p, UpdateKind, src); err != nil {
 		return nil, err
 	}
 	u := &Update{}
