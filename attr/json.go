@@ -24,11 +24,17 @@ type SyntaxError struct {
 	Line, Column int
 	Offset       int64
 	Msg          string
+	// Err is the underlying error when there is one, such as ErrOverflow
+	// for a number out of range; errors.Is sees it.
+	Err error
 }
 
 func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Column, e.Msg)
 }
+
+// Unwrap returns Err.
+func (e *SyntaxError) Unwrap() error { return e.Err }
 
 // DecodeItem decodes one item in DynamoDB JSON, an object of attribute
 // names to typed values: {"PK":{"S":"a"},"n":{"N":"1"}}.
@@ -205,6 +211,7 @@ var errShort = errors.New("unexpected end of input")
 type perr struct {
 	pos int
 	msg string
+	err error
 }
 
 func (e *perr) Error() string { return e.msg }
@@ -214,8 +221,9 @@ func (e *perr) Error() string { return e.msg }
 func positioned(data []byte, from, line int, lineStart int64, err error) error {
 	pos := len(data)
 	msg := err.Error()
+	var cause error
 	if pe, ok := err.(*perr); ok {
-		pos = pe.pos
+		pos, cause = pe.pos, pe.err
 	}
 	for i := from; i < pos; i++ {
 		if data[i] == '\n' {
@@ -223,7 +231,7 @@ func positioned(data []byte, from, line int, lineStart int64, err error) error {
 			lineStart = int64(i) + 1
 		}
 	}
-	return &SyntaxError{Line: line, Column: int(int64(pos)-lineStart) + 1, Offset: int64(pos), Msg: msg}
+	return &SyntaxError{Line: line, Column: int(int64(pos)-lineStart) + 1, Offset: int64(pos), Msg: msg, Err: cause}
 }
 
 // parser is a hand-written scanner for DynamoDB JSON. Its stacks hold the
@@ -546,6 +554,18 @@ func (p *parser) want(t Type, c byte, kind string) error {
 	return nil
 }
 
+// open consumes the '{' or '[' of a map or list at the given depth.
+func (p *parser) open(t Type, c byte, kind string, depth int) error {
+	if err := p.want(t, c, kind); err != nil {
+		return err
+	}
+	if depth > MaxDepth {
+		return p.fail(p.pos, "nesting exceeds %d levels", MaxDepth)
+	}
+	p.pos++
+	return nil
+}
+
 // content parses what follows "TAG":.
 func (p *parser) content(t Type, depth int) (Value, error) {
 	switch t {
@@ -567,23 +587,15 @@ func (p *parser) content(t Type, depth int) (Value, error) {
 		}
 		return Null(), err
 	case M:
-		if err := p.want(t, '{', "object"); err != nil {
+		if err := p.open(t, '{', "object", depth); err != nil {
 			return Value{}, err
 		}
-		if depth > MaxDepth {
-			return Value{}, p.fail(p.pos, "nesting exceeds %d levels", MaxDepth)
-		}
-		p.pos++
 		it, err := p.fieldsUntilBrace(depth + 1)
 		return Value{Type: M, Map: it}, err
 	case L:
-		if err := p.want(t, '[', "array"); err != nil {
+		if err := p.open(t, '[', "array", depth); err != nil {
 			return Value{}, err
 		}
-		if depth > MaxDepth {
-			return Value{}, p.fail(p.pos, "nesting exceeds %d levels", MaxDepth)
-		}
-		p.pos++
 		list, err := p.list(depth + 1)
 		return Value{Type: L, List: list}, err
 	}
@@ -606,7 +618,7 @@ func (p *parser) scalar(t Type, at int) (string, error) {
 	case N, NS:
 		s := p.text(raw)
 		if err := ValidNumber(s); err != nil {
-			return "", p.fail(at, "invalid number %q: %v", s, err)
+			return "", &perr{pos: at, msg: fmt.Sprintf("invalid number %q: %v", s, err), err: err}
 		}
 		return s, nil
 	}

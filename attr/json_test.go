@@ -156,7 +156,11 @@ func TestDecodeErrors(t *testing.T) {
 		assert.Equal(t, []int{c.line, c.col}, []int{se.Line, se.Column}, "%s: %v", c.in, err)
 		assert.True(t, strings.HasPrefix(err.Error(), "line "), err.Error())
 	}
-	_, err := DecodeItem([]byte(`{"a":` + nest(MaxDepth) + `}`))
+	_, err := DecodeItem([]byte(`{"a":{"NS":["1","1E999"]}}`))
+	assert.ErrorIs(t, err, ErrOverflow, "number errors are kept for errors.Is")
+	_, err = DecodeItem([]byte(`{"a":{"N":"x"}}`))
+	assert.ErrorIs(t, err, ErrNotNumber)
+	_, err = DecodeItem([]byte(`{"a":` + nest(MaxDepth) + `}`))
 	assert.NoError(t, err, "32 levels are allowed")
 	// Depth is a limit, never a stack overflow.
 	_, err = DecodeItem([]byte(`{"a":` + strings.Repeat(`{"L":[`, 100000)))

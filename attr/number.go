@@ -142,17 +142,18 @@ func (d *decimal) push(c byte) {
 	d.n++
 }
 
-// check applies DynamoDB's precision and range limits.
+// check applies DynamoDB's range and precision limits, range first as
+// DynamoDB reports them.
 func (d *decimal) check() error {
 	switch {
 	case d.n == 0:
 		return nil
-	case d.n > MaxDigits:
-		return ErrTooPrecise
 	case d.exp > maxExp:
 		return ErrOverflow
 	case d.exp < minExp:
 		return ErrUnderflow
+	case d.n > MaxDigits:
+		return ErrTooPrecise
 	}
 	return nil
 }

@@ -98,6 +98,8 @@ func TestParseNumberErrors(t *testing.T) {
 		{"1E99999999999999999999999", ErrOverflow},
 		{"9.99999999999999999999999999999999999999E+125", ErrTooPrecise},
 		{"1E-131", ErrUnderflow},
+		{strings.Repeat("1", 39) + "E200", ErrOverflow}, // range is checked first
+		{"0." + strings.Repeat("1", 39) + "E-130", ErrUnderflow},
 		{"-0.9E-130", ErrUnderflow},
 		{"1E-99999999999999999999999", ErrUnderflow},
 	}
