@@ -105,11 +105,22 @@ func (o *operand) get(it attr.Item) (attr.Value, bool) {
 	return attr.Value{}, false
 }
 
-// size is DynamoDB's size function: bytes of a string or binary, members
-// of a set, elements of a list or map. Other types have no size.
+// size is DynamoDB's size function: the length of a string in UTF-16
+// code units (as DynamoDB counts it, so a character outside the Basic
+// Multilingual Plane counts twice), bytes of a binary, members of a set,
+// elements of a list or map. Other types have no size.
 func size(v attr.Value) (int, bool) {
 	switch v.Type {
-	case attr.S, attr.B:
+	case attr.S:
+		n := 0
+		for _, r := range v.Str {
+			n++
+			if r > 0xFFFF {
+				n++
+			}
+		}
+		return n, true
+	case attr.B:
 		return len(v.Str), true
 	case attr.SS, attr.NS, attr.BS:
 		return len(v.Set), true

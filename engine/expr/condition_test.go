@@ -23,6 +23,7 @@ var sample = item(
 	"bs", attr.BinSet("\x01", "\x02"),
 	"status", str("open"),
 	"u", str("héllo"),
+	"emoji", str("\U0001F600"),
 )
 
 func TestConditionEval(t *testing.T) {
@@ -110,10 +111,10 @@ func TestConditionEval(t *testing.T) {
 		{"contains(ns, :n)", false},
 		{"contains(b, :bpre)", true},
 		{"contains(a, :n)", false},
-		{"contains(s, s)", true},
 		{"size(s) = :n", false},
 		{"size(s) < :n", true},
-		{"size(u) = :one", false}, // bytes, not characters
+		{"size(u) = :n", true}, // UTF-16 code units, not bytes
+		{"size(emoji) = :two", true},
 		{"size(b) > :one", true},
 		{"size(ss) > :one", true},
 		{"size(l) BETWEEN :one AND :n", true},
@@ -187,6 +188,8 @@ func TestConditionErrors(t *testing.T) {
 		{"size(a, a) = :n", "Incorrect number of operands for operator or function; operator or function: size, number of operands: 2"},
 		{"a = #a", "The first operand must be distinct from the remaining operands for this operator or function; operator: =, first operand: [a]"},
 		{"a.b[1] BETWEEN :n AND a.b[1]", "The first operand must be distinct from the remaining operands for this operator or function; operator: BETWEEN, first operand: [a, b, [1]]"},
+		{"contains(a, a)", "The first operand must be distinct from the remaining operands for this operator or function; operator: contains, first operand: [a]"},
+		{"begins_with(#a, a)", "The first operand must be distinct from the remaining operands for this operator or function; operator: begins_with, first operand: [a]"},
 		{"a IN (:n, a)", "The first operand must be distinct from the remaining operands for this operator or function; operator: IN, first operand: [a]"},
 		{"attribute_exists(:n)", "Operator or function requires a document path; operator or function: attribute_exists"},
 		{"attribute_not_exists(size(a))", "Operator or function requires a document path; operator or function: attribute_not_exists"},

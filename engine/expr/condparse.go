@@ -239,6 +239,9 @@ func (p *parser) funcCondition(name string, args []operand) *node {
 	if !p.countArgs(name, args, want) {
 		return bad()
 	}
+	if want == 2 {
+		p.distinct(name, args)
+	}
 	switch n.op {
 	case nExists, nNotExists:
 		p.needPath(name, args[0])

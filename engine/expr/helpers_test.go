@@ -41,6 +41,7 @@ var testValues = map[string]attr.Value{
 	":typeL": str("L"),
 	":bad":   str("XX"),
 	":one":   num("1"),
+	":two":   num("2"),
 	":x":     str("x"),
 }
 

@@ -9,11 +9,14 @@ import (
 
 // Update is a parsed update expression.
 type Update struct {
-	sets    []setAction
-	removes []Path
-	adds    []valueAction
-	deletes []valueAction
-	attrs   []string
+	sets []setAction
+	// setOrder applies the SET actions by path, so that elements appended
+	// to one list land in the order of their indexes, as on DynamoDB.
+	setOrder []int
+	removes  []Path
+	adds     []valueAction
+	deletes  []valueAction
+	attrs    []string
 }
 
 type setAction struct {
@@ -124,6 +127,11 @@ func (s *Scope) Update(src string) (*Update, error) {
 		}
 	}
 	slices.Sort(u.attrs)
+	u.setOrder = make([]int, len(u.sets))
+	for i := range u.setOrder {
+		u.setOrder[i] = i
+	}
+	slices.SortStableFunc(u.setOrder, func(i, j int) int { return comparePaths(u.sets[i].path, u.sets[j].path) })
 	return u, nil
 }
 
@@ -190,8 +198,8 @@ func (u *Update) Apply(it attr.Item) (attr.Item, error) {
 	}
 	out := it
 	var err error
-	for i, s := range u.sets {
-		if out, err = setPath(out, s.path, vals[i]); err != nil {
+	for _, i := range u.setOrder {
+		if out, err = setPath(out, u.sets[i].path, vals[i]); err != nil {
 			return nil, err
 		}
 	}

@@ -38,7 +38,8 @@ func TestUpdateApply(t *testing.T) {
 		{"SET m.b = :n2", base.With("m", attr.MapOf(item("a", num("1"), "b", num("10"), "l", attr.ListOf(str("x"), str("y")))))},
 		{"SET m.l[1] = :s", base.With("m", attr.MapOf(item("a", num("1"), "l", attr.ListOf(str("x"), str("abc")))))},
 		{"SET m.l[9] = :s", base.With("m", attr.MapOf(item("a", num("1"), "l", attr.ListOf(str("x"), str("y"), str("abc")))))},
-		{"SET n = s, s = n", base.With("n", str("abc")).With("s", num("5"))}, // operands read the old item
+		{"SET n = s, s = n", base.With("n", str("abc")).With("s", num("5"))},                                                      // operands read the old item
+		{"SET l[9] = :s, l[7] = :one", base.With("l", attr.ListOf(num("0"), num("1"), num("2"), num("3"), num("1"), str("abc")))}, // appended by index
 		{"REMOVE s", base.Without("s")},
 		{"REMOVE absent", base},
 		{"REMOVE m.a, m.zz", base.With("m", attr.MapOf(item("l", attr.ListOf(str("x"), str("y")))))},
