@@ -410,3 +410,87 @@ func BenchmarkAppendItemJSON300B(b *testing.B) {
 		buf = AppendItemJSON(buf[:0], it)
 	}
 }
+
+// valueFrom builds a value tree from fuzz bytes, so that the encoder is
+// exercised on values no JSON text produced.
+func valueFrom(data []byte, depth int) (Value, []byte) {
+	if len(data) == 0 {
+		return Null(), nil
+	}
+	kind, data := data[0], data[1:]
+	take := func() string {
+		if len(data) == 0 {
+			return ""
+		}
+		n := min(int(data[0]%16), len(data)-1)
+		s := string(data[1 : 1+n])
+		data = data[1+n:]
+		return s
+	}
+	valid := func(s string) string { return strings.ToValidUTF8(s, "?") }
+	switch t := kind % 10; {
+	case t == 0:
+		return Str(valid(take())), data
+	case t == 1:
+		return Num(strconv.Itoa(int(kind)) + "." + strconv.Itoa(len(data))), data
+	case t == 2:
+		return Bin([]byte(take())), data
+	case t == 3:
+		return Bool(kind&0x80 != 0), data
+	case t == 4:
+		return Null(), data
+	case t == 5 && depth < 5:
+		var fields []Field
+		for range int(kind>>4) % 4 {
+			var v Value
+			name := valid(take())
+			v, data = valueFrom(data, depth+1)
+			fields = append(fields, Field{name, v})
+		}
+		return MapOf(Sorted(fields)), data
+	case t == 6 && depth < 5:
+		var list []Value
+		for range int(kind>>4) % 4 {
+			var v Value
+			v, data = valueFrom(data, depth+1)
+			list = append(list, v)
+		}
+		return ListOf(list...), data
+	case t == 7 || t == 9:
+		seen := map[string]bool{}
+		var set []string
+		for range 1 + int(kind>>4)%4 {
+			s := take()
+			if t == 7 {
+				s = valid(s)
+			}
+			if !seen[s] {
+				seen[s] = true
+				set = append(set, s)
+			}
+		}
+		if t == 7 {
+			return StrSet(set...), data
+		}
+		return BinSet(set...), data
+	}
+	return NumSet("1", "-2.5E3", strconv.Itoa(len(data)+10)), data
+}
+
+func FuzzValueRoundTrip(f *testing.F) {
+	f.Add([]byte{5 | 3<<4, 2, 'a', 'b', 0, 3, 'x', '"', '\n', 6 | 2<<4, 2, 1, 0xff, 9, 0})
+	f.Add([]byte{7 | 2<<4, 1, 'a', 1, 'b', 2, 0xc3, 0xa9})
+	f.Add([]byte{8})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, _ := valueFrom(data, 0)
+		enc := AppendValueJSON(nil, v)
+		require.True(t, json.Valid(enc), "%s", enc)
+		back, err := DecodeValue(enc)
+		require.NoError(t, err, "%s", enc)
+		assert.True(t, Equal(v, back), "%s", enc)
+		assert.Equal(t, enc, AppendValueJSON(nil, back))
+		sdk, err := FromSDK(ToSDK(v))
+		require.NoError(t, err)
+		assert.True(t, Equal(v, sdk))
+	})
+}
