@@ -1,0 +1,787 @@
+package catalog
+
+import (
+	"time"
+
+	"github.com/cardapio/cardapio/attr"
+)
+
+// Model is a resolved, validated model. Everything downstream (capacity,
+// generator, engine runner, dataset, planner) reads it and never the
+// YAML. A Model and everything it points to must be treated as read-only;
+// slices are sorted by name (access patterns by id) for deterministic output.
+type Model struct {
+	Source         string // file name the model was read from
+	Name           string
+	Description    string
+	Timezone       string // IANA zone of civil dates, for example America/Sao_Paulo
+	Separator      string // key separator, "#" when not declared
+	Prefixes       []Prefix
+	Decisions      []Decision
+	Tables         []*Table
+	Attributes     []*Attribute
+	Entities       []*Entity
+	Indexes        []*Index
+	AccessPatterns []*AccessPattern
+	Operations     []*Operation
+	Scale          Scale
+	Pricing        Pricing
+	Figures        []Figure
+	Scenarios      []Scenario
+	Review         Review
+	// Warnings are the review findings, sorted by position. They are not
+	// part of the model's meaning: two loads of equivalent documents may
+	// place them differently.
+	Warnings []Finding
+
+	doc *tnode // the normalised document, for Marshal
+}
+
+// Prefix is one entry of the prefix dictionary.
+type Prefix struct{ Tag, Meaning string }
+
+// Decision is one recorded design decision.
+type Decision struct{ Name, Decision, Why string }
+
+// Table is a DynamoDB table.
+type Table struct {
+	Name          string
+	Description   string
+	PartitionKey  string
+	SortKey       string // "" when the table has no sort key
+	Discriminator string // attribute naming the entity of each item, or ""
+	Billing       Billing
+	Class         string // STANDARD or STANDARD_INFREQUENT_ACCESS
+	TTL           string // TTL attribute, or ""
+	Stream        *Stream
+	PITR          bool
+	Export        string
+	Isolation     *Isolation
+	Entities      []*Entity // entities stored in the table
+	Indexes       []*Index  // its secondary indexes
+}
+
+// KeyAttributes returns the table's key attribute names, partition first.
+func (t *Table) KeyAttributes() []string {
+	if t.SortKey == "" {
+		return []string{t.PartitionKey}
+	}
+	return []string{t.PartitionKey, t.SortKey}
+}
+
+// Billing is a table's capacity mode.
+type Billing struct {
+	Mode           string      `json:"mode"` // onDemand or provisioned
+	Read           *Capacity   `json:"read,omitempty"`
+	Write          *Capacity   `json:"write,omitempty"`
+	MaxOnDemand    *Throughput `json:"maxOnDemand,omitempty"`
+	WarmThroughput *Throughput `json:"warmThroughput,omitempty"`
+	Why            string      `json:"why,omitempty"`
+}
+
+// Capacity is provisioned capacity in one direction.
+type Capacity struct {
+	Units       int64        `json:"units"`
+	AutoScaling *AutoScaling `json:"autoScaling,omitempty"`
+}
+
+// AutoScaling is target-tracking auto scaling.
+type AutoScaling struct {
+	Min               int64   `json:"min"`
+	Max               int64   `json:"max"`
+	TargetUtilization float64 `json:"targetUtilization"`
+}
+
+// Throughput is read and write units per second.
+type Throughput struct {
+	Read  int64 `json:"read,omitempty"`
+	Write int64 `json:"write,omitempty"`
+}
+
+// Stream is a table's DynamoDB Streams setting.
+type Stream struct {
+	View      string   `json:"view"`
+	Consumers []string `json:"consumers,omitempty"`
+}
+
+// Isolation is tenant isolation by dynamodb:LeadingKeys.
+type Isolation struct {
+	LeadingKeys string   `json:"leadingKeys"`
+	Actions     []string `json:"actions,omitempty"`
+}
+
+// Units of attribute values.
+const (
+	UnitCents        = "cents"
+	UnitCivilDate    = "civilDate"
+	UnitInstant      = "instant"
+	UnitEpochSeconds = "epochSeconds"
+)
+
+// Attribute is one entry of the attribute dictionary.
+type Attribute struct {
+	Name            string
+	Type            attr.Type
+	Description     string
+	Unit            string // see the Unit constants; "" when not declared
+	Timezone        string // for civil dates: the declared zone or the model's
+	Enum            []string
+	Cardinality     int64 // estimated distinct values, 0 when unknown
+	Size            int   // typical value size in bytes, 0 when unknown
+	PII             bool
+	Encrypted       bool
+	CalendarDerived bool
+	Stored          bool // false: derived at read time, never written
+	Derived         *Derived
+	Derivation      string
+	Computed        *Computed
+	Immutable       bool
+	Values          *Distribution
+}
+
+// Derived describes a stored value derived from other attributes.
+type Derived struct {
+	From    []string `json:"from"`
+	Rule    string   `json:"rule"`
+	Changes string   `json:"changes,omitempty"`
+	Why     string   `json:"why,omitempty"`
+}
+
+// Distribution tells the dataset generator how to draw values.
+type Distribution struct {
+	Kind    string             `json:"kind"`
+	Min     *float64           `json:"min,omitempty"`
+	Max     *float64           `json:"max,omitempty"`
+	Mean    *float64           `json:"mean,omitempty"`
+	Stddev  *float64           `json:"stddev,omitempty"`
+	S       *float64           `json:"s,omitempty"`
+	Weights map[string]float64 `json:"weights,omitempty"`
+	Value   any                `json:"value,omitempty"`
+	From    string             `json:"from,omitempty"`
+	To      string             `json:"to,omitempty"`
+	Pattern string             `json:"pattern,omitempty"`
+}
+
+// Presence of an attribute on an entity.
+type Presence string
+
+// Presences.
+const (
+	Required Presence = "required" // always present
+	Optional Presence = "optional" // present in some states (sparse indexes)
+	KeyOnly  Presence = "key"      // only inside key templates, not stored
+)
+
+// EntityAttr is one attribute an entity carries.
+type EntityAttr struct {
+	Name     string
+	Presence Presence
+}
+
+// KeyPart is the template of one table key attribute of an entity.
+type KeyPart struct {
+	Attribute string
+	Template  *KeyTemplate
+}
+
+// Sample is a named sample item, complete with rendered keys and the
+// discriminator.
+type Sample struct {
+	Name string
+	Item attr.Item
+}
+
+// Entity is an item type.
+type Entity struct {
+	Name        string
+	TypeValue   string // value of the table's discriminator attribute
+	Table       *Table
+	Description string
+	Collection  string
+	Key         []KeyPart // in table key order: partition, then sort
+	Attributes  []EntityAttr
+	AppendOnly  bool
+	Population  *Population
+	Samples     []Sample
+	Indexes     []*Index // indexes the entity can enter
+}
+
+// Has returns the presence of the attribute on the entity ("" when it
+// does not carry it). Table key attributes and the discriminator are
+// always present.
+func (e *Entity) Has(name string) Presence {
+	for _, a := range e.Attributes {
+		if a.Name == name {
+			return a.Presence
+		}
+	}
+	for _, k := range e.Key {
+		if k.Attribute == name {
+			return Required
+		}
+	}
+	if e.Table != nil && e.Table.Discriminator == name {
+		return Required
+	}
+	return ""
+}
+
+// Sample returns the named sample item. The name "absent" returns a nil
+// item and true: the item does not exist.
+func (e *Entity) Sample(name string) (attr.Item, bool) {
+	if name == Absent {
+		return nil, true
+	}
+	for _, s := range e.Samples {
+		if s.Name == name {
+			return s.Item, true
+		}
+	}
+	return nil, false
+}
+
+// KeyOf renders the table key attributes of an item of this entity from
+// values (attributes, key-only inputs included).
+func (e *Entity) KeyOf(values map[string]attr.Value) (attr.Item, error) {
+	var key attr.Item
+	for _, k := range e.Key {
+		s, err := k.Template.Render(values)
+		if err != nil {
+			return nil, err
+		}
+		key = key.With(k.Attribute, attr.Str(s))
+	}
+	return key, nil
+}
+
+// Absent is the sample name for "no item".
+const Absent = "absent"
+
+// Population is how many items of an entity exist at the declared scale.
+type Population struct {
+	Total *int64   `json:"total,omitempty"`
+	Per   string   `json:"per,omitempty"`
+	Mean  *float64 `json:"mean,omitempty"`
+	Share *float64 `json:"share,omitempty"`
+	Note  string   `json:"note,omitempty"`
+}
+
+// Index is a secondary index.
+type Index struct {
+	Name        string
+	Alias       string
+	Local       bool
+	Table       *Table
+	Description string
+	Owner       string
+	Partition   []string // partition key attributes, in order
+	Sort        []string // sort key attributes, in order (may be empty)
+	Projection  Projection
+	Sparse      *Sparse
+	Entries     []*Entity // entities that carry every key attribute (required or optional)
+	Shards      *Shards
+	Synthetic   *Synthetic
+	Alarm       string
+	Unsharded   string
+	Serves      []*AccessPattern
+}
+
+// KeyAttributes returns partition then sort attributes.
+func (x *Index) KeyAttributes() []string {
+	return append(append([]string{}, x.Partition...), x.Sort...)
+}
+
+// Projects reports whether an index entry carries the attribute: table
+// keys, index keys, and under INCLUDE the listed attributes, under ALL
+// everything.
+func (x *Index) Projects(name string) bool {
+	switch x.Projection.Type {
+	case "ALL":
+		return true
+	case "INCLUDE":
+		for _, a := range x.Projection.Attributes {
+			if a == name {
+				return true
+			}
+		}
+	}
+	for _, a := range x.KeyAttributes() {
+		if a == name {
+			return true
+		}
+	}
+	return x.Table != nil && (name == x.Table.PartitionKey || name == x.Table.SortKey)
+}
+
+// Projection is what an index copies.
+type Projection struct {
+	Type       string   `json:"type"` // ALL, KEYS_ONLY, INCLUDE
+	Attributes []string `json:"attributes,omitempty"`
+}
+
+// Sparse declares which entities are expected to enter an index.
+type Sparse struct {
+	Entities []string
+	Note     string
+}
+
+// Shards is the write sharding of an index partition.
+type Shards struct {
+	Attribute           string   `json:"attribute"`
+	Count               int      `json:"count"`
+	Formula             string   `json:"formula,omitempty"`
+	PeakWritesPerSecond *float64 `json:"peakWritesPerSecond,omitempty"`
+}
+
+// Synthetic is the concatenated-key fallback of a multi-attribute index.
+type Synthetic struct {
+	Partition *SyntheticKey
+	Sort      *SyntheticKey // nil when the index has no sort key
+}
+
+// SyntheticKey is one concatenated key attribute.
+type SyntheticKey struct {
+	Attribute string
+	Template  *KeyTemplate
+}
+
+// Consistency levels of access patterns.
+const (
+	Eventual = "eventual"
+	Strong   = "strong"
+	Exact    = "exact"
+)
+
+// AccessPattern is one question of the menu.
+type AccessPattern struct {
+	ID          string
+	Question    string
+	AskedBy     []string
+	Velocity    *Velocity
+	Latency     time.Duration // 0 when not declared
+	Consistency string        // eventual, strong or exact
+	IfWrong     string
+	Answer      *Answer      // nil when NotAnswered is set
+	NotAnswered *NotAnswered // nil when the table answers it
+	Operations  []*Operation // operations that serve it
+}
+
+// Velocity is how fast a question is asked.
+type Velocity struct {
+	Steady *Rate  `json:"steady,omitempty"`
+	Burst  *Burst `json:"burst,omitempty"`
+	Peak   *Rate  `json:"peak,omitempty"`
+	Note   string `json:"note,omitempty"`
+}
+
+// Rate is count per unit of time.
+type Rate struct {
+	Count float64 `json:"count"`
+	Per   string  `json:"per"` // second, minute, hour, day, month
+	When  string  `json:"when,omitempty"`
+}
+
+// PerSecond converts the rate to a per-second figure (a month is 30 days).
+func (r Rate) PerSecond() float64 {
+	switch r.Per {
+	case "minute":
+		return r.Count / 60
+	case "hour":
+		return r.Count / 3600
+	case "day":
+		return r.Count / 86400
+	case "month":
+		return r.Count / (30 * 86400)
+	}
+	return r.Count
+}
+
+// Burst is a volume within a window.
+type Burst struct {
+	Volume float64 `json:"volume"`
+	Window string  `json:"window"`
+	Every  string  `json:"every,omitempty"`
+	At     string  `json:"at,omitempty"`
+}
+
+// WindowDuration parses Window.
+func (b Burst) WindowDuration() time.Duration { d, _ := parseDuration(b.Window); return d }
+
+// NotAnswered declares a question out of the table.
+type NotAnswered struct {
+	GoesTo string `json:"goesTo"` // s3ExportAthena, searchEngine, stream, elsewhere
+	Why    string `json:"why"`
+}
+
+// Answer is the structure that answers a question.
+type Answer struct {
+	Table          *Table
+	Index          *Index // nil: the base table
+	Operation      string // GetItem, Query, PutItem, UpdateItem
+	Key            []KeyCondition
+	Order          string // ascending or descending ("" = ascending)
+	PageSize       int
+	Shards         *FanOut
+	ConsistentRead bool
+	Note           string
+}
+
+// Structure names the table or index that answers.
+func (a *Answer) Structure() string {
+	if a.Index != nil {
+		return a.Index.Name
+	}
+	return a.Table.Name
+}
+
+// Key condition operators.
+const (
+	OpEq         = "eq"
+	OpBeginsWith = "beginsWith"
+	OpBetween    = "between"
+	OpLt         = "lt"
+	OpLe         = "le"
+	OpGt         = "gt"
+	OpGe         = "ge"
+)
+
+// KeyCondition is a condition on one key attribute. Between has two
+// operands, the others one.
+type KeyCondition struct {
+	Attribute string
+	Op        string
+	Operands  []Operand
+}
+
+// FanOut is how a sharded index is read.
+type FanOut struct {
+	FanOut  string `json:"fanOut"` // all or one
+	Workers int    `json:"workers,omitempty"`
+}
+
+// Operand is a value in a request: exactly one of Param (the whole value
+// is one parameter, typed by it), Template (a string rendered from
+// parameters; a template without placeholders is a string constant) or
+// Literal (a constant of any type).
+type Operand struct {
+	Param    string
+	Template *KeyTemplate
+	Literal  *attr.Value
+}
+
+// Resolve computes the operand's value from parameter values.
+func (o Operand) Resolve(params map[string]attr.Value) (attr.Value, error) {
+	switch {
+	case o.Param != "":
+		v, ok := params[o.Param]
+		if !ok {
+			return attr.Value{}, &missingParamError{o.Param}
+		}
+		return v, nil
+	case o.Template != nil:
+		s, err := o.Template.Render(params)
+		if err != nil {
+			return attr.Value{}, err
+		}
+		return attr.Str(s), nil
+	case o.Literal != nil:
+		return *o.Literal, nil
+	}
+	return attr.Null(), nil
+}
+
+// Placeholders lists the parameters the operand needs.
+func (o Operand) Placeholders() []string {
+	if o.Param != "" {
+		return []string{o.Param}
+	}
+	if o.Template != nil {
+		return o.Template.Placeholders()
+	}
+	return nil
+}
+
+type missingParamError struct{ name string }
+
+func (e *missingParamError) Error() string { return "missing value for parameter " + e.name }
+
+// Param is one operation input.
+type Param struct {
+	Name        string
+	Type        attr.Type
+	Attribute   *Attribute // nil for an explicitly typed parameter
+	Description string
+	Sample      *attr.Value // value for sample runs, nil when not declared
+}
+
+// StepKind is the kind of DynamoDB request of a step.
+type StepKind string
+
+// Step kinds.
+const (
+	Get            StepKind = "get"
+	Put            StepKind = "put"
+	Update         StepKind = "update"
+	Delete         StepKind = "delete"
+	Query          StepKind = "query"
+	ConditionCheck StepKind = "conditionCheck"
+	Transaction    StepKind = "transaction"
+)
+
+// IsWrite reports whether the kind writes (or checks, in a transaction).
+func (k StepKind) IsWrite() bool {
+	return k == Put || k == Update || k == Delete || k == ConditionCheck || k == Transaction
+}
+
+// Step is one step of an operation, or one action of a transaction.
+type Step struct {
+	ID          string
+	Description string
+	Pattern     *AccessPattern
+	Kind        StepKind
+	Request     *Request // nil for a transaction
+	Items       []*Step  // the actions of a transaction, in request order
+	Why         string   // why a transaction is needed
+	Bind        []string // attributes of the read item later steps use
+	When        string
+	Variants    []string // budget variants the step runs in; empty: all
+}
+
+// In reports whether the step runs in the budget variant.
+func (s *Step) In(variant string) bool {
+	if len(s.Variants) == 0 {
+		return true
+	}
+	for _, v := range s.Variants {
+		if v == variant {
+			return true
+		}
+	}
+	return false
+}
+
+// Request is the complete material of one DynamoDB request.
+type Request struct {
+	Table                               *Table
+	Index                               *Index // queries on an index
+	Entity                              *Entity
+	Key                                 []Assign       // get, update, delete, conditionCheck: key attribute values
+	KeyCondition                        []KeyCondition // query
+	Item                                []Assign       // put: the non-key attributes
+	Update                              string
+	Condition                           string
+	Filter                              string
+	Projection                          []string
+	Names                               map[string]string // #name -> attribute
+	Values                              []NamedValue      // :name -> operand, sorted by name
+	ReturnValues                        string
+	ReturnValuesOnConditionCheckFailure string
+	ConsistentRead                      bool
+	Order                               string
+	PageSize                            int
+	Shards                              *FanOut
+	OnConditionFailed                   *Failure
+	OnMissing                           *Failure
+	Before                              string // sample name, Absent, or "" when not declared
+	After                               string
+	Sample                              string
+	Matches                             []Match
+}
+
+// Assign is an attribute and the operand giving its value.
+type Assign struct {
+	Attribute string
+	Value     Operand
+}
+
+// NamedValue is one expression attribute value.
+type NamedValue struct {
+	Name  string
+	Value Operand
+}
+
+// Failure is what a failed condition or a missing item means.
+type Failure struct {
+	Meaning string `json:"meaning"`
+	Outcome string `json:"outcome"` // succeed, stop, retry, fail
+}
+
+// Match is what a query page matches, for static estimates.
+type Match struct {
+	Entity *Entity
+	Sample string
+	Count  int
+}
+
+// Budget is the capacity budget of one variant of an operation.
+type Budget struct {
+	Name        string
+	Description string
+	WRU         *float64 // nil: no write budget declared
+	RRU         *float64 // nil: no read budget declared
+	FailedStep  string   // id of the step or action whose condition fails
+	Samples     map[string]SampleOverride
+	Pages       int
+	Reasoning   string
+}
+
+// SampleOverride replaces a step's samples in one budget variant.
+type SampleOverride struct {
+	Before, After, Sample *string
+}
+
+// SamplesFor returns the before, after and read samples of a step in this
+// variant: the step's own, replaced by the variant's overrides.
+func (b *Budget) SamplesFor(s *Step) (before, after, sample string) {
+	if s.Request != nil {
+		before, after, sample = s.Request.Before, s.Request.After, s.Request.Sample
+	}
+	if o, ok := b.Samples[s.ID]; ok {
+		if o.Before != nil {
+			before = *o.Before
+		}
+		if o.After != nil {
+			after = *o.After
+		}
+		if o.Sample != nil {
+			sample = *o.Sample
+		}
+	}
+	return before, after, sample
+}
+
+// Volume is how often an operation runs.
+type Volume struct {
+	PerDay        *float64 `json:"perDay,omitempty"`
+	PerMonth      *float64 `json:"perMonth,omitempty"`
+	PeakPerSecond *float64 `json:"peakPerSecond,omitempty"`
+	When          string   `json:"when,omitempty"`
+}
+
+// Operation is a business operation.
+type Operation struct {
+	Name        string
+	Description string
+	Serves      []*AccessPattern
+	Trigger     string
+	Idempotency string
+	Params      []*Param // sorted by name
+	Steps       []*Step
+	Volume      Volume
+	Budgets     []*Budget // sorted by name
+}
+
+// Param returns the named parameter.
+func (o *Operation) Param(name string) *Param {
+	for _, p := range o.Params {
+		if p.Name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// Step returns the step or transaction action with the id.
+func (o *Operation) Step(id string) *Step {
+	for _, s := range o.Steps {
+		if s.ID == id {
+			return s
+		}
+		for _, it := range s.Items {
+			if it.ID == id {
+				return it
+			}
+		}
+	}
+	return nil
+}
+
+// Scale is the size and shape of the business.
+type Scale struct {
+	Contracts                             int64              `json:"contracts,omitempty"`
+	Debtors                               int64              `json:"debtors,omitempty"`
+	InstalmentsPerContract                float64            `json:"instalmentsPerContract,omitempty"`
+	DelinquentShare                       float64            `json:"delinquentShare,omitempty"`
+	Buckets                               map[string]float64 `json:"buckets,omitempty"`
+	Tenants                               *Tenants           `json:"tenants,omitempty"`
+	EventsPerInstalment                   float64            `json:"eventsPerInstalment,omitempty"`
+	ContactsPerDelinquentContractPerMonth float64            `json:"contactsPerDelinquentContractPerMonth,omitempty"`
+	SMSShare                              float64            `json:"smsShare,omitempty"`
+	PromisesPerDay                        float64            `json:"promisesPerDay,omitempty"`
+	SettlementsPerDay                     float64            `json:"settlementsPerDay,omitempty"`
+	BucketMovesPerMonth                   float64            `json:"bucketMovesPerMonth,omitempty"`
+	StorageGB                             float64            `json:"storageGB,omitempty"`
+	Paydays                               map[string]Payday  `json:"paydays,omitempty"`
+	History                               string             `json:"history,omitempty"`
+}
+
+// Tenants is the number of tenants and their skew.
+type Tenants struct {
+	Count        int     `json:"count"`
+	LargestShare float64 `json:"largestShare,omitempty"`
+	Rest         string  `json:"rest,omitempty"`
+	Growth       string  `json:"growth,omitempty"`
+}
+
+// Payday is a day that drives peaks.
+type Payday struct {
+	Rule        string  `json:"rule"`
+	Description string  `json:"description,omitempty"`
+	PeakFactor  float64 `json:"peakFactor,omitempty"`
+	Prewarm     bool    `json:"prewarm,omitempty"`
+}
+
+// Pricing holds list prices in US$.
+type Pricing struct {
+	Region              string  `json:"region,omitempty"`
+	AsOf                string  `json:"asOf,omitempty"`
+	WritePerMillion     float64 `json:"writePerMillion,omitempty"`
+	ReadPerMillion      float64 `json:"readPerMillion,omitempty"`
+	StoragePerGBMonth   float64 `json:"storagePerGBMonth,omitempty"`
+	IAStoragePerGBMonth float64 `json:"iaStoragePerGBMonth,omitempty"`
+	IARequestFactor     float64 `json:"iaRequestFactor,omitempty"`
+	ProvisionedDiscount float64 `json:"provisionedDiscount,omitempty"`
+	Note                string  `json:"note,omitempty"`
+}
+
+// Figure is a reference figure to reproduce.
+type Figure struct {
+	Name       string
+	Statement  string
+	Value      *float64
+	Unit       string
+	Derivation string
+}
+
+// Scenario is a time-shaped workload.
+type Scenario struct {
+	Name        string
+	Description string
+	At          string
+	Day         string
+	Load        []LoadItem
+	Expect      []string
+}
+
+// LoadItem is one operation's part of a scenario.
+type LoadItem struct {
+	Operation string  `json:"operation"`
+	Count     float64 `json:"count,omitempty"`
+	Window    string  `json:"window,omitempty"`
+	Rate      *Rate   `json:"rate,omitempty"`
+	Tenant    string  `json:"tenant,omitempty"`
+	Note      string  `json:"note,omitempty"`
+}
+
+// Review holds review answers and accepted findings.
+type Review struct {
+	Answers map[string]string
+	Accept  []Accept
+}
+
+// Accept acknowledges one review finding.
+type Accept struct {
+	Code   string `json:"code"`
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}

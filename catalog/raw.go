@@ -1,0 +1,260 @@
+package catalog
+
+import "encoding/json"
+
+// The raw* types mirror the schema one to one. They are filled from the
+// schema-valid document and turned into the resolved model; nothing
+// outside this package sees them.
+
+type rawModel struct {
+	FormatVersion  int                         `json:"formatVersion"`
+	Name           string                      `json:"name"`
+	Description    string                      `json:"description"`
+	Timezone       string                      `json:"timezone"`
+	Separator      string                      `json:"separator"`
+	Prefixes       map[string]string           `json:"prefixes"`
+	Decisions      map[string]rawDecision      `json:"decisions"`
+	Tables         map[string]rawTable         `json:"tables"`
+	Attributes     map[string]rawAttribute     `json:"attributes"`
+	Entities       map[string]rawEntity        `json:"entities"`
+	Indexes        map[string]rawIndex         `json:"indexes"`
+	AccessPatterns map[string]rawAccessPattern `json:"accessPatterns"`
+	Operations     map[string]rawOperation     `json:"operations"`
+	Scale          *Scale                      `json:"scale"`
+	Pricing        *Pricing                    `json:"pricing"`
+	Figures        map[string]rawFigure        `json:"figures"`
+	Scenarios      map[string]rawScenario      `json:"scenarios"`
+	Review         *rawReview                  `json:"review"`
+}
+
+type rawDecision struct {
+	Decision string `json:"decision"`
+	Why      string `json:"why"`
+}
+
+type rawTable struct {
+	Description   string     `json:"description"`
+	PartitionKey  string     `json:"partitionKey"`
+	SortKey       string     `json:"sortKey"`
+	Discriminator string     `json:"discriminator"`
+	Billing       *Billing   `json:"billing"`
+	Class         string     `json:"class"`
+	TTL           string     `json:"ttl"`
+	Stream        *Stream    `json:"stream"`
+	PITR          bool       `json:"pitr"`
+	Export        string     `json:"export"`
+	Isolation     *Isolation `json:"isolation"`
+}
+
+type rawAttribute struct {
+	Type            string        `json:"type"`
+	Description     string        `json:"description"`
+	Unit            string        `json:"unit"`
+	Timezone        string        `json:"timezone"`
+	Enum            []string      `json:"enum"`
+	Cardinality     int64         `json:"cardinality"`
+	Size            int           `json:"size"`
+	PII             bool          `json:"pii"`
+	Encrypted       bool          `json:"encrypted"`
+	CalendarDerived bool          `json:"calendarDerived"`
+	Stored          *bool         `json:"stored"`
+	Derived         *Derived      `json:"derived"`
+	Derivation      string        `json:"derivation"`
+	Computed        *rawComputed  `json:"computed"`
+	Immutable       bool          `json:"immutable"`
+	Values          *Distribution `json:"values"`
+}
+
+type rawComputed struct {
+	Kind      string `json:"kind"`
+	Hash      string `json:"hash"`
+	Input     string `json:"input"`
+	Modulo    int    `json:"modulo"`
+	Algorithm string `json:"algorithm"`
+	Secret    string `json:"secret"`
+	SecretBy  string `json:"secretBy"`
+	Normalize string `json:"normalize"`
+	HexLength int    `json:"hexLength"`
+	Template  string `json:"template"`
+	Rotation  string `json:"rotation"`
+}
+
+type rawEntity struct {
+	Table       string                                `json:"table"`
+	Description string                                `json:"description"`
+	Collection  string                                `json:"collection"`
+	Key         map[string]string                     `json:"key"`
+	Attributes  map[string]string                     `json:"attributes"`
+	AppendOnly  bool                                  `json:"appendOnly"`
+	Population  *Population                           `json:"population"`
+	Samples     map[string]map[string]json.RawMessage `json:"samples"`
+}
+
+type rawIndex struct {
+	Table       string     `json:"table"`
+	Alias       string     `json:"alias"`
+	Kind        string     `json:"kind"`
+	Description string     `json:"description"`
+	Owner       string     `json:"owner"`
+	Partition   []string   `json:"partition"`
+	Sort        []string   `json:"sort"`
+	Projection  Projection `json:"projection"`
+	Sparse      *rawSparse `json:"sparse"`
+	Shards      *Shards    `json:"shards"`
+	Synthetic   *rawSynth  `json:"synthetic"`
+	Alarm       string     `json:"alarm"`
+	Unsharded   string     `json:"unsharded"`
+}
+
+type rawSparse struct {
+	Entities []string `json:"entities"`
+	Note     string   `json:"note"`
+}
+
+type rawSynth struct {
+	Partition *rawSynthKey `json:"partition"`
+	Sort      *rawSynthKey `json:"sort"`
+}
+
+type rawSynthKey struct {
+	Attribute string `json:"attribute"`
+	Template  string `json:"template"`
+}
+
+type rawAccessPattern struct {
+	Question    string       `json:"question"`
+	AskedBy     []string     `json:"askedBy"`
+	Velocity    *Velocity    `json:"velocity"`
+	Latency     string       `json:"latency"`
+	Consistency string       `json:"consistency"`
+	IfWrong     string       `json:"ifWrong"`
+	Answer      *rawAnswer   `json:"answer"`
+	NotAnswered *NotAnswered `json:"notAnswered"`
+}
+
+type rawAnswer struct {
+	Table          string                     `json:"table"`
+	Index          string                     `json:"index"`
+	Operation      string                     `json:"operation"`
+	Key            map[string]json.RawMessage `json:"key"`
+	Order          string                     `json:"order"`
+	PageSize       int                        `json:"pageSize"`
+	Shards         *FanOut                    `json:"shards"`
+	ConsistentRead bool                       `json:"consistentRead"`
+	Note           string                     `json:"note"`
+}
+
+type rawParam struct {
+	Attribute   string          `json:"attribute"`
+	Type        string          `json:"type"`
+	Description string          `json:"description"`
+	Sample      json.RawMessage `json:"sample"`
+}
+
+type rawRequest struct {
+	Table                               string                     `json:"table"`
+	Index                               string                     `json:"index"`
+	Entity                              string                     `json:"entity"`
+	Key                                 map[string]json.RawMessage `json:"key"`
+	Item                                map[string]json.RawMessage `json:"item"`
+	Update                              string                     `json:"update"`
+	Condition                           string                     `json:"condition"`
+	Filter                              string                     `json:"filter"`
+	Projection                          []string                   `json:"projection"`
+	Names                               map[string]string          `json:"names"`
+	Values                              map[string]json.RawMessage `json:"values"`
+	ReturnValues                        string                     `json:"returnValues"`
+	ReturnValuesOnConditionCheckFailure string                     `json:"returnValuesOnConditionCheckFailure"`
+	ConsistentRead                      bool                       `json:"consistentRead"`
+	Order                               string                     `json:"order"`
+	PageSize                            int                        `json:"pageSize"`
+	Shards                              *FanOut                    `json:"shards"`
+	OnConditionFailed                   *Failure                   `json:"onConditionFailed"`
+	OnMissing                           *Failure                   `json:"onMissing"`
+	Before                              *string                    `json:"before"`
+	After                               *string                    `json:"after"`
+	Sample                              *string                    `json:"sample"`
+	Matches                             []rawMatch                 `json:"matches"`
+}
+
+type rawMatch struct {
+	Entity string `json:"entity"`
+	Sample string `json:"sample"`
+	Count  int    `json:"count"`
+}
+
+type rawTxItem struct {
+	ID             string      `json:"id"`
+	Description    string      `json:"description"`
+	Put            *rawRequest `json:"put"`
+	Update         *rawRequest `json:"update"`
+	Delete         *rawRequest `json:"delete"`
+	ConditionCheck *rawRequest `json:"conditionCheck"`
+	Variants       []string    `json:"variants"`
+}
+
+type rawStep struct {
+	ID             string      `json:"id"`
+	Description    string      `json:"description"`
+	Pattern        string      `json:"pattern"`
+	Get            *rawRequest `json:"get"`
+	Put            *rawRequest `json:"put"`
+	Update         *rawRequest `json:"update"`
+	Delete         *rawRequest `json:"delete"`
+	Query          *rawRequest `json:"query"`
+	ConditionCheck *rawRequest `json:"conditionCheck"`
+	Transaction    *struct {
+		Items []rawTxItem `json:"items"`
+		Why   string      `json:"why"`
+	} `json:"transaction"`
+	Bind     []string `json:"bind"`
+	When     string   `json:"when"`
+	Variants []string `json:"variants"`
+}
+
+type rawBudget struct {
+	Description string                       `json:"description"`
+	WRU         *float64                     `json:"wru"`
+	RRU         *float64                     `json:"rru"`
+	FailedStep  string                       `json:"failedStep"`
+	Samples     map[string]rawSampleOverride `json:"samples"`
+	Pages       int                          `json:"pages"`
+	Reasoning   string                       `json:"reasoning"`
+}
+
+type rawSampleOverride struct {
+	Before *string `json:"before"`
+	After  *string `json:"after"`
+	Sample *string `json:"sample"`
+}
+
+type rawOperation struct {
+	Description string               `json:"description"`
+	Serves      []string             `json:"serves"`
+	Trigger     string               `json:"trigger"`
+	Idempotency string               `json:"idempotency"`
+	Params      map[string]rawParam  `json:"params"`
+	Steps       []rawStep            `json:"steps"`
+	Volume      *Volume              `json:"volume"`
+	Budgets     map[string]rawBudget `json:"budgets"`
+}
+
+type rawFigure struct {
+	Statement  string   `json:"statement"`
+	Value      *float64 `json:"value"`
+	Unit       string   `json:"unit"`
+	Derivation string   `json:"derivation"`
+}
+
+type rawScenario struct {
+	Description string     `json:"description"`
+	At          string     `json:"at"`
+	Day         string     `json:"day"`
+	Load        []LoadItem `json:"load"`
+	Expect      []string   `json:"expect"`
+}
+
+type rawReview struct {
+	Answers map[string]string `json:"answers"`
+	Accept  []Accept          `json:"accept"`
+}

@@ -1,0 +1,702 @@
+package catalog
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/cardapio/cardapio/attr"
+)
+
+// opScope types the placeholders available to a step: the operation's
+// parameters and the attributes bound by earlier steps.
+type opScope struct {
+	r      *resolver
+	op     *Operation
+	params map[string]attr.Type
+	names  []string
+}
+
+func (s *opScope) avail(ptr, name string) (attr.Type, bool) {
+	if t, ok := s.params[name]; ok {
+		return t, true
+	}
+	if ptr != "" {
+		s.r.errAt(ptr, false, didYouMean(name, s.names), "placeholder {%s} is neither a parameter of %s nor bound by an earlier step", name, s.op.Name)
+	}
+	return attr.Invalid, false
+}
+
+func (s *opScope) bind(name string, t attr.Type) {
+	if _, ok := s.params[name]; !ok {
+		s.names = append(s.names, name)
+	}
+	s.params[name] = t
+}
+
+func (r *resolver) resolveOperations() {
+	for _, name := range sortedKeys(r.raw.Operations) {
+		ro := r.raw.Operations[name]
+		op := &Operation{Name: name, Description: ro.Description, Trigger: ro.Trigger, Idempotency: ro.Idempotency}
+		if ro.Volume != nil {
+			op.Volume = *ro.Volume
+		}
+		scope := &opScope{r: r, op: op, params: map[string]attr.Type{}}
+		for _, pn := range sortedKeys(ro.Params) {
+			rp := ro.Params[pn]
+			ptr := p("operations", name, "params", pn)
+			prm := &Param{Name: pn, Description: rp.Description}
+			switch {
+			case rp.Attribute != "" && rp.Type != "":
+				r.errAt(ptr+"/type", true, "", "give attribute or type, not both")
+			case rp.Attribute != "":
+				if a := r.attrRef(ptr+"/attribute", rp.Attribute); a != nil {
+					prm.Attribute, prm.Type = a, a.Type
+				}
+			case rp.Type != "":
+				prm.Type, _ = attr.ParseType(rp.Type)
+			default:
+				if a, ok := r.attrs[pn]; ok {
+					prm.Attribute, prm.Type = a, a.Type
+				} else {
+					r.errAt(ptr, true, "", "parameter %s is not an attribute name: give its attribute or type", pn)
+				}
+			}
+			if len(rp.Sample) > 0 && prm.Type != attr.Invalid {
+				v, _ := decodeAny(rp.Sample)
+				tv, err := typedValue(v, prm.Type, prm.Attribute)
+				if err != nil {
+					r.errf(ptr+"/sample", "%v", err)
+				} else {
+					prm.Sample = &tv
+				}
+			}
+			op.Params = append(op.Params, prm)
+			scope.bind(pn, prm.Type)
+		}
+		ids := map[string]bool{}
+		for i, rs := range ro.Steps {
+			sptr := p("operations", name, "steps", i)
+			st := r.step(sptr, scope, rs, ids)
+			if st != nil {
+				op.Steps = append(op.Steps, st)
+			}
+		}
+		served := map[string]bool{}
+		for i, id := range ro.Serves {
+			ap, ok := r.aps[id]
+			if !ok {
+				r.errAt(p("operations", name, "serves", i), false, didYouMean(id, sortedKeys(r.aps)), "unknown access pattern %q", id)
+				continue
+			}
+			if !served[id] {
+				served[id] = true
+				op.Serves = append(op.Serves, ap)
+			}
+		}
+		for _, st := range op.Steps {
+			if st.Pattern != nil && !served[st.Pattern.ID] {
+				served[st.Pattern.ID] = true
+				op.Serves = append(op.Serves, st.Pattern)
+			}
+		}
+		sort.Slice(op.Serves, func(i, j int) bool { return op.Serves[i].ID < op.Serves[j].ID })
+		for _, ap := range op.Serves {
+			ap.Operations = append(ap.Operations, op)
+		}
+		for _, bn := range sortedKeys(ro.Budgets) {
+			op.Budgets = append(op.Budgets, r.budget(p("operations", name, "budgets", bn), op, bn, ro.Budgets[bn]))
+		}
+		for i, rs := range ro.Steps {
+			r.checkVariants(p("operations", name, "steps", i, "variants"), rs.Variants, ro.Budgets)
+			if rs.Transaction != nil {
+				for j, ri := range rs.Transaction.Items {
+					r.checkVariants(p("operations", name, "steps", i, "transaction", "items", j, "variants"), ri.Variants, ro.Budgets)
+				}
+			}
+		}
+		r.ops[name] = op
+		r.m.Operations = append(r.m.Operations, op)
+	}
+}
+
+func (r *resolver) budget(ptr string, op *Operation, name string, rb rawBudget) *Budget {
+	b := &Budget{Name: name, Description: rb.Description, WRU: rb.WRU, RRU: rb.RRU, FailedStep: rb.FailedStep, Pages: rb.Pages, Reasoning: rb.Reasoning}
+	if b.WRU == nil && b.RRU == nil {
+		r.errAt(ptr, true, "", "a budget needs wru, rru or both")
+	}
+	if b.FailedStep != "" {
+		st := op.Step(b.FailedStep)
+		switch {
+		case st == nil:
+			r.errAt(ptr+"/failedStep", false, didYouMean(b.FailedStep, stepIDs(op)), "unknown step %q", b.FailedStep)
+		case st.Kind == Get || st.Kind == Query || st.Kind == Transaction:
+			r.errf(ptr+"/failedStep", "step %s is a %s: only a conditional write or condition check can fail its condition", st.ID, st.Kind)
+		case st.Request != nil && st.Request.Condition == "":
+			r.errf(ptr+"/failedStep", "step %s has no condition that could fail", st.ID)
+		}
+	}
+	if len(rb.Samples) > 0 {
+		b.Samples = map[string]SampleOverride{}
+	}
+	for _, sid := range sortedKeys(rb.Samples) {
+		o := rb.Samples[sid]
+		sptr := ptr + "/samples/" + escapePtr(sid)
+		st := op.Step(sid)
+		if st == nil {
+			r.errAt(sptr, true, didYouMean(sid, stepIDs(op)), "unknown step %q", sid)
+			continue
+		}
+		if st.Request != nil && st.Request.Entity != nil {
+			for _, s := range []struct {
+				f string
+				v *string
+			}{{"before", o.Before}, {"after", o.After}, {"sample", o.Sample}} {
+				if s.v != nil {
+					r.sampleRef(sptr+"/"+s.f, st.Request.Entity, *s.v)
+				}
+			}
+		}
+		b.Samples[sid] = SampleOverride{Before: o.Before, After: o.After, Sample: o.Sample}
+	}
+	return b
+}
+
+func (r *resolver) checkVariants(ptr string, vs []string, budgets map[string]rawBudget) {
+	for i, v := range vs {
+		if _, ok := budgets[v]; !ok {
+			r.errAt(fmt.Sprintf("%s/%d", ptr, i), false, didYouMean(v, sortedKeys(budgets)), "unknown budget variant %q", v)
+		}
+	}
+}
+
+func stepIDs(op *Operation) []string {
+	var ids []string
+	for _, s := range op.Steps {
+		ids = append(ids, s.ID)
+		for _, it := range s.Items {
+			ids = append(ids, it.ID)
+		}
+	}
+	return ids
+}
+
+func (r *resolver) sampleRef(ptr string, e *Entity, name string) {
+	if _, ok := e.Sample(name); ok {
+		return
+	}
+	if _, raw := r.raw.Entities[e.Name].Samples[name]; raw {
+		return // the sample itself is broken and reported there
+	}
+	var names []string
+	for _, s := range e.Samples {
+		names = append(names, s.Name)
+	}
+	r.errAt(ptr, false, didYouMean(name, append(names, Absent)), "entity %s has no sample %q", e.Name, name)
+}
+
+func (r *resolver) step(ptr string, scope *opScope, rs rawStep, ids map[string]bool) *Step {
+	st := &Step{ID: rs.ID, Description: rs.Description, When: rs.When, Variants: rs.Variants}
+	if ids[rs.ID] {
+		r.errf(ptr+"/id", "duplicate step id %q", rs.ID)
+	}
+	ids[rs.ID] = true
+	if rs.Pattern != "" {
+		ap, ok := r.aps[rs.Pattern]
+		if !ok {
+			r.errAt(ptr+"/pattern", false, didYouMean(rs.Pattern, sortedKeys(r.aps)), "unknown access pattern %q", rs.Pattern)
+		}
+		st.Pattern = ap
+	}
+	kinds := map[StepKind]*rawRequest{Get: rs.Get, Put: rs.Put, Update: rs.Update, Delete: rs.Delete, Query: rs.Query, ConditionCheck: rs.ConditionCheck}
+	var set []StepKind
+	for k, v := range kinds {
+		if v != nil {
+			set = append(set, k)
+		}
+	}
+	if rs.Transaction != nil {
+		set = append(set, Transaction)
+	}
+	if len(set) != 1 {
+		r.errAt(ptr, true, "", "a step has exactly one of get, put, update, delete, query or transaction (found %d)", len(set))
+		return nil
+	}
+	st.Kind = set[0]
+	switch st.Kind {
+	case Transaction:
+		st.Why = rs.Transaction.Why
+		type itemKey struct{ entity, key string }
+		seen := map[itemKey]*Step{}
+		for i, ri := range rs.Transaction.Items {
+			iptr := fmt.Sprintf("%s/transaction/items/%d", ptr, i)
+			it := &Step{ID: ri.ID, Description: ri.Description, Variants: ri.Variants}
+			if ids[ri.ID] {
+				r.errf(iptr+"/id", "duplicate step id %q", ri.ID)
+			}
+			ids[ri.ID] = true
+			var rr *rawRequest
+			n := 0
+			for k, v := range map[StepKind]*rawRequest{Put: ri.Put, Update: ri.Update, Delete: ri.Delete, ConditionCheck: ri.ConditionCheck} {
+				if v != nil {
+					it.Kind, rr = k, v
+					n++
+				}
+			}
+			if n != 1 {
+				r.errAt(iptr, true, "", "a transaction action has exactly one of put, update, delete or conditionCheck (found %d)", n)
+				continue
+			}
+			it.Request = r.request(iptr+"/"+string(it.Kind), scope, it.Kind, rr, true)
+			if it.Request != nil && it.Request.Entity != nil {
+				k := itemKey{it.Request.Entity.Name, keyText(it.Request.Key)}
+				if prev, dup := seen[k]; dup && overlap(prev, it) {
+					r.errf(iptr, "actions %s and %s touch the same item: a transaction may touch each item once", prev.ID, it.ID)
+				}
+				seen[k] = it
+			}
+			st.Items = append(st.Items, it)
+		}
+	default:
+		if st.Kind == ConditionCheck {
+			r.errAt(ptr+"/conditionCheck", true, "use a conditional put or update, or a transaction", "a condition check exists only inside a transaction")
+			return nil
+		}
+		st.Request = r.request(ptr+"/"+string(st.Kind), scope, st.Kind, kinds[st.Kind], false)
+	}
+	if st.Pattern != nil && st.Pattern.Answer != nil && st.Request != nil {
+		want := st.Pattern.Answer.Structure()
+		got := ""
+		if st.Request.Index != nil {
+			got = st.Request.Index.Name
+		} else if st.Request.Table != nil {
+			got = st.Request.Table.Name
+		}
+		if got != "" && got != want {
+			r.errf(ptr+"/pattern", "%s is answered by %s, but this step uses %s", st.Pattern.ID, want, got)
+		}
+	}
+	for i, bn := range rs.Bind {
+		bptr := fmt.Sprintf("%s/bind/%d", ptr, i)
+		if st.Kind != Get && st.Kind != Query {
+			r.errf(bptr, "only reads bind attributes for later steps")
+			break
+		}
+		e := (*Entity)(nil)
+		if st.Request != nil {
+			e = st.Request.Entity
+		}
+		a := r.attrRef(bptr, bn)
+		if a == nil {
+			continue
+		}
+		if e != nil && e.Has(bn) == "" {
+			r.errf(bptr, "entity %s does not carry %s", e.Name, bn)
+		}
+		if st.Request != nil && len(st.Request.Projection) > 0 && !contains(st.Request.Projection, bn) {
+			r.errf(bptr, "%s is bound but not in the projection", bn)
+		}
+		scope.bind(bn, a.Type)
+		st.Bind = append(st.Bind, bn)
+	}
+	return st
+}
+
+// overlap reports whether two steps can run in the same variant.
+func overlap(a, b *Step) bool {
+	if len(a.Variants) == 0 || len(b.Variants) == 0 {
+		return true
+	}
+	for _, v := range a.Variants {
+		if b.In(v) {
+			return true
+		}
+	}
+	return false
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func keyText(key []Assign) string {
+	var b strings.Builder
+	for _, a := range key {
+		b.WriteString(a.Attribute + "=")
+		if a.Value.Param != "" {
+			b.WriteString("{" + a.Value.Param + "}")
+		} else if a.Value.Template != nil {
+			b.WriteString(a.Value.Template.Text)
+		}
+		b.WriteByte(';')
+	}
+	return b.String()
+}
+
+// fieldsSet lists the request fields present, for the per-kind rules.
+func fieldsSet(rr *rawRequest) []string {
+	var f []string
+	add := func(ok bool, name string) {
+		if ok {
+			f = append(f, name)
+		}
+	}
+	add(rr.Table != "", "table")
+	add(rr.Index != "", "index")
+	add(rr.Entity != "", "entity")
+	add(rr.Key != nil, "key")
+	add(rr.Item != nil, "item")
+	add(rr.Update != "", "update")
+	add(rr.Condition != "", "condition")
+	add(rr.Filter != "", "filter")
+	add(rr.Projection != nil, "projection")
+	add(rr.Names != nil, "names")
+	add(rr.Values != nil, "values")
+	add(rr.ReturnValues != "", "returnValues")
+	add(rr.ReturnValuesOnConditionCheckFailure != "", "returnValuesOnConditionCheckFailure")
+	add(rr.ConsistentRead, "consistentRead")
+	add(rr.Order != "", "order")
+	add(rr.PageSize != 0, "pageSize")
+	add(rr.Shards != nil, "shards")
+	add(rr.OnConditionFailed != nil, "onConditionFailed")
+	add(rr.OnMissing != nil, "onMissing")
+	add(rr.Before != nil, "before")
+	add(rr.After != nil, "after")
+	add(rr.Sample != nil, "sample")
+	add(rr.Matches != nil, "matches")
+	return f
+}
+
+var allowedFields = map[StepKind]string{
+	Get:            "table entity key projection names consistentRead onMissing sample",
+	Put:            "table entity item condition names values returnValues returnValuesOnConditionCheckFailure onConditionFailed before after",
+	Update:         "table entity key update condition names values returnValues returnValuesOnConditionCheckFailure onConditionFailed before after",
+	Delete:         "table entity key condition names values returnValues returnValuesOnConditionCheckFailure onConditionFailed before after",
+	ConditionCheck: "table entity key condition names values returnValuesOnConditionCheckFailure onConditionFailed before",
+	Query:          "table index entity key filter projection names values consistentRead order pageSize shards matches",
+}
+
+func (r *resolver) request(ptr string, scope *opScope, kind StepKind, rr *rawRequest, inTx bool) *Request {
+	allowed := strings.Fields(allowedFields[kind])
+	for _, f := range fieldsSet(rr) {
+		if !contains(allowed, f) {
+			r.errAt(ptr+"/"+f, true, "", "%s does not apply to a %s", f, kind)
+		}
+	}
+	q := &Request{Update: rr.Update, Condition: rr.Condition, Filter: rr.Filter, Projection: rr.Projection, Names: rr.Names,
+		ReturnValues: rr.ReturnValues, ReturnValuesOnConditionCheckFailure: rr.ReturnValuesOnConditionCheckFailure,
+		ConsistentRead: rr.ConsistentRead, Order: rr.Order, PageSize: rr.PageSize, Shards: rr.Shards,
+		OnConditionFailed: rr.OnConditionFailed, OnMissing: rr.OnMissing}
+	if rr.Entity != "" {
+		e, ok := r.ents[rr.Entity]
+		if !ok {
+			r.errAt(ptr+"/entity", false, didYouMean(rr.Entity, sortedKeys(r.ents)), "unknown entity %q", rr.Entity)
+			return nil
+		}
+		q.Entity = e
+		q.Table = e.Table
+	} else if kind != Query {
+		r.errAt(ptr, true, "", "a %s names the entity it reads or writes", kind)
+		return nil
+	}
+	if rr.Table != "" {
+		t, ok := r.tables[rr.Table]
+		if !ok {
+			r.errAt(ptr+"/table", false, didYouMean(rr.Table, sortedKeys(r.tables)), "unknown table %q", rr.Table)
+			return nil
+		}
+		if q.Table != nil && q.Table != t {
+			r.errf(ptr+"/table", "entity %s lives in table %s, not %s", q.Entity.Name, q.Table.Name, t.Name)
+		}
+		q.Table = t
+	}
+	if rr.Index != "" {
+		x, ok := r.idx[rr.Index]
+		if !ok {
+			r.errAt(ptr+"/index", false, didYouMean(rr.Index, sortedKeys(r.idx)), "unknown index %q", rr.Index)
+			return nil
+		}
+		if q.Table != nil && x.Table != q.Table {
+			r.errf(ptr+"/index", "index %s belongs to table %s", x.Name, x.Table.Name)
+		}
+		q.Index, q.Table = x, x.Table
+	}
+	if q.Table == nil {
+		if len(r.m.Tables) == 1 {
+			q.Table = r.m.Tables[0]
+		} else {
+			r.errAt(ptr, true, "", "a query names its table, index or entity")
+			return nil
+		}
+	}
+	e := q.Entity
+	// Keys.
+	switch kind {
+	case Query:
+		if rr.Key == nil {
+			r.errAt(ptr, true, "", "a query needs its key condition")
+		} else {
+			q.KeyCondition = r.keyConditions(ptr+"/key", rr.Key, q.Table, q.Index, scope.avail)
+		}
+		consistency := ""
+		if q.ConsistentRead {
+			consistency = Strong
+		}
+		r.checkReadShape(ptr, consistency, q.Index, "Query", q.ConsistentRead, q.Shards)
+		if q.Index != nil && q.Index.Projection.Type != "ALL" {
+			for i, a := range q.Projection {
+				if !q.Index.Projects(a) {
+					r.errf(fmt.Sprintf("%s/projection/%d", ptr, i), "index %s does not project %s", q.Index.Name, a)
+				}
+			}
+		}
+		if rr.Matches == nil {
+			r.errAt(ptr, true, "list the entity samples a page matches, for the static estimate", "a query needs matches")
+		}
+		for i, mt := range rr.Matches {
+			mptr := fmt.Sprintf("%s/matches/%d", ptr, i)
+			me, ok := r.ents[mt.Entity]
+			if !ok {
+				r.errAt(mptr+"/entity", false, didYouMean(mt.Entity, sortedKeys(r.ents)), "unknown entity %q", mt.Entity)
+				continue
+			}
+			if q.Index != nil && !containsEntity(q.Index.Entries, me) {
+				r.errf(mptr+"/entity", "%s items never enter index %s", me.Name, q.Index.Name)
+			}
+			r.sampleRef(mptr+"/sample", me, mt.Sample)
+			q.Matches = append(q.Matches, Match{me, mt.Sample, mt.Count})
+		}
+	case Put:
+		if rr.Item == nil {
+			r.errAt(ptr, true, "", "a put needs its item")
+		}
+		for _, an := range sortedKeys(rr.Item) {
+			iptr := ptr + "/item/" + escapePtr(an)
+			a := r.attrRef(iptr, an)
+			if a == nil {
+				continue
+			}
+			if e != nil && (e.Has(an) == "" || e.Has(an) == KeyOnly) {
+				r.errAt(iptr, true, "", "entity %s does not store %s", e.Name, an)
+				continue
+			}
+			o, err := parseOperand(rr.Item[an])
+			if err != nil {
+				r.errf(iptr, "%v", err)
+				continue
+			}
+			r.checkOperand(iptr, o, a, scope.avail)
+			q.Item = append(q.Item, Assign{an, o})
+		}
+		if e != nil {
+			for _, ea := range e.Attributes {
+				if ea.Presence == Required {
+					if _, ok := rr.Item[ea.Name]; !ok {
+						r.errAt(ptr+"/item", true, "", "a put of %s must write its required attribute %s", e.Name, ea.Name)
+					}
+				}
+			}
+			q.Key = r.entityKey(ptr, scope, e)
+		}
+	default:
+		if e != nil {
+			if rr.Key == nil {
+				q.Key = r.entityKey(ptr, scope, e)
+			} else {
+				for _, k := range sortedKeys(rr.Key) {
+					if k != q.Table.PartitionKey && k != q.Table.SortKey {
+						r.errAt(ptr+"/key/"+escapePtr(k), true, didYouMean(k, q.Table.KeyAttributes()), "%s is not a key attribute of table %s", k, q.Table.Name)
+					}
+				}
+				for _, k := range q.Table.KeyAttributes() {
+					raw, ok := rr.Key[k]
+					if !ok {
+						r.errAt(ptr+"/key", true, "", "the key needs %s", k)
+						continue
+					}
+					o, err := parseOperand(raw)
+					if err != nil {
+						r.errf(ptr+"/key/"+escapePtr(k), "%v", err)
+						continue
+					}
+					r.checkOperand(ptr+"/key/"+escapePtr(k), o, r.attrs[k], scope.avail)
+					q.Key = append(q.Key, Assign{k, o})
+				}
+			}
+		}
+	}
+	for i, a := range q.Projection {
+		if at := r.attrRef(fmt.Sprintf("%s/projection/%d", ptr, i), a); at != nil && e != nil && e.Has(a) == "" {
+			r.errf(fmt.Sprintf("%s/projection/%d", ptr, i), "entity %s does not carry %s", e.Name, a)
+		}
+	}
+	// Expressions.
+	if kind == Update && q.Update == "" {
+		r.errAt(ptr, true, "", "an update needs its update expression")
+	}
+	if kind == ConditionCheck && q.Condition == "" {
+		r.errAt(ptr, true, "", "a condition check needs its condition")
+	}
+	if q.OnConditionFailed != nil && q.Condition == "" {
+		r.errf(ptr+"/onConditionFailed", "onConditionFailed without a condition")
+	}
+	if q.Condition != "" && q.OnConditionFailed == nil {
+		r.errAt(ptr+"/condition", false, "declare onConditionFailed: what a failed condition means (already applied, do not contact, retry)", "a condition without onConditionFailed")
+	}
+	if (kind == Put || kind == Delete) && q.ReturnValues != "" && q.ReturnValues != "NONE" && q.ReturnValues != "ALL_OLD" {
+		r.errf(ptr+"/returnValues", "a %s returns NONE or ALL_OLD only", kind)
+	}
+	if inTx && q.ReturnValues != "" {
+		r.errf(ptr+"/returnValues", "transaction actions do not return values")
+	}
+	r.expressions(ptr, scope, q, rr, kind)
+	// Samples for the static estimate.
+	if e != nil {
+		need := func(field string, v *string) string {
+			if v == nil {
+				r.errAt(ptr, true, "name the sample the estimate uses, or absent", "a %s needs %s", kind, field)
+				return ""
+			}
+			r.sampleRef(ptr+"/"+field, e, *v)
+			return *v
+		}
+		switch kind {
+		case Get:
+			q.Sample = need("sample", rr.Sample)
+		case Put, Update:
+			q.Before = need("before", rr.Before)
+			q.After = need("after", rr.After)
+			if q.After == Absent {
+				r.errf(ptr+"/after", "a %s leaves an item behind; after cannot be absent", kind)
+			}
+		case Delete:
+			q.Before = need("before", rr.Before)
+			q.After = Absent
+		case ConditionCheck:
+			q.Before = need("before", rr.Before)
+		}
+	}
+	return q
+}
+
+// entityKey builds key assignments from the entity's templates; every
+// placeholder must be available in the scope.
+func (r *resolver) entityKey(ptr string, scope *opScope, e *Entity) []Assign {
+	var out []Assign
+	for _, k := range e.Key {
+		ok := true
+		for _, ph := range k.Template.Placeholders() {
+			if _, has := scope.avail("", ph); !has {
+				r.errAt(ptr, true, didYouMean(ph, scope.names), "the key of %s needs {%s}, which is neither a parameter nor bound by an earlier step", e.Name, ph)
+				ok = false
+			}
+		}
+		if ok {
+			out = append(out, Assign{k.Attribute, Operand{Template: k.Template}})
+		}
+	}
+	return out
+}
+
+var exprToken = regexp.MustCompile(`[#:]?[A-Za-z_][A-Za-z0-9_]*|\.`)
+
+var exprWords = map[string]bool{
+	"set": true, "remove": true, "add": true, "delete": true, "and": true, "or": true, "not": true, "between": true, "in": true,
+	"attribute_exists": true, "attribute_not_exists": true, "attribute_type": true, "begins_with": true, "contains": true,
+	"size": true, "if_not_exists": true, "list_append": true,
+}
+
+// reserved holds common DynamoDB reserved words that model attributes
+// tend to collide with; using one bare in an expression is rejected by
+// DynamoDB. The list is deliberately partial.
+var reserved = map[string]bool{
+	"status": true, "name": true, "date": true, "type": true, "value": true, "values": true, "count": true, "data": true,
+	"time": true, "timestamp": true, "year": true, "month": true, "day": true, "hour": true, "key": true, "keys": true,
+	"item": true, "items": true, "table": true, "index": true, "user": true, "limit": true, "order": true, "group": true,
+	"hash": true, "range": true, "ttl": true, "comment": true, "source": true, "state": true, "zone": true, "language": true,
+	"level": true, "number": true, "string": true, "binary": true, "action": true, "date_time": false,
+}
+
+func (r *resolver) expressions(ptr string, scope *opScope, q *Request, rr *rawRequest, kind StepKind) {
+	usedNames, usedValues := map[string]bool{}, map[string]bool{}
+	for _, ex := range []struct{ field, text string }{{"update", q.Update}, {"condition", q.Condition}, {"filter", q.Filter}} {
+		if ex.text == "" {
+			continue
+		}
+		eptr := ptr + "/" + ex.field
+		if strings.Count(ex.text, "(") != strings.Count(ex.text, ")") {
+			r.errf(eptr, "unbalanced parentheses in %s expression", ex.field)
+		}
+		prevDot := false
+		for _, tok := range exprToken.FindAllString(ex.text, -1) {
+			if tok == "." {
+				prevDot = true
+				continue
+			}
+			afterDot := prevDot
+			prevDot = false
+			switch tok[0] {
+			case '#':
+				usedNames[tok] = true
+				if _, ok := q.Names[tok]; !ok {
+					r.errAt(eptr, false, didYouMean(tok, sortedKeys(q.Names)), "%s is not defined in names", tok)
+				} else if !afterDot && ex.field == "update" {
+					r.updated[q.Names[tok]] = append(r.updated[q.Names[tok]], scope.op.Name)
+				}
+				continue
+			case ':':
+				usedValues[tok] = true
+				if _, ok := rr.Values[tok]; !ok {
+					r.errAt(eptr, false, didYouMean(tok, sortedKeys(rr.Values)), "%s is not defined in values", tok)
+				}
+				continue
+			}
+			if afterDot || exprWords[strings.ToLower(tok)] {
+				continue
+			}
+			if reserved[strings.ToLower(tok)] {
+				r.errAt(eptr, false, fmt.Sprintf("write #%s and add names: {\"#%s\": %s}", tok, tok, tok), "%s is a DynamoDB reserved word and cannot appear bare in an expression", tok)
+				continue
+			}
+			a, ok := r.attrs[tok]
+			if !ok {
+				r.errAt(eptr, false, didYouMean(tok, r.attrNames()), "unknown attribute %q in %s expression", tok, ex.field)
+				continue
+			}
+			if q.Entity != nil && q.Entity.Has(tok) == "" && kind != Query {
+				r.errf(eptr, "entity %s does not carry %s", q.Entity.Name, tok)
+			}
+			if ex.field == "update" {
+				r.updated[a.Name] = append(r.updated[a.Name], scope.op.Name)
+			}
+		}
+	}
+	for _, n := range sortedKeys(q.Names) {
+		nptr := ptr + "/names/" + escapePtr(n)
+		if !usedNames[n] {
+			r.errAt(nptr, true, "", "%s is defined but not used (DynamoDB rejects unused names)", n)
+		}
+		if a := r.attrRef(nptr, q.Names[n]); a != nil && q.Entity != nil && q.Entity.Has(a.Name) == "" && kind != Query {
+			r.errf(nptr, "entity %s does not carry %s", q.Entity.Name, a.Name)
+		}
+	}
+	for _, v := range sortedKeys(rr.Values) {
+		vptr := ptr + "/values/" + escapePtr(v)
+		if !usedValues[v] {
+			r.errAt(vptr, true, "", "%s is defined but not used (DynamoDB rejects unused values)", v)
+		}
+		o, err := parseOperand(rr.Values[v])
+		if err != nil {
+			r.errf(vptr, "%v", err)
+			continue
+		}
+		r.checkOperand(vptr, o, nil, scope.avail)
+		q.Values = append(q.Values, NamedValue{v, o})
+	}
+}

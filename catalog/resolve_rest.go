@@ -1,0 +1,107 @@
+package catalog
+
+import "strings"
+
+func (r *resolver) resolveRest() {
+	raw := r.raw
+	m := r.m
+	if raw.Scale != nil {
+		m.Scale = *raw.Scale
+		sum := 0.0
+		for _, v := range m.Scale.Buckets {
+			sum += v
+		}
+		if sum > 1.0001 {
+			r.errf("/scale/buckets", "bucket shares add up to %.3f, more than 1", sum)
+		}
+		if b, ok := r.attrs["bucket"]; ok && len(b.Enum) > 0 {
+			for _, k := range sortedKeys(m.Scale.Buckets) {
+				if !contains(b.Enum, k) {
+					r.errAt(p("scale", "buckets", k), true, didYouMean(k, b.Enum), "%q is not a value of bucket", k)
+				}
+			}
+		}
+	}
+	if raw.Pricing != nil {
+		m.Pricing = *raw.Pricing
+	}
+	for _, k := range sortedKeys(raw.Figures) {
+		f := raw.Figures[k]
+		m.Figures = append(m.Figures, Figure{k, f.Statement, f.Value, f.Unit, f.Derivation})
+	}
+	for _, k := range sortedKeys(raw.Scenarios) {
+		s := raw.Scenarios[k]
+		for i, l := range s.Load {
+			if _, ok := raw.Operations[l.Operation]; !ok {
+				r.errAt(p("scenarios", k, "load", i, "operation"), false, didYouMean(l.Operation, sortedKeys(raw.Operations)), "unknown operation %q", l.Operation)
+			}
+			if l.Count == 0 && l.Rate == nil {
+				r.errAt(p("scenarios", k, "load", i), true, "", "a scenario load needs count (with window) or rate")
+			}
+		}
+		m.Scenarios = append(m.Scenarios, Scenario{k, s.Description, s.At, s.Day, s.Load, s.Expect})
+	}
+	if raw.Review != nil {
+		m.Review = Review{Answers: raw.Review.Answers, Accept: raw.Review.Accept}
+	}
+}
+
+// crossChecks are the rules that need the whole model.
+func (r *resolver) crossChecks() {
+	for _, x := range r.m.Indexes {
+		if len(x.Serves) == 0 {
+			r.errAt(p("indexes", x.Name), true, "name the access pattern it answers (answer.index), or drop the index", "index %s answers no access pattern: every index is a copy of the table that must earn its writes", x.Name)
+		}
+	}
+	for _, ap := range r.m.AccessPatterns {
+		if ap.Answer == nil || ap.Answer.Index == nil || ap.Answer.Index.Shards == nil {
+			continue
+		}
+		sh := ap.Answer.Index.Shards.Attribute
+		for _, kc := range ap.Answer.Key {
+			if kc.Attribute == sh && ap.Answer.Shards != nil && ap.Answer.Shards.FanOut == "all" && len(kc.Operands) == 1 && kc.Operands[0].Literal != nil {
+				r.errf(p("accessPatterns", ap.ID, "answer", "key", sh), "fanOut all reads every shard: the shard must be a placeholder, not a constant")
+			}
+		}
+	}
+	for _, e := range r.m.Entities {
+		for _, ea := range e.Attributes {
+			a, ok := r.attrs[ea.Name]
+			if !ok || a.Computed == nil {
+				continue
+			}
+			in := a.Computed.Input
+			if a.Computed.Kind == KindHashMod && e.Has(in) == "" {
+				r.errAt(p("entities", e.Name, "attributes", ea.Name), true, "", "%s is computed from %s, which %s does not carry", ea.Name, in, e.Name)
+			}
+		}
+	}
+	for i, acc := range r.m.Review.Accept {
+		if _, ok := r.paths[pathToPtr(acc.Path)]; !ok {
+			r.errAt(p("review", "accept", i, "path"), false, "", "accepted finding points at %q, which is not in the model", acc.Path)
+		}
+	}
+}
+
+// pathToPtr turns a display path (indexes.GSI1.partition[2]) into a JSON
+// pointer.
+func pathToPtr(path string) string {
+	var b strings.Builder
+	for _, seg := range strings.Split(path, ".") {
+		name := seg
+		var idx []string
+		for {
+			i := strings.LastIndexByte(name, '[')
+			if i < 0 || !strings.HasSuffix(name, "]") {
+				break
+			}
+			idx = append([]string{name[i+1 : len(name)-1]}, idx...)
+			name = name[:i]
+		}
+		b.WriteString("/" + escapePtr(name))
+		for _, x := range idx {
+			b.WriteString("/" + x)
+		}
+	}
+	return b.String()
+}

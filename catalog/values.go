@@ -1,0 +1,306 @@
+package catalog
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cardapio/cardapio/attr"
+)
+
+func decodeAny(raw json.RawMessage) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+var (
+	civilDate = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`)
+	numberRe  = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$`)
+)
+
+func kindWord(v any) string {
+	switch v.(type) {
+	case string:
+		return "a string"
+	case json.Number:
+		return "a number"
+	case bool:
+		return "true or false"
+	case nil:
+		return "nothing (null)"
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "a mapping"
+	}
+	return "a value"
+}
+
+// typedValue converts a plain YAML value into an attribute value of type t.
+// Civil dates and instants are checked for form when a is given.
+func typedValue(v any, t attr.Type, a *Attribute) (attr.Value, error) {
+	bad := func() (attr.Value, error) {
+		return attr.Value{}, fmt.Errorf("expected %s for a %s attribute, got %s", typeWant(t), t, kindWord(v))
+	}
+	switch t {
+	case attr.S:
+		s, ok := v.(string)
+		if !ok {
+			if n, isNum := v.(json.Number); isNum {
+				return attr.Value{}, fmt.Errorf("expected a string for an S attribute, got the number %s (quote it: \"%s\")", n, n)
+			}
+			return bad()
+		}
+		if a != nil {
+			if err := checkString(a, s); err != nil {
+				return attr.Value{}, err
+			}
+		}
+		return attr.Str(s), nil
+	case attr.N:
+		switch x := v.(type) {
+		case json.Number:
+			if err := checkNumber(string(x)); err != nil {
+				return attr.Value{}, err
+			}
+			return attr.Num(string(x)), nil
+		case string:
+			if err := checkNumber(x); err != nil {
+				return bad()
+			}
+			return attr.Num(x), nil
+		}
+		return bad()
+	case attr.B:
+		s, ok := v.(string)
+		if !ok {
+			return bad()
+		}
+		b, err := base64.StdEncoding.DecodeString(s)
+		if err != nil {
+			return attr.Value{}, fmt.Errorf("binary values are written in base64; %q is not base64", s)
+		}
+		return attr.Bin(b), nil
+	case attr.BOOL:
+		b, ok := v.(bool)
+		if !ok {
+			return bad()
+		}
+		return attr.Bool(b), nil
+	case attr.NULL:
+		if v != nil {
+			return bad()
+		}
+		return attr.Null(), nil
+	case attr.M:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return bad()
+		}
+		return inferValue(m)
+	case attr.L:
+		l, ok := v.([]any)
+		if !ok {
+			return bad()
+		}
+		return inferValue(l)
+	case attr.SS, attr.NS, attr.BS:
+		l, ok := v.([]any)
+		if !ok || len(l) == 0 {
+			if ok {
+				return attr.Value{}, fmt.Errorf("a set cannot be empty")
+			}
+			return bad()
+		}
+		elem := map[attr.Type]attr.Type{attr.SS: attr.S, attr.NS: attr.N, attr.BS: attr.B}[t]
+		seen := map[string]bool{}
+		var members []string
+		for _, e := range l {
+			ev, err := typedValue(e, elem, nil)
+			if err != nil {
+				return attr.Value{}, fmt.Errorf("set member: %w", err)
+			}
+			key := ev.Str
+			if elem == attr.N {
+				key = canonNumber(key)
+			}
+			if seen[key] {
+				return attr.Value{}, fmt.Errorf("set member %q appears twice", ev.Str)
+			}
+			seen[key] = true
+			members = append(members, ev.Str)
+		}
+		return attr.Value{Type: t, Set: members}, nil
+	}
+	return bad()
+}
+
+func typeWant(t attr.Type) string {
+	switch t {
+	case attr.S:
+		return "a string"
+	case attr.N:
+		return "a number"
+	case attr.B:
+		return "base64 text"
+	case attr.BOOL:
+		return "true or false"
+	case attr.NULL:
+		return "null"
+	case attr.M:
+		return "a mapping"
+	}
+	return "a list"
+}
+
+func checkNumber(s string) error {
+	if !numberRe.MatchString(s) {
+		return fmt.Errorf("%q is not a number", s)
+	}
+	r, ok := new(big.Rat).SetString(s)
+	if !ok {
+		return fmt.Errorf("%q is not a number", s)
+	}
+	digits := strings.TrimLeft(strings.ReplaceAll(strings.TrimLeft(strings.SplitN(strings.ToLower(s), "e", 2)[0], "-"), ".", ""), "0")
+	digits = strings.TrimRight(digits, "0")
+	if len(digits) > 38 {
+		return fmt.Errorf("%s has more than 38 significant digits", s)
+	}
+	_ = r
+	return nil
+}
+
+func canonNumber(s string) string {
+	r, ok := new(big.Rat).SetString(s)
+	if !ok {
+		return s
+	}
+	return r.RatString()
+}
+
+func checkString(a *Attribute, s string) error {
+	if len(a.Enum) > 0 {
+		for _, e := range a.Enum {
+			if e == s {
+				return nil
+			}
+		}
+		h := nearest(s, a.Enum)
+		if h != "" {
+			return fmt.Errorf("%q is not a value of %s (did you mean %q?)", s, a.Name, h)
+		}
+		return fmt.Errorf("%q is not a value of %s; expected one of %s", s, a.Name, strings.Join(a.Enum, ", "))
+	}
+	switch a.Unit {
+	case UnitCivilDate:
+		if !civilDate.MatchString(s) {
+			return fmt.Errorf("%q is not a civil date YYYY-MM-DD", s)
+		}
+		if _, err := time.Parse("2006-01-02", s); err != nil {
+			return fmt.Errorf("%q is not a valid date", s)
+		}
+	case UnitInstant:
+		if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
+			return fmt.Errorf("%q is not an instant such as 2026-09-23T03:12:44Z", s)
+		}
+	}
+	return nil
+}
+
+// inferValue converts a value whose type is not declared (map members,
+// list elements): strings are S, numbers N, booleans BOOL, null NULL.
+func inferValue(v any) (attr.Value, error) {
+	switch x := v.(type) {
+	case string:
+		return attr.Str(x), nil
+	case json.Number:
+		if err := checkNumber(string(x)); err != nil {
+			return attr.Value{}, err
+		}
+		return attr.Num(string(x)), nil
+	case bool:
+		return attr.Bool(x), nil
+	case nil:
+		return attr.Null(), nil
+	case []any:
+		out := make([]attr.Value, 0, len(x))
+		for _, e := range x {
+			ev, err := inferValue(e)
+			if err != nil {
+				return attr.Value{}, err
+			}
+			out = append(out, ev)
+		}
+		return attr.ListOf(out...), nil
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var it attr.Item
+		for _, k := range keys {
+			ev, err := inferValue(x[k])
+			if err != nil {
+				return attr.Value{}, err
+			}
+			it = append(it, attr.Field{Name: k, Value: ev})
+		}
+		return attr.MapOf(it), nil
+	}
+	return attr.Value{}, fmt.Errorf("unsupported value")
+}
+
+var wholePlaceholder = regexp.MustCompile(`^\{([A-Za-z_][A-Za-z0-9_]*)\}$`)
+
+// parseOperand reads an expression value or key value: "{p}" alone is the
+// parameter p, another string is a template, anything else a literal.
+func parseOperand(raw json.RawMessage) (Operand, error) {
+	v, err := decodeAny(raw)
+	if err != nil {
+		return Operand{}, err
+	}
+	return operandOf(v)
+}
+
+func operandOf(v any) (Operand, error) {
+	if s, ok := v.(string); ok {
+		if m := wholePlaceholder.FindStringSubmatch(s); m != nil {
+			return Operand{Param: m[1]}, nil
+		}
+		t, err := ParseTemplate(s)
+		if err != nil {
+			return Operand{}, err
+		}
+		return Operand{Template: t}, nil
+	}
+	lv, err := inferValue(v)
+	if err != nil {
+		return Operand{}, err
+	}
+	return Operand{Literal: &lv}, nil
+}
+
+// parseDuration reads 50ms, 2s, 20m, 8h, 30d.
+func parseDuration(s string) (time.Duration, error) {
+	if strings.HasSuffix(s, "d") {
+		f, err := strconv.ParseFloat(strings.TrimSuffix(s, "d"), 64)
+		if err != nil {
+			return 0, err
+		}
+		return time.Duration(f * float64(24*time.Hour)), nil
+	}
+	return time.ParseDuration(s)
+}
