@@ -24,21 +24,30 @@ const (
 	maxBody      = 32 << 20
 )
 
-// op decodes one request body, runs the operation and returns its output.
-type op func(e *Engine, ctx context.Context, body []byte) (any, error)
+// op is one operation of the wire protocol: decode turns a request body
+// into the operation's input, call runs it.
+type op struct {
+	decode func(body []byte) (any, error)
+	call   func(e *Engine, ctx context.Context, in any) (any, error)
+}
 
 // handle adapts an Engine method to an op.
 func handle[I, O any](f func(*Engine, context.Context, *I) (*O, error)) op {
-	return func(e *Engine, ctx context.Context, body []byte) (any, error) {
-		in := new(I)
-		if err := decodeRequest(body, in); err != nil {
-			return nil, err
-		}
-		out, err := f(e, ctx, in)
-		if err != nil {
-			return nil, err
-		}
-		return out, nil
+	return op{
+		decode: func(body []byte) (any, error) {
+			in := new(I)
+			if err := decodeRequest(body, in); err != nil {
+				return nil, err
+			}
+			return in, nil
+		},
+		call: func(e *Engine, ctx context.Context, in any) (any, error) {
+			out, err := f(e, ctx, in.(*I))
+			if err != nil {
+				return nil, err
+			}
+			return out, nil
+		},
 	}
 }
 
@@ -214,7 +223,11 @@ func (s *server) run(f op, ctx context.Context, body []byte) (out any, err error
 			out, err = nil, &Error{Type: ErrInternal, Message: "internal error"}
 		}
 	}()
-	return f(s.e, ctx, body)
+	in, err := f.decode(body)
+	if err != nil {
+		return nil, err
+	}
+	return f.call(s.e, ctx, in)
 }
 
 // appendError writes an exception in the wire shape.

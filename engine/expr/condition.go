@@ -2,6 +2,7 @@ package expr
 
 import (
 	"encoding/base64"
+	"slices"
 	"strings"
 
 	"github.com/cardapio/cardapio/attr"
@@ -16,6 +17,36 @@ type Condition struct {
 // stands for an item that does not exist. Like DynamoDB, comparisons of
 // values of different types are false rather than errors.
 func (c *Condition) Eval(it attr.Item) bool { return c.root.eval(it) }
+
+// Attrs returns the top-level attributes the condition reads, sorted, so
+// that an engine can refuse a filter on key attributes.
+func (c *Condition) Attrs() []string {
+	var out []string
+	c.root.attrs(&out)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func (n *node) attrs(out *[]string) {
+	if n.left != nil {
+		n.left.attrs(out)
+	}
+	if n.right != nil {
+		n.right.attrs(out)
+	}
+	for i := range n.args {
+		n.args[i].attrs(out)
+	}
+}
+
+func (o *operand) attrs(out *[]string) {
+	if o.kind == oPath {
+		*out = append(*out, o.path.Attr())
+	}
+	for i := range o.args {
+		o.args[i].attrs(out)
+	}
+}
 
 type nodeOp uint8
 

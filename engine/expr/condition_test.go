@@ -248,3 +248,9 @@ func TestDeepPath(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, c.Eval(item("a", v)))
 }
+
+func TestConditionAttrs(t *testing.T) {
+	c, err := NewScope(map[string]string{"#s": "status"}, testValues).Condition("#s = :s AND (size(l[0].x) > :n OR NOT contains(b, :b)) AND a BETWEEN :n AND m.n AND #s <> a")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a", "b", "l", "m", "status"}, c.Attrs())
+}

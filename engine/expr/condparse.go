@@ -1,6 +1,10 @@
 package expr
 
-import "github.com/cardapio/cardapio/attr"
+import (
+	"strings"
+
+	"github.com/cardapio/cardapio/attr"
+)
 
 // maxInOperands is DynamoDB's limit on the list of an IN comparison.
 const maxInOperands = 100
@@ -31,12 +35,36 @@ func (p *parser) not() *node {
 
 // atComparison reports whether the current token continues an operand
 // into a comparison.
-func (p *parser) atComparison() bool {
-	switch p.tok.kind {
+func (p *parser) atComparison() bool { return p.comparesAt(p.tok) }
+
+func (p *parser) comparesAt(t token) bool {
+	switch t.kind {
 	case tEq, tNe, tLt, tLe, tGt, tGe:
 		return true
+	case tWord:
+		w := p.src[t.start:t.end]
+		return strings.EqualFold(w, "BETWEEN") || strings.EqualFold(w, "IN")
 	}
-	return p.isKeyword("BETWEEN") || p.isKeyword("IN")
+	return false
+}
+
+// parenOperand reports whether the parenthesis at the current token
+// encloses an operand rather than a condition: an operand is always
+// followed by a comparison, a condition never is. Looking past the
+// matching parenthesis decides without backtracking.
+func (p *parser) parenOperand() bool {
+	depth := 0
+	for t := p.tok; t.kind != tEOF; t = lex(p.src, t.end) {
+		switch t.kind {
+		case tLParen:
+			depth++
+		case tRParen:
+			if depth--; depth == 0 {
+				return p.comparesAt(lex(p.src, t.end))
+			}
+		}
+	}
+	return false
 }
 
 // startsCall reports whether the current token is a word followed by an
@@ -49,22 +77,8 @@ func (p *parser) primary() *node {
 	if !p.ok() {
 		return nil
 	}
-	if p.tok.kind == tLParen {
-		// Either a parenthesised condition or a parenthesised operand
-		// starting a comparison: try the first, fall back to the second.
-		st := p.save()
-		n := p.group()
-		if p.ok() && !p.atComparison() {
-			return n
-		}
-		groupErr, groupAt := p.syntax, p.syntaxAt
-		p.syntax = nil
-		p.restore(st)
-		n = p.comparison(p.operand())
-		if p.syntax != nil && groupErr != nil && groupAt > p.syntaxAt {
-			p.syntax, p.syntaxAt = groupErr, groupAt
-		}
-		return n
+	if p.tok.kind == tLParen && !p.parenOperand() {
+		return p.group()
 	}
 	if p.startsCall() {
 		name, args := p.call()

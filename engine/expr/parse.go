@@ -32,13 +32,12 @@ var (
 	otherOrder     = []int{eReserved, eUndefined, eOverlap, eConflict}
 )
 
-// state is what a parser must restore to backtrack.
+// state is the parser's position.
 type state struct {
 	tok       token
 	prevStart int
 	prevEnd   int
 	lastGroup [2]int
-	nerrs     int // semantic errors noted so far; backtracking drops the rest
 }
 
 // semantic is a semantic error of some kind.
@@ -54,13 +53,7 @@ type parser struct {
 	state
 	errs   []semantic
 	syntax *Error
-	// syntaxAt is the source offset of the syntax error, to prefer the
-	// error that got furthest when two parses of a group both fail.
-	syntaxAt int
 }
-
-func (p *parser) save() state      { return p.state }
-func (p *parser) restore(st state) { p.state = st; p.errs = p.errs[:st.nerrs] }
 
 func (p *parser) text() string { return p.src[p.tok.start:p.tok.end] }
 
@@ -95,7 +88,6 @@ func (p *parser) fail() {
 		to = p.prevEnd
 	}
 	p.syntax = p.kind.errorf("Syntax error; token: %q, near: %q", tok, p.src[from:to])
-	p.syntaxAt = p.tok.start
 }
 
 func (p *parser) expect(k tokKind) bool {
@@ -121,7 +113,6 @@ func (p *parser) note(kind int, format string, args ...any) {
 		}
 	}
 	p.errs = append(p.errs, semantic{kind, p.kind.errorf(format, args...).Msg})
-	p.nerrs = len(p.errs)
 }
 
 func (p *parser) finish() *Error {

@@ -1,0 +1,58 @@
+package engine
+
+import (
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// FuzzDecodeRequest sends arbitrary bodies to every operation of a server
+// holding one table: the answer must be a success or a client error
+// (never a panic, never a 500), and a request that cannot be decoded must
+// be a ValidationException or SerializationException.
+func FuzzDecodeRequest(f *testing.F) {
+	seeds := []struct{ op, body string }{
+		{"PutItem", `{"TableName":"Tab","Item":{"pk":{"S":"a"},"sk":{"N":"1"},"m":{"M":{"x":{"L":[{"NULL":true},{"BOOL":false}]}}}}}`},
+		{"PutItem", `{"TableName":"Tab","Item":{"pk":{"S":"a"},"sk":{"N":"1"}},"ConditionExpression":"attribute_not_exists(pk)"}`},
+		{"GetItem", `{"TableName":"Tab","Key":{"pk":{"S":"a"},"sk":{"N":"1"}},"ProjectionExpression":"#a","ExpressionAttributeNames":{"#a":"pk"}}`},
+		{"UpdateItem", `{"TableName":"Tab","Key":{"pk":{"S":"a"},"sk":{"N":"1"}},"UpdateExpression":"SET c = :v ADD n :one","ExpressionAttributeValues":{":v":{"SS":["a","b"]},":one":{"N":"1"}},"ReturnValues":"ALL_NEW"}`},
+		{"DeleteItem", `{"TableName":"Tab","Key":{"pk":{"S":"a"},"sk":{"N":"1"}},"ReturnValues":"ALL_OLD"}`},
+		{"Query", `{"TableName":"Tab","IndexName":"GSI1","KeyConditionExpression":"gpk = :p AND gsk > :n","ExpressionAttributeValues":{":p":{"S":"g"},":n":{"N":"0"}},"Limit":5}`},
+		{"Scan", `{"TableName":"Tab","Segment":0,"TotalSegments":2,"FilterExpression":"size(pk) > :n","ExpressionAttributeValues":{":n":{"N":"0"}}}`},
+		{"BatchWriteItem", `{"RequestItems":{"Tab":[{"PutRequest":{"Item":{"pk":{"S":"b"},"sk":{"N":"2"}}}},{"DeleteRequest":{"Key":{"pk":{"S":"a"},"sk":{"N":"1"}}}}]}}`},
+		{"BatchGetItem", `{"RequestItems":{"Tab":{"Keys":[{"pk":{"S":"b"},"sk":{"N":"2"}}]}}}`},
+		{"TransactWriteItems", `{"TransactItems":[{"Put":{"TableName":"Tab","Item":{"pk":{"S":"c"},"sk":{"N":"3"}}}},{"ConditionCheck":{"TableName":"Tab","Key":{"pk":{"S":"b"},"sk":{"N":"2"}},"ConditionExpression":"attribute_exists(pk)"}}],"ClientRequestToken":"x"}`},
+		{"TransactGetItems", `{"TransactItems":[{"Get":{"TableName":"Tab","Key":{"pk":{"S":"c"},"sk":{"N":"3"}}}}]}`},
+		{"CreateTable", `{"TableName":"New","AttributeDefinitions":[{"AttributeName":"a","AttributeType":"B"}],"KeySchema":[{"AttributeName":"a","KeyType":"HASH"}],"BillingMode":"PAY_PER_REQUEST"}`},
+		{"UpdateTable", `{"TableName":"Tab","BillingMode":"PROVISIONED","ProvisionedThroughput":{"ReadCapacityUnits":5,"WriteCapacityUnits":5}}`},
+		{"DescribeTable", `{"TableName":"Tab"}`},
+		{"ListTables", `{"Limit":1}`},
+		{"UpdateTimeToLive", `{"TableName":"Tab","TimeToLiveSpecification":{"AttributeName":"exp","Enabled":true}}`},
+		{"PutItem", `{"TableName":"Tab","Item":{"pk":{"S":1}}}`},
+		{"PutItem", `{"TableName":["Tab"]}`},
+		{"PutItem", `{"TableName":"Tab","Item":{"pk":{"NS":[]}}}`},
+	}
+	for _, s := range seeds {
+		f.Add(s.op, s.body)
+	}
+	f.Fuzz(func(t *testing.T, op, body string) {
+		e := New(Options{})
+		newTable(t, e)
+		h := e.Handler()
+		req := httptest.NewRequest("POST", "/", strings.NewReader(body))
+		req.Header.Set("X-Amz-Target", targetPrefix+op)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code >= 500 {
+			t.Fatalf("%s %q: status %d: %s", op, body, rec.Code, rec.Body.String())
+		}
+		if f, ok := ops[op]; ok {
+			if _, err := f.decode([]byte(body)); err != nil {
+				if !IsType(err, ErrValidation) && !IsType(err, ErrSerialization) {
+					t.Fatalf("%s %q: decoding failed with %v", op, body, err)
+				}
+			}
+		}
+	})
+}
+
