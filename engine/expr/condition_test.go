@@ -254,3 +254,14 @@ func TestConditionAttrs(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"a", "b", "l", "m", "status"}, c.Attrs())
 }
+
+func TestDeepParentheses(t *testing.T) {
+	// Nesting up to the expression size limit parses in linear passes and
+	// fails cleanly; a backtracking parser would take exponential time.
+	src := strings.Repeat("(", 2000) + "a" + strings.Repeat(")", 2000)
+	_, err := NewScope(nil, nil).Condition(src)
+	requireExprError(t, err, `Invalid ConditionExpression: Syntax error; token: ")", near: "a))"`)
+	c, err := NewScope(nil, testValues).Condition("(" + strings.Repeat("(a = :n) AND ", 100) + "(a) = :n)")
+	require.NoError(t, err)
+	assert.True(t, c.Eval(sample))
+}
