@@ -108,12 +108,14 @@ type Decoder struct {
 	line      int
 	lineStart int64
 
+	limit int // most bytes of JSON text per item
+
 	p parser
 }
 
 // NewDecoder returns a Decoder reading items from r.
 func NewDecoder(r io.Reader) *Decoder {
-	d := &Decoder{r: r, buf: make([]byte, 64<<10), line: 1}
+	d := &Decoder{r: r, buf: make([]byte, 64<<10), line: 1, limit: maxItemText}
 	d.p.chunk = streamChunk
 	return d
 }
@@ -151,10 +153,14 @@ func (d *Decoder) Next() (Item, error) {
 		d.p.pos = d.start
 		it, err := d.p.item()
 		if err == errShort && d.rerr == nil {
-			d.fill()
-			continue
+			if d.n-d.start >= d.limit {
+				err = &perr{pos: d.start, msg: fmt.Sprintf("item text exceeds %d bytes", d.limit)}
+			} else {
+				d.more()
+				continue
+			}
 		}
-		if err == errShort && d.rerr != io.EOF {
+		if err == errShort && d.rerr != nil && d.rerr != io.EOF {
 			d.err = fmt.Errorf("read items: %w", d.rerr)
 			return nil, d.err
 		}
@@ -185,9 +191,29 @@ func (d *Decoder) advanceLines(to int) {
 	d.counted = to
 }
 
+// maxItemText bounds the JSON text of one item in a stream, so that a
+// runaway input fails instead of exhausting memory. DynamoDB items are at
+// most 400 KB; their JSON can be several times larger (base64, escapes).
+const maxItemText = 64 << 20
+
+// more reads after an item was found incomplete. Parsing again from the
+// item's start after every short read would cost quadratic time on large
+// items, so it waits for a newline (the end of a JSONL record), a grown
+// buffer or the end of the input. It never waits for data beyond the
+// line being read, so interactive streams do not stall.
+func (d *Decoder) more() {
+	for {
+		from, grew := d.fill()
+		if d.rerr != nil || grew || bytes.IndexByte(d.buf[from:d.n], '\n') >= 0 {
+			return
+		}
+	}
+}
+
 // fill drops consumed input and reads more, growing the buffer when an
-// item does not fit.
-func (d *Decoder) fill() {
+// item does not fit. It returns where the new bytes start and whether
+// the buffer grew.
+func (d *Decoder) fill() (from int, grew bool) {
 	d.advanceLines(d.start)
 	copy(d.buf, d.buf[d.start:d.n])
 	d.base += int64(d.start)
@@ -196,12 +222,15 @@ func (d *Decoder) fill() {
 	d.start = 0
 	if d.n == len(d.buf) {
 		d.buf = append(d.buf, make([]byte, len(d.buf))...)
+		grew = true
 	}
+	from = d.n
 	m, err := d.r.Read(d.buf[d.n:])
 	d.n += m
 	if err != nil {
 		d.rerr = err
 	}
+	return from, grew
 }
 
 // errShort reports input that ends in the middle of a value.

@@ -317,6 +317,36 @@ func TestDecoderStream(t *testing.T) {
 	}
 }
 
+func TestDecoderLimit(t *testing.T) {
+	d := NewDecoder(strings.NewReader(`{"a":{"S":"x"}}` + "\n" + `{"a":{"S":"` + strings.Repeat("y", 300<<10)))
+	d.limit = 256 << 10
+	_, err := d.Next()
+	require.NoError(t, err)
+	_, err = d.Next()
+	assert.EqualError(t, err, "line 2, column 1: item text exceeds 262144 bytes")
+}
+
+func TestDecoderDoesNotWaitForMoreThanALine(t *testing.T) {
+	r, w := io.Pipe()
+	d := NewDecoder(r)
+	go func() {
+		_, _ = w.Write([]byte(`{"a":{"S":"1"}}` + "\n"))
+	}()
+	it, err := d.Next()
+	require.NoError(t, err)
+	assert.Equal(t, "1", it[0].Value.Str)
+	go func() {
+		_, _ = w.Write([]byte(`{"a":{"S"`))
+		_, _ = w.Write([]byte(`:"2"}}` + "\n"))
+	}()
+	it, err = d.Next()
+	require.NoError(t, err)
+	assert.Equal(t, "2", it[0].Value.Str)
+	require.NoError(t, w.Close())
+	_, err = d.Next()
+	assert.Equal(t, io.EOF, err)
+}
+
 func TestDecoderItemsAreIndependent(t *testing.T) {
 	d := NewBytesDecoder([]byte(`{"a":{"L":[{"S":"x"},{"M":{"k":{"S":"1"}}}]}} {"a":{"L":[{"S":"y"},{"M":{"k":{"S":"2"}}}]}}`))
 	first, err := d.Next()
