@@ -88,3 +88,33 @@ func TestHistogram(t *testing.T) {
 	assert.Equal(t, 1.0+4+5, w)
 	assert.Equal(t, 1.0+1+2, r)
 }
+
+// FuzzItemSize sizes whatever items the decoder accepts: no panic, the
+// breakdown adds up to the item size under both number models, and the
+// size limits are reported as errors.
+func FuzzItemSize(f *testing.F) {
+	for _, s := range []string{
+		`{"pk":{"S":"USER#123"},"age":{"N":"-4.2E3"},"tags":{"NS":["1","10010"]}}`,
+		`{"m":{"M":{"l":{"L":[{"B":"AAEC"},{"BOOL":false},{"NULL":true}]}}}}`,
+		`{"n":{"N":"0.0000000000000000000000000000000000001"}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		it, err := attr.DecodeItem(data)
+		if err != nil {
+			return
+		}
+		for _, r := range []Rules{Default(), {Numbers: NumberDigitPairs}} {
+			size := r.ItemSize(it)
+			top := 0
+			for _, p := range r.Breakdown(it, 0) {
+				if p.Depth == 0 {
+					top += p.Size()
+				}
+			}
+			assert.Equal(t, size, top)
+			assert.Equal(t, size > MaxItemSize, r.CheckItem(nil, it) != nil)
+		}
+	})
+}

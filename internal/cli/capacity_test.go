@@ -114,3 +114,11 @@ func TestCapacityItemWorkersAgree(t *testing.T) {
 		assert.Equal(t, one, strings.Replace(got, "--workers "+w, "--workers 1", 1))
 	}
 }
+
+func TestGroupUnits(t *testing.T) {
+	assert.Equal(t, "2,000,000", groupUnits(2e6))
+	assert.Equal(t, "1,000,000.5", groupUnits(1000000.5))
+	assert.Equal(t, "0.5", groupUnits(0.5))
+	assert.Equal(t, "-1,234", thousands(-1234))
+	assert.Equal(t, "999", thousands(999))
+}
