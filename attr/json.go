@@ -81,6 +81,11 @@ func getParser(data []byte) *parser {
 
 func putParser(p *parser) {
 	p.data, p.arena = nil, nil
+	// Drop what the stacks still point to, so that pooled parsers do not
+	// keep decoded values alive.
+	clear(p.fields[:cap(p.fields)])
+	clear(p.vals[:cap(p.vals)])
+	clear(p.members[:cap(p.members)])
 	parsers.Put(p)
 }
 
