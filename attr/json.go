@@ -113,7 +113,8 @@ type Decoder struct {
 	line      int
 	lineStart int64
 
-	limit int // most bytes of JSON text per item
+	limit    int // most bytes of JSON text per item
+	itemLine int // line on which the last item began
 
 	p parser
 }
@@ -177,10 +178,16 @@ func (d *Decoder) Next() (Item, error) {
 			}
 			return nil, d.err
 		}
+		d.advanceLines(d.start)
+		d.itemLine = d.line
 		d.start = d.p.pos
 		return it, nil
 	}
 }
+
+// Line returns the 1-based line on which the item last returned by Next
+// begins, for messages about items that decoded but fail later checks.
+func (d *Decoder) Line() int { return d.itemLine }
 
 // advanceLines counts newlines up to buf[to].
 func (d *Decoder) advanceLines(to int) {

@@ -264,6 +264,7 @@ func TestDecoderStream(t *testing.T) {
 	for name, mk := range readers {
 		d := mk()
 		var pks []string
+		var lines []int
 		for {
 			it, err := d.Next()
 			if err == io.EOF {
@@ -272,8 +273,10 @@ func TestDecoderStream(t *testing.T) {
 			require.NoError(t, err, name)
 			pk, _ := it.Get("PK")
 			pks = append(pks, pk.Str)
+			lines = append(lines, d.Line())
 		}
 		assert.Equal(t, []string{"T#t042", "2", "3", "4", "5"}, pks, name)
+		assert.Equal(t, []int{1, 3, 4, 7, 7}, lines, name)
 		_, err := d.Next()
 		assert.Equal(t, io.EOF, err)
 	}
