@@ -146,7 +146,7 @@ func (p *parser) updatePath() Path {
 
 // setValue parses operand [ + | - operand ].
 func (p *parser) setValue() operand {
-	left := p.operand()
+	left := p.setOperand()
 	if !p.ok() || p.tok.kind != tPlus && p.tok.kind != tMinus {
 		return left
 	}
@@ -155,13 +155,24 @@ func (p *parser) setValue() operand {
 		k, name = oMinus, "-"
 	}
 	p.next()
-	right := p.operand()
+	right := p.setOperand()
 	for _, o := range [...]operand{left, right} {
 		if t, ok := staticType(o); ok && t != attr.N {
 			p.wrongType(name, t)
 		}
 	}
 	return operand{kind: k, args: []operand{left, right}}
+}
+
+// setOperand parses an operand of SET, where parentheses may also hold
+// an arithmetic value: SET a = (a + :x).
+func (p *parser) setOperand() operand {
+	if p.tok.kind != tLParen {
+		return p.operand()
+	}
+	var o operand
+	p.parens(func() { o = p.setValue() })
+	return o
 }
 
 // updateFunction checks if_not_exists and list_append.

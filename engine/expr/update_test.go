@@ -27,6 +27,8 @@ func TestUpdateApply(t *testing.T) {
 		{"SET n = n + :one", base.With("n", num("6"))},
 		{"SET n = n - :n2", base.With("n", num("-5"))},
 		{"SET n = :n2 - n", base.With("n", num("5"))},
+		{"SET n = (n + :one)", base.With("n", num("6"))},
+		{"SET n = (n) - (:one)", base.With("n", num("4"))},
 		{"SET x = :n2 + :n2", base.With("x", num("20"))},
 		{"SET n = if_not_exists(n, :one)", base},
 		{"SET x = if_not_exists(x, :one)", base.With("x", num("1"))},
