@@ -28,6 +28,49 @@ func appendString(dst []byte, s string) []byte {
 	return append(dst, s...)
 }
 
+func uvarintLen(n int) int {
+	k := 1
+	for n >= 0x80 {
+		n >>= 7
+		k++
+	}
+	return k
+}
+
+// encodedSize is the length of the stored form of it, so that encoding
+// allocates once.
+func encodedSize(it attr.Item) int {
+	n := uvarintLen(len(it))
+	for i := range it {
+		n += uvarintLen(len(it[i].Name)) + len(it[i].Name) + valueSize(&it[i].Value)
+	}
+	return n
+}
+
+func valueSize(v *attr.Value) int {
+	switch v.Type {
+	case attr.S, attr.N, attr.B:
+		return 1 + uvarintLen(len(v.Str)) + len(v.Str)
+	case attr.BOOL:
+		return 2
+	case attr.L:
+		n := 1 + uvarintLen(len(v.List))
+		for i := range v.List {
+			n += valueSize(&v.List[i])
+		}
+		return n
+	case attr.M:
+		return 1 + encodedSize(v.Map)
+	case attr.SS, attr.NS, attr.BS:
+		n := 1 + uvarintLen(len(v.Set))
+		for _, m := range v.Set {
+			n += uvarintLen(len(m)) + len(m)
+		}
+		return n
+	}
+	return 1
+}
+
 // appendItem appends the stored form of it to dst.
 func appendItem(dst []byte, it attr.Item) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(it)))

@@ -55,4 +55,3 @@ func FuzzDecodeRequest(f *testing.F) {
 		}
 	})
 }
-

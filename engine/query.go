@@ -63,55 +63,19 @@ type source struct {
 // reverse order when forward is false, until fn returns false.
 func (s source) visit(lo, hi []byte, forward bool, fn func(key []byte, r *rec) bool) {
 	if s.ix == nil {
-		tr := s.t.items
 		f := func(r *rec) bool { return fn(r.key, r) }
 		if forward {
-			if hi == nil {
-				tr.AscendGreaterOrEqual(&rec{key: lo}, f)
-			} else {
-				tr.AscendRange(&rec{key: lo}, &rec{key: hi}, f)
-			}
-			return
-		}
-		g := func(r *rec) bool {
-			if hi != nil && bytes.Compare(r.key, hi) >= 0 {
-				return true
-			}
-			if bytes.Compare(r.key, lo) < 0 {
-				return false
-			}
-			return fn(r.key, r)
-		}
-		if hi == nil {
-			tr.Descend(g)
+			s.t.items.ascend(lo, hi, f)
 		} else {
-			tr.DescendLessOrEqual(&rec{key: hi}, g)
+			s.t.items.descend(lo, hi, f)
 		}
 		return
 	}
-	tr := s.ix.tree
 	f := func(e *entry) bool { return fn(e.key, e.r) }
 	if forward {
-		if hi == nil {
-			tr.AscendGreaterOrEqual(&entry{key: lo}, f)
-		} else {
-			tr.AscendRange(&entry{key: lo}, &entry{key: hi}, f)
-		}
-		return
-	}
-	g := func(e *entry) bool {
-		if hi != nil && bytes.Compare(e.key, hi) >= 0 {
-			return true
-		}
-		if bytes.Compare(e.key, lo) < 0 {
-			return false
-		}
-		return fn(e.key, e.r)
-	}
-	if hi == nil {
-		tr.Descend(g)
+		s.ix.tree.ascend(lo, hi, f)
 	} else {
-		tr.DescendLessOrEqual(&entry{key: hi}, g)
+		s.ix.tree.descend(lo, hi, f)
 	}
 }
 

@@ -593,7 +593,7 @@ func (t *table) describe() *TableDescription {
 		AttributeDefinitions:      t.attrs,
 		KeySchema:                 t.keySchema,
 		TableSizeBytes:            t.size,
-		ItemCount:                 int64(t.items.Len()),
+		ItemCount:                 int64(t.items.len()),
 		DeletionProtectionEnabled: t.protect,
 	}
 	tp := t.throughput
@@ -617,7 +617,7 @@ func (t *table) describe() *TableDescription {
 		g := GlobalSecondaryIndexDescription{
 			IndexName: ix.name, KeySchema: keySchemaOf(ix.hash, ix.rng), Projection: ix.projection,
 			IndexStatus: "ACTIVE", ProvisionedThroughput: &gtp, IndexSizeBytes: ix.size,
-			ItemCount: int64(ix.tree.Len()), IndexArn: ix.arn,
+			ItemCount: int64(ix.tree.len()), IndexArn: ix.arn,
 			WarmThroughput: &WarmThroughputDescription{ReadUnitsPerSecond: max(gtp.ReadCapacityUnits, 12000), WriteUnitsPerSecond: max(gtp.WriteCapacityUnits, 4000), Status: "ACTIVE"},
 		}
 		if t.billing == "PAY_PER_REQUEST" {
@@ -631,7 +631,7 @@ func (t *table) describe() *TableDescription {
 	for _, ix := range t.lsis {
 		d.LocalSecondaryIndexes = append(d.LocalSecondaryIndexes, LocalSecondaryIndexDescription{
 			IndexName: ix.name, KeySchema: keySchemaOf(ix.hash, ix.rng), Projection: ix.projection,
-			IndexSizeBytes: ix.size, ItemCount: int64(ix.tree.Len()), IndexArn: ix.arn,
+			IndexSizeBytes: ix.size, ItemCount: int64(ix.tree.len()), IndexArn: ix.arn,
 		})
 	}
 	return d

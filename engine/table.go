@@ -5,8 +5,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/btree"
-
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/capacity"
 )
@@ -29,12 +27,6 @@ type entry struct {
 	r   *rec
 }
 
-func recLess(a, b *rec) bool          { return bytes.Compare(a.key, b.key) < 0 }
-func entryLess(a, b *entry) bool      { return bytes.Compare(a.key, b.key) < 0 }
-func newRecTree() *btree.BTreeG[*rec] { return btree.NewG(32, recLess) }
-func newEntryTree() *btree.BTreeG[*entry] {
-	return btree.NewG(32, entryLess)
-}
 
 // keyAttr is one key attribute with its declared type.
 type keyAttr struct {
@@ -49,7 +41,7 @@ type index struct {
 	hash, rng  []keyAttr
 	projection Projection
 	cap        *capacity.Index // the billing description of this index
-	tree       *btree.BTreeG[*entry]
+	tree       *tree[*entry]
 	size       int64 // sum of entry sizes
 	created    time.Time
 	throughput ProvisionedThroughputDescription
@@ -83,7 +75,7 @@ type table struct {
 	lsis []*index
 	desc capacity.Table // the billing description, rebuilt when indexes change
 
-	items *btree.BTreeG[*rec]
+	items *tree[*rec]
 	size  int64 // sum of item sizes
 
 	ttlAttr    string
@@ -232,10 +224,7 @@ func (ix *index) entryKey(it attr.Item, tkey []byte) []byte {
 
 // get returns the record with the given table key.
 func (t *table) get(key []byte) *rec {
-	r, ok := t.items.Get(&rec{key: key})
-	if !ok {
-		return nil
-	}
+	r, _ := t.items.get(key)
 	return r
 }
 
@@ -248,30 +237,31 @@ func (t *table) apply(key []byte, old *rec, oldItem, newItem attr.Item, newSize 
 		if old == nil {
 			return
 		}
-		t.items.Delete(old)
+		t.items.del(old.key)
 		t.size -= int64(old.size)
 		for _, ix := range t.indexes() {
 			if k := ix.entryKey(oldItem, old.key); k != nil {
-				ix.tree.Delete(&entry{key: k})
+				ix.tree.del(k)
 				ix.size -= int64(t.entrySize(ix, oldItem))
 			}
 		}
 		return
 	}
-	val := appendItem(nil, newItem)
 	r := old
 	if r == nil {
-		buf := make([]byte, len(key))
+		// One allocation holds the key and the item.
+		buf := make([]byte, len(key), len(key)+encodedSize(newItem))
 		copy(buf, key)
-		r = &rec{key: buf}
+		r = &rec{key: buf[:len(key):len(key)]}
+		r.val = appendItem(buf[len(key):], newItem)
 	} else {
 		t.size -= int64(old.size)
+		r.val = appendItem(make([]byte, 0, encodedSize(newItem)), newItem)
 	}
-	r.val = val
 	r.size = int32(newSize)
 	t.size += int64(newSize)
 	if old == nil {
-		t.items.ReplaceOrInsert(r)
+		t.items.put(r)
 	}
 	for _, ix := range t.indexes() {
 		var ok []byte
@@ -282,13 +272,13 @@ func (t *table) apply(key []byte, old *rec, oldItem, newItem attr.Item, newSize 
 		if ok != nil {
 			ix.size -= int64(t.entrySize(ix, oldItem))
 			if nk == nil || !bytes.Equal(ok, nk) {
-				ix.tree.Delete(&entry{key: ok})
+				ix.tree.del(ok)
 			}
 		}
 		if nk != nil {
 			ix.size += int64(t.entrySize(ix, newItem))
 			if ok == nil || !bytes.Equal(ok, nk) {
-				ix.tree.ReplaceOrInsert(&entry{key: nk, r: r})
+				ix.tree.put(&entry{key: nk, r: r})
 			}
 		}
 	}
@@ -301,13 +291,13 @@ func (t *table) entrySize(ix *index, it attr.Item) int {
 
 // backfill fills a new index from the table's items.
 func (t *table) backfill(ix *index) {
-	t.items.Ascend(func(r *rec) bool {
+	t.items.ascend(nil, nil, func(r *rec) bool {
 		it, err := decodeItem(r.val)
 		if err != nil {
 			return true
 		}
 		if k := ix.entryKey(it, r.key); k != nil {
-			ix.tree.ReplaceOrInsert(&entry{key: k, r: r})
+			ix.tree.put(&entry{key: k, r: r})
 			ix.size += int64(t.entrySize(ix, it))
 		}
 		return true

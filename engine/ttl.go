@@ -94,7 +94,7 @@ func (e *Engine) SweepExpired(now time.Time) int {
 		t.mu.Lock()
 		if t.ttlEnabled && !t.deleted {
 			var doomed []*rec
-			t.items.Ascend(func(r *rec) bool {
+			t.items.ascend(nil, nil, func(r *rec) bool {
 				if v, ok := lookup(r.val, t.ttlAttr); ok && expired(v, now) {
 					doomed = append(doomed, r)
 				}
