@@ -48,8 +48,16 @@ export DYNAMODB_ENDPOINT=$endpoint
 export AWS_ACCESS_KEY_ID=fake AWS_SECRET_ACCESS_KEY=fake AWS_REGION=us-east-1
 unset AWS_SESSION_TOKEN AWS_PROFILE AWS_DEFAULT_PROFILE AWS_CONFIG_FILE AWS_SHARED_CREDENTIALS_FILE
 
+# A config beside the suite's own that only lifts chai's 40-character cut of
+# expected and received values, so that failures.txt shows them whole.
+cat >"$suite/vitest.untruncated.config.mts" <<'CONF'
+import { mergeConfig } from 'vitest/config'
+import base from './vitest.config'
+export default mergeConfig(base, { test: { chaiConfig: { truncateThreshold: 0 } } })
+CONF
+
 rm -f "$out/results.json"
-(cd "$suite" && npx vitest run --reporter=json --outputFile="$out/results.json" "$@" >"$out/vitest.log" 2>&1) || true
+(cd "$suite" && npx vitest run --config vitest.untruncated.config.mts --reporter=json --outputFile="$out/results.json" "$@" >"$out/vitest.log" 2>&1) || true
 [[ -s $out/results.json ]] || { tail -50 "$out/vitest.log" >&2; die "the suite produced no report (see $out/vitest.log)"; }
 
 node - "$out/results.json" "$out/failures.txt" "$endpoint" <<'EOF' | tee "$out/summary.txt"
@@ -96,7 +104,8 @@ console.log(line('total', total))
 console.log('\n' + head)
 for (const k of Object.keys(groups).sort()) console.log(line(k, groups[k]))
 const text = failures.map(f => {
-  const msg = f.msg.split('\n').filter(l => l.trim() && !/^\s+at /.test(l)).slice(0, 6).join('\n    ')
+  const msg = f.msg.split('\n').filter(l => l.trim() && !/^\s+at /.test(l)).slice(0, 6)
+    .map(l => l.length > 600 ? l.slice(0, 600) + ' …' : l).join('\n    ')
   return `${f.file} :: ${f.name}\n    ${msg}`
 }).join('\n\n')
 fs.writeFileSync(failFile, text + '\n')
