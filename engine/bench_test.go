@@ -35,7 +35,7 @@ func item300(pk string, sk int) attr.Item {
 		{Name: "email", Value: attr.Str("maria.silva@example.com")},
 		{Name: "balance", Value: attr.Num("1234.56")},
 		{Name: "active", Value: attr.Bool(true)},
-		{Name: "note", Value: attr.Str(strings.Repeat("n", 190))},
+		{Name: "note", Value: attr.Str(strings.Repeat("n", 213))},
 	})
 }
 

@@ -27,7 +27,6 @@ type entry struct {
 	r   *rec
 }
 
-
 // keyAttr is one key attribute with its declared type.
 type keyAttr struct {
 	name string
