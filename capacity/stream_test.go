@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -119,6 +120,8 @@ func BenchmarkJSONL(b *testing.B) {
 	const n = 20000
 	data := jsonl(n)
 	r := Default()
+	// The same collector target as cardapio capacity item --jsonl.
+	defer debug.SetGCPercent(debug.SetGCPercent(800))
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -137,6 +140,7 @@ func FuzzSizeStream(f *testing.F) {
 	for _, s := range []string{
 		"", "\n\n", `{"pk":{"S":"a"}}`, "{\"a\":{\"N\":\"1\"}}\n{\"b\":{\"SS\":[\"x\"]}}\n",
 		`{"pk":{"X":"a"}}`, "{\n}", `{"l":{"L":[{"M":{"k":{"NULL":true}}}]}}`, "\r\n \t\n",
+		"{\"a\":{\"S\":\"x\"}} {\"b\":{\"M\":{\"c\":{\"S\":\"y\"}}\n}}\n", "{\"a\":{\"N\":\"1\"}}{\"b\":{\"N\":\"2\"}}\n{\"c\":{\"N\":\"3\"}}\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -155,5 +159,12 @@ func FuzzSizeStream(f *testing.F) {
 		require.NoError(t, err)
 		assert.Equal(t, one.Sizes.Total(), three.Sizes.Total())
 		assert.Equal(t, one.Bad, three.Bad)
+		// The chunk decoder's fast path agrees with decoding line by line.
+		var each StreamStats
+		r.sizeEachLine(data, 1, &each)
+		assert.Equal(t, each.Sizes.Total(), one.Sizes.Total())
+		assert.Equal(t, each.Sizes.Count(), one.Sizes.Count())
+		assert.Equal(t, each.BadLines, one.BadLines)
+		assert.Equal(t, each.Bad, one.Bad)
 	})
 }

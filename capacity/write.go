@@ -16,6 +16,7 @@ const (
 	Update
 	Delete
 	ConditionCheck // a TransactWriteItems action that only checks an item
+	Expire         // a deletion by TTL: free (capacity-rules.md 3.8)
 )
 
 // String returns the operation's name.
@@ -29,6 +30,8 @@ func (k WriteKind) String() string {
 		return "delete"
 	case ConditionCheck:
 		return "condition check"
+	case Expire:
+		return "TTL delete"
 	}
 	return "write"
 }
@@ -113,6 +116,11 @@ func (r Rules) write(t *Table, op WriteOp, why *[]Reason) Consumed {
 
 	var base float64
 	switch op.Kind {
+	case Expire:
+		if why != nil {
+			tell(why, "table", 0, "TTL deletes consume no write capacity, on the table or its indexes")
+		}
+		return c
 	case ConditionCheck:
 		c.Txn = true
 		c.Table.Write = 2 * WriteUnits(bs)

@@ -345,3 +345,12 @@ func BenchmarkWrite(b *testing.B) {
 		r.Write(tab, WriteOp{Kind: Update, Before: before, After: after})
 	}
 }
+
+// TestExpire follows 3.8: TTL deletes consume no write throughput.
+func TestExpire(t *testing.T) {
+	c, why := Default().ExplainWrite(gsiTable(), WriteOp{Kind: Expire, Before: workedItem(t, "A")})
+	assert.Zero(t, c.Units())
+	assert.Nil(t, c.GSIs)
+	assert.Contains(t, why[0].Text, "TTL")
+	assert.Equal(t, "TTL delete", Expire.String())
+}
