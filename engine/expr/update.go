@@ -240,6 +240,9 @@ func (u *Update) Apply(it attr.Item) (attr.Item, error) {
 	for _, d := range u.deletes {
 		old, ok := d.path.Get(it)
 		if !ok {
+			if !hasParent(out, d.path) {
+				return nil, &Error{Msg: msgInvalidPath}
+			}
 			continue
 		}
 		if old.Type != d.val.Type {
@@ -431,16 +434,29 @@ func setIn(cur attr.Value, steps []Step, v attr.Value) (attr.Value, error) {
 	return attr.MapOf(cur.Map.With(s.Name, nv)), nil
 }
 
-// removePath returns it without the value at path. Removing what is not
-// there changes nothing; removing a list element shifts the later ones
-// down.
+// hasParent reports whether the container that path's last step goes
+// into exists with the right type: a map for a key, a list for an index.
+func hasParent(it attr.Item, path Path) bool {
+	if len(path) == 1 {
+		return true
+	}
+	v, ok := path[:len(path)-1].Get(it)
+	if path[len(path)-1].IsIndex() {
+		return ok && v.Type == attr.L
+	}
+	return ok && v.Type == attr.M
+}
+
+// removePath returns it without the value at path. Removing a missing
+// key or index changes nothing, but its container must exist, as on
+// DynamoDB; removing a list element shifts the later ones down.
 func removePath(it attr.Item, path Path) (attr.Item, error) {
 	if len(path) == 1 {
 		return it.Without(path[0].Name), nil
 	}
 	cur, ok := it.Get(path[0].Name)
 	if !ok {
-		return it, nil
+		return nil, &Error{Msg: msgInvalidPath}
 	}
 	nv, changed, err := removeIn(cur, path[1:])
 	if err != nil || !changed {
@@ -456,6 +472,9 @@ func removeIn(cur attr.Value, steps []Step) (attr.Value, bool, error) {
 			return cur, false, &Error{Msg: msgInvalidPath}
 		}
 		if s.Index >= len(cur.List) {
+			if len(steps) > 1 {
+				return cur, false, &Error{Msg: msgInvalidPath}
+			}
 			return cur, false, nil
 		}
 		if len(steps) == 1 {
@@ -476,6 +495,9 @@ func removeIn(cur attr.Value, steps []Step) (attr.Value, bool, error) {
 	}
 	child, ok := cur.Map.Get(s.Name)
 	if !ok {
+		if len(steps) > 1 {
+			return cur, false, &Error{Msg: msgInvalidPath}
+		}
 		return cur, false, nil
 	}
 	if len(steps) == 1 {

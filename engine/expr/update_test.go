@@ -61,6 +61,8 @@ func TestUpdateApply(t *testing.T) {
 		{"DELETE ss :ss", base.Without("ss")}, // empty sets are never stored
 		{"DELETE ns :ns1", base.With("ns", attr.NumSet("2"))},
 		{"DELETE xs :ss", base},
+		{"DELETE m.zz :ss", base},
+		{"REMOVE m.l[5]", base},
 		{"set n = :one remove s add x :one delete ss :sa", base.With("n", num("1")).Without("s").With("x", num("1")).With("ss", attr.StrSet("b"))},
 		{"SET #n = :one", base.With("n", num("1"))},
 	}
@@ -128,6 +130,11 @@ func TestUpdateApplyErrors(t *testing.T) {
 		{"SET l[3].a = :one", msgInvalidPath},
 		{"ADD x.y :one", msgInvalidPath},
 		{"REMOVE n[0]", msgInvalidPath},
+		{"REMOVE x.y", msgInvalidPath},
+		{"REMOVE m.x.y", msgInvalidPath},
+		{"REMOVE l[5].a", msgInvalidPath},
+		{"DELETE x.y :ns", msgInvalidPath},
+		{"DELETE n.y :ns", msgInvalidPath},
 		{"REMOVE s.a", msgInvalidPath},
 		{"SET n = s + :one", msgOperandType},
 		{"SET n = list_append(n, :l)", msgOperandType},
