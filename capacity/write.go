@@ -243,11 +243,14 @@ func (r Rules) indexWrite(t *Table, ix *Index, local bool, before, after attr.It
 				group(os), group(ns), units(u))
 		}
 	}
-	if txn && r.DoubleIndexInTxn {
+	switch {
+	case txn && r.DoubleIndexInTxn:
 		u *= 2
 		if why != nil {
 			tell(why, ix.Name, u, "in a transaction, doubled by option: %s WRU", units(u))
 		}
+	case txn && why != nil:
+		(*why)[len(*why)-1].Text += "; index charges are not doubled in a transaction"
 	}
 	c.charge(ix, local, Capacity{Write: u})
 }

@@ -54,12 +54,26 @@ func TestWorkedPut(t *testing.T) {
 	assert.Equal(t, 3.0, c.Units())
 
 	// In a transaction only the table charge doubles (3.6): 4 + 1.
-	c = r.Write(gsiTable(), WriteOp{Kind: Put, After: it, Txn: true})
+	c, why := r.ExplainWrite(gsiTable(), WriteOp{Kind: Put, After: it, Txn: true, Label: "CONTRACT"})
 	assert.Equal(t, 5.0, c.Units())
+	assert.Equal(t, []string{
+		"table: put new CONTRACT 1,126 B, 102 B over 1 KB: 2 WRU",
+		"table: in a transaction: x2 (prepare + commit) = 4 WRU",
+		"G1: entry enters the index, put 410 B, fits 1 KB: 1 WRU; index charges are not doubled in a transaction",
+	}, reasons(why))
 	assert.Equal(t, 1.0, c.GSIs["G1"].Write)
 	// With the option, index charges double too: 6.
-	c = Rules{DoubleIndexInTxn: true}.Write(gsiTable(), WriteOp{Kind: Put, After: it, Txn: true})
+	c, why = Rules{DoubleIndexInTxn: true}.ExplainWrite(gsiTable(), WriteOp{Kind: Put, After: it, Txn: true})
 	assert.Equal(t, 6.0, c.Units())
+	assert.Equal(t, "G1: in a transaction, doubled by option: 2 WRU", why[len(why)-1].String())
+}
+
+func reasons(rs []Reason) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.String())
+	}
+	return out
 }
 
 // TestWorkedKeyChange is "update that changes that item's GSI key" of
