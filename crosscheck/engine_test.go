@@ -1,9 +1,22 @@
 package crosscheck
 
-import "errors"
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"time"
 
-// startEngine starts the embedded engine on a loopback port and returns its
-// endpoint.
+	"github.com/cardapio/cardapio/engine"
+)
+
+// startEngine serves a fresh in-process engine on a loopback port for the
+// rest of the test binary's life and returns its endpoint.
 func startEngine() (string, error) {
-	return "", errors.New("the engine has no HTTP handler yet; set ENGINE_ENDPOINT")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("listen for the engine: %w", err)
+	}
+	srv := &http.Server{Handler: engine.New(engine.Options{}).Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	return "http://" + ln.Addr().String(), nil
 }

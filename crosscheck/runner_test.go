@@ -34,6 +34,7 @@ type step struct {
 	paginate  bool   // Query or Scan: follow LastEvaluatedKey and compare every page
 	unordered bool   // result order is unspecified: sort Items, compare only that a LastEvaluatedKey is there
 	segments  int32  // Scan: run this many segments to the end and compare their union
+	status    bool   // CreateTable: compare TableStatus and IndexStatus too (else only the later DescribeTable's)
 }
 
 // xcase is a sequence of steps; steps builds the inputs for one side.
@@ -135,6 +136,16 @@ func runCase(t *testing.T, c xcase) {
 				t.Logf("%s: dynalite answered\n%s", label, ra.body)
 			}
 			require.Equalf(t, want, got, "%s: dynalite's outcome is not what the case expects (%s)", label, ra.msg)
+			gap, known := knownGaps[fmt.Sprintf("%s/step %d", t.Name(), i+1)]
+			same := ra.body == rb.body && (ra.msg == rb.msg || !sa[i].message)
+			switch {
+			case known && same:
+				t.Logf("%s: listed as a known engine gap (%s) but now agrees: remove it from knownGaps", label, gap)
+			case known:
+				t.Logf("%s: KNOWN ENGINE GAP, not failing: %s\n  dynalite: %s %s\n  engine:   %s %s",
+					label, gap, short(ra.body), ra.msg, short(rb.body), rb.msg)
+				continue
+			}
 			if !assert.Equal(t, ra.body, rb.body, "%s: dynalite vs engine", label) {
 				continue
 			}
@@ -142,11 +153,19 @@ func runCase(t *testing.T, c xcase) {
 				if sa[i].message {
 					assert.Equal(t, ra.msg, rb.msg, "%s: error message", label)
 				} else {
-					t.Logf("%s: messages differ\n  dynalite: %s\n  engine:   %s", label, ra.msg, rb.msg)
+					t.Logf("%s: messages differ\n  dynalite: %s\n  engine:   %s", label, short(ra.msg), short(rb.msg))
 				}
 			}
 		}
 	})
+}
+
+// short cuts a text for a log line.
+func short(s string) string {
+	if len(s) > 300 {
+		return s[:300] + "…"
+	}
+	return s
 }
 
 func opName(in any) string {
@@ -182,6 +201,14 @@ func (s *side) do(ctx context.Context, st step) result {
 		tree = m
 	} else {
 		tree = s.shape(Normalise(out), st.unordered)
+	}
+	switch st.in.(type) {
+	case *dynamodb.CreateTableInput:
+		if !st.status {
+			dropStatus(tree, false)
+		}
+	case *dynamodb.UpdateTableInput:
+		dropStatus(tree, true)
 	}
 	return result{body: s.logical(Canonical(tree))}
 }
@@ -269,10 +296,31 @@ func (s *side) pages(ctx context.Context, in any, unordered bool) (any, error) {
 			in.(*dynamodb.ScanInput).ExclusiveStartKey = lek
 		}
 		if len(lek) == 0 {
+			if unordered {
+				return unionOfPages(pages), nil
+			}
 			return pages, nil
 		}
 	}
 	return nil, errors.New("more than 100 pages")
+}
+
+// unionOfPages merges the pages of a read whose order is unspecified: which
+// items land on which page depends on the order, so what is compared is the
+// sorted union of the items and, page by page, the counts and whether a
+// LastEvaluatedKey came back.
+func unionOfPages(pages []any) map[string]any {
+	var items, shapes []any
+	for _, p := range pages {
+		m := p.(map[string]any)
+		if l, ok := m["Items"].([]any); ok {
+			items = append(items, l...)
+		}
+		delete(m, "Items")
+		shapes = append(shapes, m)
+	}
+	SortList(items)
+	return map[string]any{"Items": items, "Pages": shapes}
 }
 
 // segments runs every segment of a parallel Scan to its end. Which items
@@ -385,7 +433,13 @@ func essentials(d map[string]any) map[string]any {
 	e := keep(d, "TableName", "TableStatus", "TableArn", "KeySchema", "AttributeDefinitions",
 		"ProvisionedThroughput", "BillingModeSummary")
 	if bm, ok := e["BillingModeSummary"].(map[string]any); ok {
-		e["BillingModeSummary"] = keep(bm, "BillingMode")
+		// No summary means provisioned to an SDK caller, so a summary that
+		// says PROVISIONED is the same answer.
+		if bm["BillingMode"] == string(types.BillingModeProvisioned) {
+			delete(e, "BillingModeSummary")
+		} else {
+			e["BillingModeSummary"] = keep(bm, "BillingMode")
+		}
 	}
 	if pt, ok := e["ProvisionedThroughput"].(map[string]any); ok {
 		e["ProvisionedThroughput"] = keep(pt, "ReadCapacityUnits", "WriteCapacityUnits")
@@ -417,6 +471,34 @@ func essentials(d map[string]any) map[string]any {
 		e[k] = l
 	}
 	return e
+}
+
+// dropStatus removes the transitional parts of a CreateTable or
+// UpdateTable output: the table and index statuses, and the throughput an
+// update is moving to. DynamoDB answers CREATING or UPDATING (with the old
+// throughput); a local engine that applies changes at once may answer
+// ACTIVE. CreateTable's status is checked in a few cases only, so that it
+// does not hide the rest of every case; the DescribeTable that follows an
+// update is always compared whole.
+func dropStatus(tree any, update bool) {
+	m, ok := tree.(map[string]any)
+	if !ok {
+		return
+	}
+	d, ok := m["TableDescription"].(map[string]any)
+	if !ok {
+		return
+	}
+	delete(d, "TableStatus")
+	if update {
+		delete(d, "ProvisionedThroughput")
+		delete(d, "BillingModeSummary")
+	}
+	if l, ok := d["GlobalSecondaryIndexes"].([]any); ok {
+		for _, g := range l {
+			delete(g.(map[string]any), "IndexStatus")
+		}
+	}
 }
 
 // dropTables deletes every table this side created.

@@ -12,7 +12,7 @@ func TestTables(t *testing.T) {
 	cases := []xcase{
 		{"create hash table, describe it", func(T namer) []step {
 			return steps(
-				step{in: table(T("t"), pkS, none)},
+				step{in: table(T("t"), pkS, none), status: true},
 				describe(T("t")),
 			)
 		}},
@@ -20,7 +20,7 @@ func TestTables(t *testing.T) {
 			in := table(T("t"), pkN, skB)
 			in.BillingMode = types.BillingModeProvisioned
 			in.ProvisionedThroughput = &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(7), WriteCapacityUnits: aws.Int64(3)}
-			return steps(step{in: in}, describe(T("t")))
+			return steps(step{in: in, status: true}, describe(T("t")))
 		}},
 		{"create table with a GSI and an LSI", func(T namer) []step {
 			in := table(T("t"), pkS, skS, keyDef{"g", "S"}, keyDef{"gs", "N"}, keyDef{"l", "S"})
@@ -29,7 +29,7 @@ func TestTables(t *testing.T) {
 				gsi("byGKeys", keyDef{"g", "S"}, none, "KEYS_ONLY"),
 			}
 			in.LocalSecondaryIndexes = []types.LocalSecondaryIndex{lsi("byL", pkS, keyDef{"l", "S"}, "ALL")}
-			return steps(step{in: in}, describe(T("t")))
+			return steps(step{in: in, status: true}, describe(T("t")))
 		}},
 		{"create an existing table", func(T namer) []step {
 			return steps(
