@@ -218,3 +218,16 @@ func BenchmarkItemSize(b *testing.B) {
 		b.Fatal("no size")
 	}
 }
+
+// TestStored follows 1.7 and 1.8: 100 B per item and per index entry,
+// 48 B more per item in a global table; none of it changes units.
+func TestStored(t *testing.T) {
+	assert.Equal(t, 1126+100+410+100, Stored(1126, []int{410}, false))
+	assert.Equal(t, 65+100+48, Stored(65, nil, true))
+	r := Default()
+	tab := &Table{Name: "T", PK: "pk", GSIs: []Index{{Name: "G", PK: []string{"g"}, Projection: ProjectKeysOnly}, {Name: "H", PK: []string{"h"}}}}
+	it := item("pk", attr.Str("k"), "g", attr.Str("v"), "x", attr.Str("12345"))
+	// item 3+2+6 = 11; G entry pk + g = 5; not in H (sparse).
+	assert.Equal(t, 11+100+5+100, r.StoredBytes(tab, it, false))
+	assert.Equal(t, 11+100+48+5+100, r.StoredBytes(tab, it, true))
+}

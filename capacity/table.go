@@ -203,3 +203,34 @@ func (r Rules) checkKey(it attr.Item, name, role string, limit int, required boo
 	}
 	return nil
 }
+
+// Stored returns the bytes billed as storage for one item of itemBytes
+// with index entries of entryBytes: each counts 100 B more, and a global
+// table adds 48 B per item (capacity-rules.md 1.7, 1.8).
+func Stored(itemBytes int, entryBytes []int, global bool) int {
+	n := itemBytes + ItemOverhead
+	if global {
+		n += GlobalTableOverhead
+	}
+	for _, e := range entryBytes {
+		n += e + ItemOverhead
+	}
+	return n
+}
+
+// StoredBytes returns the bytes billed as storage for it in table t: the
+// item and its entry in every index it belongs to, each with its overhead.
+func (r Rules) StoredBytes(t *Table, it attr.Item, global bool) int {
+	n := r.ItemSize(it) + ItemOverhead
+	if global {
+		n += GlobalTableOverhead
+	}
+	for _, ixs := range [2][]Index{t.GSIs, t.LSIs} {
+		for i := range ixs {
+			if e, ok := r.EntrySize(t, &ixs[i], it); ok {
+				n += e + ItemOverhead
+			}
+		}
+	}
+	return n
+}
