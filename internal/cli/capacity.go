@@ -80,9 +80,16 @@ func runCapacityItem(e *env, o itemOptions, file string) error {
 	if o.jsonl {
 		return runItemStream(e, o, rules, in, name)
 	}
-	data, err := io.ReadAll(in)
+	// An item is at most 400 KB; its JSON, base64 and indentation
+	// included, stays far below this. Reading no more keeps a stream
+	// passed by mistake from filling memory.
+	const maxItemJSON = 16 << 20
+	data, err := io.ReadAll(io.LimitReader(in, maxItemJSON+1))
 	if err != nil {
 		return badInput(fmt.Errorf("read %s: %w", name, err))
+	}
+	if len(data) > maxItemJSON {
+		return badInput(fmt.Errorf("%s: over 16 MB, too large for one item (a stream of items needs --jsonl)", name))
 	}
 	it, err := attr.DecodeItem(data)
 	if err != nil {

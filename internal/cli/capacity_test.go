@@ -98,6 +98,10 @@ func TestCapacityItemTooBig(t *testing.T) {
 	got = run([]string{"capacity", "item", "--format", "json", "-"}, strings.NewReader(ok))
 	assert.Contains(t, got, `{"sizeBytes":409600,"writeUnits":400,`)
 
+	huge := strings.NewReader(`{"pk":{"S":"` + strings.Repeat("x", 17<<20) + `"}}`)
+	got = run([]string{"capacity", "item", "-"}, huge)
+	assert.Contains(t, got, "cardapio: stdin: over 16 MB, too large for one item (a stream of items needs --jsonl)\n--- exit 2\n")
+
 	stream := ok + "\n" + in + "\n" + ok + "\n"
 	got = run([]string{"capacity", "item", "--jsonl", "--format", "json", "-"}, strings.NewReader(stream))
 	assert.Contains(t, got, `{"items":2,"badLines":1,"totalBytes":819200,`)
