@@ -29,6 +29,9 @@
 //     fetches) leaves Table out of the wire shape instead of reporting 0.
 //   - An LSI Query charges its entries to the LSI and the base items it
 //     fetches (each rounded to 4 KB) to the table.
+//   - A GetItem read of a missing item costs the minimum (1, or 0.5 when
+//     eventually consistent); BatchGetItem, being GetItems added up,
+//     charges its missing keys the same way.
 //   - A failed condition inside a transaction cancels it: Write returns
 //     nothing, as DynamoDB reports nothing.
 //   - Numbers under the measured rule are capped at 20 bytes (21 when
