@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"sort"
+	"strings"
 
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/capacity"
@@ -30,18 +31,24 @@ func sortedTables[V any](m map[string]V) []string {
 // stands alone (no conditions, not atomic); writes refused by admission
 // (throttled) come back in UnprocessedItems.
 func (e *Engine) BatchWriteItem(ctx context.Context, in *BatchWriteItemInput) (*BatchWriteItemOutput, error) {
+	var c constraints
+	c.enum("returnConsumedCapacity", in.ReturnConsumedCapacity, enumConsumed...)
+	c.enum("returnItemCollectionMetrics", in.ReturnItemCollectionMetrics, enumMetrics...)
+	if err := c.err(); err != nil {
+		return nil, err
+	}
 	want, level, err := parseConsumed(in.ReturnConsumedCapacity)
 	if err != nil {
 		return nil, err
 	}
 	if len(in.RequestItems) == 0 {
-		return nil, validationf("1 validation error detected: Value null at 'requestItems' failed to satisfy constraint: Member must have length greater than or equal to 1")
+		return nil, validationf("The requestItems parameter is required for BatchWriteItem")
 	}
 	n := 0
-	for _, reqs := range in.RequestItems {
+	for name, reqs := range in.RequestItems {
 		n += len(reqs)
-		if len(reqs) == 0 {
-			return nil, validationf("1 validation error detected: Value '{}' at 'requestItems' failed to satisfy constraint: Map value must satisfy constraint: [Member must have length less than or equal to 25, Member must have length greater than or equal to 1]")
+		if len(reqs) == 0 || len(reqs) > maxBatchWrite {
+			return nil, validationf("1 validation error detected: Value '{%s=[%s]}' at 'requestItems' failed to satisfy constraint: Map value must satisfy constraint: [Member must have length less than or equal to 25, Member must have length greater than or equal to 1]", name, writeListing(reqs))
 		}
 	}
 	if n > maxBatchWrite {
@@ -117,17 +124,26 @@ func (e *Engine) BatchWriteItem(ctx context.Context, in *BatchWriteItemInput) (*
 // BatchGetItem reads up to 100 items across tables. Beyond 16 MB of
 // response the remaining keys come back in UnprocessedKeys.
 func (e *Engine) BatchGetItem(_ context.Context, in *BatchGetItemInput) (*BatchGetItemOutput, error) {
+	var c constraints
+	c.enum("returnConsumedCapacity", in.ReturnConsumedCapacity, enumConsumed...)
+	if err := c.err(); err != nil {
+		return nil, err
+	}
 	want, level, err := parseConsumed(in.ReturnConsumedCapacity)
 	if err != nil {
 		return nil, err
 	}
 	if len(in.RequestItems) == 0 {
-		return nil, validationf("1 validation error detected: Value null at 'requestItems' failed to satisfy constraint: Member must have length greater than or equal to 1")
+		return nil, validationf("The requestItems parameter is required for BatchGetItem")
 	}
 	n := 0
-	for name, ka := range in.RequestItems {
+	for _, name := range sortedTables(in.RequestItems) {
+		ka := in.RequestItems[name]
 		if ka == nil || len(ka.Keys) == 0 {
 			return nil, validationf("1 validation error detected: Value null at 'requestItems.%s.member.keys' failed to satisfy constraint: Member must have length greater than or equal to 1", name)
+		}
+		if len(ka.Keys) > maxBatchGet {
+			return nil, validationf("1 validation error detected: Value at 'RequestItems.%s.member.Keys' failed to satisfy constraint: Member must have length less than or equal to %d", name, maxBatchGet)
 		}
 		n += len(ka.Keys)
 	}
@@ -218,4 +234,21 @@ func (e *Engine) BatchGetItem(_ context.Context, in *BatchGetItemInput) (*BatchG
 	}
 	out.ConsumedCapacity = consumedList(want, level, per)
 	return out, nil
+}
+
+// writeListing renders write requests the way DynamoDB echoes them in
+// constraint messages.
+func writeListing(reqs []WriteRequest) string {
+	parts := make([]string, len(reqs))
+	for i, r := range reqs {
+		switch {
+		case r.PutRequest != nil:
+			parts[i] = "WriteRequest(putRequest=PutRequest(item=" + string(attr.AppendItemJSON(nil, r.PutRequest.Item)) + "))"
+		case r.DeleteRequest != nil:
+			parts[i] = "WriteRequest(deleteRequest=DeleteRequest(key=" + string(attr.AppendItemJSON(nil, r.DeleteRequest.Key)) + "))"
+		default:
+			parts[i] = "WriteRequest()"
+		}
+	}
+	return strings.Join(parts, ", ")
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"math"
 
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/capacity"
@@ -22,8 +23,10 @@ type write struct {
 	item    attr.Item // Put: the new item
 	cond    *expr.Condition
 	update  *expr.Update
-	rvFail  bool // return the item when the condition fails
-	wantCap bool // the request asked for ConsumedCapacity
+	rvFail  bool                   // return the item when the condition fails
+	wantCap bool                   // the request asked for ConsumedCapacity
+	metrics *ItemCollectionMetrics // filled after commit when asked (tables with LSIs)
+	wantICM bool
 
 	// Filled by run.
 	old     *rec
@@ -134,6 +137,13 @@ func (e *Engine) prepareWrite(t *table, kind writeKind, item, key attr.Item, con
 		}
 	} else if kind == checkKind {
 		return nil, validationf("1 validation error detected: Value null at 'conditionExpression' failed to satisfy constraint: Member must not be null")
+	}
+	if cond == "" && update == "" && kind != updateKind && (names != nil || values != nil) {
+		which := "ExpressionAttributeValues"
+		if names != nil {
+			which = "ExpressionAttributeNames"
+		}
+		return nil, validationf("%s can only be specified when using expressions: ConditionExpression is null", which)
 	}
 	if err := checkPlaceholders(sc, names, values, cond != "" || update != ""); err != nil {
 		return nil, err
@@ -259,6 +269,9 @@ func (w *write) commit() {
 
 // PutItem creates or replaces an item.
 func (e *Engine) PutItem(ctx context.Context, in *PutItemInput) (*PutItemOutput, error) {
+	if err := writeConstraints(in.TableName, in.ReturnValues, in.ReturnConsumedCapacity, in.ReturnItemCollectionMetrics, in.ReturnValuesOnConditionCheckFailure); err != nil {
+		return nil, err
+	}
 	rv, err := parseReturnValues(in.ReturnValues, false)
 	if err != nil {
 		return nil, err
@@ -278,8 +291,9 @@ func (e *Engine) PutItem(ctx context.Context, in *PutItemInput) (*PutItemOutput,
 		return nil, err
 	}
 	w.wantCap = want
+	w.wantICM = in.ReturnItemCollectionMetrics == "SIZE"
 	c, err := e.single(ctx, w)
-	out := &PutItemOutput{ConsumedCapacity: consumed(want, level, c)}
+	out := &PutItemOutput{ConsumedCapacity: consumed(want, level, c), ItemCollectionMetrics: w.metrics}
 	if err != nil {
 		return out, err
 	}
@@ -291,6 +305,9 @@ func (e *Engine) PutItem(ctx context.Context, in *PutItemInput) (*PutItemOutput,
 
 // DeleteItem deletes an item.
 func (e *Engine) DeleteItem(ctx context.Context, in *DeleteItemInput) (*DeleteItemOutput, error) {
+	if err := writeConstraints(in.TableName, in.ReturnValues, in.ReturnConsumedCapacity, in.ReturnItemCollectionMetrics, in.ReturnValuesOnConditionCheckFailure); err != nil {
+		return nil, err
+	}
 	rv, err := parseReturnValues(in.ReturnValues, false)
 	if err != nil {
 		return nil, err
@@ -310,8 +327,9 @@ func (e *Engine) DeleteItem(ctx context.Context, in *DeleteItemInput) (*DeleteIt
 		return nil, err
 	}
 	w.wantCap = want
+	w.wantICM = in.ReturnItemCollectionMetrics == "SIZE"
 	c, err := e.single(ctx, w)
-	out := &DeleteItemOutput{ConsumedCapacity: consumed(want, level, c)}
+	out := &DeleteItemOutput{ConsumedCapacity: consumed(want, level, c), ItemCollectionMetrics: w.metrics}
 	if err != nil {
 		return out, err
 	}
@@ -323,6 +341,9 @@ func (e *Engine) DeleteItem(ctx context.Context, in *DeleteItemInput) (*DeleteIt
 
 // UpdateItem edits an item, creating it when absent.
 func (e *Engine) UpdateItem(ctx context.Context, in *UpdateItemInput) (*UpdateItemOutput, error) {
+	if err := writeConstraints(in.TableName, in.ReturnValues, in.ReturnConsumedCapacity, in.ReturnItemCollectionMetrics, in.ReturnValuesOnConditionCheckFailure); err != nil {
+		return nil, err
+	}
 	rv, err := parseReturnValues(in.ReturnValues, true)
 	if err != nil {
 		return nil, err
@@ -342,8 +363,9 @@ func (e *Engine) UpdateItem(ctx context.Context, in *UpdateItemInput) (*UpdateIt
 		return nil, err
 	}
 	w.wantCap = want
+	w.wantICM = in.ReturnItemCollectionMetrics == "SIZE"
 	c, err := e.single(ctx, w)
-	out := &UpdateItemOutput{ConsumedCapacity: consumed(want, level, c)}
+	out := &UpdateItemOutput{ConsumedCapacity: consumed(want, level, c), ItemCollectionMetrics: w.metrics}
 	if err != nil {
 		return out, err
 	}
@@ -400,7 +422,30 @@ func (e *Engine) single(ctx context.Context, w *write) (capacity.Consumed, error
 		}
 	}
 	w.commit()
+	if w.wantICM && len(t.lsis) > 0 {
+		w.metrics = t.collectionMetrics(w.key)
+	}
 	return c, nil
+}
+
+// collectionMetrics sizes the item collection of key's partition; the
+// caller holds the table's lock.
+func (t *table) collectionMetrics(key attr.Item) *ItemCollectionMetrics {
+	pk, _ := key.Get(t.hash.name)
+	lo := partitionPrefix(pk)
+	hi := successor(lo)
+	var size int64
+	t.items.ascend(lo, hi, func(r *rec) bool {
+		size += int64(r.size)
+		if it, err := decodeItem(r.val); err == nil {
+			for _, ix := range t.lsis {
+				size += int64(t.entrySize(ix, it))
+			}
+		}
+		return true
+	})
+	gb := math.Floor(float64(size) / (1 << 30))
+	return &ItemCollectionMetrics{ItemCollectionKey: attr.Item{{Name: t.hash.name, Value: pk}}, SizeEstimateRangeGB: []float64{gb, gb + 1}}
 }
 
 // GetItem reads one item.

@@ -199,7 +199,7 @@ func checkLimit(l *int) (int, error) {
 		return 0, nil
 	}
 	if *l < 1 {
-		return 0, validationf("1 validation error detected: Value '%d' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1", *l)
+		return 0, validationf("1 validation error detected: Value at 'Limit' failed to satisfy constraint: Member must have value greater than or equal to 1")
 	}
 	return *l, nil
 }

@@ -63,7 +63,11 @@ func keySchema(ks []KeySchemaElement, defs map[string]attr.Type, field string, m
 		max = 2 * maxKeyAttrs
 	}
 	if len(ks) > max {
-		return nil, nil, validationf("1 validation error detected: Value '%v' at '%s' failed to satisfy constraint: Member must have length less than or equal to %d", ks, field, max)
+		parts := make([]string, len(ks))
+		for i, k := range ks {
+			parts[i] = "KeySchemaElement(attributeName=" + k.AttributeName + ", keyType=" + k.KeyType + ")"
+		}
+		return nil, nil, validationf("1 validation error detected: Value '[%s]' at '%s' failed to satisfy constraint: Member must have length less than or equal to %d", strings.Join(parts, ", "), field, max)
 	}
 	seen := map[string]bool{}
 	for i, k := range ks {
@@ -75,7 +79,7 @@ func keySchema(ks []KeySchemaElement, defs map[string]attr.Type, field string, m
 		}
 		if seen[k.AttributeName] {
 			if !multi && len(ks) == 2 {
-				return nil, nil, invalidParam("Both the Hash Key and the Range Key element in the KeySchema have the same name")
+				return nil, nil, validationf("Invalid KeySchema: Some index key attribute have no definition")
 			}
 			return nil, nil, invalidParam("Duplicate attribute %s in KeySchema", k.AttributeName)
 		}
@@ -439,6 +443,12 @@ func (e *Engine) UpdateTable(_ context.Context, in *UpdateTableInput) (*UpdateTa
 		}
 	}
 	throughput := t.throughput
+	if in.ProvisionedThroughput != nil && billing == "PROVISIONED" && t.billing == "PROVISIONED" && len(in.GlobalSecondaryIndexUpdates) == 0 &&
+		in.ProvisionedThroughput.ReadCapacityUnits != nil && in.ProvisionedThroughput.WriteCapacityUnits != nil &&
+		*in.ProvisionedThroughput.ReadCapacityUnits == t.throughput.ReadCapacityUnits && *in.ProvisionedThroughput.WriteCapacityUnits == t.throughput.WriteCapacityUnits {
+		return nil, validationf("The provisioned throughput for the table will not change. The requested value equals the current value. Current ReadCapacityUnits provisioned for the table: %d. Requested ReadCapacityUnits: %d. Current WriteCapacityUnits provisioned for the table: %d. Requested WriteCapacityUnits: %d. Refer to the Amazon DynamoDB Developer Guide for current limits and how to request higher limits.",
+			t.throughput.ReadCapacityUnits, *in.ProvisionedThroughput.ReadCapacityUnits, t.throughput.WriteCapacityUnits, *in.ProvisionedThroughput.WriteCapacityUnits)
+	}
 	if in.ProvisionedThroughput != nil || billing != t.billing {
 		if billing == "PAY_PER_REQUEST" && in.ProvisionedThroughput == nil {
 			throughput = ProvisionedThroughputDescription{}

@@ -1,12 +1,14 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"hash/crc32"
 	"io"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -72,6 +74,9 @@ var ops = map[string]op{
 	"DescribeTimeToLive": handle((*Engine).DescribeTimeToLive),
 	"DescribeEndpoints":  handle((*Engine).DescribeEndpoints),
 	"DescribeLimits":     handle((*Engine).DescribeLimits),
+	"TagResource":        handle((*Engine).TagResource),
+	"UntagResource":      handle((*Engine).UntagResource),
+	"ListTagsOfResource": handle((*Engine).ListTagsOfResource),
 }
 
 // DescribeEndpointsInput is DescribeEndpoints' (empty) request.
@@ -129,18 +134,41 @@ func decodeRequest(body []byte, in any) error {
 	return &Error{Type: ErrSerialization, Message: err.Error()}
 }
 
+// needsTable lists the operations whose requests must name a table.
+var needsTable = map[string]bool{
+	"CreateTable": true, "DeleteTable": true, "DescribeTable": true, "UpdateTable": true,
+	"PutItem": true, "GetItem": true, "UpdateItem": true, "DeleteItem": true, "Query": true, "Scan": true,
+	"UpdateTimeToLive": true, "DescribeTimeToLive": true,
+}
+
+var emptyExpr = regexp.MustCompile(`"(\w*Expression)"\s*:\s*""`)
+
+// precheck finds what the typed request structs cannot tell apart from a
+// member left out: a missing TableName and an expression sent empty.
+func precheck(op string, body []byte) error {
+	if needsTable[op] && !bytes.Contains(body, []byte(`"TableName"`)) {
+		return validationf("The parameter 'TableName' is required but was not present in the request")
+	}
+	if bytes.Contains(body, []byte(`Expression`)) {
+		if m := emptyExpr.FindSubmatch(body); m != nil {
+			return validationf("Invalid %s: The expression can not be empty;", m[1])
+		}
+	}
+	return nil
+}
+
 // attrError words an attribute value decoding failure as DynamoDB does.
 func attrError(msg string) *Error {
 	switch {
 	case strings.Contains(msg, "an empty set is not allowed"):
-		word := "string"
+		t := attr.SS
 		switch {
 		case strings.HasPrefix(msg, "NS"):
-			word = "number"
+			t = attr.NS
 		case strings.HasPrefix(msg, "BS"):
-			word = "binary"
+			t = attr.BS
 		}
-		return invalidParam("An %s set  may not be empty", word)
+		return emptySet(t)
 	case strings.Contains(msg, "contains duplicates"):
 		return invalidParam("Input collection contains duplicates.")
 	case strings.Contains(msg, "invalid number"):
@@ -190,7 +218,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if rerr != nil {
 			err = &Error{Type: ErrSerialization, Message: rerr.Error()}
 		} else {
-			out, err = s.run(f, r.Context(), body)
+			out, err = s.run(strings.TrimPrefix(target, targetPrefix), f, r.Context(), body)
 		}
 	}
 	status := http.StatusOK
@@ -217,7 +245,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // run calls an operation, turning a panic into an internal error so that
 // one bad request cannot bring the server down.
-func (s *server) run(f op, ctx context.Context, body []byte) (out any, err error) {
+func (s *server) run(name string, f op, ctx context.Context, body []byte) (out any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			out, err = nil, &Error{Type: ErrInternal, Message: "internal error"}
@@ -225,6 +253,9 @@ func (s *server) run(f op, ctx context.Context, body []byte) (out any, err error
 	}()
 	in, err := f.decode(body)
 	if err != nil {
+		return nil, err
+	}
+	if err := precheck(name, body); err != nil {
 		return nil, err
 	}
 	return f.call(s.e, ctx, in)

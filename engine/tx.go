@@ -58,11 +58,8 @@ func (e *Engine) TransactWriteItems(ctx context.Context, in *TransactWriteItemsI
 	if err != nil {
 		return nil, err
 	}
-	if len(in.TransactItems) == 0 {
-		return nil, validationf("1 validation error detected: Value null at 'transactItems' failed to satisfy constraint: Member must not be null")
-	}
-	if len(in.TransactItems) > maxTransactItems {
-		return nil, validationf("1 validation error detected: Value '[...]' at 'transactItems' failed to satisfy constraint: Member must have length less than or equal to %d", maxTransactItems)
+	if err := checkActions(len(in.TransactItems)); err != nil {
+		return nil, err
 	}
 	if len(in.ClientRequestToken) > 36 {
 		return nil, validationf("1 validation error detected: Value '%s' at 'clientRequestToken' failed to satisfy constraint: Member must have length less than or equal to 36", in.ClientRequestToken)
@@ -143,14 +140,14 @@ func (e *Engine) TransactWriteItems(ctx context.Context, in *TransactWriteItemsI
 		writes[i] = w
 	}
 	reasons := make([]CancellationReason, len(writes))
-	cancelled := false
+	failed := false
 	for i, w := range writes {
 		reasons[i].Code = "None"
 		err := w.run()
 		if err == nil {
 			continue
 		}
-		cancelled = true
+		failed = true
 		var ee *Error
 		if !asError(err, &ee) {
 			return nil, err
@@ -164,14 +161,8 @@ func (e *Engine) TransactWriteItems(ctx context.Context, in *TransactWriteItemsI
 			return nil, err
 		}
 	}
-	if cancelled {
-		codes := make([]string, len(reasons))
-		for i, r := range reasons {
-			codes[i] = r.Code
-		}
-		return nil, &Error{Type: ErrTransactionCanceled,
-			Message:             "Transaction cancelled, please refer cancellation reasons for specific reasons [" + strings.Join(codes, ", ") + "]",
-			CancellationReasons: reasons}
+	if failed {
+		return nil, cancelled(reasons)
 	}
 	var per, replay capacity.PerTable
 	charges := make([]capacity.Consumed, len(writes))
@@ -206,11 +197,8 @@ func (e *Engine) TransactGetItems(_ context.Context, in *TransactGetItemsInput) 
 	if err != nil {
 		return nil, err
 	}
-	if len(in.TransactItems) == 0 {
-		return nil, validationf("1 validation error detected: Value null at 'transactItems' failed to satisfy constraint: Member must not be null")
-	}
-	if len(in.TransactItems) > maxTransactItems {
-		return nil, validationf("1 validation error detected: Value '[...]' at 'transactItems' failed to satisfy constraint: Member must have length less than or equal to %d", maxTransactItems)
+	if err := checkActions(len(in.TransactItems)); err != nil {
+		return nil, err
 	}
 	names := make([]string, len(in.TransactItems))
 	for i, g := range in.TransactItems {
@@ -234,15 +222,22 @@ func (e *Engine) TransactGetItems(_ context.Context, in *TransactGetItemsInput) 
 	}
 	gets := make([]get, len(in.TransactItems))
 	seen := map[string]bool{}
+	reasons := make([]CancellationReason, len(gets))
+	invalid := false
 	for i, g := range in.TransactItems {
 		t := tables[names[i]]
 		proj, err := parseProjection(g.Get.ProjectionExpression, nil, g.Get.ExpressionAttributeNames)
 		if err != nil {
 			return nil, err
 		}
+		reasons[i].Code = "None"
 		k, err := t.checkKey(g.Get.Key)
 		if err != nil {
-			return nil, err
+			// A bad key is the action's fault: the transaction is
+			// cancelled with a reason, not refused as a whole.
+			reasons[i] = CancellationReason{Code: "ValidationError", Message: err.(*Error).Message}
+			invalid = true
+			continue
 		}
 		tk, _ := t.tableKey(nil, k)
 		id := t.name + "\x00" + string(tk)
@@ -251,6 +246,9 @@ func (e *Engine) TransactGetItems(_ context.Context, in *TransactGetItemsInput) 
 		}
 		seen[id] = true
 		gets[i] = get{t: t, key: tk, proj: proj}
+	}
+	if invalid {
+		return nil, cancelled(reasons)
 	}
 	out := &TransactGetItemsOutput{Responses: make([]ItemResponse, len(gets))}
 	var per capacity.PerTable
@@ -269,4 +267,27 @@ func (e *Engine) TransactGetItems(_ context.Context, in *TransactGetItemsInput) 
 	}
 	out.ConsumedCapacity = consumedList(want, level, per)
 	return out, nil
+}
+
+// checkActions applies the 1 to 100 actions limit of both transaction
+// operations.
+func checkActions(n int) error {
+	switch {
+	case n == 0:
+		return validationf("1 validation error detected: Value '[]' at 'transactItems' failed to satisfy constraint: Member must have length greater than or equal to 1")
+	case n > maxTransactItems:
+		return validationf("1 validation error detected: Value '[...]' at 'transactItems' failed to satisfy constraint: Member must have length less than or equal to %d", maxTransactItems)
+	}
+	return nil
+}
+
+// cancelled is the TransactionCanceledException for the given reasons.
+func cancelled(reasons []CancellationReason) *Error {
+	codes := make([]string, len(reasons))
+	for i, r := range reasons {
+		codes[i] = r.Code
+	}
+	return &Error{Type: ErrTransactionCanceled,
+		Message:             "Transaction cancelled, please refer cancellation reasons for specific reasons [" + strings.Join(codes, ", ") + "]",
+		CancellationReasons: reasons}
 }

@@ -239,10 +239,19 @@ type PutItemInput struct {
 	ReturnValuesOnConditionCheckFailure string
 }
 
+// ItemCollectionMetrics estimates the size of the item collection (the
+// items sharing a partition key, with their LSI entries) of a table with
+// local secondary indexes.
+type ItemCollectionMetrics struct {
+	ItemCollectionKey   attr.Item
+	SizeEstimateRangeGB []float64
+}
+
 // PutItemOutput is PutItem's response.
 type PutItemOutput struct {
-	Attributes       attr.Item `json:",omitempty"`
-	ConsumedCapacity *Consumed `json:",omitempty"`
+	Attributes            attr.Item              `json:",omitempty"`
+	ConsumedCapacity      *Consumed              `json:",omitempty"`
+	ItemCollectionMetrics *ItemCollectionMetrics `json:",omitempty"`
 }
 
 // GetItemInput is GetItem's request.
@@ -277,8 +286,9 @@ type DeleteItemInput struct {
 
 // DeleteItemOutput is DeleteItem's response.
 type DeleteItemOutput struct {
-	Attributes       attr.Item `json:",omitempty"`
-	ConsumedCapacity *Consumed `json:",omitempty"`
+	Attributes            attr.Item              `json:",omitempty"`
+	ConsumedCapacity      *Consumed              `json:",omitempty"`
+	ItemCollectionMetrics *ItemCollectionMetrics `json:",omitempty"`
 }
 
 // UpdateItemInput is UpdateItem's request.
@@ -297,8 +307,9 @@ type UpdateItemInput struct {
 
 // UpdateItemOutput is UpdateItem's response.
 type UpdateItemOutput struct {
-	Attributes       attr.Item `json:",omitempty"`
-	ConsumedCapacity *Consumed `json:",omitempty"`
+	Attributes            attr.Item              `json:",omitempty"`
+	ConsumedCapacity      *Consumed              `json:",omitempty"`
+	ItemCollectionMetrics *ItemCollectionMetrics `json:",omitempty"`
 }
 
 // QueryInput is Query's request.

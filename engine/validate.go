@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/cardapio/cardapio/attr"
@@ -35,7 +36,7 @@ func normalizeValue(v attr.Value) (attr.Value, error) {
 		return v, nil
 	case attr.SS, attr.NS, attr.BS:
 		if len(v.Set) == 0 {
-			return v, invalidParam("An %s set  may not be empty", setWord(v.Type))
+			return v, emptySet(v.Type)
 		}
 		seen := make(map[string]struct{}, len(v.Set))
 		var out []string
@@ -90,6 +91,15 @@ func normalizeValue(v attr.Value) (attr.Value, error) {
 		return v, nil
 	}
 	return v, validationf("Supplied AttributeValue is empty, must contain exactly one of the supported datatypes")
+}
+
+// emptySet words the rejection of an empty set as DynamoDB does, which
+// differs for binary sets.
+func emptySet(t attr.Type) *Error {
+	if t == attr.BS {
+		return invalidParam("Binary sets should not be empty")
+	}
+	return invalidParam("An %s set  may not be empty", setWord(t))
 }
 
 // sameValue reports whether normalisation left e untouched (only number
@@ -229,4 +239,75 @@ func (t *table) checkSize(it attr.Item) error {
 		return invalidParam("Aggregated size of all range keys has exceeded the size limit of 1024 bytes")
 	}
 	return validationf("Item size has exceeded the maximum allowed size")
+}
+
+// constraints collects the member constraint violations DynamoDB reports
+// before anything else, all at once: "2 validation errors detected: Value
+// 'X' at 'returnValues' failed to satisfy constraint: ...; Value ...".
+type constraints []string
+
+func (c *constraints) add(format string, args ...any) {
+	*c = append(*c, fmt.Sprintf(format, args...))
+}
+
+// enum checks an optional enumerated member.
+func (c *constraints) enum(field, v string, allowed ...string) {
+	if v == "" {
+		return
+	}
+	for _, a := range allowed {
+		if v == a {
+			return
+		}
+	}
+	c.add("Value '%s' at '%s' failed to satisfy constraint: Member must satisfy enum value set: [%s]", v, field, strings.Join(allowed, ", "))
+}
+
+// table checks a TableName member of an item or query request, which may
+// also be an ARN.
+func (c *constraints) table(field, name string) {
+	switch {
+	case name == "":
+		c.add("Value '' at '%s' failed to satisfy constraint: Member must have length greater than or equal to 1", field)
+	case strings.HasPrefix(name, "arn:"):
+		if len(name) > 1024 {
+			c.add("Value '%s' at '%s' failed to satisfy constraint: Member must have length less than or equal to 1024", name, field)
+		}
+	default:
+		if err := checkTableName(name, field); err != nil {
+			c.add("%s", strings.TrimPrefix(err.(*Error).Message, "1 validation error detected: "))
+		}
+	}
+}
+
+// err returns the collected violations as one ValidationException.
+func (c constraints) err() error {
+	switch len(c) {
+	case 0:
+		return nil
+	case 1:
+		return validationf("1 validation error detected: %s", c[0])
+	}
+	return validationf("%d validation errors detected: %s", len(c), strings.Join(c, "; "))
+}
+
+// Enumerations shared by several requests, in DynamoDB's order.
+var (
+	enumReturnValues   = []string{"ALL_NEW", "UPDATED_OLD", "ALL_OLD", "NONE", "UPDATED_NEW"}
+	enumConsumed       = []string{"INDEXES", "TOTAL", "NONE"}
+	enumMetrics        = []string{"SIZE", "NONE"}
+	enumOnCheckFailure = []string{"ALL_OLD", "NONE"}
+	enumSelect         = []string{"SPECIFIC_ATTRIBUTES", "COUNT", "ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES"}
+)
+
+// writeConstraints checks the members common to PutItem, UpdateItem and
+// DeleteItem.
+func writeConstraints(table, rv, rcc, ricm, rvf string) error {
+	var c constraints
+	c.table("tableName", table)
+	c.enum("returnValues", rv, enumReturnValues...)
+	c.enum("returnConsumedCapacity", rcc, enumConsumed...)
+	c.enum("returnItemCollectionMetrics", ricm, enumMetrics...)
+	c.enum("returnValuesOnConditionCheckFailure", rvf, enumOnCheckFailure...)
+	return c.err()
 }
