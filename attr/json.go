@@ -41,7 +41,7 @@ func (e *SyntaxError) Unwrap() error { return e.Err }
 func DecodeItem(data []byte) (Item, error) {
 	p := getParser(data)
 	defer putParser(p)
-	it, err := p.item()
+	it, err := p.item(nil)
 	if err == nil {
 		err = p.end()
 	}
@@ -55,7 +55,8 @@ func DecodeItem(data []byte) (Item, error) {
 func DecodeValue(data []byte) (Value, error) {
 	p := getParser(data)
 	defer putParser(p)
-	v, err := p.value(1)
+	var v Value
+	err := p.value(1, &v)
 	if err == nil {
 		err = p.end()
 	}
@@ -137,7 +138,14 @@ func NewBytesDecoder(data []byte) *Decoder {
 // Next returns the next item, or io.EOF after the last one. After a
 // syntax error the stream cannot be resynchronised: Next keeps returning
 // that error.
-func (d *Decoder) Next() (Item, error) {
+func (d *Decoder) Next() (Item, error) { return d.NextInto(nil) }
+
+// NextInto is Next storing the item's fields in dst when it has room,
+// for pipelines that are done with one item before decoding the next
+// (decode, size, discard): the item's own slice is most of what decoding
+// allocates. Nested maps, lists and sets are still allocated afresh. The
+// previous contents of dst are overwritten.
+func (d *Decoder) NextInto(dst Item) (Item, error) {
 	if d.err != nil {
 		return nil, d.err
 	}
@@ -158,7 +166,7 @@ func (d *Decoder) Next() (Item, error) {
 		}
 		d.p.data = d.buf[:d.n]
 		d.p.pos = d.start
-		it, err := d.p.item()
+		it, err := d.p.item(dst)
 		if err == errShort && d.rerr == nil {
 			if d.n-d.start >= d.limit {
 				err = &perr{pos: d.start, msg: fmt.Sprintf("item text exceeds %d bytes", d.limit)}
@@ -392,22 +400,23 @@ func (p *parser) expect(c byte, what string) error {
 }
 
 // item parses an object of attribute names to typed values.
-func (p *parser) item() (Item, error) {
+func (p *parser) item(dst Item) (Item, error) {
 	if err := p.expect('{', "an item object"); err != nil {
 		return nil, err
 	}
-	return p.fieldsUntilBrace(1)
+	return p.fieldsUntilBrace(1, dst)
 }
 
 // fieldsUntilBrace parses the members of an item or map after its '{'.
-// depth is the nesting depth of the values.
-func (p *parser) fieldsUntilBrace(depth int) (Item, error) {
+// depth is the nesting depth of the values; the fields are stored in
+// dst when it has room.
+func (p *parser) fieldsUntilBrace(depth int, dst Item) (Item, error) {
 	base := len(p.fields)
 	defer func() { p.fields = p.fields[:base] }()
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
-		return nil, nil
+		return dst[:0], nil
 	}
 	var seen map[string]struct{} // only for large objects
 	for {
@@ -450,8 +459,8 @@ func (p *parser) fieldsUntilBrace(depth int) (Item, error) {
 		if err := p.expect(':', "':' after attribute name"); err != nil {
 			return nil, err
 		}
-		v, err := p.value(depth)
-		if err != nil {
+		var v Value
+		if err := p.value(depth, &v); err != nil {
 			return nil, err
 		}
 		p.fields = append(p.fields, Field{Name: name, Value: v})
@@ -464,7 +473,7 @@ func (p *parser) fieldsUntilBrace(depth int) (Item, error) {
 			p.pos++
 		case '}':
 			p.pos++
-			return p.sortedFields(base), nil
+			return p.sortedFields(base, dst), nil
 		default:
 			return nil, p.fail(p.pos, "expected ',' or '}' after attribute value, found %s", p.describe(p.pos))
 		}
@@ -473,12 +482,17 @@ func (p *parser) fieldsUntilBrace(depth int) (Item, error) {
 
 func byName(a, b Field) int { return strings.Compare(a.Name, b.Name) }
 
-// sortedFields copies p.fields[base:] into a new Item in name order.
-// Fields are large, so an insertion sort of their indices is cheaper
-// than sorting the fields themselves.
-func (p *parser) sortedFields(base int) Item {
+// sortedFields copies p.fields[base:] in name order into dst, or a new
+// Item when dst is too small. Fields are large, so an insertion sort of
+// their indices is cheaper than sorting the fields themselves.
+func (p *parser) sortedFields(base int, dst Item) Item {
 	fs := p.fields[base:]
-	out := make(Item, len(fs))
+	out := dst[:0]
+	if cap(out) < len(fs) {
+		out = make(Item, len(fs))
+	} else {
+		out = out[:len(fs)]
+	}
 	if slices.IsSortedFunc(fs, byName) {
 		copy(out, fs)
 		return out
@@ -500,56 +514,55 @@ func (p *parser) sortedFields(base int) Item {
 }
 
 // value parses one typed value {"TAG": content}.
-func (p *parser) value(depth int) (Value, error) {
+func (p *parser) value(depth int, v *Value) error {
 	p.skipSpace()
 	if p.pos >= len(p.data) {
-		return Value{}, errShort
+		return errShort
 	}
 	open := p.pos
 	if p.data[open] != '{' {
-		return Value{}, p.fail(open, "attribute value must be an object with one type tag, found %s", p.describe(open))
+		return p.fail(open, "attribute value must be an object with one type tag, found %s", p.describe(open))
 	}
 	p.pos++
 	p.skipSpace()
 	if p.pos >= len(p.data) {
-		return Value{}, errShort
+		return errShort
 	}
 	tagAt := p.pos
 	switch p.data[tagAt] {
 	case '}':
-		return Value{}, p.fail(open, "attribute value has no type tag")
+		return p.fail(open, "attribute value has no type tag")
 	case '"':
 	default:
-		return Value{}, p.fail(tagAt, "expected a type tag, found %s", p.describe(tagAt))
+		return p.fail(tagAt, "expected a type tag, found %s", p.describe(tagAt))
 	}
 	raw, err := p.str()
 	if err != nil {
-		return Value{}, err
+		return err
 	}
 	t := tagOf(raw)
 	if t == Invalid {
-		return Value{}, p.fail(tagAt, "unknown type tag %q", raw)
+		return p.fail(tagAt, "unknown type tag %q", raw)
 	}
 	if err := p.expect(':', "':' after type tag"); err != nil {
-		return Value{}, err
+		return err
 	}
-	v, err := p.content(t, depth)
-	if err != nil {
-		return Value{}, err
+	if err := p.content(t, depth, v); err != nil {
+		return err
 	}
 	p.skipSpace()
 	if p.pos >= len(p.data) {
-		return Value{}, errShort
+		return errShort
 	}
 	switch p.data[p.pos] {
 	case '}':
 		p.pos++
-		return v, nil
+		return nil
 	case ',':
 		p.skipSpaceAfter(p.pos + 1)
-		return Value{}, p.fail(p.pos, "attribute value has more than one type tag")
+		return p.fail(p.pos, "attribute value has more than one type tag")
 	}
-	return Value{}, p.fail(p.pos, "expected '}' after %s value, found %s", t, p.describe(p.pos))
+	return p.fail(p.pos, "expected '}' after %s value, found %s", t, p.describe(p.pos))
 }
 
 func (p *parser) skipSpaceAfter(pos int) {
@@ -609,43 +622,49 @@ func (p *parser) open(t Type, c byte, kind string, depth int) error {
 }
 
 // content parses what follows "TAG":.
-func (p *parser) content(t Type, depth int) (Value, error) {
+func (p *parser) content(t Type, depth int, v *Value) error {
 	switch t {
 	case S, N, B:
 		if err := p.want(t, '"', "string"); err != nil {
-			return Value{}, err
+			return err
 		}
 		at := p.pos
 		s, err := p.scalar(t, at)
-		return Value{Type: t, Str: s}, err
+		v.Type, v.Str = t, s
+		return err
 	case BOOL:
 		b, err := p.boolean(t)
-		return Value{Type: BOOL, Bool: b}, err
+		v.Type, v.Bool = BOOL, b
+		return err
 	case NULL:
 		at := p.pos
 		b, err := p.boolean(t)
 		if err == nil && !b {
-			return Value{}, p.fail(at, "NULL must be true")
+			return p.fail(at, "NULL must be true")
 		}
-		return Null(), err
+		v.Type, v.Bool = NULL, true
+		return err
 	case M:
 		if err := p.open(t, '{', "object", depth); err != nil {
-			return Value{}, err
+			return err
 		}
-		it, err := p.fieldsUntilBrace(depth + 1)
-		return Value{Type: M, Map: it}, err
+		it, err := p.fieldsUntilBrace(depth+1, nil)
+		v.Type, v.Map = M, it
+		return err
 	case L:
 		if err := p.open(t, '[', "array", depth); err != nil {
-			return Value{}, err
+			return err
 		}
 		list, err := p.list(depth + 1)
-		return Value{Type: L, List: list}, err
+		v.Type, v.List = L, list
+		return err
 	}
 	if err := p.want(t, '[', "array"); err != nil {
-		return Value{}, err
+		return err
 	}
 	set, err := p.set(t)
-	return Value{Type: t, Set: set}, err
+	v.Type, v.Set = t, set
+	return err
 }
 
 // scalar parses the string content of S, N and B (or of a set member).
@@ -711,8 +730,8 @@ func (p *parser) list(depth int) ([]Value, error) {
 		return nil, nil
 	}
 	for {
-		v, err := p.value(depth)
-		if err != nil {
+		var v Value
+		if err := p.value(depth, &v); err != nil {
 			return nil, err
 		}
 		p.vals = append(p.vals, v)

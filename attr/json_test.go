@@ -417,9 +417,9 @@ func BenchmarkDecodeItem300B(b *testing.B) {
 			}
 		}
 	})
+	const n = 1024
+	stream := bytes.Repeat(append(data, '\n'), n)
 	b.Run("Decoder", func(b *testing.B) {
-		const n = 1024
-		stream := bytes.Repeat(append(data, '\n'), n)
 		b.SetBytes(int64(len(data)))
 		b.ReportAllocs()
 		var d *Decoder
@@ -432,6 +432,42 @@ func BenchmarkDecodeItem300B(b *testing.B) {
 			}
 		}
 	})
+	b.Run("DecoderNextInto", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		b.ReportAllocs()
+		var d *Decoder
+		var it Item
+		for i := 0; b.Loop(); i++ {
+			if i%n == 0 {
+				d = NewDecoder(bytes.NewReader(stream))
+			}
+			var err error
+			if it, err = d.NextInto(it); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+func TestDecoderNextInto(t *testing.T) {
+	d := NewBytesDecoder([]byte(`{"b":{"S":"1"},"a":{"N":"1"}} {"c":{"S":"2"}} {} {"x":{"S":"3"},"y":{"S":"4"},"z":{"S":"5"}}`))
+	buf := make(Item, 0, 2)
+	it, err := d.NextInto(buf)
+	require.NoError(t, err)
+	assert.Equal(t, Item{{"a", Num("1")}, {"b", Str("1")}}, it)
+	assert.Same(t, &buf[:1][0], &it[0], "the buffer is reused")
+	it, err = d.NextInto(it)
+	require.NoError(t, err)
+	assert.Equal(t, Item{{"c", Str("2")}}, it)
+	it, err = d.NextInto(it)
+	require.NoError(t, err)
+	assert.Empty(t, it)
+	assert.Equal(t, 2, cap(it))
+	it, err = d.NextInto(it)
+	require.NoError(t, err)
+	assert.Len(t, it, 3, "a buffer too small is replaced")
+	_, err = d.NextInto(it)
+	assert.Equal(t, io.EOF, err)
 }
 
 func BenchmarkAppendItemJSON300B(b *testing.B) {
