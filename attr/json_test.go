@@ -398,6 +398,15 @@ func FuzzDecodeItem(f *testing.F) {
 		streamed, err := d.Next()
 		require.NoError(t, err)
 		assert.Equal(t, it, streamed)
+		// So does NextInto over a used buffer.
+		dirty := Item{{"stale", Str("x")}, {"old", Null()}, {"z", Bool(true)}}
+		reused, err := NewBytesDecoder(data).NextInto(dirty)
+		require.NoError(t, err)
+		if len(it) == 0 {
+			assert.Empty(t, reused)
+		} else {
+			assert.Equal(t, it, reused)
+		}
 	})
 }
 
