@@ -177,8 +177,11 @@ func ParseNumber(text string) (Number, error) {
 
 // ValidNumber reports whether DynamoDB accepts text as a number.
 func ValidNumber(text string) error {
-	_, err := ParseNumber(text)
-	return err
+	var d decimal
+	if !scan(text, &d) {
+		return ErrNotNumber
+	}
+	return d.check()
 }
 
 // CanonicalNumber returns the text DynamoDB sends back for a stored
