@@ -15,6 +15,7 @@ const (
 	maxBatchGet       = 100
 	maxBatchGetBytes  = 16 << 20
 	maxTransactItems  = 100
+	maxTransactBytes  = 4 << 20
 	transactTokenLife = 10 * 60 // seconds
 )
 

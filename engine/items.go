@@ -280,6 +280,14 @@ func (e *Engine) PutItem(ctx context.Context, in *PutItemInput) (*PutItemOutput,
 	if err != nil {
 		return nil, err
 	}
+	if in.Expected != nil || in.ConditionalOperator != "" {
+		cp := *in
+		in = &cp
+		var upd string
+		if err := legacyWrite(in.Expected, in.ConditionalOperator, nil, false, &in.ConditionExpression, &upd, &in.ExpressionAttributeNames, &in.ExpressionAttributeValues); err != nil {
+			return nil, err
+		}
+	}
 	t, err := e.table(in.TableName)
 	if err != nil {
 		return nil, err
@@ -316,6 +324,14 @@ func (e *Engine) DeleteItem(ctx context.Context, in *DeleteItemInput) (*DeleteIt
 	if err != nil {
 		return nil, err
 	}
+	if in.Expected != nil || in.ConditionalOperator != "" {
+		cp := *in
+		in = &cp
+		var upd string
+		if err := legacyWrite(in.Expected, in.ConditionalOperator, nil, false, &in.ConditionExpression, &upd, &in.ExpressionAttributeNames, &in.ExpressionAttributeValues); err != nil {
+			return nil, err
+		}
+	}
 	t, err := e.table(in.TableName)
 	if err != nil {
 		return nil, err
@@ -351,6 +367,13 @@ func (e *Engine) UpdateItem(ctx context.Context, in *UpdateItemInput) (*UpdateIt
 	want, level, err := parseConsumed(in.ReturnConsumedCapacity)
 	if err != nil {
 		return nil, err
+	}
+	if in.Expected != nil || in.ConditionalOperator != "" || in.AttributeUpdates != nil {
+		cp := *in
+		in = &cp
+		if err := legacyWrite(in.Expected, in.ConditionalOperator, in.AttributeUpdates, true, &in.ConditionExpression, &in.UpdateExpression, &in.ExpressionAttributeNames, &in.ExpressionAttributeValues); err != nil {
+			return nil, err
+		}
 	}
 	t, err := e.table(in.TableName)
 	if err != nil {

@@ -194,6 +194,14 @@ func (e *Engine) resolveSource(name, index string, consistent bool) (source, err
 	return s, nil
 }
 
+// checkLimitAt is checkLimit worded as Scan words it, with the value.
+func checkLimitAt(l *int, field string) (int, error) {
+	if l != nil && *l < 1 {
+		return 0, validationf("1 validation error detected: Value '%d' at '%s' failed to satisfy constraint: Member must have value greater than or equal to 1", *l, field)
+	}
+	return checkLimit(l)
+}
+
 func checkLimit(l *int) (int, error) {
 	if l == nil {
 		return 0, nil
@@ -364,6 +372,30 @@ func (e *Engine) prepareQuery(in *QueryInput) (*readRequest, error) {
 	if err != nil {
 		return nil, err
 	}
+	if in.KeyConditions != nil || in.QueryFilter != nil || in.ConditionalOperator != "" {
+		leg := present("KeyConditions", in.KeyConditions != nil, "QueryFilter", in.QueryFilter != nil, "ConditionalOperator", in.ConditionalOperator != "")
+		ex := present("KeyConditionExpression", in.KeyConditionExpression != "", "FilterExpression", in.FilterExpression != "", "ProjectionExpression", in.ProjectionExpression != "")
+		if len(ex) > 0 {
+			return nil, mixing(leg, ex)
+		}
+		if err := placeholdersWithoutExpressions(in.ExpressionAttributeNames, in.ExpressionAttributeValues); err != nil {
+			return nil, err
+		}
+		cp := *in
+		in = &cp
+		var l legacy
+		if in.KeyConditions != nil {
+			if in.KeyConditionExpression, err = l.filter(in.KeyConditions, ""); err != nil {
+				return nil, err
+			}
+		}
+		if in.QueryFilter != nil {
+			if in.FilterExpression, err = l.filter(in.QueryFilter, in.ConditionalOperator); err != nil {
+				return nil, err
+			}
+		}
+		in.ExpressionAttributeNames, in.ExpressionAttributeValues = l.names, l.values
+	}
 	s, err := e.resolveSource(in.TableName, in.IndexName, in.ConsistentRead)
 	if err != nil {
 		return nil, err
@@ -427,11 +459,28 @@ func (e *Engine) Scan(_ context.Context, in *ScanInput) (*ScanOutput, error) {
 	if err != nil {
 		return nil, err
 	}
+	if in.ScanFilter != nil || in.ConditionalOperator != "" {
+		leg := present("ScanFilter", in.ScanFilter != nil, "ConditionalOperator", in.ConditionalOperator != "")
+		ex := present("FilterExpression", in.FilterExpression != "", "ProjectionExpression", in.ProjectionExpression != "")
+		if len(ex) > 0 {
+			return nil, mixing(leg, ex)
+		}
+		if err := placeholdersWithoutExpressions(in.ExpressionAttributeNames, in.ExpressionAttributeValues); err != nil {
+			return nil, err
+		}
+		cp := *in
+		in = &cp
+		var l legacy
+		if in.FilterExpression, err = l.filter(in.ScanFilter, in.ConditionalOperator); err != nil {
+			return nil, err
+		}
+		in.ExpressionAttributeNames, in.ExpressionAttributeValues = l.names, l.values
+	}
 	s, err := e.resolveSource(in.TableName, in.IndexName, in.ConsistentRead)
 	if err != nil {
 		return nil, err
 	}
-	limit, err := checkLimit(in.Limit)
+	limit, err := checkLimitAt(in.Limit, "limit")
 	if err != nil {
 		return nil, err
 	}

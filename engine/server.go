@@ -134,20 +134,27 @@ func decodeRequest(body []byte, in any) error {
 	return &Error{Type: ErrSerialization, Message: err.Error()}
 }
 
-// needsTable lists the operations whose requests must name a table.
-var needsTable = map[string]bool{
-	"CreateTable": true, "DeleteTable": true, "DescribeTable": true, "UpdateTable": true,
-	"PutItem": true, "GetItem": true, "UpdateItem": true, "DeleteItem": true, "Query": true, "Scan": true,
-	"UpdateTimeToLive": true, "DescribeTimeToLive": true,
+// needsTable lists the operations whose requests must name a table, with
+// how DynamoDB words its absence (the table operations and the item
+// operations word it differently).
+var needsTable = map[string]string{
+	"CreateTable": required, "DeleteTable": required, "DescribeTable": required, "UpdateTable": required,
+	"UpdateTimeToLive": required, "DescribeTimeToLive": required,
+	"PutItem": nullTable, "GetItem": nullTable, "UpdateItem": nullTable, "DeleteItem": nullTable, "Query": nullTable, "Scan": nullTable,
 }
+
+const (
+	required  = "The parameter 'TableName' is required but was not present in the request"
+	nullTable = "1 validation error detected: Value null at 'tableName' failed to satisfy constraint: Member must not be null"
+)
 
 var emptyExpr = regexp.MustCompile(`"(\w*Expression)"\s*:\s*""`)
 
 // precheck finds what the typed request structs cannot tell apart from a
 // member left out: a missing TableName and an expression sent empty.
 func precheck(op string, body []byte) error {
-	if needsTable[op] && !bytes.Contains(body, []byte(`"TableName"`)) {
-		return validationf("The parameter 'TableName' is required but was not present in the request")
+	if msg := needsTable[op]; msg != "" && !bytes.Contains(body, []byte(`"TableName"`)) {
+		return validationf("%s", msg)
 	}
 	if bytes.Contains(body, []byte(`Expression`)) {
 		if m := emptyExpr.FindSubmatch(body); m != nil {

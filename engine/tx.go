@@ -139,6 +139,15 @@ func (e *Engine) TransactWriteItems(ctx context.Context, in *TransactWriteItemsI
 		seen[id] = true
 		writes[i] = w
 	}
+	total := 0
+	for _, w := range writes {
+		if w.item != nil {
+			total += w.t.rules.ItemSize(w.item)
+		}
+	}
+	if total > maxTransactBytes {
+		return nil, validationf("Transaction request size of %d bytes exceeds the maximum allowed size of %d bytes", total, maxTransactBytes)
+	}
 	reasons := make([]CancellationReason, len(writes))
 	failed := false
 	for i, w := range writes {

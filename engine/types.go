@@ -230,6 +230,8 @@ type Expressions struct {
 type PutItemInput struct {
 	TableName                           string
 	Item                                attr.Item
+	Expected                            map[string]ExpectedAttributeValue `json:",omitempty"`
+	ConditionalOperator                 string                            `json:",omitempty"`
 	ConditionExpression                 string
 	ExpressionAttributeNames            map[string]string
 	ExpressionAttributeValues           map[string]attr.Value
@@ -275,6 +277,8 @@ type GetItemOutput struct {
 type DeleteItemInput struct {
 	TableName                           string
 	Key                                 attr.Item
+	Expected                            map[string]ExpectedAttributeValue `json:",omitempty"`
+	ConditionalOperator                 string                            `json:",omitempty"`
 	ConditionExpression                 string
 	ExpressionAttributeNames            map[string]string
 	ExpressionAttributeValues           map[string]attr.Value
@@ -295,6 +299,9 @@ type DeleteItemOutput struct {
 type UpdateItemInput struct {
 	TableName                           string
 	Key                                 attr.Item
+	Expected                            map[string]ExpectedAttributeValue `json:",omitempty"`
+	ConditionalOperator                 string                            `json:",omitempty"`
+	AttributeUpdates                    map[string]AttributeValueUpdate   `json:",omitempty"`
 	UpdateExpression                    string
 	ConditionExpression                 string
 	ExpressionAttributeNames            map[string]string
@@ -315,6 +322,9 @@ type UpdateItemOutput struct {
 // QueryInput is Query's request.
 type QueryInput struct {
 	TableName                 string
+	KeyConditions             map[string]Condition `json:",omitempty"`
+	QueryFilter               map[string]Condition `json:",omitempty"`
+	ConditionalOperator       string               `json:",omitempty"`
 	IndexName                 string
 	KeyConditionExpression    string
 	FilterExpression          string
@@ -342,6 +352,8 @@ type QueryOutput struct {
 // ScanInput is Scan's request.
 type ScanInput struct {
 	TableName                 string
+	ScanFilter                map[string]Condition `json:",omitempty"`
+	ConditionalOperator       string               `json:",omitempty"`
 	IndexName                 string
 	FilterExpression          string
 	ProjectionExpression      string
