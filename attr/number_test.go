@@ -108,6 +108,7 @@ func TestParseNumberErrors(t *testing.T) {
 		assert.ErrorIs(t, err, c.want, "%q", c.in)
 		_, err = CanonicalNumber(c.in)
 		assert.ErrorIs(t, err, c.want, "%q", c.in)
+		assert.ErrorIs(t, ValidNumber(c.in), c.want, "%q", c.in)
 	}
 	assert.Equal(t, "A value provided cannot be converted into a number", ErrNotNumber.Error())
 	assert.Equal(t, "Attempting to store more than 38 significant digits in a Number", ErrTooPrecise.Error())
