@@ -19,7 +19,8 @@ const (
 	transactTokenLife = 10 * 60 // seconds
 )
 
-func sortedTables[V any](m map[string]V) []string {
+// sortedKeys returns a map's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
 	names := make([]string, 0, len(m))
 	for n := range m {
 		names = append(names, n)
@@ -55,7 +56,7 @@ func (e *Engine) BatchWriteItem(ctx context.Context, in *BatchWriteItemInput) (*
 	if n > maxBatchWrite {
 		return nil, validationf("Too many items requested for the BatchWriteItem call")
 	}
-	names := sortedTables(in.RequestItems)
+	names := sortedKeys(in.RequestItems)
 	for _, name := range names {
 		if err := checkTableName(name, "requestItems.key"); err != nil {
 			return nil, err
@@ -138,7 +139,7 @@ func (e *Engine) BatchGetItem(_ context.Context, in *BatchGetItemInput) (*BatchG
 		return nil, validationf("The requestItems parameter is required for BatchGetItem")
 	}
 	n := 0
-	for _, name := range sortedTables(in.RequestItems) {
+	for _, name := range sortedKeys(in.RequestItems) {
 		ka := in.RequestItems[name]
 		if ka == nil || len(ka.Keys) == 0 {
 			return nil, validationf("1 validation error detected: Value null at 'requestItems.%s.member.keys' failed to satisfy constraint: Member must have length greater than or equal to 1", name)
@@ -151,7 +152,7 @@ func (e *Engine) BatchGetItem(_ context.Context, in *BatchGetItemInput) (*BatchG
 	if n > maxBatchGet {
 		return nil, validationf("Too many items requested for the BatchGetItem call")
 	}
-	names := sortedTables(in.RequestItems)
+	names := sortedKeys(in.RequestItems)
 	type get struct {
 		t    *table
 		key  []byte

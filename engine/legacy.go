@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"sort"
 	"strconv"
 	"strings"
 
@@ -116,15 +115,6 @@ func joinConds(parts []string, op string) (string, error) {
 		return strings.Join(parts, " OR "), nil
 	}
 	return "", validationf("1 validation error detected: Value '%s' at 'conditionalOperator' failed to satisfy constraint: Member must satisfy enum value set: [OR, AND]", op)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // expected rewrites an Expected map into a condition expression.
