@@ -253,7 +253,7 @@ func schemaError(file string, paths map[string]*tnode, ve *jsonschema.Validation
 				want = patternText(p.Want)
 			}
 		}
-		return ErrorList{at(ptr+"/"+escapePtr(k.Property), true, fmt.Sprintf("invalid name %q: expected %s", k.Property, want), "")}
+		return ErrorList{at(propertyPtr(paths, ve, k.Property), true, fmt.Sprintf("invalid name %q: expected %s", k.Property, want), "")}
 	case *kind.Type:
 		return ErrorList{at(ptr, false, fmt.Sprintf("expected %s, got %s", wantWords(k.Want), typeWords[k.Got]), "")}
 	case *kind.Enum:
@@ -287,6 +287,35 @@ func schemaError(file string, paths map[string]*tnode, ve *jsonschema.Validation
 		return ErrorList{at(ptr, true, "field not allowed here", "")}
 	}
 	return ErrorList{at(ptr, false, ve.ErrorKind.LocalizedString(printer), "")}
+}
+
+// propertyPtr finds the pointer of a badly named key. The validator
+// reports propertyNames errors with an instance location that it keeps
+// reusing, so only its depth is trusted; the parent's name comes from the
+// schema location (.../properties/<parent>/propertyNames).
+func propertyPtr(paths map[string]*tnode, ve *jsonschema.ValidationError, prop string) string {
+	depth := len(ve.InstanceLocation) + 1
+	frag := strings.Split(fragment(ve.SchemaURL), "/")
+	parent := ""
+	if n := len(frag); n >= 3 && frag[n-1] == "propertyNames" && frag[n-3] == "properties" {
+		parent = frag[n-2]
+	}
+	var found []string
+	for ptr := range paths {
+		toks := strings.Split(ptr, "/")[1:]
+		if ptr == "" || len(toks) != depth || toks[depth-1] != escapePtr(prop) {
+			continue
+		}
+		if parent != "" && (depth < 2 || toks[depth-2] != parent) {
+			continue
+		}
+		found = append(found, ptr)
+	}
+	sort.Strings(found)
+	if len(found) == 0 {
+		return pointer(ve.InstanceLocation)
+	}
+	return found[0]
 }
 
 // decodeRaw fills the raw structs from the schema-valid document.

@@ -785,3 +785,65 @@ type Accept struct {
 	Path   string `json:"path"`
 	Reason string `json:"reason"`
 }
+
+// Lookups by name; nil when absent.
+
+// Table returns the named table.
+func (m *Model) Table(name string) *Table {
+	for _, t := range m.Tables {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// Attribute returns the named attribute.
+func (m *Model) Attribute(name string) *Attribute {
+	for _, a := range m.Attributes {
+		if a.Name == name {
+			return a
+		}
+	}
+	return nil
+}
+
+// Entity returns the named entity.
+func (m *Model) Entity(name string) *Entity {
+	for _, e := range m.Entities {
+		if e.Name == name {
+			return e
+		}
+	}
+	return nil
+}
+
+// Index returns the named index.
+func (m *Model) Index(name string) *Index {
+	for _, x := range m.Indexes {
+		if x.Name == name {
+			return x
+		}
+	}
+	return nil
+}
+
+// AccessPattern returns the access pattern with the id.
+func (m *Model) AccessPattern(id string) *AccessPattern {
+	for _, a := range m.AccessPatterns {
+		if a.ID == id {
+			return a
+		}
+	}
+	return nil
+}
+
+// Operation returns the named operation.
+func (m *Model) Operation(name string) *Operation {
+	for _, o := range m.Operations {
+		if o.Name == name {
+			return o
+		}
+	}
+	return nil
+}

@@ -25,8 +25,8 @@ type resolver struct {
 	idx     map[string]*Index
 	aps     map[string]*AccessPattern
 	ops     map[string]*Operation
-	writes  map[*Operation]bool // operations that write
 	updated map[string][]string // attribute -> operations that SET/REMOVE/ADD it
+	broken  map[string]bool     // indexes and entities whose keys are wrong: skip dependent checks
 }
 
 func newResolver(file string, paths map[string]*tnode, raw *rawModel) *resolver {
@@ -34,7 +34,7 @@ func newResolver(file string, paths map[string]*tnode, raw *rawModel) *resolver 
 		file: file, paths: paths, raw: raw,
 		tables: map[string]*Table{}, attrs: map[string]*Attribute{}, ents: map[string]*Entity{},
 		idx: map[string]*Index{}, aps: map[string]*AccessPattern{}, ops: map[string]*Operation{},
-		writes: map[*Operation]bool{}, updated: map[string][]string{},
+		updated: map[string][]string{}, broken: map[string]bool{},
 	}
 }
 
@@ -59,6 +59,14 @@ func (r *resolver) errAt(ptr string, key bool, hint, format string, args ...any)
 
 // errf reports at the value of ptr.
 func (r *resolver) errf(ptr, format string, args ...any) { r.errAt(ptr, false, "", format, args...) }
+
+// an returns s prefixed with its indefinite article.
+func an(s string) string {
+	if s != "" && strings.ContainsRune("aeiouAEIOU", rune(s[0])) {
+		return "an " + s
+	}
+	return "a " + s
+}
 
 func sortedKeys[V any](m map[string]V) []string {
 	ks := make([]string, 0, len(m))
@@ -324,7 +332,11 @@ func (r *resolver) resolveEntities() {
 			}
 		}
 		if e.Table != nil {
+			before := len(r.errs)
 			r.resolveEntityKey(base, e, re)
+			if len(r.errs) > before {
+				r.broken["entity:"+e.Name] = true
+			}
 		}
 		r.ents[name] = e
 		r.m.Entities = append(r.m.Entities, e)
@@ -340,7 +352,7 @@ func (r *resolver) resolveEntities() {
 				r.errAt(p("entities", e.Name, "population", "per"), false, didYouMean(e.Population.Per, sortedKeys(r.raw.Entities)), "unknown entity %q", e.Population.Per)
 			}
 		}
-		if e.Table == nil || len(e.Key) == 0 {
+		if e.Table == nil || len(e.Key) == 0 || r.broken["entity:"+e.Name] {
 			continue
 		}
 		for _, sn := range sortedKeys(re.Samples) {

@@ -29,6 +29,7 @@ func (r *resolver) resolveIndexes() {
 			attrs []string
 		}{{"partition", ri.Partition}, {"sort", ri.Sort}} {
 			if len(side.attrs) > MaxKeyAttributes {
+				r.broken[name] = true
 				r.errf(p("indexes", name, side.field), "a %s key has at most %d attributes, this one has %d", side.field, MaxKeyAttributes, len(side.attrs))
 			}
 			for i, an := range side.attrs {
@@ -40,6 +41,7 @@ func (r *resolver) resolveIndexes() {
 				seen[an] = side.field
 				a := r.attrRef(ptr, an)
 				if a == nil {
+					r.broken[name] = true
 					continue
 				}
 				if !a.Type.IsScalar() {
@@ -85,7 +87,7 @@ func (r *resolver) resolveIndexes() {
 				r.errf(ptr, "%s is not stored, so it cannot be projected", an)
 			}
 		}
-		if x.Shards != nil {
+		if x.Shards != nil && !r.broken[name] {
 			ptr := base + "/shards/attribute"
 			in := false
 			for _, a := range x.Partition {
@@ -138,6 +140,8 @@ func (r *resolver) resolveIndexes() {
 		}
 		if ri.Sparse != nil {
 			x.Sparse = &Sparse{Entities: ri.Sparse.Entities, Note: ri.Sparse.Note}
+		}
+		if ri.Sparse != nil && !r.broken[name] {
 			declared := map[string]bool{}
 			for i, en := range ri.Sparse.Entities {
 				ptr := p("indexes", name, "sparse", "entities", i)
@@ -213,6 +217,9 @@ func (r *resolver) syntheticKey(ptr string, rk *rawSynthKey, natural []string) *
 // avail types the placeholders (nil: any declared attribute).
 func (r *resolver) keyConditions(ptr string, raw map[string]json.RawMessage, t *Table, x *Index, avail func(string, string) (attr.Type, bool)) []KeyCondition {
 	var part, sort []string
+	if x != nil && r.broken[x.Name] {
+		return nil // its key is reported on the index
+	}
 	if x != nil {
 		part, sort = x.Partition, x.Sort
 	} else if t != nil {
@@ -413,7 +420,7 @@ func (r *resolver) answer(ptr string, ap *AccessPattern, ra *rawAnswer) *Answer 
 func (r *resolver) checkReadShape(ptr, consistency string, x *Index, op string, consistent bool, fan *FanOut) {
 	if x != nil {
 		if !x.Local && (consistency == Exact || consistency == Strong) {
-			r.errAt(ptr+"/index", false, "answer it from the base table with a strongly consistent read or a conditional write", "a %s question cannot be answered by global index %s: GSIs are eventually consistent only", consistency, x.Name)
+			r.errAt(ptr+"/index", false, "answer it from the base table with a strongly consistent read or a conditional write", "%s question cannot be answered by global index %s: GSIs are eventually consistent only", an(consistency), x.Name)
 		}
 		if !x.Local && consistent {
 			r.errf(ptr+"/consistentRead", "global index %s cannot be read with strong consistency", x.Name)
@@ -426,7 +433,7 @@ func (r *resolver) checkReadShape(ptr, consistency string, x *Index, op string, 
 			r.errf(ptr+"/shards", "shards apply to a sharded index only")
 		}
 		if (consistency == Exact || consistency == Strong) && (op == "GetItem" || op == "Query") && !consistent {
-			r.errAt(ptr, true, "set consistentRead: true", "a %s question read from the table needs a strongly consistent read", consistency)
+			r.errAt(ptr, true, "set consistentRead: true", "%s question read from the table needs a strongly consistent read", an(consistency))
 		}
 	}
 }

@@ -386,7 +386,7 @@ func (r *resolver) request(ptr string, scope *opScope, kind StepKind, rr *rawReq
 	allowed := strings.Fields(allowedFields[kind])
 	for _, f := range fieldsSet(rr) {
 		if !contains(allowed, f) {
-			r.errAt(ptr+"/"+f, true, "", "%s does not apply to a %s", f, kind)
+			r.errAt(ptr+"/"+f, true, "", "%s does not apply to %s", f, an(string(kind)))
 		}
 	}
 	q := &Request{Update: rr.Update, Condition: rr.Condition, Filter: rr.Filter, Projection: rr.Projection, Names: rr.Names,
@@ -402,7 +402,7 @@ func (r *resolver) request(ptr string, scope *opScope, kind StepKind, rr *rawReq
 		q.Entity = e
 		q.Table = e.Table
 	} else if kind != Query {
-		r.errAt(ptr, true, "", "a %s names the entity it reads or writes", kind)
+		r.errAt(ptr, true, "", "%s names the entity it reads or writes", an(string(kind)))
 		return nil
 	}
 	if rr.Table != "" {
@@ -466,7 +466,7 @@ func (r *resolver) request(ptr string, scope *opScope, kind StepKind, rr *rawReq
 				r.errAt(mptr+"/entity", false, didYouMean(mt.Entity, sortedKeys(r.ents)), "unknown entity %q", mt.Entity)
 				continue
 			}
-			if q.Index != nil && !containsEntity(q.Index.Entries, me) {
+			if q.Index != nil && !r.broken[q.Index.Name] && !containsEntity(q.Index.Entries, me) {
 				r.errf(mptr+"/entity", "%s items never enter index %s", me.Name, q.Index.Name)
 			}
 			r.sampleRef(mptr+"/sample", me, mt.Sample)
@@ -495,12 +495,16 @@ func (r *resolver) request(ptr string, scope *opScope, kind StepKind, rr *rawReq
 			q.Item = append(q.Item, Assign{an, o})
 		}
 		if e != nil {
+			var missing []string
 			for _, ea := range e.Attributes {
 				if ea.Presence == Required {
 					if _, ok := rr.Item[ea.Name]; !ok {
-						r.errAt(ptr+"/item", true, "", "a put of %s must write its required attribute %s", e.Name, ea.Name)
+						missing = append(missing, ea.Name)
 					}
 				}
+			}
+			if len(missing) > 0 {
+				r.errAt(ptr+"/item", true, "", "a put of %s must write its required attributes: %s", e.Name, strings.Join(missing, ", "))
 			}
 			q.Key = r.entityKey(ptr, scope, e)
 		}
@@ -550,7 +554,7 @@ func (r *resolver) request(ptr string, scope *opScope, kind StepKind, rr *rawReq
 		r.errAt(ptr+"/condition", false, "declare onConditionFailed: what a failed condition means (already applied, do not contact, retry)", "a condition without onConditionFailed")
 	}
 	if (kind == Put || kind == Delete) && q.ReturnValues != "" && q.ReturnValues != "NONE" && q.ReturnValues != "ALL_OLD" {
-		r.errf(ptr+"/returnValues", "a %s returns NONE or ALL_OLD only", kind)
+		r.errf(ptr+"/returnValues", "%s returns NONE or ALL_OLD only", an(string(kind)))
 	}
 	if inTx && q.ReturnValues != "" {
 		r.errf(ptr+"/returnValues", "transaction actions do not return values")
@@ -560,7 +564,7 @@ func (r *resolver) request(ptr string, scope *opScope, kind StepKind, rr *rawReq
 	if e != nil {
 		need := func(field string, v *string) string {
 			if v == nil {
-				r.errAt(ptr, true, "name the sample the estimate uses, or absent", "a %s needs %s", kind, field)
+				r.errAt(ptr, true, "name the sample the estimate uses, or absent", "%s needs %s", an(string(kind)), field)
 				return ""
 			}
 			r.sampleRef(ptr+"/"+field, e, *v)
@@ -573,7 +577,7 @@ func (r *resolver) request(ptr string, scope *opScope, kind StepKind, rr *rawReq
 			q.Before = need("before", rr.Before)
 			q.After = need("after", rr.After)
 			if q.After == Absent {
-				r.errf(ptr+"/after", "a %s leaves an item behind; after cannot be absent", kind)
+				r.errf(ptr+"/after", "%s leaves an item behind; after cannot be absent", an(string(kind)))
 			}
 		case Delete:
 			q.Before = need("before", rr.Before)

@@ -17,7 +17,7 @@ import (
 // anything far larger is a mistake or an attack (alias bombs).
 const (
 	MaxInputBytes = 10 << 20 // 10 MiB
-	maxNodes      = 200000   // values after alias expansion
+	maxNodes      = 50000    // values after alias expansion (the reference model has about 2,600)
 	maxDepth      = 64
 )
 

@@ -1,0 +1,173 @@
+package catalog
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cardapio/cardapio/attr"
+)
+
+func TestValidModels(t *testing.T) {
+	files, err := filepath.Glob("testdata/valid/*.yaml")
+	require.NoError(t, err)
+	files = append(files, "../model.yaml")
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			m, err := Load(f)
+			require.NoError(t, err)
+			assert.NotEmpty(t, m.AccessPatterns)
+		})
+	}
+}
+
+func TestReferenceModel(t *testing.T) {
+	m, err := Load("../model.yaml")
+	require.NoError(t, err)
+	ids := []string{}
+	for _, ap := range m.AccessPatterns {
+		ids = append(ids, ap.ID)
+	}
+	for _, id := range []string{"AP01", "AP02", "AP03", "AP04", "AP05", "AP06", "AP07", "AP08", "AP09", "AP10", "AP11", "AP12"} {
+		assert.Contains(t, ids, id)
+	}
+	for _, id := range []string{"AP11", "AP12"} {
+		ap := m.AccessPattern(id)
+		require.NotNil(t, ap)
+		assert.Nil(t, ap.Answer)
+		require.NotNil(t, ap.NotAnswered)
+		assert.Equal(t, "s3ExportAthena", ap.NotAnswered.GoesTo)
+	}
+
+	gsi1 := m.Index("GSI1")
+	require.NotNil(t, gsi1)
+	assert.Equal(t, []string{"tenantId", "nextActionDate", "shard"}, gsi1.Partition)
+	assert.Equal(t, []string{"nextAction", "contractId"}, gsi1.Sort)
+	assert.Equal(t, Projection{Type: "INCLUDE", Attributes: []string{"debtorKey", "bucket", "outstandingCents", "channelPrefs"}}, gsi1.Projection)
+	require.NotNil(t, gsi1.Shards)
+	assert.Equal(t, 16, gsi1.Shards.Count)
+	assert.Equal(t, []string{"CONTRACT", "PROMISE"}, entityNames(gsi1.Entries))
+	assert.Equal(t, "T#{tenantId}#ACT#{nextActionDate}#{shard:02}", gsi1.Synthetic.Partition.Template.Text)
+	assert.Equal(t, []string{"AP03", "AP04", "AP10"}, apIDs(gsi1.Serves))
+
+	gsi2 := m.Index("GSI2")
+	require.NotNil(t, gsi2)
+	assert.Equal(t, []string{"tenantId", "bucket"}, gsi2.Partition)
+	assert.Equal(t, []string{"outstandingCents", "contractId"}, gsi2.Sort)
+	assert.Equal(t, []string{"CONTRACT"}, entityNames(gsi2.Entries))
+	assert.Equal(t, []string{"AP05"}, apIDs(gsi2.Serves))
+
+	contract := m.Entity("CONTRACT")
+	require.NotNil(t, contract)
+	it, ok := contract.Sample("article")
+	require.True(t, ok)
+	pk, _ := it.Get("PK")
+	sk, _ := it.Get("SK")
+	assert.Equal(t, attr.Str("T#t042#D#9f2c1a7e4b0d3e61"), pk)
+	assert.Equal(t, attr.Str("CT#C-2026-004512"), sk)
+	bal, _ := it.Get("outstandingCents")
+	assert.Equal(t, attr.Num("292740"), bal)
+	typ, _ := it.Get("type")
+	assert.Equal(t, attr.Str("CONTRACT"), typ)
+
+	inst := m.Entity("INSTALLMENT")
+	it, ok = inst.Sample("article")
+	require.True(t, ok)
+	sk, _ = it.Get("SK")
+	assert.Equal(t, attr.Str("CT#C-2026-004512#IN#007"), sk)
+	_, hasContract := it.Get("contractId")
+	assert.False(t, hasContract, "key-only attributes stay in the key")
+
+	apply := m.Operation("ApplySettlement")
+	require.NotNil(t, apply)
+	require.Len(t, apply.Steps, 2)
+	assert.Equal(t, Transaction, apply.Steps[1].Kind)
+	budgets := map[string]float64{}
+	for _, b := range apply.Budgets {
+		if b.WRU != nil {
+			budgets[b.Name] = *b.WRU
+		}
+	}
+	assert.Equal(t, 8.0, budgets["cures"])
+	view := m.Operation("DebtorView")
+	require.NotNil(t, view.Budgets[0].RRU)
+	assert.Equal(t, 4.0, *view.Budgets[0].RRU)
+	assert.Equal(t, int64(8000000), m.Scale.Contracts)
+	assert.Equal(t, 0.6, m.Scale.Tenants.LargestShare)
+
+	for _, w := range m.Warnings {
+		assert.NotEmpty(t, w.Accepted, "unaccepted warning on the reference model: %s", w)
+	}
+}
+
+func entityNames(es []*Entity) []string {
+	var out []string
+	for _, e := range es {
+		out = append(out, e.Name)
+	}
+	return out
+}
+
+func apIDs(aps []*AccessPattern) []string {
+	var out []string
+	for _, a := range aps {
+		out = append(out, a.ID)
+	}
+	return out
+}
+
+func TestRoundTrip(t *testing.T) {
+	for _, f := range []string{"../model.yaml", "testdata/valid/indexed.yaml"} {
+		m, err := Load(f)
+		require.NoError(t, err)
+		out, err := m.Marshal()
+		require.NoError(t, err)
+		m2, err := Parse(f, out)
+		require.NoError(t, err, string(out))
+		assert.True(t, m.Equal(m2), "%s changed in the round trip", f)
+	}
+}
+
+func TestLoadMissingFile(t *testing.T) {
+	_, err := Load("testdata/does-not-exist.yaml")
+	require.Error(t, err)
+	var el ErrorList
+	assert.False(t, errors.As(err, &el), "a missing file is not a bad model")
+}
+
+func TestInputLimits(t *testing.T) {
+	big := make([]byte, MaxInputBytes+1)
+	for i := range big {
+		big[i] = 'a'
+	}
+	_, err := Parse("big.yaml", big)
+	var el ErrorList
+	require.ErrorAs(t, err, &el)
+	assert.Contains(t, el[0].Msg, "larger than")
+
+	bomb := []byte("a: &a [x, x, x, x, x, x, x, x, x, x]\n")
+	prev := "a"
+	for i := 0; i < 9; i++ {
+		n := string(rune('b' + i))
+		bomb = append(bomb, []byte(n+": &"+n+" [*"+prev+", *"+prev+", *"+prev+", *"+prev+", *"+prev+", *"+prev+", *"+prev+", *"+prev+", *"+prev+", *"+prev+"]\n")...)
+		prev = n
+	}
+	_, err = Parse("bomb.yaml", bomb)
+	require.ErrorAs(t, err, &el)
+	assert.Contains(t, el.Error(), "too large")
+}
+
+func BenchmarkLoadReference(b *testing.B) {
+	data, err := os.ReadFile("../model.yaml")
+	require.NoError(b, err)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := Parse("model.yaml", data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
