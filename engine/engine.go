@@ -137,6 +137,20 @@ func (e *Engine) lockTables(names []string) (map[string]*table, func(), error) {
 	return out, unlock, nil
 }
 
+// lockSet write-locks tables already resolved, in name order, even if one
+// was deleted meanwhile; it returns the unlock function.
+func lockSet(tables map[string]*table) func() {
+	names := sortedKeys(tables)
+	for _, n := range names {
+		tables[n].mu.Lock()
+	}
+	return func() {
+		for i := len(names) - 1; i >= 0; i-- {
+			tables[names[i]].mu.Unlock()
+		}
+	}
+}
+
 // admit asks the admission hook, if any.
 func (e *Engine) admit(_ context.Context, a Admission) error {
 	if e.opts.Admit == nil {

@@ -93,6 +93,10 @@ func tableNotFound() *Error {
 	return notFound("Requested resource not found")
 }
 
+// errInFlight refuses a write to an item that a transaction is
+// committing.
+var errInFlight = &Error{Type: ErrTransactionConflict, Message: "Transaction is ongoing for the item"}
+
 func conditionFailed(item attr.Item) *Error {
 	return &Error{Type: ErrConditionalCheckFailed, Message: "The conditional request failed", Item: item}
 }

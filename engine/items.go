@@ -190,6 +190,9 @@ func keyOf(t *table, it attr.Item) attr.Item {
 // ConditionalCheckFailedException (with the item when asked).
 func (w *write) run() error {
 	t := w.t
+	if _, busy := t.pending[string(w.tkey)]; busy {
+		return errInFlight
+	}
 	w.old = t.get(w.tkey)
 	if w.old != nil {
 		it, err := decodeItem(w.old.val)

@@ -80,6 +80,10 @@ type table struct {
 	ttlAttr    string
 	ttlEnabled bool
 
+	// pending holds the table keys of items that a transaction has
+	// prepared and not yet committed: other writes to them conflict.
+	pending map[string]struct{}
+
 	rules *capacity.Rules
 }
 

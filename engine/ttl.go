@@ -95,6 +95,9 @@ func (e *Engine) SweepExpired(now time.Time) int {
 		if t.ttlEnabled && !t.deleted {
 			var doomed []*rec
 			t.items.ascend(nil, nil, func(r *rec) bool {
+				if _, busy := t.pending[string(r.key)]; busy {
+					return true
+				}
 				if v, ok := lookup(r.val, t.ttlAttr); ok && expired(v, now) {
 					doomed = append(doomed, r)
 				}

@@ -106,7 +106,12 @@ func (e *Engine) TransactWriteItems(ctx context.Context, in *TransactWriteItemsI
 	if err != nil {
 		return nil, err
 	}
-	defer unlock()
+	locked := true
+	defer func() {
+		if locked {
+			unlock()
+		}
+	}()
 	writes := make([]*write, len(in.TransactItems))
 	seen := map[string]bool{}
 	for i, a := range in.TransactItems {
@@ -166,6 +171,8 @@ func (e *Engine) TransactWriteItems(ctx context.Context, in *TransactWriteItemsI
 			reasons[i] = CancellationReason{Code: "ConditionalCheckFailed", Message: ee.Message, Item: ee.Item}
 		case ErrValidation:
 			reasons[i] = CancellationReason{Code: "ValidationError", Message: ee.Message}
+		case ErrTransactionConflict:
+			reasons[i] = CancellationReason{Code: "TransactionConflict", Message: ee.Message}
 		default:
 			return nil, err
 		}
@@ -181,7 +188,21 @@ func (e *Engine) TransactWriteItems(ctx context.Context, in *TransactWriteItemsI
 			return nil, err
 		}
 	}
+	// Prepared: the items are marked in flight and the tables unlocked, so
+	// that, as on DynamoDB, other requests arriving before the commit
+	// conflict on these items (and only on these) instead of waiting.
+	for _, w := range writes {
+		if w.t.pending == nil {
+			w.t.pending = map[string]struct{}{}
+		}
+		w.t.pending[string(w.tkey)] = struct{}{}
+	}
+	unlock()
+	locked = false
+	relock := lockSet(tables)
+	defer relock()
 	for i, w := range writes {
+		delete(w.t.pending, string(w.tkey))
 		w.commit()
 		per = per.Add(charges[i])
 		replay = replay.Add(e.rules.Replay(&w.t.desc, capacity.WriteOp{Kind: w.capKind(), Before: w.oldItem, After: w.newItem, Txn: true}))
@@ -241,6 +262,14 @@ func (e *Engine) TransactGetItems(_ context.Context, in *TransactGetItemsInput) 
 		}
 		reasons[i].Code = "None"
 		k, err := t.checkKey(g.Get.Key)
+		if err == nil {
+			tk, _ := t.tableKey(nil, k)
+			if _, busy := t.pending[string(tk)]; busy {
+				reasons[i] = CancellationReason{Code: "TransactionConflict", Message: errInFlight.Message}
+				invalid = true
+				continue
+			}
+		}
 		if err != nil {
 			// A bad key is the action's fault: the transaction is
 			// cancelled with a reason, not refused as a whole.
