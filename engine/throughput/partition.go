@@ -105,10 +105,11 @@ func (p *partition) note(dir int, hash uint64, units, capacity float64) {
 	p.sketch[min] = heat{hash: hash, w: p.sketch[min].w + w}
 }
 
-// cut is where a hot partition splits: at the median of its heat, so
-// that each half carries about half of it, and so that a single hot key
-// ends up alone in a partition after at most two splits. ok is false
-// when the partition holds a single hash.
+// cut is where a hot partition splits, as the first hash of its upper
+// half: at the median of its heat, on whichever side of the median key
+// balances the halves better, so that two hot keys end up apart and a
+// single hot key alone on a partition after at most two splits. ok is
+// false when the partition holds a single hash.
 func (p *partition) cut() (c uint64, ok bool) {
 	if p.lo == p.hi {
 		return 0, false
@@ -130,18 +131,20 @@ func (p *partition) cut() (c uint64, ok bool) {
 			hs[j], hs[j-1] = hs[j-1], hs[j]
 		}
 	}
-	m, acc := hs[n-1].hash, 0.0
-	for _, e := range hs[:n] {
-		acc += e.w
-		if acc >= total/2 {
-			m = e.hash
-			break
-		}
+	j, below := 0, 0.0 // hs[j] is the median key, below the heat before it
+	for ; j < n-1 && below+hs[j].w < total/2; j++ {
+		below += hs[j].w
 	}
-	if m <= p.lo {
-		return p.lo + 1, true // the hot key alone on the left
+	k := hs[j].hash
+	before, after := k > p.lo, k < p.hi // cut before k, or just after it
+	if before && after {
+		after = math.Abs(total-2*(below+hs[j].w)) <= math.Abs(total-2*below)
+		before = !after
 	}
-	return m, true // the median key starts the right half
+	if after {
+		return k + 1, true
+	}
+	return k, true
 }
 
 // midpoint is the first hash of the upper half of lo..hi.

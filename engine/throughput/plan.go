@@ -156,7 +156,7 @@ func (p *plan) throttle(req int) *Throttle {
 		tr := ThrottlingReason{Reason: reasons[x], Resource: ch.res.arn}
 		if t == nil {
 			t = newThrottle(ch.res.spec.Mode == OnDemand, index, l)
-		} else if t.Has(tr.Reason) && hasResource(t, tr) {
+		} else if hasResource(t, tr) {
 			continue
 		}
 		t.Reasons = append(t.Reasons, tr)

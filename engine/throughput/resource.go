@@ -115,8 +115,9 @@ func (r *resource) wantPartitions(c *config) int {
 	return int(min(n, float64(c.maxParts)))
 }
 
-// grow splits the widest partitions at their midpoints until there are n
-// (partitions never merge, so it never shrinks).
+// grow adds partitions until there are at least n, halving every
+// partition wider than an n-th of the key space (so that the ranges stay
+// even), and never removes any.
 func (r *resource) grow(c *config, n int, now, sec int64) {
 	if len(r.parts) == 0 {
 		r.parts = make([]*partition, 0, n)
@@ -129,18 +130,19 @@ func (r *resource) grow(c *config, n int, now, sec int64) {
 		}
 		return
 	}
+	span := uint64(math.MaxUint64) / uint64(n)
 	for len(r.parts) < n {
-		w := 0
-		for i, p := range r.parts {
-			if p.hi-p.lo > r.parts[w].hi-r.parts[w].lo {
-				w = i
+		split := false
+		for i := 0; i < len(r.parts) && len(r.parts) < c.maxParts; i++ {
+			if p := r.parts[i]; p.hi-p.lo > span {
+				r.splitAt(c, i, midpoint(p.lo, p.hi), false, now, sec)
+				split = true
+				i-- // look at the lower half again
 			}
 		}
-		p := r.parts[w]
-		if p.lo == p.hi {
+		if !split {
 			return
 		}
-		r.splitAt(c, w, midpoint(p.lo, p.hi), false, now, sec)
 	}
 }
 
