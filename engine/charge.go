@@ -76,30 +76,50 @@ func (e *Engine) readCharge(t *table, size int, c capacity.Consistency) capacity
 	return out
 }
 
-// admitWrite asks the admission hook for the table's share and each
-// index's share of a write's charge, with the partitions' hashes.
-func (e *Engine) admitWrite(ctx context.Context, w *write, c capacity.Consumed) error {
-	if e.opts.Admit == nil {
-		return nil
-	}
-	if err := e.admit(ctx, Admission{Table: w.t.name, Hash: be64(w.tkey), Write: true, Units: c.Table.Write}); err != nil {
-		return err
-	}
+// admission describes a write's charge c for the admission hook: the
+// table's units at the item's partition and each touched GSI's at the
+// partitions of its old and new entries.
+func (e *Engine) admission(w *write, c capacity.Consumed) Admission {
+	a := Admission{Table: w.t.name, Hash: be64(w.tkey), Write: c.Table.Write + c.Table.Read}
 	for _, ix := range w.t.gsis {
 		u, ok := c.GSIs[ix.name]
 		if !ok {
 			continue
 		}
-		var h uint64
-		for _, it := range [2][]byte{ix.entryKey(w.newItem, w.tkey), ix.entryKey(w.oldItem, w.tkey)} {
-			if it != nil {
-				h = be64(it)
-				break
-			}
-		}
-		if err := e.admit(ctx, Admission{Table: w.t.name, Index: ix.name, Hash: h, Write: true, Units: u.Write}); err != nil {
-			return err
+		oldKey, newKey := ix.entryKey(w.oldItem, w.tkey), ix.entryKey(w.newItem, w.tkey)
+		switch {
+		case oldKey != nil && newKey != nil && be64(oldKey) != be64(newKey):
+			// A key move: the old entry's removal is charged where it was,
+			// the rest where the new entry goes.
+			del := e.rules.Write(&w.t.desc, capacity.WriteOp{Kind: capacity.Delete, Before: w.oldItem}).GSIs[ix.name].Write
+			a.Indexes = append(a.Indexes, IndexAdmission{Name: ix.name, Hash: be64(oldKey), Write: del},
+				IndexAdmission{Name: ix.name, Hash: be64(newKey), Write: u.Write - del})
+		case newKey != nil:
+			a.Indexes = append(a.Indexes, IndexAdmission{Name: ix.name, Hash: be64(newKey), Write: u.Write})
+		case oldKey != nil:
+			a.Indexes = append(a.Indexes, IndexAdmission{Name: ix.name, Hash: be64(oldKey), Write: u.Write})
 		}
 	}
-	return nil
+	return a
+}
+
+// admitWrite asks the admission hook about one write.
+func (e *Engine) admitWrite(ctx context.Context, w *write, c capacity.Consumed) error {
+	if e.opts.Admit == nil {
+		return nil
+	}
+	return e.admit(ctx, e.admission(w, c))
+}
+
+// admitRead asks the admission hook about a read of the table or of an
+// index, at the partition with the given hash.
+func (e *Engine) admitRead(ctx context.Context, t *table, index string, hash uint64, c capacity.Consumed) error {
+	if e.opts.Admit == nil {
+		return nil
+	}
+	u := c.Table.Read
+	if index != "" {
+		u = c.GSIs[index].Read + c.LSIs[index].Read + c.Table.Read
+	}
+	return e.admit(ctx, Admission{Table: t.name, Index: index, Hash: hash, Read: u})
 }

@@ -19,25 +19,42 @@ type Options struct {
 	Rules *capacity.Rules
 	// Now is the clock, for TTL and idempotency windows; default time.Now.
 	Now func() time.Time
-	// Admit, when set, is asked before every write is applied, once for
-	// the table and once for each index the write touches, with the
-	// units it costs; an error refuses the write and is returned as is.
-	// The throughput model plugs in here.
-	Admit func(Admission) error
+	// Admit, when set, is asked before a write is applied and before a
+	// read's result is returned, with what it costs on each partition it
+	// touches. The admissions of one call are decided together, all or
+	// nothing: a single-item write or read passes one, a transaction all
+	// of its actions. An error refuses the request and is returned to
+	// the caller as is (a *Error of type ProvisionedThroughputExceeded-
+	// Exception or ThrottlingException with ThrottlingReasons). The
+	// throughput model plugs in here.
+	Admit func(ctx context.Context, reqs []Admission) error
 	// TTLSweep is how often expired items are deleted in the background
 	// once StartTTL runs; default 10 s.
 	TTLSweep time.Duration
 }
 
-// Admission describes one part of a write or read for Admit.
+// Admission is one request's cost on the partitions it touches.
 type Admission struct {
 	Table string
-	Index string // "" for the table itself
-	// Hash is the partition's position in the key space (the hash of the
-	// partition key), so that partitions can be modelled as hash ranges.
+	// Index is set for a read of a secondary index (Query or Scan).
+	Index string
+	// Hash is the partition's position in the key space: the hash of the
+	// partition key (of all partition attributes, for an index keyed on
+	// several), the first 8 bytes of the stored keys.
+	Hash uint64
+	// Read and Write are the units charged (ConsumedCapacity).
+	Read, Write float64
+	// Indexes are the charges a table write makes on its global
+	// secondary indexes; a write that moves an index key charges the old
+	// and the new partition separately.
+	Indexes []IndexAdmission
+}
+
+// IndexAdmission is a write's charge on one partition of one index.
+type IndexAdmission struct {
+	Name  string
 	Hash  uint64
-	Write bool
-	Units float64
+	Write float64
 }
 
 // Engine is an in-memory DynamoDB. It is safe for concurrent use.
@@ -152,9 +169,9 @@ func lockSet(tables map[string]*table) func() {
 }
 
 // admit asks the admission hook, if any.
-func (e *Engine) admit(_ context.Context, a Admission) error {
+func (e *Engine) admit(ctx context.Context, reqs ...Admission) error {
 	if e.opts.Admit == nil {
 		return nil
 	}
-	return e.opts.Admit(a)
+	return e.opts.Admit(ctx, reqs)
 }

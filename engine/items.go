@@ -475,7 +475,7 @@ func (t *table) collectionMetrics(key attr.Item) *ItemCollectionMetrics {
 }
 
 // GetItem reads one item.
-func (e *Engine) GetItem(_ context.Context, in *GetItemInput) (*GetItemOutput, error) {
+func (e *Engine) GetItem(ctx context.Context, in *GetItemInput) (*GetItemOutput, error) {
 	want, level, err := parseConsumed(in.ReturnConsumedCapacity)
 	if err != nil {
 		return nil, err
@@ -514,6 +514,10 @@ func (e *Engine) GetItem(_ context.Context, in *GetItemInput) (*GetItemOutput, e
 	if in.ConsistentRead {
 		cons = capacity.Strong
 	}
-	out.ConsumedCapacity = consumed(want, level, e.readCharge(t, size, cons))
+	c := e.readCharge(t, size, cons)
+	if err := e.admitRead(ctx, t, "", be64(tkey), c); err != nil {
+		return nil, err
+	}
+	out.ConsumedCapacity = consumed(want, level, c)
 	return out, nil
 }

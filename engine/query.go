@@ -239,7 +239,7 @@ func (s source) startKey(esk attr.Item) ([]byte, error) {
 }
 
 // run reads one page.
-func (rq *readRequest) run() (*QueryOutput, error) {
+func (rq *readRequest) run(ctx context.Context, e *Engine) (*QueryOutput, error) {
 	s := rq.src
 	t := s.t
 	out := &QueryOutput{Items: []attr.Item{}}
@@ -261,9 +261,17 @@ func (rq *readRequest) run() (*QueryOutput, error) {
 	more := false
 	t.mu.RLock()
 	var derr error
-	s.visit(lo, hi, rq.forward, func(_ []byte, r *rec) bool {
+	var hash uint64
+	if len(lo) >= 8 {
+		hash = be64(lo)
+	}
+	first := true
+	s.visit(lo, hi, rq.forward, func(k []byte, r *rec) bool {
 		if more {
 			return false
+		}
+		if first {
+			hash, first = be64(k), false
 		}
 		it, err := decodeItem(r.val)
 		if err != nil {
@@ -305,15 +313,20 @@ func (rq *readRequest) run() (*QueryOutput, error) {
 	if rq.count {
 		out.Items = nil
 	}
-	if rq.wantCap {
+	if rq.wantCap || e.opts.Admit != nil {
 		op := capacity.ReadOp{Kind: capacity.Page, Consistency: rq.consist, Bytes: total, Count: out.ScannedCount, Fetched: fetched}
+		index := ""
 		if s.ix != nil {
-			op.Index = s.ix.name
+			op.Index, index = s.ix.name, s.ix.name
 		}
 		c, err := t.rules.Read(&t.desc, op)
-		if err == nil {
-			out.ConsumedCapacity = consumed(true, rq.level, c)
+		if err != nil {
+			return nil, &Error{Type: ErrInternal, Message: err.Error()}
 		}
+		if err := e.admitRead(ctx, t, index, hash, c); err != nil {
+			return nil, err
+		}
+		out.ConsumedCapacity = consumed(rq.wantCap, rq.level, c)
 	}
 	return out, nil
 }
@@ -359,12 +372,12 @@ func (ix *index) projects(t *table, name string) bool {
 
 // Query reads the items of one partition of the table or an index, in
 // sort-key order, one page (Limit items or 1 MB) at a time.
-func (e *Engine) Query(_ context.Context, in *QueryInput) (*QueryOutput, error) {
+func (e *Engine) Query(ctx context.Context, in *QueryInput) (*QueryOutput, error) {
 	rq, err := e.prepareQuery(in)
 	if err != nil {
 		return nil, err
 	}
-	return rq.run()
+	return rq.run(ctx, e)
 }
 
 func (e *Engine) prepareQuery(in *QueryInput) (*readRequest, error) {
@@ -454,7 +467,7 @@ func (e *Engine) prepareQuery(in *QueryInput) (*readRequest, error) {
 }
 
 // Scan reads the whole table or index (or one segment of it) in key order.
-func (e *Engine) Scan(_ context.Context, in *ScanInput) (*ScanOutput, error) {
+func (e *Engine) Scan(ctx context.Context, in *ScanInput) (*ScanOutput, error) {
 	want, level, err := parseConsumed(in.ReturnConsumedCapacity)
 	if err != nil {
 		return nil, err
@@ -531,7 +544,7 @@ func (e *Engine) Scan(_ context.Context, in *ScanInput) (*ScanOutput, error) {
 	if rq.start, err = s.startKey(in.ExclusiveStartKey); err != nil {
 		return nil, err
 	}
-	return rq.run()
+	return rq.run(ctx, e)
 }
 
 // segmentBounds splits the hash space evenly: segment i of n covers the

@@ -182,11 +182,15 @@ func (e *Engine) TransactWriteItems(ctx context.Context, in *TransactWriteItemsI
 	}
 	var per, replay capacity.PerTable
 	charges := make([]capacity.Consumed, len(writes))
+	var adm []Admission
 	for i, w := range writes {
 		charges[i] = e.writeCharge(w, true)
-		if err := e.admitWrite(ctx, w, charges[i]); err != nil {
-			return nil, err
+		if e.opts.Admit != nil {
+			adm = append(adm, e.admission(w, charges[i]))
 		}
+	}
+	if err := e.admit(ctx, adm...); err != nil {
+		return nil, err
 	}
 	// Prepared: the items are marked in flight and the tables unlocked, so
 	// that, as on DynamoDB, other requests arriving before the commit
