@@ -1,0 +1,124 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Golden files of check are rewritten by: go test ./internal/cli -run Check
+// -update (the flag and updating are shared with the other command tests).
+
+// runCheckCLI runs cardapio and returns stdout, stderr and the exit code.
+func runCheckCLI(args ...string) (string, string, int) {
+	var out, errb bytes.Buffer
+	code := Main(args, strings.NewReader(""), &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func checkGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "check", name+".golden")
+	if updating() {
+		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "run with -update to create it")
+	assert.Equal(t, string(want), got)
+}
+
+func TestCheckReferenceGolden(t *testing.T) {
+	out, errOut, code := runCheckCLI("check", "../../model.yaml")
+	require.Equal(t, ExitOK, code, errOut)
+	assert.Empty(t, errOut)
+	for i := 1; i <= 12; i++ {
+		assert.Contains(t, out, fmt.Sprintf("AP%02d ", i))
+	}
+	assert.Contains(t, out, "not answered by the table -> S3 export + Athena")
+	assert.NotContains(t, out, "LOOSE")
+	checkGolden(t, "reference.txt", out)
+
+	out, errOut, code = runCheckCLI("check", "--format", "json", "../../model.yaml")
+	require.Equal(t, ExitOK, code, errOut)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &doc))
+	assert.Equal(t, true, doc["ok"])
+	checkGolden(t, "reference.json", out)
+}
+
+func TestCheckDefaultPath(t *testing.T) {
+	t.Chdir("../..")
+	out, _, code := runCheckCLI("check")
+	assert.Equal(t, ExitOK, code)
+	assert.True(t, strings.HasPrefix(out, "model.yaml: model lastro:"), out)
+}
+
+func TestCheckBadModel(t *testing.T) {
+	out, errOut, code := runCheckCLI("check", "testdata/check/bad.yaml")
+	assert.Equal(t, ExitBadInput, code)
+	assert.Empty(t, out)
+	assert.NotContains(t, errOut, "catalog.")
+	assert.NotContains(t, errOut, "goroutine")
+	checkGolden(t, "bad.txt", errOut)
+
+	out, _, code = runCheckCLI("check", "--format", "json", "testdata/check/bad.yaml")
+	assert.Equal(t, ExitBadInput, code)
+	var doc struct {
+		OK     bool
+		Errors []struct {
+			Line, Column int
+			Message      string
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &doc))
+	assert.False(t, doc.OK)
+	require.NotEmpty(t, doc.Errors)
+	for _, e := range doc.Errors {
+		assert.GreaterOrEqual(t, e.Line, 1)
+		assert.GreaterOrEqual(t, e.Column, 1)
+	}
+	checkGolden(t, "bad.json", out)
+}
+
+func TestCheckStrict(t *testing.T) {
+	out, _, code := runCheckCLI("check", "testdata/check/warn.yaml")
+	assert.Equal(t, ExitOK, code, "warnings alone do not fail")
+	checkGolden(t, "warn.txt", out)
+	_, _, code = runCheckCLI("check", "--strict", "testdata/check/warn.yaml")
+	assert.Equal(t, ExitFailed, code)
+	_, _, code = runCheckCLI("check", "--strict", "../../model.yaml")
+	assert.Equal(t, ExitOK, code, "the reference model accepts its only warning")
+}
+
+func TestCheckInputErrors(t *testing.T) {
+	_, errOut, code := runCheckCLI("check", "testdata/check/missing.yaml")
+	assert.Equal(t, ExitBadInput, code)
+	assert.Contains(t, errOut, "missing.yaml")
+	_, errOut, code = runCheckCLI("check", "--format", "xml", "../../model.yaml")
+	assert.Equal(t, ExitBadInput, code)
+	assert.Contains(t, errOut, "--format")
+	_, _, code = runCheckCLI("check", "a.yaml", "b.yaml")
+	assert.Equal(t, ExitBadInput, code)
+
+	dir := t.TempDir()
+	junk := filepath.Join(dir, "junk.yaml")
+	require.NoError(t, os.WriteFile(junk, []byte{0x7f, 'E', 'L', 'F', 2, 1, 1, 0, 0, 0}, 0o644))
+	_, errOut, code = runCheckCLI("check", junk)
+	assert.Equal(t, ExitBadInput, code)
+	assert.Contains(t, errOut, ":1:")
+
+	data, err := os.ReadFile("../../model.yaml")
+	require.NoError(t, err)
+	trunc := filepath.Join(dir, "trunc.yaml")
+	require.NoError(t, os.WriteFile(trunc, data[:len(data)/3], 0o644))
+	_, errOut, code = runCheckCLI("check", trunc)
+	assert.Equal(t, ExitBadInput, code)
+	assert.Regexp(t, `trunc\.yaml:\d+:\d+: `, errOut)
+}
