@@ -133,18 +133,18 @@ type ResourceSpec struct {
 // config is a validated Config with its defaults applied, in the units
 // the model computes with (local units per second, nanoseconds).
 type config struct {
-	scale        float64
-	now          func() time.Time
-	splitAfter   int64 // seconds; <0 never
-	theta        float64
-	peakWindow   int64 // seconds
-	burst        float64
-	partCap      [2]float64 // AWS units
-	quota        [2]float64 // AWS units
-	history      int
-	topKeys      int
-	maxParts     int
-	arnPrefix    string
+	scale      float64
+	now        func() time.Time
+	splitAfter int64 // seconds; <0 never
+	theta      float64
+	peakWindow int64 // seconds
+	burst      float64
+	partCap    [2]float64 // AWS units
+	quota      [2]float64 // AWS units
+	history    int
+	topKeys    int
+	maxParts   int
+	arnPrefix  string
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

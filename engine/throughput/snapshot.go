@@ -169,7 +169,7 @@ func totals(r, w flowTotals) Totals {
 }
 
 // Table returns the named table's figures, or nil.
-func (s *Snapshot) Table(name string) *TableStats {
+func (s Snapshot) Table(name string) *TableStats {
 	for i := range s.Tables {
 		if s.Tables[i].Table == name {
 			return &s.Tables[i]
