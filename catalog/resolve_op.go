@@ -624,7 +624,7 @@ var reserved = map[string]bool{
 	"time": true, "timestamp": true, "year": true, "month": true, "day": true, "hour": true, "key": true, "keys": true,
 	"item": true, "items": true, "table": true, "index": true, "user": true, "limit": true, "order": true, "group": true,
 	"hash": true, "range": true, "ttl": true, "comment": true, "source": true, "state": true, "zone": true, "language": true,
-	"level": true, "number": true, "string": true, "binary": true, "action": true, "date_time": false,
+	"level": true, "number": true, "string": true, "binary": true, "action": true,
 }
 
 func (r *resolver) expressions(ptr string, scope *opScope, q *Request, rr *rawRequest, kind StepKind) {

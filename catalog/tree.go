@@ -63,7 +63,7 @@ func parseTree(file string, data []byte) (*tnode, map[string]*tnode, ErrorList) 
 		return ErrorList{{Pos: Pos{file, line, col}, Msg: msg, Hint: hint}}
 	}
 	if len(data) > MaxInputBytes {
-		return nil, nil, at(1, 1, fmt.Sprintf("file is %d bytes, larger than the %d byte limit of a model", len(data), MaxInputBytes), "")
+		return nil, nil, at(1, 1, fmt.Sprintf("file is larger than the %d MiB limit of a model", MaxInputBytes>>20), "")
 	}
 	if !utf8.Valid(data) {
 		line, col := invalidUTF8At(data)

@@ -15,7 +15,25 @@ import (
 	"github.com/cardapio/cardapio/attr"
 )
 
+// decodeAny decodes a JSON value keeping numbers as text. Scalars, which
+// are nearly all values, take a short path without a Decoder.
 func decodeAny(raw json.RawMessage) (any, error) {
+	if len(raw) > 0 {
+		switch c := raw[0]; {
+		case c == '"':
+			var s string
+			err := json.Unmarshal(raw, &s)
+			return s, err
+		case c == '-' || c >= '0' && c <= '9':
+			return json.Number(raw), nil
+		case string(raw) == "true":
+			return true, nil
+		case string(raw) == "false":
+			return false, nil
+		case string(raw) == "null":
+			return nil, nil
+		}
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
@@ -52,7 +70,7 @@ func kindWord(v any) string {
 // Civil dates and instants are checked for form when a is given.
 func typedValue(v any, t attr.Type, a *Attribute) (attr.Value, error) {
 	bad := func() (attr.Value, error) {
-		return attr.Value{}, fmt.Errorf("expected %s for a %s attribute, got %s", typeWant(t), t, kindWord(v))
+		return attr.Value{}, fmt.Errorf("expected %s for %s attribute, got %s", typeWant(t), typeArticle(t), kindWord(v))
 	}
 	switch t {
 	case attr.S:
@@ -145,6 +163,15 @@ func typedValue(v any, t attr.Type, a *Attribute) (attr.Value, error) {
 		return attr.Value{Type: t, Set: members}, nil
 	}
 	return bad()
+}
+
+// typeArticle writes a type tag with its article, as read aloud ("an S",
+// "a BOOL").
+func typeArticle(t attr.Type) string {
+	if s := t.String(); s != "" && strings.ContainsRune("AEFHILMNORSX", rune(s[0])) && s != "BOOL" && s != "BS" {
+		return "an " + s
+	}
+	return "a " + t.String()
 }
 
 func typeWant(t attr.Type) string {
