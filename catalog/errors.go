@@ -52,7 +52,7 @@ func (l ErrorList) Error() string {
 	var b strings.Builder
 	for i, e := range l {
 		if i == MaxErrors {
-			fmt.Fprintf(&b, "(and %d more errors)", len(l)-MaxErrors)
+			fmt.Fprintf(&b, "\n(and %d more errors)", len(l)-MaxErrors)
 			return b.String()
 		}
 		if i > 0 {

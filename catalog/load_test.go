@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -170,4 +171,25 @@ func BenchmarkLoadReference(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+func TestErrorListCapAndOrder(t *testing.T) {
+	data, err := os.ReadFile("testdata/valid/minimal.yaml")
+	require.NoError(t, err)
+	var extra []byte
+	for i := 0; i < 25; i++ {
+		extra = append(extra, []byte("    bogus"+string(rune('a'+i))+": 1\n")...)
+	}
+	// 25 unknown fields inside the table.
+	src := strings.Replace(string(data), "    sortKey: SK\n", "    sortKey: SK\n"+string(extra), 1)
+	_, err = Parse("m.yaml", []byte(src))
+	var el ErrorList
+	require.ErrorAs(t, err, &el)
+	require.Len(t, el, 25)
+	for i := 1; i < len(el); i++ {
+		assert.Less(t, el[i-1].Pos.Line, el[i].Pos.Line, "sorted by position")
+	}
+	text := el.Error()
+	assert.True(t, strings.HasSuffix(text, "(and 5 more errors)"), text)
+	assert.Equal(t, MaxErrors+1, strings.Count(text, "\n")+1-strings.Count(text, "hint:"))
 }
