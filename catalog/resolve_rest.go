@@ -1,6 +1,9 @@
 package catalog
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 func (r *resolver) resolveRest() {
 	raw := r.raw
@@ -46,8 +49,41 @@ func (r *resolver) resolveRest() {
 	}
 }
 
+// keyShape writes a template with its placeholders replaced by their
+// types, so that two templates that can render the same key compare equal.
+func keyShape(t *KeyTemplate) string {
+	var b strings.Builder
+	for _, p := range t.Parts {
+		if p.Attr == "" {
+			b.WriteString(p.Literal)
+			continue
+		}
+		b.WriteString("{" + p.Type.String())
+		if p.Width > 0 {
+			b.WriteString(":" + strconv.Itoa(p.Width))
+		}
+		b.WriteString("}")
+	}
+	return b.String()
+}
+
 // crossChecks are the rules that need the whole model.
 func (r *resolver) crossChecks() {
+	shapes := map[string]*Entity{}
+	for _, e := range r.m.Entities {
+		if e.Table == nil || len(e.Key) == 0 || r.broken["entity:"+e.Name] {
+			continue
+		}
+		shape := e.Table.Name
+		for _, k := range e.Key {
+			shape += "|" + keyShape(k.Template)
+		}
+		if prev, dup := shapes[shape]; dup {
+			r.errAt(p("entities", e.Name, "key"), true, "give one of them a distinct literal prefix", "entities %s and %s have keys of the same shape: their items cannot be told apart", prev.Name, e.Name)
+			continue
+		}
+		shapes[shape] = e
+	}
 	for _, x := range r.m.Indexes {
 		if len(x.Serves) == 0 {
 			r.errAt(p("indexes", x.Name), true, "name the access pattern it answers (answer.index), or drop the index", "index %s answers no access pattern: every index is a copy of the table that must earn its writes", x.Name)
