@@ -11,19 +11,23 @@
 // Each table and each global secondary index is split into partitions
 // owning contiguous ranges of a 64-bit hash of the partition key (for a
 // multi-attribute index key, of all its partition attributes together).
-// The starting count is max(ceil(GB/10), ceil(RCU/3000 + WCU/1000)), a
-// community heuristic, with the provisioned capacity or, on-demand, the
-// throughput the resource can serve at once; it can be set explicitly.
-// Partitions are added, never merged, when:
-//   - capacity calls for more (a provisioned increase, a new on-demand
-//     high-water mark, pre-warming): the widest partitions are halved;
-//   - a partition stays hot (demand, admitted or not, at least
-//     Config.SplitTheta of its caps, default 0.8) for Config.SplitAfter
-//     consecutive seconds (default 5 minutes; AWS publishes no figure and
-//     the load model sweeps 2 to 15): it splits at the median of the heat
-//     it saw, tracked per key with a small space-saving sketch, so that a
-//     single hot key ends up alone on a partition, which still cannot
-//     exceed the cap.
+// The starting count is a parameter (ResourceSpec.Partitions) and
+// defaults to the community heuristic max(ceil(GB/10),
+// ceil(RCU/3000 + WCU/1000)), with the provisioned capacity or, on
+// demand, the throughput the resource can serve at once. Partitions are
+// added, never merged, when:
+//   - capacity passes its previous high (a provisioned increase, a new
+//     on-demand high-water mark, pre-warming, a larger size): every
+//     partition wider than 1/n of the key space is halved, n from the
+//     heuristic, so counts grow by doubling as splits do;
+//   - a partition stays hot (the demand reaching it, served or refused by
+//     its cap, at least Config.SplitTheta of its caps, default 0.8) for
+//     Config.SplitAfter consecutive seconds (default 5 minutes; AWS
+//     publishes no figure and the load model sweeps 2 to 15): it splits
+//     at the median of the heat it saw, tracked per key with a small
+//     space-saving sketch, so that two hot keys end up apart and a
+//     single hot key alone on a partition, which still cannot exceed the
+//     cap.
 //
 // Every admission passes two kinds of token bucket, read and write
 // apart:

@@ -153,8 +153,8 @@ func (m *Model) lookup(name string) *table {
 type Request struct {
 	// Table is the table name.
 	Table string
-	// Index, when set, makes the request a read of that global secondary
-	// index (Query or Scan on an index) instead of the base table.
+	// Index, when set, charges Read and Write to that global secondary
+	// index instead of the base table: a Query or Scan of the index.
 	Index string
 	// Hash is the 64-bit hash of the partition key that places the
 	// request in the key space (for an index, of all its partition

@@ -70,7 +70,6 @@ func (p *plan) charge(c *config, t *table, res *resource, req, dir int, hash uin
 		}
 	}
 	part.cap[dir].refill(p.now)
-	part.note(dir, hash, units, res.partCap[dir])
 	p.charges = append(p.charges, charge{
 		t: t, res: res, part: part, dir: dir, units: units, req: req, hash: hash, key: key,
 		limit: p.need(&res.flow[dir].limit, units),
@@ -105,6 +104,11 @@ func (p *plan) decide(c *config) bool {
 	}
 	for i := range p.charges {
 		ch := &p.charges[i]
+		if p.needs[ch.limit].ok {
+			// The request reached the partition: it counts as heat,
+			// whether the partition served it or not.
+			ch.part.note(ch.dir, ch.hash, ch.units, ch.res.partCap[ch.dir])
+		}
 		s := ch.part.slot(p.sec)
 		f := &ch.res.flow[ch.dir]
 		if all {

@@ -17,6 +17,9 @@ type resource struct {
 	split []Split
 	// partCap is the per-partition cap in local units.
 	partCap [2]float64
+	// high is the highest read rate, write rate and size configured so
+	// far: partitions are added only when capacity passes it.
+	high [3]float64
 }
 
 // flow is one direction (read or write) of a resource at table level.
@@ -58,7 +61,8 @@ type Split struct {
 const maxSplitLog = 1024
 
 // configure sets the limits from the spec (after Define or a new peak)
-// and adds partitions the new capacity needs.
+// and adds the partitions capacity calls for when it passes its
+// previous high (a new resource gets Spec.Partitions, or the heuristic).
 func (r *resource) configure(c *config, now, sec int64) {
 	s := c.scale
 	r.partCap = [2]float64{c.partCap[read] * s, c.partCap[write] * s}
@@ -75,7 +79,14 @@ func (r *resource) configure(c *config, now, sec int64) {
 		f.binding = bind
 		f.limit.reset(rate, rate)
 	}
-	r.grow(c, r.wantPartitions(c), now, sec)
+	high := [3]float64{r.flow[read].limit.rate, r.flow[write].limit.rate, r.spec.SizeGB}
+	switch {
+	case len(r.parts) == 0 && r.spec.Partitions > 0:
+		r.grow(c, min(r.spec.Partitions, c.maxParts), now, sec)
+	case len(r.parts) == 0 || high[0] > r.high[0] || high[1] > r.high[1] || high[2] > r.high[2]:
+		r.grow(c, r.wantPartitions(c), now, sec)
+	}
+	r.high = [3]float64{max(r.high[0], high[0]), max(r.high[1], high[1]), max(r.high[2], high[2])}
 	for _, p := range r.parts {
 		for d := range 2 {
 			p.cap[d].refill(now)
@@ -100,9 +111,9 @@ func (r *resource) onDemandRate(c *config, d int) (float64, limit) {
 	return rate, bind
 }
 
-// wantPartitions is the partition count the capacity calls for:
-// max(ceil(GB/10), ceil(RCU/3000 + WCU/1000)) with the provisioned
-// capacity or the on-demand rate, in AWS units.
+// wantPartitions is the partition count the capacity calls for, the
+// community heuristic max(ceil(GB/10), ceil(RCU/3000 + WCU/1000)) with
+// the provisioned capacity or the on-demand rate, in AWS units.
 func (r *resource) wantPartitions(c *config) int {
 	var rc, wc float64
 	if r.spec.Mode == Provisioned {
@@ -111,7 +122,7 @@ func (r *resource) wantPartitions(c *config) int {
 		rc, wc = r.flow[read].limit.rate/c.scale, r.flow[write].limit.rate/c.scale
 	}
 	n := math.Ceil(rc/c.partCap[read] + wc/c.partCap[write] - 1e-9)
-	n = max(n, math.Ceil(r.spec.SizeGB/10-1e-9), float64(r.spec.Partitions), 1)
+	n = max(n, math.Ceil(r.spec.SizeGB/10-1e-9), 1)
 	return int(min(n, float64(c.maxParts)))
 }
 

@@ -55,7 +55,8 @@ type Totals struct {
 	ReadConsumed, WriteConsumed, ReadThrottled, WriteThrottled float64
 }
 
-// PartitionStats are one partition's figures.
+// PartitionStats are one partition's figures. The halves of a split
+// start their figures afresh (the resource's Totals keep everything).
 type PartitionStats struct {
 	// Lo..Hi is the hash range the partition owns.
 	Lo, Hi uint64
