@@ -560,7 +560,10 @@ func (s *Step) In(variant string) bool {
 	return false
 }
 
-// Request is the complete material of one DynamoDB request.
+// Request is the complete material of one DynamoDB request. Key holds
+// every table key attribute (rendered from the entity's templates when the
+// model does not spell it out); a put writes Key, Item and, when the table
+// has a discriminator, the entity's TypeValue.
 type Request struct {
 	Table                               *Table
 	Index                               *Index // queries on an index
