@@ -128,6 +128,10 @@ func TestOnDemandDoublesThePreviousPeak(t *testing.T) {
 	res = m.Snapshot().Table("T").Resource("")
 	assert.InDelta(t, 1200, res.WritePeak, 1.01)
 	assert.InDelta(t, 2*res.WritePeak, res.WriteRate, 1e-9)
+	r, w, ok := m.Warm("T", "")
+	require.True(t, ok)
+	assert.Equal(t, float64(DefaultWarmRead), r)
+	assert.InDelta(t, 2*res.WritePeak/0.01, w, 1e-6, "warm throughput in AWS units rises with the peak")
 	assert.Equal(t, "KeyRange", res.WriteLimit)
 }
 
@@ -398,6 +402,9 @@ func TestAdmitAll(t *testing.T) {
 func TestUnmodelledRequestsPass(t *testing.T) {
 	m, _ := newModel(t, Config{})
 	require.NoError(t, m.Define("T", ResourceSpec{ReadCapacity: 1, WriteCapacity: 1}, nil))
+	r, w, ok := m.Warm("T", "")
+	assert.True(t, ok)
+	assert.Equal(t, [2]float64{1, 1}, [2]float64{r, w}, "a provisioned table's warm throughput is its capacity")
 	assert.Nil(t, m.Admit(Request{Table: "other", Write: 1e9}))
 	assert.Nil(t, m.Admit(Request{Table: "T", Index: "nope", Read: 1e9}))
 	assert.Nil(t, m.Admit(Request{Table: "T", Write: math.NaN(), Read: -1}))
@@ -442,6 +449,13 @@ func TestRedefine(t *testing.T) {
 	assert.Equal(t, 4000.0, res.Resource("").WriteRate)
 	assert.Len(t, res.Resource("").Partitions, 8)
 	assert.Equal(t, OnDemand, res.Resource("G").Mode)
+	_, w, ok := m.Warm("T", "G")
+	assert.True(t, ok)
+	assert.Equal(t, float64(DefaultWarmWrite), w)
+	_, _, ok = m.Warm("T", "nope")
+	assert.False(t, ok)
+	_, _, ok = m.Warm("nope", "")
+	assert.False(t, ok)
 }
 
 func TestBadInput(t *testing.T) {
@@ -489,4 +503,16 @@ func TestReasons(t *testing.T) {
 	th.Reasons = []ThrottlingReason{{TableWriteKeyRangeThroughputExceeded, arnT}}
 	assert.Equal(t, "ProvisionedThroughputExceededException [TableWriteKeyRangeThroughputExceeded "+arnT+"]", th.String())
 	assert.Equal(t, ExceptionProvisioned+": "+msgProvisionedTable, th.Error())
+}
+
+// A resource with no capacity refuses everything.
+func TestZeroCapacityRefuses(t *testing.T) {
+	m, clk := newModel(t, Config{})
+	require.NoError(t, m.Define("T", ResourceSpec{WriteCapacity: 5}, nil))
+	th := m.Admit(Request{Table: "T", Read: 0.5})
+	require.NotNil(t, th)
+	assert.Equal(t, TableReadProvisionedThroughputExceeded, th.Reasons[0].Reason)
+	clk.Advance(time.Hour)
+	assert.NotNil(t, m.Admit(Request{Table: "T", Read: 0.5}))
+	assert.Nil(t, m.Admit(Request{Table: "T", Write: 5}))
 }

@@ -26,6 +26,9 @@ func (b *bucket) refill(now int64) {
 // bucket is full and leaves it in debt, so that it is never refused for
 // ever; it is then paid back before anything else passes.
 func (b *bucket) fits(units float64) bool {
+	if b.depth <= 0 {
+		return units <= 0 // no capacity at all (0 provisioned)
+	}
 	need := units
 	if need > b.depth {
 		need = b.depth

@@ -129,6 +129,34 @@ func (m *Model) resource(r *resource, tableName, index string, s ResourceSpec, n
 	return r
 }
 
+// Warm is what a table ("" index) or index can serve at once, in AWS
+// units per second, as DescribeTable's WarmThroughput shows it: for an
+// on-demand resource, the larger of its warm throughput and twice the
+// peak it has adapted to (it rises automatically); for a provisioned
+// one, its provisioned capacity. ok is false for an unknown table or
+// index.
+func (m *Model) Warm(tableName, index string) (readUnits, writeUnits float64, ok bool) {
+	t := m.lookup(tableName)
+	if t == nil {
+		return 0, 0, false
+	}
+	now, sec := m.clock()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	r := t.base
+	if index != "" {
+		r = t.gsis[index]
+	}
+	if r == nil || t.dropped {
+		return 0, 0, false
+	}
+	r.advance(&m.c, now, sec)
+	if r.spec.Mode == Provisioned {
+		return r.spec.ReadCapacity, r.spec.WriteCapacity, true
+	}
+	return max(r.spec.WarmRead, 2*r.flow[read].adapted/m.c.scale), max(r.spec.WarmWrite, 2*r.flow[write].adapted/m.c.scale), true
+}
+
 // Drop forgets a table (DeleteTable); admissions for it then pass.
 func (m *Model) Drop(name string) {
 	m.mu.Lock()
