@@ -237,7 +237,12 @@ func schemaError(file string, paths map[string]*tnode, ve *jsonschema.Validation
 		var out ErrorList
 		known := schema.Properties(fragment(ve.SchemaURL))
 		for _, p := range k.Properties {
-			out = append(out, at(ptr+"/"+escapePtr(p), true, fmt.Sprintf("unknown field %q", p), didYouMean(p, known)))
+			cp := ptr + "/" + escapePtr(p)
+			hint := didYouMean(p, known)
+			if n := paths[cp]; hint == "" && n != nil && n.tag == "!!null" && strings.ContainsAny(p, " ()") {
+				hint = "in a {flow: mapping} a comma starts a new key: quote a value that contains a comma"
+			}
+			out = append(out, at(cp, true, fmt.Sprintf("unknown field %q", p), hint))
 		}
 		return out
 	case *kind.Required:
