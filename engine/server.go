@@ -308,6 +308,9 @@ func encodeOutput(out any) ([]byte, error) {
 			return []byte("{}"), nil
 		}
 	}
+	if m, ok := out.(interface{ MarshalJSON() ([]byte, error) }); ok {
+		return m.MarshalJSON()
+	}
 	return json.Marshal(out)
 }
 

@@ -154,6 +154,12 @@ func TestSDKEndToEnd(t *testing.T) {
 	require.Len(t, tw.ConsumedCapacity, 1)
 	assert.Equal(t, 2.0, aws.ToFloat64(tw.ConsumedCapacity[0].CapacityUnits))
 
+	// An item whose projection keeps nothing is still there: "Item":{}.
+	got, err = c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("Orders"), Key: map[string]types.AttributeValue{"pk": s("o#1"), "sk": s("v1")}, ProjectionExpression: aws.String("nothere")})
+	require.NoError(t, err)
+	assert.NotNil(t, got.Item)
+	assert.Empty(t, got.Item)
+
 	_, err = c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("Nope"), Key: map[string]types.AttributeValue{"pk": s("a")}})
 	var rnf *types.ResourceNotFoundException
 	require.ErrorAs(t, err, &rnf)
