@@ -12,9 +12,9 @@ type partition struct {
 	total  [2]flowTotals
 	ring   []second // per-second figures, slot sec%len
 
-	// Heat: the demand (admitted or not) of the current second, as a
-	// fraction of the caps; the consecutive hot seconds; the heaviest
-	// keys seen while hot, to split at the median of heat.
+	// Heat: the demand that reached the partition in the current second
+	// (served or refused by its cap); the consecutive hot seconds; the
+	// heaviest keys seen while hot, to split at the median of heat.
 	heatSec  int64
 	demand   [2]float64
 	hotStart int64 // first second of the current hot streak, or -1

@@ -27,8 +27,8 @@ const (
 	IndexWriteMaxOnDemandThroughputExceeded Reason = "IndexWriteMaxOnDemandThroughputExceeded"
 )
 
-// Reasons lists the sixteen reasons in a fixed order (resource, then
-// direction, then limit), the order of Snapshot's counters.
+// reasons holds the sixteen reasons in a fixed order (resource, then
+// direction, then limit), so that a table counts them in an array.
 var reasons = [16]Reason{
 	TableReadKeyRangeThroughputExceeded, TableReadProvisionedThroughputExceeded,
 	TableReadAccountLimitExceeded, TableReadMaxOnDemandThroughputExceeded,
