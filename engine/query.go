@@ -92,6 +92,24 @@ func (s source) keyOfItem(it attr.Item) ([]byte, bool) {
 	return k, k != nil
 }
 
+// keyNames lists the key attributes of what s reads: the table's, or the
+// index's.
+func (s source) keyNames() []string {
+	var out []string
+	if s.ix == nil {
+		for _, k := range s.t.keyAttrs() {
+			out = append(out, k.name)
+		}
+		return out
+	}
+	for _, side := range [2][]keyAttr{s.ix.hash, s.ix.rng} {
+		for _, k := range side {
+			out = append(out, k.name)
+		}
+	}
+	return out
+}
+
 // lastKey is the LastEvaluatedKey of an item read through s: the table
 // key plus the index key attributes.
 func (s source) lastKey(it attr.Item) attr.Item {
@@ -440,6 +458,14 @@ func (e *Engine) prepareQuery(in *QueryInput) (*readRequest, error) {
 	if in.FilterExpression != "" {
 		if rq.filter, err = sc.Filter(in.FilterExpression); err != nil {
 			return nil, exprError(err)
+		}
+		// A query's filter may not test the key it queries by.
+		for _, a := range rq.filter.Attrs() {
+			for _, k := range s.keyNames() {
+				if a == k {
+					return nil, validationf("Filter Expression can only contain non-primary key attributes: Primary key attribute: %s", a)
+				}
+			}
 		}
 	}
 	if rq.proj, err = scopeProjection(sc, in.ProjectionExpression, in.AttributesToGet); err != nil {

@@ -339,7 +339,14 @@ func (e *Engine) CreateTable(_ context.Context, in *CreateTableInput) (*CreateTa
 		return nil, &Error{Type: ErrResourceInUse, Message: "Table already exists: " + name}
 	}
 	e.tables[name] = t
-	return &CreateTableOutput{TableDescription: t.describe()}, nil
+	// The table is usable at once, but CreateTable answers, as DynamoDB
+	// does, with the table and its indexes still CREATING.
+	d := t.describe()
+	d.TableStatus = "CREATING"
+	for i := range d.GlobalSecondaryIndexes {
+		d.GlobalSecondaryIndexes[i].IndexStatus = "CREATING"
+	}
+	return &CreateTableOutput{TableDescription: d}, nil
 }
 
 // checkProjectedTotal applies the limit of 100 projected attributes summed

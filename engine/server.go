@@ -126,6 +126,11 @@ func decodeRequest(body []byte, in any) error {
 	}
 	var se *attr.SyntaxError
 	if errors.As(err, &se) {
+		if strings.Contains(se.Msg, "contains duplicates") {
+			if list, ok := dupSet(body); ok {
+				return invalidParam("Input collection [%s] contains duplicates.", strings.Join(list, ", "))
+			}
+		}
 		return attrError(se.Msg)
 	}
 	var te *json.UnmarshalTypeError
@@ -163,6 +168,50 @@ func precheck(op string, body []byte) error {
 		}
 	}
 	return nil
+}
+
+// dupSet finds, in a request that was refused for a set with
+// duplicates, the first such set, to echo it whole as DynamoDB does.
+func dupSet(body []byte) ([]string, bool) {
+	var v any
+	if json.Unmarshal(body, &v) != nil {
+		return nil, false
+	}
+	var walk func(v any) ([]string, bool)
+	walk = func(v any) ([]string, bool) {
+		switch x := v.(type) {
+		case map[string]any:
+			for _, tag := range []string{"SS", "NS", "BS"} {
+				if arr, ok := x[tag].([]any); ok && len(x) == 1 {
+					seen := map[string]bool{}
+					list := make([]string, 0, len(arr))
+					dup := false
+					for _, m := range arr {
+						s, _ := m.(string)
+						dup = dup || seen[s]
+						seen[s] = true
+						list = append(list, s)
+					}
+					if dup {
+						return list, true
+					}
+				}
+			}
+			for _, k := range sortedKeys(x) {
+				if l, ok := walk(x[k]); ok {
+					return l, true
+				}
+			}
+		case []any:
+			for _, e := range x {
+				if l, ok := walk(e); ok {
+					return l, true
+				}
+			}
+		}
+		return nil, false
+	}
+	return walk(v)
 }
 
 // attrError words an attribute value decoding failure as DynamoDB does.
