@@ -2,8 +2,8 @@ package engine
 
 import (
 	"context"
-	"io"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
