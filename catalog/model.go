@@ -56,9 +56,12 @@ type Table struct {
 	Stream        *Stream
 	PITR          bool
 	Export        string
-	Isolation     *Isolation
-	Entities      []*Entity // entities stored in the table
-	Indexes       []*Index  // its secondary indexes
+	// SizeGB is the declared size of the table's data (items, in the unit
+	// of Pricing.GB), nil when it is to be computed from populations.
+	SizeGB    *float64
+	Isolation *Isolation
+	Entities  []*Entity // entities stored in the table
+	Indexes   []*Index  // its secondary indexes
 }
 
 // KeyAttributes returns the table's key attribute names, partition first.
@@ -524,6 +527,7 @@ const (
 	Update         StepKind = "update"
 	Delete         StepKind = "delete"
 	Query          StepKind = "query"
+	Scan           StepKind = "scan"
 	ConditionCheck StepKind = "conditionCheck"
 	Transaction    StepKind = "transaction"
 )
@@ -588,7 +592,7 @@ type Request struct {
 	Before                              string // sample name, Absent, or "" when not declared
 	After                               string
 	Sample                              string
-	Matches                             []Match
+	Matches                             []Match // a scan without matches reads everything
 }
 
 // Assign is an attribute and the operand giving its value.
@@ -744,6 +748,7 @@ type Pricing struct {
 	IAStoragePerGBMonth float64 `json:"iaStoragePerGBMonth,omitempty"`
 	IARequestFactor     float64 `json:"iaRequestFactor,omitempty"`
 	ProvisionedDiscount float64 `json:"provisionedDiscount,omitempty"`
+	GB                  string  `json:"gb,omitempty"` // decimal (default) or binary
 	Note                string  `json:"note,omitempty"`
 }
 

@@ -43,6 +43,7 @@ type rawTable struct {
 	Stream        *Stream    `json:"stream"`
 	PITR          bool       `json:"pitr"`
 	Export        string     `json:"export"`
+	SizeGB        *float64   `json:"sizeGB"`
 	Isolation     *Isolation `json:"isolation"`
 }
 
@@ -202,6 +203,7 @@ type rawStep struct {
 	Update         *rawRequest `json:"update"`
 	Delete         *rawRequest `json:"delete"`
 	Query          *rawRequest `json:"query"`
+	Scan           *rawRequest `json:"scan"`
 	ConditionCheck *rawRequest `json:"conditionCheck"`
 	Transaction    *struct {
 		Items []rawTxItem `json:"items"`

@@ -245,7 +245,7 @@ func (r *resolver) resolveTables() {
 		rt := r.raw.Tables[name]
 		t := &Table{Name: name, Description: rt.Description, PartitionKey: rt.PartitionKey, SortKey: rt.SortKey,
 			Discriminator: rt.Discriminator, Class: rt.Class, TTL: rt.TTL, Stream: rt.Stream, PITR: rt.PITR,
-			Export: rt.Export, Isolation: rt.Isolation}
+			Export: rt.Export, SizeGB: rt.SizeGB, Isolation: rt.Isolation}
 		if t.Class == "" {
 			t.Class = "STANDARD"
 		}

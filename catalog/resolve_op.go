@@ -131,7 +131,7 @@ func (r *resolver) budget(ptr string, op *Operation, name string, rb rawBudget) 
 		switch {
 		case st == nil:
 			r.errAt(ptr+"/failedStep", false, didYouMean(b.FailedStep, stepIDs(op)), "unknown step %q", b.FailedStep)
-		case st.Kind == Get || st.Kind == Query || st.Kind == Transaction:
+		case st.Kind == Get || st.Kind == Query || st.Kind == Scan || st.Kind == Transaction:
 			r.errf(ptr+"/failedStep", "step %s is a %s: only a conditional write or condition check can fail its condition", st.ID, st.Kind)
 		case st.Request != nil && st.Request.Condition == "":
 			r.errf(ptr+"/failedStep", "step %s has no condition that could fail", st.ID)
@@ -209,7 +209,7 @@ func (r *resolver) step(ptr string, scope *opScope, rs rawStep, ids map[string]b
 		}
 		st.Pattern = ap
 	}
-	kinds := map[StepKind]*rawRequest{Get: rs.Get, Put: rs.Put, Update: rs.Update, Delete: rs.Delete, Query: rs.Query, ConditionCheck: rs.ConditionCheck}
+	kinds := map[StepKind]*rawRequest{Get: rs.Get, Put: rs.Put, Update: rs.Update, Delete: rs.Delete, Query: rs.Query, Scan: rs.Scan, ConditionCheck: rs.ConditionCheck}
 	var set []StepKind
 	for k, v := range kinds {
 		if v != nil {
@@ -220,7 +220,7 @@ func (r *resolver) step(ptr string, scope *opScope, rs rawStep, ids map[string]b
 		set = append(set, Transaction)
 	}
 	if len(set) != 1 {
-		r.errAt(ptr, true, "", "a step has exactly one of get, put, update, delete, query or transaction (found %d)", len(set))
+		r.errAt(ptr, true, "", "a step has exactly one of get, put, update, delete, query, scan or transaction (found %d)", len(set))
 		return nil
 	}
 	st.Kind = set[0]
@@ -279,7 +279,7 @@ func (r *resolver) step(ptr string, scope *opScope, rs rawStep, ids map[string]b
 	}
 	for i, bn := range rs.Bind {
 		bptr := fmt.Sprintf("%s/bind/%d", ptr, i)
-		if st.Kind != Get && st.Kind != Query {
+		if st.Kind != Get && st.Kind != Query && st.Kind != Scan {
 			r.errf(bptr, "only reads bind attributes for later steps")
 			break
 		}
@@ -380,6 +380,7 @@ var allowedFields = map[StepKind]string{
 	Delete:         "table entity key condition names values returnValues returnValuesOnConditionCheckFailure onConditionFailed before after",
 	ConditionCheck: "table entity key condition names values returnValuesOnConditionCheckFailure onConditionFailed before",
 	Query:          "table index entity key filter projection names values consistentRead order pageSize shards matches",
+	Scan:           "table index entity filter projection names values consistentRead pageSize matches",
 }
 
 func (r *resolver) request(ptr string, scope *opScope, kind StepKind, rr *rawRequest, inTx bool) *Request {
@@ -401,7 +402,7 @@ func (r *resolver) request(ptr string, scope *opScope, kind StepKind, rr *rawReq
 		}
 		q.Entity = e
 		q.Table = e.Table
-	} else if kind != Query {
+	} else if kind != Query && kind != Scan {
 		r.errAt(ptr, true, "", "%s names the entity it reads or writes", an(string(kind)))
 		return nil
 	}
@@ -431,7 +432,7 @@ func (r *resolver) request(ptr string, scope *opScope, kind StepKind, rr *rawReq
 		if len(r.m.Tables) == 1 {
 			q.Table = r.m.Tables[0]
 		} else {
-			r.errAt(ptr, true, "", "a query names its table, index or entity")
+			r.errAt(ptr, true, "", "%s names its table, index or entity", an(string(kind)))
 			return nil
 		}
 	}
@@ -459,19 +460,19 @@ func (r *resolver) request(ptr string, scope *opScope, kind StepKind, rr *rawReq
 		if rr.Matches == nil {
 			r.errAt(ptr, true, "list the entity samples a page matches, for the static estimate", "a query needs matches")
 		}
-		for i, mt := range rr.Matches {
-			mptr := fmt.Sprintf("%s/matches/%d", ptr, i)
-			me, ok := r.ents[mt.Entity]
-			if !ok {
-				r.errAt(mptr+"/entity", false, didYouMean(mt.Entity, sortedKeys(r.ents)), "unknown entity %q", mt.Entity)
-				continue
-			}
-			if q.Index != nil && !r.broken[q.Index.Name] && !containsEntity(q.Index.Entries, me) {
-				r.errf(mptr+"/entity", "%s items never enter index %s", me.Name, q.Index.Name)
-			}
-			r.sampleRef(mptr+"/sample", me, mt.Sample)
-			q.Matches = append(q.Matches, Match{me, mt.Sample, mt.Count})
+		r.matches(ptr, q, rr)
+	case Scan:
+		if q.Index != nil && !q.Index.Local && q.ConsistentRead {
+			r.errf(ptr+"/consistentRead", "global index %s cannot be read with strong consistency", q.Index.Name)
 		}
+		if q.Index != nil && q.Index.Projection.Type != "ALL" {
+			for i, a := range q.Projection {
+				if !q.Index.Projects(a) {
+					r.errf(fmt.Sprintf("%s/projection/%d", ptr, i), "index %s does not project %s", q.Index.Name, a)
+				}
+			}
+		}
+		r.matches(ptr, q, rr) // optional: without them the scan reads everything
 	case Put:
 		if rr.Item == nil {
 			r.errAt(ptr, true, "", "a put needs its item")
@@ -702,5 +703,22 @@ func (r *resolver) expressions(ptr string, scope *opScope, q *Request, rr *rawRe
 		}
 		r.checkOperand(vptr, o, nil, scope.avail)
 		q.Values = append(q.Values, NamedValue{v, o})
+	}
+}
+
+// matches resolves what a query page (or a scan) matches.
+func (r *resolver) matches(ptr string, q *Request, rr *rawRequest) {
+	for i, mt := range rr.Matches {
+		mptr := fmt.Sprintf("%s/matches/%d", ptr, i)
+		me, ok := r.ents[mt.Entity]
+		if !ok {
+			r.errAt(mptr+"/entity", false, didYouMean(mt.Entity, sortedKeys(r.ents)), "unknown entity %q", mt.Entity)
+			continue
+		}
+		if q.Index != nil && !r.broken[q.Index.Name] && !containsEntity(q.Index.Entries, me) {
+			r.errf(mptr+"/entity", "%s items never enter index %s", me.Name, q.Index.Name)
+		}
+		r.sampleRef(mptr+"/sample", me, mt.Sample)
+		q.Matches = append(q.Matches, Match{me, mt.Sample, mt.Count})
 	}
 }

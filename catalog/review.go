@@ -171,7 +171,7 @@ func review(r *resolver, m *Model, opts Options) {
 		for i, st := range o.Steps {
 			sptr := p("operations", o.Name, "steps", i)
 			switch st.Kind {
-			case Get, Query:
+			case Get, Query, Scan:
 				reads = true
 			default:
 				writes = true
@@ -180,7 +180,7 @@ func review(r *resolver, m *Model, opts Options) {
 				r.warn(m, sptr+"/transaction", CodeSingleTx, "use a conditional put or update: it is atomic on one item", "a transaction of one action costs twice a plain write")
 			}
 			if st.Request != nil && st.Request.Filter != "" {
-				r.warn(m, sptr+"/query/filter", CodeFilter, "move the condition into the key, or accept the cost knowingly", "a filter does not reduce the read cost: every matched item is paid for")
+				r.warn(m, sptr+"/"+string(st.Kind)+"/filter", CodeFilter, "move the condition into the key, or accept the cost knowingly", "a filter does not reduce the read cost: every matched item is paid for")
 			}
 			actions := st.Items
 			if st.Request != nil {
