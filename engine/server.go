@@ -277,7 +277,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		} else {
 			out, err = s.run(strings.TrimPrefix(target, targetPrefix), f, r.Context(), *buf)
 		}
-		if buf != nil {
+		if buf != nil && cap(*buf) <= 64<<10 {
 			bodies.Put(buf)
 		}
 	}
