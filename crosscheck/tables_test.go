@@ -39,7 +39,7 @@ func TestTables(t *testing.T) {
 		}},
 		{"describe, delete and write to a missing table", func(T namer) []step {
 			return steps(
-				step{in: &dynamodb.DescribeTableInput{TableName: T("missing")}, err: "ResourceNotFoundException"},
+				step{in: &dynamodb.DescribeTableInput{TableName: T("missing")}, err: "ResourceNotFoundException", message: true},
 				step{in: &dynamodb.DeleteTableInput{TableName: T("missing")}, err: "ResourceNotFoundException"},
 				step{in: &dynamodb.PutItemInput{TableName: T("missing"), Item: it("pk", "a")}, err: "ResourceNotFoundException", message: true},
 				step{in: &dynamodb.GetItemInput{TableName: T("missing"), Key: it("pk", "a")}, err: "ResourceNotFoundException", message: true},
