@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 
@@ -61,4 +62,17 @@ func TestAdmissionHook(t *testing.T) {
 	require.NoError(t, err)
 	v, _ := got.Item.Get("gpk")
 	assert.Equal(t, "y", v.Str, "refused writes are not applied")
+}
+
+func TestOnSchema(t *testing.T) {
+	var events []string
+	e := New(Options{OnSchema: func(d *TableDescription, deleted bool) {
+		events = append(events, fmt.Sprintf("%s %s %d %v", d.TableName, d.BillingModeSummary.BillingMode, len(d.GlobalSecondaryIndexes), deleted))
+	}})
+	newTable(t, e)
+	_, err := e.UpdateTable(ctx, &UpdateTableInput{TableName: "Tab", GlobalSecondaryIndexUpdates: []GlobalSecondaryIndexUpdate{{Delete: &struct{ IndexName string }{"GSI1"}}}})
+	require.NoError(t, err)
+	_, err = e.DeleteTable(ctx, &DeleteTableInput{TableName: "Tab"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"Tab PAY_PER_REQUEST 1 false", "Tab PAY_PER_REQUEST 0 false", "Tab PAY_PER_REQUEST 0 true"}, events)
 }

@@ -28,6 +28,12 @@ type Options struct {
 	// Exception or ThrottlingException with ThrottlingReasons). The
 	// throughput model plugs in here.
 	Admit func(ctx context.Context, reqs []Admission) error
+	// OnSchema, when set, is told of every table created, updated or
+	// deleted (deleted true), with the table's description, before any
+	// request can reach the new definition; the throughput model defines
+	// its partitions from it. It runs under the engine's locks and must
+	// not call the Engine.
+	OnSchema func(d *TableDescription, deleted bool)
 	// TTLSweep is how often expired items are deleted in the background
 	// once StartTTL runs; default 10 s.
 	TTLSweep time.Duration

@@ -339,6 +339,9 @@ func (e *Engine) CreateTable(_ context.Context, in *CreateTableInput) (*CreateTa
 		return nil, &Error{Type: ErrResourceInUse, Message: "Table already exists: " + name}
 	}
 	e.tables[name] = t
+	if e.opts.OnSchema != nil {
+		e.opts.OnSchema(t.describe(), false)
+	}
 	// The table is usable at once, but CreateTable answers, as DynamoDB
 	// does, with the table and its indexes still CREATING.
 	d := t.describe()
@@ -381,6 +384,9 @@ func (e *Engine) DeleteTable(_ context.Context, in *DeleteTableInput) (*DeleteTa
 	t.deleted = true
 	d := t.describe()
 	d.TableStatus = "DELETING"
+	if e.opts.OnSchema != nil {
+		e.opts.OnSchema(d, true)
+	}
 	return &DeleteTableOutput{TableDescription: d}, nil
 }
 
@@ -583,7 +589,11 @@ func (e *Engine) UpdateTable(_ context.Context, in *UpdateTableInput) (*UpdateTa
 	for _, ix := range creates {
 		t.backfill(ix)
 	}
-	return &UpdateTableOutput{TableDescription: t.describe()}, nil
+	d := t.describe()
+	if e.opts.OnSchema != nil {
+		e.opts.OnSchema(d, false)
+	}
+	return &UpdateTableOutput{TableDescription: d}, nil
 }
 
 func keySchemaOf(hash, rng []keyAttr) []KeySchemaElement {
