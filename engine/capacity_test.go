@@ -1,0 +1,58 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cardapio/cardapio/attr"
+)
+
+// TestConsumedCapacityPerIndex checks the engine's ConsumedCapacity
+// against the worked examples of DynamoDB's published rules: a 1,126 B
+// item costs 2 WCU, its new GSI entry 1 more; in a transaction the table
+// charge doubles and the index charge does not; moving the index key
+// costs the old and the new entry.
+func TestConsumedCapacityPerIndex(t *testing.T) {
+	e := New(Options{})
+	_, err := e.CreateTable(ctx, &CreateTableInput{TableName: "Cap", BillingMode: "PAY_PER_REQUEST",
+		AttributeDefinitions: []AttributeDefinition{{AttributeName: "pk", AttributeType: "S"}, {AttributeName: "g", AttributeType: "S"}},
+		KeySchema:            []KeySchemaElement{{AttributeName: "pk", KeyType: "HASH"}},
+		GlobalSecondaryIndexes: []GlobalSecondaryIndex{{IndexName: "ByG", KeySchema: []KeySchemaElement{{AttributeName: "g", KeyType: "HASH"}},
+			Projection: &Projection{ProjectionType: "KEYS_ONLY"}}}})
+	require.NoError(t, err)
+	// pk (2+1) + g (1+1) + pad (3+1118) = 1,126 bytes.
+	it := func(pk, g string) attr.Item {
+		return attr.Item{{Name: "g", Value: attr.Str(g)}, {Name: "pad", Value: attr.Str(strings.Repeat("x", 1118))}, {Name: "pk", Value: attr.Str(pk)}}
+	}
+	put, err := e.PutItem(ctx, &PutItemInput{TableName: "Cap", Item: it("a", "x"), ReturnConsumedCapacity: "INDEXES"})
+	require.NoError(t, err)
+	assert.Equal(t, 3.0, put.ConsumedCapacity.Units())
+	assert.Equal(t, 2.0, put.ConsumedCapacity.Table.Write)
+	assert.Equal(t, 1.0, put.ConsumedCapacity.GSIs["ByG"].Write)
+
+	tx, err := e.TransactWriteItems(ctx, &TransactWriteItemsInput{ReturnConsumedCapacity: "INDEXES",
+		TransactItems: []TransactWriteItem{{Put: &TransactPut{TableName: "Cap", Item: it("b", "x")}}}})
+	require.NoError(t, err)
+	require.Len(t, tx.ConsumedCapacity, 1)
+	assert.Equal(t, 5.0, tx.ConsumedCapacity[0].Units())
+	assert.Equal(t, 1.0, tx.ConsumedCapacity[0].GSIs["ByG"].Write)
+
+	up, err := e.UpdateItem(ctx, &UpdateItemInput{TableName: "Cap", Key: attr.Item{{Name: "pk", Value: attr.Str("a")}},
+		UpdateExpression: "SET g = :g", ExpressionAttributeValues: vals(":g", attr.Str("y")), ReturnConsumedCapacity: "INDEXES"})
+	require.NoError(t, err)
+	assert.Equal(t, 4.0, up.ConsumedCapacity.Units())
+	assert.Equal(t, 2.0, up.ConsumedCapacity.GSIs["ByG"].Write)
+
+	// A write that leaves the index untouched does not mention it.
+	up, err = e.UpdateItem(ctx, &UpdateItemInput{TableName: "Cap", Key: attr.Item{{Name: "pk", Value: attr.Str("a")}},
+		UpdateExpression: "SET #p = :p", ExpressionAttributeNames: map[string]string{"#p": "pad"}, ExpressionAttributeValues: vals(":p", attr.Str("short")), ReturnConsumedCapacity: "INDEXES"})
+	require.NoError(t, err)
+	assert.NotContains(t, up.ConsumedCapacity.GSIs, "ByG")
+
+	// A failed condition is still charged on the table.
+	_, err = e.PutItem(ctx, &PutItemInput{TableName: "Cap", Item: it("a", "x"), ConditionExpression: "attribute_not_exists(pk)", ReturnConsumedCapacity: "TOTAL"})
+	errType(t, err, ErrConditionalCheckFailed)
+}
