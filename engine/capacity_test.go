@@ -56,3 +56,32 @@ func TestConsumedCapacityPerIndex(t *testing.T) {
 	_, err = e.PutItem(ctx, &PutItemInput{TableName: "Cap", Item: it("a", "x"), ConditionExpression: "attribute_not_exists(pk)", ReturnConsumedCapacity: "TOTAL"})
 	errType(t, err, ErrConditionalCheckFailed)
 }
+
+func TestItemCollectionLimit(t *testing.T) {
+	e := New(Options{})
+	_, err := e.CreateTable(ctx, &CreateTableInput{TableName: "Col", BillingMode: "PAY_PER_REQUEST",
+		AttributeDefinitions: []AttributeDefinition{{AttributeName: "pk", AttributeType: "S"}, {AttributeName: "sk", AttributeType: "N"}, {AttributeName: "l", AttributeType: "S"}},
+		KeySchema:            []KeySchemaElement{{AttributeName: "pk", KeyType: "HASH"}, {AttributeName: "sk", KeyType: "RANGE"}},
+		LocalSecondaryIndexes: []LocalSecondaryIndex{{IndexName: "ByL", KeySchema: []KeySchemaElement{{AttributeName: "pk", KeyType: "HASH"}, {AttributeName: "l", KeyType: "RANGE"}},
+			Projection: &Projection{ProjectionType: "ALL"}}}})
+	require.NoError(t, err)
+	tab, _ := e.table("Col")
+	tab.collectionLimit = 3000 // stands for 10 GB
+	big := func(pk string, sk int) attr.Item {
+		return item(pk, sk, attr.Field{Name: "l", Value: attr.Str("x")}, attr.Field{Name: "pad", Value: attr.Str(strings.Repeat("p", 600))})
+	}
+	out, err := e.PutItem(ctx, &PutItemInput{TableName: "Col", Item: big("a", 1), ReturnItemCollectionMetrics: "SIZE"})
+	require.NoError(t, err)
+	require.NotNil(t, out.ItemCollectionMetrics)
+	assert.Equal(t, []float64{0, 1}, out.ItemCollectionMetrics.SizeEstimateRangeGB)
+	_, err = e.PutItem(ctx, &PutItemInput{TableName: "Col", Item: big("a", 2)})
+	require.NoError(t, err)
+	_, err = e.PutItem(ctx, &PutItemInput{TableName: "Col", Item: big("a", 3)})
+	errType(t, err, ErrItemCollectionTooLarge)
+	_, err = e.PutItem(ctx, &PutItemInput{TableName: "Col", Item: big("b", 3)})
+	require.NoError(t, err, "another partition is another collection")
+	_, err = e.DeleteItem(ctx, &DeleteItemInput{TableName: "Col", Key: item("a", 1)})
+	require.NoError(t, err)
+	_, err = e.PutItem(ctx, &PutItemInput{TableName: "Col", Item: big("a", 3)})
+	require.NoError(t, err, "deleting made room")
+}

@@ -233,6 +233,12 @@ func (w *write) run() error {
 	}
 	if w.newItem != nil {
 		w.newSize = t.rules.ItemSize(w.newItem)
+		if len(t.lsis) > 0 {
+			d := t.collectionDelta(w.oldItem, w.newItem, w.newSize)
+			if d > 0 && t.collections[t.collectionOf(w.oldItem, w.newItem)]+d > t.collectionLimit {
+				return &Error{Type: ErrItemCollectionTooLarge, Message: "Collection size exceeded."}
+			}
+		}
 	}
 	return nil
 }
@@ -458,18 +464,7 @@ func (e *Engine) single(ctx context.Context, w *write) (capacity.Consumed, error
 // caller holds the table's lock.
 func (t *table) collectionMetrics(key attr.Item) *ItemCollectionMetrics {
 	pk, _ := key.Get(t.hash.name)
-	lo := partitionPrefix(pk)
-	hi := successor(lo)
-	var size int64
-	t.items.ascend(lo, hi, func(r *rec) bool {
-		size += int64(r.size)
-		if it, err := decodeItem(r.val); err == nil {
-			for _, ix := range t.lsis {
-				size += int64(t.entrySize(ix, it))
-			}
-		}
-		return true
-	})
+	size := t.collections[string(partitionPrefix(pk))]
 	gb := math.Floor(float64(size) / (1 << 30))
 	return &ItemCollectionMetrics{ItemCollectionKey: attr.Item{{Name: t.hash.name, Value: pk}}, SizeEstimateRangeGB: []float64{gb, gb + 1}}
 }

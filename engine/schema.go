@@ -16,6 +16,7 @@ const (
 	maxLSIs         = 5
 	maxKeyAttrs     = 4 // per side of a multi-attribute GSI key
 	maxProjected    = 100
+	maxCollection   = 10 << 30 // bytes in an item collection of a table with LSIs
 	defaultListPage = 100
 )
 
@@ -254,7 +255,8 @@ func (e *Engine) CreateTable(_ context.Context, in *CreateTableInput) (*CreateTa
 	}
 	name := tableName(in.TableName)
 	t := &table{name: name, arn: e.arn(name), created: e.opts.Now(), billing: billing, attrs: in.AttributeDefinitions,
-		keySchema: in.KeySchema, onDemand: in.OnDemandThroughput, tableClass: in.TableClass, tags: in.Tags, items: newRecTree(), rules: &e.rules}
+		keySchema: in.KeySchema, onDemand: in.OnDemandThroughput, tableClass: in.TableClass, tags: in.Tags, items: newRecTree(), rules: &e.rules,
+		collections: map[string]int64{}, collectionLimit: maxCollection}
 	t.id = fmt.Sprintf("%08x-0000-4000-8000-%012x", uint32(t.created.Unix()), tableSeq.Add(1))
 	if in.DeletionProtectionEnabled != nil {
 		t.protect = *in.DeletionProtectionEnabled

@@ -80,6 +80,12 @@ type table struct {
 	ttlAttr    string
 	ttlEnabled bool
 
+	// collections sizes each item collection (a partition's items and
+	// their LSI entries) of a table with LSIs, which may not outgrow
+	// collectionLimit (10 GB).
+	collections     map[string]int64
+	collectionLimit int64
+
 	// pending holds the table keys of items that a transaction has
 	// prepared and not yet committed: other writes to them conflict.
 	pending map[string]struct{}
@@ -236,6 +242,16 @@ func (t *table) get(key []byte) *rec {
 // single place where stored state changes; callers hold t.mu for writing
 // and have already validated and admitted the write.
 func (t *table) apply(key []byte, old *rec, oldItem, newItem attr.Item, newSize int) {
+	if len(t.lsis) > 0 {
+		if d := t.collectionDelta(oldItem, newItem, newSize); d != 0 {
+			p := t.collectionOf(oldItem, newItem)
+			if n := t.collections[p] + d; n > 0 {
+				t.collections[p] = n
+			} else {
+				delete(t.collections, p)
+			}
+		}
+	}
 	if newItem == nil {
 		if old == nil {
 			return
@@ -285,6 +301,36 @@ func (t *table) apply(key []byte, old *rec, oldItem, newItem attr.Item, newSize 
 			}
 		}
 	}
+}
+
+// collectionOf is the collection key (partition prefix) of a write's
+// item.
+func (t *table) collectionOf(oldItem, newItem attr.Item) string {
+	it := newItem
+	if it == nil {
+		it = oldItem
+	}
+	pk, _ := it.Get(t.hash.name)
+	return string(partitionPrefix(pk))
+}
+
+// collectionDelta is how much a write grows its item collection: the item
+// and its LSI entries, after minus before.
+func (t *table) collectionDelta(oldItem, newItem attr.Item, newSize int) int64 {
+	var d int64
+	if newItem != nil {
+		d += int64(newSize)
+		for _, ix := range t.lsis {
+			d += int64(t.entrySize(ix, newItem))
+		}
+	}
+	if oldItem != nil {
+		d -= int64(t.rules.ItemSize(oldItem))
+		for _, ix := range t.lsis {
+			d -= int64(t.entrySize(ix, oldItem))
+		}
+	}
+	return d
 }
 
 func (t *table) entrySize(ix *index, it attr.Item) int {
