@@ -49,7 +49,7 @@ func TestRequestMaterial(t *testing.T) {
 	}
 	tx := op.Steps[1]
 	require.Equal(t, Transaction, tx.Kind)
-	require.Len(t, tx.Items, 4)
+	require.Len(t, tx.Items, 5) // settlement, instalment, and the contract update of each variant
 	stl := tx.Items[0]
 	assert.Equal(t, Put, stl.Kind)
 	assert.Equal(t, "attribute_not_exists(PK)", stl.Request.Condition)

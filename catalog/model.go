@@ -629,7 +629,11 @@ type Budget struct {
 	FailedStep  string   // id of the step or action whose condition fails
 	Samples     map[string]SampleOverride
 	Pages       int
-	Reasoning   string
+	// Share is the fraction of the operation's runs that take this
+	// variant, for monthly figures; nil when not declared (then the
+	// dearest variant is charged).
+	Share     *float64
+	Reasoning string
 }
 
 // SampleOverride replaces a step's samples in one budget variant.

@@ -221,6 +221,7 @@ type rawBudget struct {
 	FailedStep  string                       `json:"failedStep"`
 	Samples     map[string]rawSampleOverride `json:"samples"`
 	Pages       int                          `json:"pages"`
+	Share       *float64                     `json:"share"`
 	Reasoning   string                       `json:"reasoning"`
 }
 

@@ -108,6 +108,7 @@ func (r *resolver) resolveOperations() {
 		for _, bn := range sortedKeys(ro.Budgets) {
 			op.Budgets = append(op.Budgets, r.budget(p("operations", name, "budgets", bn), op, bn, ro.Budgets[bn]))
 		}
+		r.checkShares(p("operations", name, "budgets"), op)
 		for i, rs := range ro.Steps {
 			r.checkVariants(p("operations", name, "steps", i, "variants"), rs.Variants, ro.Budgets)
 			if rs.Transaction != nil {
@@ -122,7 +123,7 @@ func (r *resolver) resolveOperations() {
 }
 
 func (r *resolver) budget(ptr string, op *Operation, name string, rb rawBudget) *Budget {
-	b := &Budget{Name: name, Description: rb.Description, WRU: rb.WRU, RRU: rb.RRU, FailedStep: rb.FailedStep, Pages: rb.Pages, Reasoning: rb.Reasoning}
+	b := &Budget{Name: name, Description: rb.Description, WRU: rb.WRU, RRU: rb.RRU, FailedStep: rb.FailedStep, Pages: rb.Pages, Share: rb.Share, Reasoning: rb.Reasoning}
 	if b.WRU == nil && b.RRU == nil {
 		r.errAt(ptr, true, "", "a budget needs wru, rru or both")
 	}
@@ -720,5 +721,27 @@ func (r *resolver) matches(ptr string, q *Request, rr *rawRequest) {
 		}
 		r.sampleRef(mptr+"/sample", me, mt.Sample)
 		q.Matches = append(q.Matches, Match{me, mt.Sample, mt.Count})
+	}
+}
+
+// checkShares makes the variants' shares of runs, when declared, cover
+// every variant and add up to 1: a monthly figure weighs them.
+func (r *resolver) checkShares(ptr string, op *Operation) {
+	var sum float64
+	var with, without []string
+	for _, b := range op.Budgets {
+		if b.Share == nil {
+			without = append(without, b.Name)
+			continue
+		}
+		with = append(with, b.Name)
+		sum += *b.Share
+	}
+	switch {
+	case len(with) == 0:
+	case len(without) > 0:
+		r.errAt(ptr+"/"+escapePtr(without[0]), true, "give every variant its share, or none", "variant %s has no share while %s declares one", without[0], with[0])
+	case sum < 0.999 || sum > 1.001:
+		r.errf(ptr, "the variants' shares add up to %v, not 1", sum)
 	}
 }

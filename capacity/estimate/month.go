@@ -1,0 +1,351 @@
+package estimate
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/cardapio/cardapio/capacity"
+	"github.com/cardapio/cardapio/catalog"
+)
+
+// DaysPerMonth turns day volumes into months, as the catalog turns rates.
+const DaysPerMonth = 30
+
+// secondsPerMonth is the month of the volumes, in seconds.
+const secondsPerMonth = DaysPerMonth * 86400
+
+// ModelPrices applies a model's pricing section over a price table: every
+// figure the model states replaces the table's.
+func ModelPrices(p capacity.Prices, mp catalog.Pricing) capacity.Prices {
+	set := func(f *capacity.Figure, v float64) {
+		if v > 0 {
+			*f = capacity.Figure{Value: v, Status: "from the model's pricing", Date: mp.AsOf}
+		}
+	}
+	set(&p.WritePerMillion, mp.WritePerMillion)
+	set(&p.ReadPerMillion, mp.ReadPerMillion)
+	set(&p.StorageGBMonth, mp.StoragePerGBMonth)
+	set(&p.IAStorageGBMonth, mp.IAStoragePerGBMonth)
+	set(&p.IARequestFactor, mp.IARequestFactor)
+	if mp.Region != "" {
+		p.Region = mp.Region
+	}
+	if mp.AsOf != "" {
+		p.Date = mp.AsOf
+	}
+	return p
+}
+
+// Overlay returns base with every figure of over that differs from
+// capacity's defaults: a price file read by capacity.LoadPrices (which
+// starts from the defaults) then wins over a model's pricing only where
+// it says something.
+func Overlay(base, over capacity.Prices) capacity.Prices {
+	def := capacity.DefaultPrices()
+	out := base
+	dl, ol := def.Lines(), over.Lines()
+	for i := range ol {
+		if ol[i].Figure != dl[i].Figure {
+			if f := figure(&out, ol[i].Key); f != nil {
+				*f = ol[i].Figure
+			}
+		}
+	}
+	if over.Region != def.Region {
+		out.Region = over.Region
+	}
+	if over.Date != def.Date {
+		out.Date = over.Date
+	}
+	return out
+}
+
+// Options are the assumptions of a monthly bill.
+type Options struct {
+	Prices capacity.Prices
+	// Utilisation is the target utilisation of the provisioned
+	// alternative (auto scaling commonly targets 0.7).
+	Utilisation float64
+}
+
+// OpMonth is one operation's month.
+type OpMonth struct {
+	Operation string `json:"operation"`
+	// Basis says which variants are charged: by their declared shares,
+	// or the dearest one.
+	Basis string  `json:"basis"`
+	Runs  float64 `json:"runs"` // per month
+	// UnitWRU and UnitRRU are one run's units, weighted by the basis.
+	UnitWRU float64 `json:"unitWRU"`
+	UnitRRU float64 `json:"unitRRU"`
+	WRU     float64 `json:"wru"`
+	RRU     float64 `json:"rru"`
+	USD     float64 `json:"usd"`
+	// PeakWPS and PeakRPS are the units per second at the declared peak.
+	PeakWPS float64 `json:"peakWPS,omitempty"`
+	PeakRPS float64 `json:"peakRPS,omitempty"`
+}
+
+// PatternMonth is what the steps answering one access pattern cost.
+type PatternMonth struct {
+	Pattern    string   `json:"pattern"` // "" for steps that answer no question (writes)
+	Question   string   `json:"question,omitempty"`
+	Operations []string `json:"operations"`
+	WRU        float64  `json:"wru"`
+	RRU        float64  `json:"rru"`
+	USD        float64  `json:"usd"`
+}
+
+// TableMonth is one table's storage and options.
+type TableMonth struct {
+	TableSize
+	StandardUSD float64 `json:"standardUSD"` // storage under Standard
+	IAUSD       float64 `json:"iaUSD"`       // storage under Standard-IA
+	StorageUSD  float64 `json:"storageUSD"`  // under the table's class
+	PITRUSD     float64 `json:"pitrUSD,omitempty"`
+	ExportUSD   float64 `json:"exportUSD,omitempty"`
+}
+
+// Provisioned is the provisioned-capacity alternative to on-demand.
+type Provisioned struct {
+	Utilisation float64 `json:"utilisation"`
+	// AvgWPS and AvgRPS are the month's units spread evenly over it.
+	AvgWPS float64 `json:"avgWPS"`
+	AvgRPS float64 `json:"avgRPS"`
+	// PeakWPS and PeakRPS add every operation's declared peak (its average
+	// when it declares none): a bound, since peaks rarely coincide.
+	PeakWPS float64 `json:"peakWPS"`
+	PeakRPS float64 `json:"peakRPS"`
+	// USD is auto scaling that tracks the load at the utilisation (the
+	// average rate / utilisation, all month): the floor of provisioned.
+	// PeakUSD keeps the capacity of the peaks all month: the ceiling.
+	USD     float64 `json:"usd"`
+	PeakUSD float64 `json:"peakUSD"`
+}
+
+// Bill is a model's month.
+type Bill struct {
+	Model      string         `json:"model"`
+	Region     string         `json:"region"`
+	PriceDate  string         `json:"priceDate"`
+	GB         string         `json:"gb"` // decimal or binary
+	Operations []OpMonth      `json:"operations"`
+	Unpriced   []string       `json:"unpriced,omitempty"` // operations without a volume
+	Patterns   []PatternMonth `json:"patterns"`
+	Tables     []TableMonth   `json:"tables"`
+	// DeclaredStorageGB is the model's scale.storageGB, for comparison.
+	DeclaredStorageGB float64     `json:"declaredStorageGB,omitempty"`
+	WRU               float64     `json:"wru"`
+	RRU               float64     `json:"rru"`
+	RequestsUSD       float64     `json:"requestsUSD"`
+	StorageGB         float64     `json:"storageGB"`
+	StorageUSD        float64     `json:"storageUSD"`
+	PITRUSD           float64     `json:"pitrUSD"`
+	ExportUSD         float64     `json:"exportUSD"`
+	TotalUSD          float64     `json:"totalUSD"`
+	Provisioned       Provisioned `json:"provisioned"`
+	// Contracts is the model's scale.contracts; PerThousandUSD the total
+	// per 1,000 of them.
+	Contracts      int64   `json:"contracts,omitempty"`
+	PerThousandUSD float64 `json:"perThousandUSD,omitempty"`
+}
+
+// Runs returns an operation's runs per month from its volume, and false
+// when it declares none.
+func Runs(v catalog.Volume) (float64, bool) {
+	switch {
+	case v.PerMonth != nil:
+		return *v.PerMonth, true
+	case v.PerDay != nil:
+		return *v.PerDay * DaysPerMonth, true
+	}
+	return 0, false
+}
+
+// Month prices a month of the model: every operation at its volume, its
+// variants weighted by their shares (or the dearest variant charged), the storage of every table, its backups and exports,
+// and the provisioned alternative.
+func (e *Estimator) Month(o Options) (*Bill, error) {
+	p := o.Prices
+	b := &Bill{Model: e.Model.Name, Region: p.Region, PriceDate: p.Date, GB: "decimal",
+		DeclaredStorageGB: e.Model.Scale.StorageGB, Contracts: e.Model.Scale.Contracts}
+	if e.GB == capacity.BinaryGB {
+		b.GB = "binary"
+	}
+	classOf := map[string]capacity.Class{}
+	for _, t := range e.Model.Tables {
+		classOf[t.Name] = Class(t)
+	}
+	usd := func(s Step) float64 { return p.OnDemand(s.WRU, s.RRU, classOf[s.Table]) }
+	patterns := map[string]*PatternMonth{}
+	var wps, rps, pwps, prps [2]float64 // by class
+	for _, op := range e.Model.Operations {
+		vs, err := e.Operation(op)
+		if err != nil {
+			return nil, err
+		}
+		runs, ok := Runs(op.Volume)
+		if !ok {
+			b.Unpriced = append(b.Unpriced, op.Name)
+			continue
+		}
+		weights, basis := e.weights(op, vs, usd)
+		om := OpMonth{Operation: op.Name, Basis: basis, Runs: runs}
+		peak := runs / secondsPerMonth
+		if op.Volume.PeakPerSecond != nil {
+			peak = *op.Volume.PeakPerSecond
+		}
+		for i, v := range vs {
+			w := weights[i]
+			if w == 0 {
+				continue
+			}
+			om.UnitWRU += w * v.WRU
+			om.UnitRRU += w * v.RRU
+			for _, s := range v.Steps {
+				k := classOf[s.Table]
+				wps[k] += w * runs * s.WRU / secondsPerMonth
+				rps[k] += w * runs * s.RRU / secondsPerMonth
+				pwps[k] += w * peak * s.WRU
+				prps[k] += w * peak * s.RRU
+				pm := patterns[s.Pattern]
+				if pm == nil {
+					pm = &PatternMonth{Pattern: s.Pattern}
+					if ap := e.Model.AccessPattern(s.Pattern); ap != nil {
+						pm.Question = ap.Question
+					}
+					patterns[s.Pattern] = pm
+				}
+				if n := len(pm.Operations); n == 0 || pm.Operations[n-1] != op.Name {
+					pm.Operations = append(pm.Operations, op.Name)
+				}
+				pm.WRU += w * runs * s.WRU
+				pm.RRU += w * runs * s.RRU
+				pm.USD += w * runs * usd(s)
+				om.USD += w * runs * usd(s)
+			}
+		}
+		om.WRU, om.RRU = runs*om.UnitWRU, runs*om.UnitRRU
+		if op.Volume.PeakPerSecond != nil {
+			om.PeakWPS, om.PeakRPS = peak*om.UnitWRU, peak*om.UnitRRU
+		}
+		b.Operations = append(b.Operations, om)
+		b.WRU += om.WRU
+		b.RRU += om.RRU
+		b.RequestsUSD += om.USD
+	}
+	for _, pm := range patterns {
+		b.Patterns = append(b.Patterns, *pm)
+	}
+	sort.Slice(b.Patterns, func(i, j int) bool {
+		a, c := b.Patterns[i].Pattern, b.Patterns[j].Pattern
+		if (a == "") != (c == "") {
+			return c == "" // steps without a question last
+		}
+		return a < c
+	})
+	for _, t := range e.Model.Tables {
+		tm := TableMonth{TableSize: e.Size(t)}
+		tm.StandardUSD = p.Storage(tm.GB, capacity.Standard)
+		tm.IAUSD = p.Storage(tm.GB, capacity.StandardIA)
+		tm.StorageUSD = p.Storage(tm.GB, Class(t))
+		if t.PITR {
+			tm.PITRUSD = p.PITR(tm.GB)
+		}
+		if t.Export != "" {
+			tm.ExportUSD = p.Export(tm.GB)
+		}
+		b.Tables = append(b.Tables, tm)
+		b.StorageGB += tm.GB
+		b.StorageUSD += tm.StorageUSD
+		b.PITRUSD += tm.PITRUSD
+		b.ExportUSD += tm.ExportUSD
+	}
+	u := o.Utilisation
+	if u <= 0 || u > 1 {
+		return nil, fmt.Errorf("utilisation %v is not in (0, 1]", u)
+	}
+	pr := Provisioned{Utilisation: u}
+	for k := range 2 {
+		c := capacity.Class(k)
+		pr.AvgWPS += wps[k]
+		pr.AvgRPS += rps[k]
+		pr.PeakWPS += pwps[k]
+		pr.PeakRPS += prps[k]
+		pr.USD += p.Provisioned(wps[k], rps[k], u, c)
+		pr.PeakUSD += p.Provisioned(pwps[k], prps[k], u, c)
+	}
+	b.Provisioned = pr
+	b.TotalUSD = b.RequestsUSD + b.StorageUSD + b.PITRUSD + b.ExportUSD
+	if b.Contracts > 0 {
+		b.PerThousandUSD = b.TotalUSD / float64(b.Contracts) * 1000
+	}
+	return b, nil
+}
+
+// figure finds a price of p by its file key (capacity.PriceLine.Key).
+func figure(p *capacity.Prices, key string) *capacity.Figure {
+	switch key {
+	case "writePerMillion":
+		return &p.WritePerMillion
+	case "readPerMillion":
+		return &p.ReadPerMillion
+	case "storageGBMonth":
+		return &p.StorageGBMonth
+	case "freeStorageGB":
+		return &p.FreeStorageGB
+	case "iaStorageGBMonth":
+		return &p.IAStorageGBMonth
+	case "iaRequestFactor":
+		return &p.IARequestFactor
+	case "wcuHour":
+		return &p.WCUHour
+	case "rcuHour":
+		return &p.RCUHour
+	case "pitrGBMonth":
+		return &p.PITRGBMonth
+	case "backupGBMonth":
+		return &p.BackupGBMonth
+	case "exportGB":
+		return &p.ExportGB
+	case "streamPer100k":
+		return &p.StreamPer100k
+	}
+	return nil
+}
+
+// weights returns the weight of each variant in a month of op: the
+// declared shares, or 1 for the dearest variant in dollars.
+func (e *Estimator) weights(op *catalog.Operation, vs []Variant, usd func(Step) float64) ([]float64, string) {
+	w := make([]float64, len(vs))
+	if len(op.Budgets) == len(vs) && len(vs) > 0 && op.Budgets[0].Share != nil {
+		var parts []string
+		for i, b := range op.Budgets {
+			if b.Share != nil {
+				w[i] = *b.Share
+				parts = append(parts, fmt.Sprintf("%s %s%%", b.Name, Num(100**b.Share)))
+			}
+		}
+		return w, "by share: " + strings.Join(parts, ", ")
+	}
+	best, bestUSD := 0, -1.0
+	for i, v := range vs {
+		var c float64
+		for _, s := range v.Steps {
+			c += usd(s)
+		}
+		if c > bestUSD {
+			best, bestUSD = i, c
+		}
+	}
+	w[best] = 1
+	switch {
+	case vs[best].Name == "":
+		return w, "no budget: every step"
+	case len(vs) == 1:
+		return w, vs[best].Name
+	}
+	return w, vs[best].Name + " (dearest of " + strconv.Itoa(len(vs)) + ")"
+}
