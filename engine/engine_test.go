@@ -419,3 +419,21 @@ func TestListAndDeleteTables(t *testing.T) {
 	_, err = e.DescribeTable(ctx, &DescribeTableInput{TableName: "aaa"})
 	errType(t, err, ErrResourceNotFound)
 }
+
+func TestExpressionValuesValidatedAndNormalised(t *testing.T) {
+	e := New(Options{})
+	newTable(t, e)
+	out, err := e.UpdateItem(ctx, &UpdateItemInput{TableName: "Tab", Key: item("n", 1), UpdateExpression: "SET v = :v",
+		ExpressionAttributeValues: vals(":v", attr.Num("01.50")), ReturnValues: "ALL_NEW"})
+	require.NoError(t, err)
+	v, _ := out.Attributes.Get("v")
+	assert.Equal(t, "1.5", v.Str)
+	_, err = e.UpdateItem(ctx, &UpdateItemInput{TableName: "Tab", Key: item("n", 1), UpdateExpression: "SET v = :v",
+		ExpressionAttributeValues: vals(":v", attr.StrSet())})
+	ee := errType(t, err, ErrValidation)
+	assert.Contains(t, ee.Message, "ExpressionAttributeValues contains invalid value")
+	_, err = e.UpdateItem(ctx, &UpdateItemInput{TableName: "Tab", Key: item("n", 1), UpdateExpression: "SET sk = :v",
+		ExpressionAttributeValues: vals(":v", attr.Num("1"))})
+	ee = errType(t, err, ErrValidation)
+	assert.Contains(t, ee.Message, "Cannot update attribute sk")
+}

@@ -123,13 +123,21 @@ func (e *Engine) prepareWrite(t *table, kind writeKind, item, key attr.Item, con
 	if cond == "" && update == "" && names == nil && values == nil {
 		return w, nil
 	}
+	if values, err = normalizeValues(values); err != nil {
+		return nil, err
+	}
 	sc := expr.NewScope(names, values)
 	if update != "" {
 		if w.update, err = sc.Update(update); err != nil {
 			return nil, exprError(err)
 		}
-	} else if kind == updateKind && values != nil {
-		// Values without any expression to use them.
+		for _, a := range w.update.Attrs() {
+			for _, k := range t.keyAttrs() {
+				if a == k.name {
+					return nil, invalidParam("Cannot update attribute %s. This attribute is part of the key", a)
+				}
+			}
+		}
 	}
 	if cond != "" {
 		if w.cond, err = sc.Condition(cond); err != nil {
@@ -226,7 +234,7 @@ func (w *write) run() error {
 		if err != nil {
 			return exprError(err)
 		}
-		if err := w.checkUpdated(n); err != nil {
+		if n, err = w.checkUpdated(n); err != nil {
 			return err
 		}
 		w.newItem = n
@@ -244,24 +252,25 @@ func (w *write) run() error {
 }
 
 // checkUpdated validates an item produced by an update expression.
-func (w *write) checkUpdated(n attr.Item) error {
+// checkUpdated validates an item produced by an update expression and
+// returns it with numbers in canonical form.
+func (w *write) checkUpdated(n attr.Item) (attr.Item, error) {
 	t := w.t
 	for _, k := range t.keyAttrs() {
 		a, _ := w.key.Get(k.name)
 		b, ok := n.Get(k.name)
 		if !ok || b.Type != a.Type || b.Str != a.Str {
-			return validationf("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", k.name)
+			return nil, invalidParam("Cannot update attribute %s. This attribute is part of the key", k.name)
 		}
 	}
-	for _, f := range n {
-		if _, err := normalizeValue(f.Value); err != nil {
-			return err
-		}
+	n, err := normalizeItem(n)
+	if err != nil {
+		return nil, err
 	}
 	if err := t.checkItemKeys(n); err != nil {
-		return err
+		return nil, err
 	}
-	return t.checkSize(n)
+	return n, t.checkSize(n)
 }
 
 // commit stores the result of run; the caller holds the write lock.

@@ -448,7 +448,11 @@ func (e *Engine) prepareQuery(in *QueryInput) (*readRequest, error) {
 	if in.ConsistentRead {
 		rq.consist = capacity.Strong
 	}
-	sc := expr.NewScope(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
+	values, err := normalizeValues(in.ExpressionAttributeValues)
+	if err != nil {
+		return nil, err
+	}
+	sc := expr.NewScope(in.ExpressionAttributeNames, values)
 	s.t.mu.RLock()
 	kc, err := keyCondition(sc, in.KeyConditionExpression, s)
 	s.t.mu.RUnlock()
@@ -532,7 +536,11 @@ func (e *Engine) Scan(ctx context.Context, in *ScanInput) (*ScanOutput, error) {
 	if in.ConsistentRead {
 		rq.consist = capacity.Strong
 	}
-	sc := expr.NewScope(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
+	values, err := normalizeValues(in.ExpressionAttributeValues)
+	if err != nil {
+		return nil, err
+	}
+	sc := expr.NewScope(in.ExpressionAttributeNames, values)
 	if in.FilterExpression != "" {
 		if rq.filter, err = sc.Filter(in.FilterExpression); err != nil {
 			return nil, exprError(err)

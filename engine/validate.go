@@ -140,6 +140,36 @@ func normalizeItem(it attr.Item) (attr.Item, error) {
 	return out, nil
 }
 
+// normalizeValues checks ExpressionAttributeValues as DynamoDB does and
+// puts their numbers in canonical form; the map given is not modified.
+func normalizeValues(values map[string]attr.Value) (map[string]attr.Value, error) {
+	var out map[string]attr.Value
+	for _, k := range sortedKeys(values) {
+		v := values[k]
+		n, err := normalizeValue(v)
+		if err != nil {
+			msg := err.Error()
+			if e, ok := err.(*Error); ok {
+				msg = e.Message
+			}
+			return nil, validationf("ExpressionAttributeValues contains invalid value: %s for key %s", msg, k)
+		}
+		if !sameValue(n, v) {
+			if out == nil {
+				out = make(map[string]attr.Value, len(values))
+				for k2, v2 := range values {
+					out[k2] = v2
+				}
+			}
+			out[k] = n
+		}
+	}
+	if out == nil {
+		return values, nil
+	}
+	return out, nil
+}
+
 // checkKeyValue rejects an empty key value.
 func checkKeyValue(name string, v attr.Value) error {
 	if v.Str == "" {
