@@ -437,3 +437,16 @@ func TestExpressionValuesValidatedAndNormalised(t *testing.T) {
 	ee = errType(t, err, ErrValidation)
 	assert.Contains(t, ee.Message, "Cannot update attribute sk")
 }
+
+func TestNumberSetsNormalised(t *testing.T) {
+	e := New(Options{})
+	newTable(t, e)
+	_, err := e.PutItem(ctx, &PutItemInput{TableName: "Tab", Item: item("s", 1).With("ns", attr.NumSet("1.50", "002", "1e2")).With("l", attr.ListOf(attr.Num("3.0")))})
+	require.NoError(t, err)
+	got, err := e.GetItem(ctx, &GetItemInput{TableName: "Tab", Key: item("s", 1)})
+	require.NoError(t, err)
+	ns, _ := got.Item.Get("ns")
+	assert.Equal(t, []string{"1.5", "2", "100"}, ns.Set)
+	l, _ := got.Item.Get("l")
+	assert.Equal(t, "3", l.List[0].Str)
+}

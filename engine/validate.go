@@ -49,7 +49,7 @@ func normalizeValue(v attr.Value) (attr.Value, error) {
 				}
 				key = c
 				if c != m && out == nil {
-					out = append([]string(nil), v.Set[:i]...)
+					out = append(make([]string, 0, len(v.Set)), v.Set[:i]...)
 				}
 			}
 			if _, dup := seen[key]; dup {
