@@ -91,26 +91,56 @@ func (e *Engine) SweepExpired(now time.Time) int {
 	e.mu.RUnlock()
 	n := 0
 	for _, t := range tables {
+		n += t.sweep(now)
+	}
+	return n
+}
+
+// sweepBatch bounds how many deletions one hold of a table's write lock
+// makes, so that a sweep of a large table does not stall its traffic.
+const sweepBatch = 512
+
+// sweep finds expired items under the read lock, then deletes them in
+// batches under the write lock, checking each again (it may have been
+// rewritten, deleted or be in a transaction meanwhile).
+func (t *table) sweep(now time.Time) int {
+	t.mu.RLock()
+	if !t.ttlEnabled || t.deleted {
+		t.mu.RUnlock()
+		return 0
+	}
+	attrName := t.ttlAttr
+	var doomed [][]byte
+	t.items.ascend(nil, nil, func(r *rec) bool {
+		if v, ok := lookup(r.val, attrName); ok && expired(v, now) {
+			doomed = append(doomed, r.key)
+		}
+		return true
+	})
+	t.mu.RUnlock()
+	n := 0
+	for len(doomed) > 0 {
+		batch := doomed[:min(sweepBatch, len(doomed))]
+		doomed = doomed[len(batch):]
 		t.mu.Lock()
-		if t.ttlEnabled && !t.deleted {
-			var doomed []*rec
-			t.items.ascend(nil, nil, func(r *rec) bool {
-				if _, busy := t.pending[string(r.key)]; busy {
-					return true
-				}
-				if v, ok := lookup(r.val, t.ttlAttr); ok && expired(v, now) {
-					doomed = append(doomed, r)
-				}
-				return true
-			})
-			for _, r := range doomed {
-				it, err := decodeItem(r.val)
-				if err != nil {
-					continue
-				}
-				t.apply(r.key, r, it, nil, 0)
-				n++
+		for _, k := range batch {
+			r := t.get(k)
+			if r == nil || t.deleted || !t.ttlEnabled {
+				continue
 			}
+			if _, busy := t.pending[string(k)]; busy {
+				continue
+			}
+			v, ok := lookup(r.val, t.ttlAttr)
+			if !ok || !expired(v, now) {
+				continue
+			}
+			it, err := decodeItem(r.val)
+			if err != nil {
+				continue
+			}
+			t.apply(r.key, r, it, nil, 0)
+			n++
 		}
 		t.mu.Unlock()
 	}
