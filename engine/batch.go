@@ -220,7 +220,7 @@ func (e *Engine) BatchGetItem(_ context.Context, in *BatchGetItemInput) (*BatchG
 		var val []byte
 		size := 0
 		if r != nil {
-			val, size = r.val, int(r.size)
+			val, size = r.val(), int(r.size)
 		}
 		g.t.mu.RUnlock()
 		per = per.Add(e.readCharge(g.t, size, g.cons))

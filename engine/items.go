@@ -203,7 +203,7 @@ func (w *write) run() error {
 	}
 	w.old = t.get(w.tkey)
 	if w.old != nil {
-		it, err := decodeItem(w.old.val)
+		it, err := decodeItem(w.old.val())
 		if err != nil {
 			return &Error{Type: ErrInternal, Message: err.Error()}
 		}
@@ -503,7 +503,7 @@ func (e *Engine) GetItem(ctx context.Context, in *GetItemInput) (*GetItemOutput,
 	var val []byte
 	size := 0
 	if r != nil {
-		val, size = r.val, int(r.size)
+		val, size = r.val(), int(r.size)
 	}
 	t.mu.RUnlock()
 	out := &GetItemOutput{}

@@ -63,7 +63,7 @@ type source struct {
 // reverse order when forward is false, until fn returns false.
 func (s source) visit(lo, hi []byte, forward bool, fn func(key []byte, r *rec) bool) {
 	if s.ix == nil {
-		f := func(r *rec) bool { return fn(r.key, r) }
+		f := func(r *rec) bool { return fn(r.key(), r) }
 		if forward {
 			s.t.items.ascend(lo, hi, f)
 		} else {
@@ -291,7 +291,7 @@ func (rq *readRequest) run(ctx context.Context, e *Engine) (*QueryOutput, error)
 		if first {
 			hash, first = be64(k), false
 		}
-		it, err := decodeItem(r.val)
+		it, err := decodeItem(r.val())
 		if err != nil {
 			derr = err
 			return false

@@ -16,9 +16,22 @@ import (
 // reader that took val under the table's read lock may decode it after
 // unlocking.
 type rec struct {
-	key  []byte
-	val  []byte
-	size int32 // the item's size per capacity rules
+	b    []byte // the table key, then the stored item, in one allocation
+	klen uint16 // keys are at most a few KB
+	size int32  // the item's size per capacity rules
+}
+
+// key is the record's table key.
+func (r *rec) key() []byte { return r.b[:r.klen:r.klen] }
+
+// val is the record's stored item.
+func (r *rec) val() []byte { return r.b[r.klen:] }
+
+// newRec builds the bytes of a record: key, then the encoded item.
+func recBytes(key []byte, it attr.Item) []byte {
+	b := make([]byte, len(key), len(key)+encodedSize(it))
+	copy(b, key)
+	return appendItem(b, it)
 }
 
 // entry is one index entry: the index key and the base item it stands for.
@@ -256,10 +269,10 @@ func (t *table) apply(key []byte, old *rec, oldItem, newItem attr.Item, newSize 
 		if old == nil {
 			return
 		}
-		t.items.del(old.key)
+		t.items.del(old.key())
 		t.size -= int64(old.size)
 		for _, ix := range t.indexes() {
-			if k := ix.entryKey(oldItem, old.key); k != nil {
+			if k := ix.entryKey(oldItem, old.key()); k != nil {
 				ix.tree.del(k)
 				ix.size -= int64(t.entrySize(ix, oldItem))
 			}
@@ -268,14 +281,11 @@ func (t *table) apply(key []byte, old *rec, oldItem, newItem attr.Item, newSize 
 	}
 	r := old
 	if r == nil {
-		// One allocation holds the key and the item.
-		buf := make([]byte, len(key), len(key)+encodedSize(newItem))
-		copy(buf, key)
-		r = &rec{key: buf[:len(key):len(key)]}
-		r.val = appendItem(buf[len(key):], newItem)
+		r = &rec{b: recBytes(key, newItem), klen: uint16(len(key))}
 	} else {
 		t.size -= int64(old.size)
-		r.val = appendItem(make([]byte, 0, encodedSize(newItem)), newItem)
+		// A new byte string: readers may still hold the old one.
+		r.b = recBytes(key, newItem)
 	}
 	r.size = int32(newSize)
 	t.size += int64(newSize)
@@ -285,9 +295,9 @@ func (t *table) apply(key []byte, old *rec, oldItem, newItem attr.Item, newSize 
 	for _, ix := range t.indexes() {
 		var ok []byte
 		if old != nil {
-			ok = ix.entryKey(oldItem, r.key)
+			ok = ix.entryKey(oldItem, r.key())
 		}
-		nk := ix.entryKey(newItem, r.key)
+		nk := ix.entryKey(newItem, r.key())
 		if ok != nil {
 			ix.size -= int64(t.entrySize(ix, oldItem))
 			if nk == nil || !bytes.Equal(ok, nk) {
@@ -341,11 +351,11 @@ func (t *table) entrySize(ix *index, it attr.Item) int {
 // backfill fills a new index from the table's items.
 func (t *table) backfill(ix *index) {
 	t.items.ascend(nil, nil, func(r *rec) bool {
-		it, err := decodeItem(r.val)
+		it, err := decodeItem(r.val())
 		if err != nil {
 			return true
 		}
-		if k := ix.entryKey(it, r.key); k != nil {
+		if k := ix.entryKey(it, r.key()); k != nil {
 			ix.tree.put(&entry{key: k, r: r})
 			ix.size += int64(t.entrySize(ix, it))
 		}

@@ -13,7 +13,7 @@ type keyed interface {
 	key8() []byte
 }
 
-func (r *rec) key8() []byte   { return r.key }
+func (r *rec) key8() []byte   { return r.key() }
 func (e *entry) key8() []byte { return e.key }
 
 // slot is one element of a tree: the key's leading 8 bytes (the partition
@@ -42,7 +42,9 @@ func newTree[T keyed](probe func([]byte) T) *tree[T] {
 	return &tree[T]{bt: btree.NewG(32, slotLess[T]), probe: probe}
 }
 
-func newRecTree() *tree[*rec] { return newTree(func(k []byte) *rec { return &rec{key: k} }) }
+func newRecTree() *tree[*rec] {
+	return newTree(func(k []byte) *rec { return &rec{b: k, klen: uint16(len(k))} })
+}
 func newEntryTree() *tree[*entry] {
 	return newTree(func(k []byte) *entry { return &entry{key: k} })
 }

@@ -112,8 +112,8 @@ func (t *table) sweep(now time.Time) int {
 	attrName := t.ttlAttr
 	var doomed [][]byte
 	t.items.ascend(nil, nil, func(r *rec) bool {
-		if v, ok := lookup(r.val, attrName); ok && expired(v, now) {
-			doomed = append(doomed, r.key)
+		if v, ok := lookup(r.val(), attrName); ok && expired(v, now) {
+			doomed = append(doomed, r.key())
 		}
 		return true
 	})
@@ -131,15 +131,15 @@ func (t *table) sweep(now time.Time) int {
 			if _, busy := t.pending[string(k)]; busy {
 				continue
 			}
-			v, ok := lookup(r.val, t.ttlAttr)
+			v, ok := lookup(r.val(), t.ttlAttr)
 			if !ok || !expired(v, now) {
 				continue
 			}
-			it, err := decodeItem(r.val)
+			it, err := decodeItem(r.val())
 			if err != nil {
 				continue
 			}
-			t.apply(r.key, r, it, nil, 0)
+			t.apply(r.key(), r, it, nil, 0)
 			n++
 		}
 		t.mu.Unlock()

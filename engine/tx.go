@@ -298,7 +298,7 @@ func (e *Engine) TransactGetItems(_ context.Context, in *TransactGetItemsInput) 
 		r := g.t.get(g.key)
 		size := 0
 		if r != nil {
-			it, err := decodeItem(r.val)
+			it, err := decodeItem(r.val())
 			if err != nil {
 				return nil, &Error{Type: ErrInternal, Message: err.Error()}
 			}
