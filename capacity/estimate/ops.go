@@ -92,11 +92,14 @@ type Overrun struct {
 	Units  float64 `json:"units"`
 	Budget float64 `json:"budget"`
 	Step   string  `json:"step"`
-	Cause  string  `json:"cause"`
+	// StepUnits is the step's share of Units; Cause the reasons behind it.
+	StepUnits float64 `json:"stepUnits"`
+	Cause     string  `json:"cause"`
 }
 
 func (o Overrun) String() string {
-	return fmt.Sprintf("%s %s over the budget of %s: step %s: %s", Num(o.Units), o.Unit, Num(o.Budget), o.Step, o.Cause)
+	return fmt.Sprintf("%s %s over the budget of %s: step %s (%s %s): %s",
+		Num(o.Units), o.Unit, Num(o.Budget), o.Step, Num(o.StepUnits), o.Unit, o.Cause)
 }
 
 // Operations estimates every operation of the model in every variant,
@@ -201,7 +204,8 @@ func (v *Variant) overrun(unit string, got, budget float64, of func(Step) float6
 				why = append(why, l.String())
 			}
 		}
-		o.Cause = fmt.Sprintf("%s %s of %s: %s", Num(of(s)), unit, Num(got), strings.Join(why, "; "))
+		o.StepUnits = of(s)
+		o.Cause = strings.Join(why, "; ")
 	}
 	return o
 }

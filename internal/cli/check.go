@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cardapio/cardapio/capacity"
+	"github.com/cardapio/cardapio/capacity/estimate"
 	"github.com/cardapio/cardapio/catalog"
 )
 
@@ -26,14 +27,19 @@ func newCheckCmd(e *env) *cobra.Command {
 	o := &checkOptions{}
 	c := &cobra.Command{
 		Use:   "check [model.yaml]",
-		Short: "Validate a model: schema, semantics and design review; map every question to its structure",
+		Short: "Validate a model: schema, semantics, design review and static capacity against budgets",
 		Long: `Check loads the model (./model.yaml by default), validates it against the
 schema and the semantic rules, and prints which structure answers every
 access pattern and which questions every table and index serves, then the
 review warnings.
 
+It then estimates every business operation statically, in each budget
+variant, from the sample items and the billing rules, and compares the
+units with the declared budget (write and read units separately).
+
 Exit codes: 0 ok; 2 the model is invalid (errors are listed with
-file:line:column); 3 --strict and a warning that the model does not accept.`,
+file:line:column); 3 an operation exceeds its budget (the step and the
+cause are named), or --strict and a warning that the model does not accept.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			o.path = "model.yaml"
@@ -65,11 +71,27 @@ func runCheck(e *env, o *checkOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
-	sections := []checkSection{mapSection(m), warningSection(m)}
+	vs, err := estimate.New(m, capacity.Default()).Operations()
+	if err != nil {
+		return badInput(fmt.Errorf("%s: static capacity: %w", o.path, err))
+	}
+	var over []string
+	for _, v := range vs {
+		for _, x := range v.Over {
+			over = append(over, fmt.Sprintf("%s/%s: %s", v.Operation, v.Name, x))
+		}
+	}
+	sections := []checkSection{mapSection(m), warningSection(m), capacitySection(vs)}
 	if o.format == "json" {
-		renderCheckJSON(e.stdout, o.path, m, sections)
+		renderCheckJSON(e.stdout, o.path, m, sections, len(over) == 0)
 	} else {
-		renderCheckText(e.stdout, o.path, m, sections)
+		renderCheckText(e.stdout, o.path, m, sections, len(over))
+	}
+	if len(over) > 0 {
+		for _, s := range over {
+			fmt.Fprintf(e.stderr, "cardapio: over budget: %s\n", s)
+		}
+		return failed(fmt.Errorf("%s over budget", count(len(over), "budget")))
 	}
 	if o.strict {
 		if n := unaccepted(m.Warnings); n > 0 {
@@ -89,7 +111,7 @@ type checkSection struct {
 	data  any
 }
 
-func renderCheckText(w io.Writer, path string, m *catalog.Model, sections []checkSection) {
+func renderCheckText(w io.Writer, path string, m *catalog.Model, sections []checkSection, over int) {
 	fmt.Fprintf(w, "%s: model %s: %s, %s, %s, %s, %s\n", path, m.Name,
 		count(len(m.AccessPatterns), "access pattern"), count(len(m.Tables), "table"), count(len(m.Indexes), "index"),
 		count(len(m.Entities), "entity"), count(len(m.Operations), "operation"))
@@ -98,7 +120,11 @@ func renderCheckText(w io.Writer, path string, m *catalog.Model, sections []chec
 		s.text(w)
 	}
 	n := unaccepted(m.Warnings)
-	fmt.Fprintf(w, "\nok: no errors, %s (%d accepted)\n", count(n, "warning"), len(m.Warnings)-n)
+	if over > 0 {
+		fmt.Fprintf(w, "\nFAIL: %s over budget; no errors, %s (%d accepted)\n", count(over, "variant"), count(n, "warning"), len(m.Warnings)-n)
+		return
+	}
+	fmt.Fprintf(w, "\nok: no errors, %s (%d accepted), every budget holds\n", count(n, "warning"), len(m.Warnings)-n)
 }
 
 // count writes n and the noun, in the plural when n is not 1.
@@ -142,8 +168,8 @@ func jsonErrors(errs catalog.ErrorList) []jsonError {
 	return out
 }
 
-func renderCheckJSON(w io.Writer, path string, m *catalog.Model, sections []checkSection) {
-	out := checkJSON{Model: path, Name: m.Name, OK: true, Errors: []jsonError{}, Sections: map[string]any{}}
+func renderCheckJSON(w io.Writer, path string, m *catalog.Model, sections []checkSection, ok bool) {
+	out := checkJSON{Model: path, Name: m.Name, OK: ok, Errors: []jsonError{}, Sections: map[string]any{}}
 	for _, s := range sections {
 		out.Sections[s.key] = s.data
 	}
@@ -255,4 +281,53 @@ func warningSection(m *catalog.Model) checkSection {
 			}
 		},
 	}
+}
+
+func capacitySection(vs []estimate.Variant) checkSection {
+	if vs == nil {
+		vs = []estimate.Variant{}
+	}
+	return checkSection{
+		key:   "capacity",
+		title: "Capacity: static units per operation and budget variant",
+		data:  vs,
+		text: func(w io.Writer) {
+			if len(vs) == 0 {
+				fmt.Fprintln(w, "  no operations")
+				return
+			}
+			tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+			for _, v := range vs {
+				name := v.Operation
+				if v.Name != "" {
+					name += "/" + v.Name
+				}
+				verdict := "PASS"
+				switch {
+				case v.BudgetWRU == nil && v.BudgetRRU == nil:
+					verdict = "no budget"
+				case !v.Pass():
+					verdict = "OVER"
+				}
+				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", name, vsBudget(v.WRU, v.BudgetWRU, "WRU"), vsBudget(v.RRU, v.BudgetRRU, "RRU"), verdict)
+			}
+			_ = tw.Flush()
+			for _, v := range vs {
+				for _, x := range v.Over {
+					fmt.Fprintf(w, "  OVER %s/%s: %s\n", v.Operation, v.Name, x)
+				}
+			}
+		},
+	}
+}
+
+// vsBudget writes "8 WRU / 8", or the units alone without a budget.
+func vsBudget(units float64, budget *float64, unit string) string {
+	if budget == nil {
+		if units == 0 {
+			return "-"
+		}
+		return estimate.Num(units) + " " + unit
+	}
+	return estimate.Num(units) + " " + unit + " / " + estimate.Num(*budget)
 }

@@ -122,3 +122,83 @@ func TestCheckInputErrors(t *testing.T) {
 	assert.Equal(t, ExitBadInput, code)
 	assert.Regexp(t, `trunc\.yaml:\d+:\d+: `, errOut)
 }
+
+func TestCheckCapacitySection(t *testing.T) {
+	out, _, code := runCheckCLI("check", "../../model.yaml")
+	require.Equal(t, ExitOK, code)
+	assert.Contains(t, out, "Capacity: static units per operation and budget variant")
+	assert.Contains(t, out, "ApplySettlement/partial")
+	assert.NotContains(t, out, "OVER")
+	assert.Contains(t, out, "every budget holds")
+
+	out, _, code = runCheckCLI("check", "--format", "json", "../../model.yaml")
+	require.Equal(t, ExitOK, code)
+	var doc struct {
+		OK       bool
+		Sections struct {
+			Capacity []struct {
+				Operation, Variant string
+				WRU, RRU           float64
+				BudgetWRU          *float64
+				Steps              []struct {
+					ID      string
+					Reasons []struct{ Target, Text string }
+				}
+			}
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &doc))
+	assert.True(t, doc.OK)
+	found := false
+	for _, v := range doc.Sections.Capacity {
+		if v.Operation == "ApplySettlement" && v.Variant == "partial" {
+			found = true
+			assert.Equal(t, 10.0, v.WRU)
+			require.NotNil(t, v.BudgetWRU)
+			require.NotEmpty(t, v.Steps)
+		}
+	}
+	assert.True(t, found, "ApplySettlement/partial in the JSON capacity section")
+}
+
+func TestCheckOverBudget(t *testing.T) {
+	out, errOut, code := runCheckCLI("check", "testdata/check/over.yaml")
+	assert.Equal(t, ExitFailed, code)
+	assert.Contains(t, out, "MoveBucket/move")
+	assert.Contains(t, out, "OVER")
+	for _, s := range []string{"over budget: MoveBucket/move: 4 WRU over the budget of 3", "step move",
+		"CONTRACT", "1,047 B, 23 B over 1 KB: 2 WRU", "GSI2: key changes: delete 193 B (1) + put 193 B (1) = 2 WRU"} {
+		assert.Contains(t, errOut, s)
+	}
+	checkGolden(t, "over.txt", out)
+	checkGolden(t, "over.stderr", errOut)
+
+	out, _, code = runCheckCLI("check", "--format", "json", "testdata/check/over.yaml")
+	assert.Equal(t, ExitFailed, code)
+	var doc struct {
+		OK       bool
+		Sections struct {
+			Capacity []struct {
+				Operation string
+				Over      []struct {
+					Unit, Step, Cause string
+					Units, Budget     float64
+				}
+			}
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &doc))
+	assert.False(t, doc.OK)
+	var over int
+	for _, v := range doc.Sections.Capacity {
+		for _, x := range v.Over {
+			over++
+			assert.Equal(t, "WRU", x.Unit)
+			assert.Equal(t, "move", x.Step)
+			assert.Equal(t, 4.0, x.Units)
+			assert.Equal(t, 3.0, x.Budget)
+			assert.Contains(t, x.Cause, "key changes")
+		}
+	}
+	assert.Equal(t, 1, over)
+}
