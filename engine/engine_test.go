@@ -450,3 +450,16 @@ func TestNumberSetsNormalised(t *testing.T) {
 	l, _ := got.Item.Get("l")
 	assert.Equal(t, "3", l.List[0].Str)
 }
+
+func TestCancelledTransactionTokenCanBeRetried(t *testing.T) {
+	e := New(Options{})
+	newTable(t, e)
+	in := &TransactWriteItemsInput{ClientRequestToken: "retry-me", TransactItems: []TransactWriteItem{
+		{Put: &TransactPut{TableName: "Tab", Item: item("r", 1), ConditionExpression: "attribute_exists(pk)"}}}}
+	_, err := e.TransactWriteItems(ctx, in)
+	errType(t, err, ErrTransactionCanceled)
+	_, err = e.PutItem(ctx, &PutItemInput{TableName: "Tab", Item: item("r", 1)})
+	require.NoError(t, err)
+	_, err = e.TransactWriteItems(ctx, in)
+	require.NoError(t, err, "a cancelled transaction leaves its token free")
+}

@@ -14,32 +14,52 @@ import (
 // tokenCache remembers TransactWriteItems requests by ClientRequestToken
 // for ten minutes, so that a retried request is not applied twice.
 type tokenCache struct {
-	mu      sync.Mutex
-	entries map[string]tokenEntry
+	mu        sync.Mutex
+	entries   map[string]tokenEntry
+	lastPurge time.Time
 }
 
 type tokenEntry struct {
-	digest [32]byte
-	at     time.Time
-	replay capacity.PerTable
+	digest   [32]byte
+	at       time.Time
+	inFlight bool // the first request with the token has not finished
+	replay   capacity.PerTable
 }
 
-// lookup returns the entry of a live token.
-func (c *tokenCache) lookup(token string, now time.Time) (tokenEntry, bool) {
+// reserve returns the live entry of a token, or, when there is none,
+// records the token as in flight for the caller (reserved true).
+func (c *tokenCache) reserve(token string, d [32]byte, now time.Time) (en tokenEntry, reserved bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for k, v := range c.entries {
-		if now.Sub(v.at) > transactTokenLife*time.Second {
-			delete(c.entries, k)
+	life := transactTokenLife * time.Second
+	if now.Sub(c.lastPurge) > time.Second {
+		c.lastPurge = now
+		for k, v := range c.entries {
+			if !v.inFlight && now.Sub(v.at) > life {
+				delete(c.entries, k)
+			}
 		}
 	}
-	en, ok := c.entries[token]
-	return en, ok
+	if en, ok := c.entries[token]; ok && (en.inFlight || now.Sub(en.at) <= life) {
+		return en, false
+	}
+	c.entries[token] = tokenEntry{digest: d, at: now, inFlight: true}
+	return tokenEntry{}, true
 }
 
-func (c *tokenCache) store(token string, en tokenEntry) {
+// finish records a token's transaction as applied, with what a replay
+// consumes.
+func (c *tokenCache) finish(token string, en tokenEntry) {
 	c.mu.Lock()
 	c.entries[token] = en
+	c.mu.Unlock()
+}
+
+// release forgets a token whose transaction was not applied, so that the
+// request may be retried.
+func (c *tokenCache) release(token string) {
+	c.mu.Lock()
+	delete(c.entries, token)
 	c.mu.Unlock()
 }
 
@@ -67,13 +87,32 @@ func (e *Engine) TransactWriteItems(ctx context.Context, in *TransactWriteItemsI
 	var d [32]byte
 	if in.ClientRequestToken != "" {
 		d = digest(in)
-		if en, ok := e.tokens.lookup(in.ClientRequestToken, e.opts.Now()); ok {
-			if en.digest != d {
-				return nil, &Error{Type: ErrIdempotentMismatch, Message: "The request with the client token " + in.ClientRequestToken + " was different from the original request"}
-			}
+		en, reserved := e.tokens.reserve(in.ClientRequestToken, d, e.opts.Now())
+		switch {
+		case !reserved && en.digest != d:
+			return nil, &Error{Type: ErrIdempotentMismatch, Message: "The request with the client token " + in.ClientRequestToken + " was different from the original request"}
+		case !reserved && en.inFlight:
+			return nil, &Error{Type: ErrTransactionInProgress, Message: "The transaction with the given request token is already in progress."}
+		case !reserved:
 			return &TransactWriteItemsOutput{ConsumedCapacity: consumedList(want, level, en.replay)}, nil
 		}
+		applied := false
+		defer func() {
+			if !applied {
+				e.tokens.release(in.ClientRequestToken)
+			}
+		}()
+		out, err := e.transactWrite(ctx, in, want, level, d)
+		applied = err == nil
+		return out, err
 	}
+	return e.transactWrite(ctx, in, want, level, d)
+}
+
+// transactWrite runs a TransactWriteItems request once its token, if any,
+// is reserved.
+func (e *Engine) transactWrite(ctx context.Context, in *TransactWriteItemsInput, want bool, level capacity.Level, d [32]byte) (*TransactWriteItemsOutput, error) {
+	var err error
 	var names []string
 	for i, a := range in.TransactItems {
 		n := 0
@@ -212,7 +251,7 @@ func (e *Engine) TransactWriteItems(ctx context.Context, in *TransactWriteItemsI
 		replay = replay.Add(e.rules.Replay(&w.t.desc, capacity.WriteOp{Kind: w.capKind(), Before: w.oldItem, After: w.newItem, Txn: true}))
 	}
 	if in.ClientRequestToken != "" {
-		e.tokens.store(in.ClientRequestToken, tokenEntry{digest: d, at: e.opts.Now(), replay: replay})
+		e.tokens.finish(in.ClientRequestToken, tokenEntry{digest: d, at: e.opts.Now(), replay: replay})
 	}
 	return &TransactWriteItemsOutput{ConsumedCapacity: consumedList(want, level, per)}, nil
 }
