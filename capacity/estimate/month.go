@@ -205,6 +205,9 @@ func (e *Estimator) Month(o Options) (*Bill, error) {
 			om.UnitWRU += w * v.WRU
 			om.UnitRRU += w * v.RRU
 			for _, s := range v.Steps {
+				if s.Pattern == "" && len(op.Serves) == 1 {
+					s.Pattern = op.Serves[0].ID // the one question the operation serves
+				}
 				k := classOf[s.Table]
 				wps[k] += w * runs * s.WRU / secondsPerMonth
 				rps[k] += w * runs * s.RRU / secondsPerMonth

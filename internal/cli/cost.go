@@ -1,0 +1,110 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cardapio/cardapio/capacity"
+	"github.com/cardapio/cardapio/capacity/estimate"
+	"github.com/cardapio/cardapio/catalog"
+)
+
+func init() { commands = append(commands, newCostCmd) }
+
+type costOptions struct {
+	format      string
+	prices      string
+	utilisation float64
+	compare     bool
+}
+
+func newCostCmd(e *env) *cobra.Command {
+	o := &costOptions{}
+	c := &cobra.Command{
+		Use:   "cost [model.yaml]",
+		Short: "Monthly cost of a model: operations, access patterns, storage, provisioned alternative",
+		Long: `Cost prices a month of the model (./model.yaml by default): every operation
+at its declared volume (a day volume x 30) with its static units, its budget
+variants weighted by their shares (or the dearest one), per operation and
+per access pattern; the storage of every table (its declared sizeGB, or the
+entities' populations x their samples, with 100 B per item and per index
+entry) under Standard and Standard-IA; point-in-time recovery and one export
+a month where declared; the total and the cost per 1,000 contracts; and the
+provisioned alternative at a target utilisation.
+
+Prices are capacity's us-east-1 table, overridden by the model's pricing,
+then by --prices FILE (YAML or JSON, the keys of 'cardapio capacity prices').
+
+--compare A.yaml B.yaml prints two models side by side with the ratio.
+
+Exit codes: 0 ok; 2 a model, the price file or a flag is invalid.`,
+		Args: cobra.MaximumNArgs(2),
+		RunE: func(_ *cobra.Command, args []string) error {
+			if o.format != "text" && o.format != "json" {
+				return badInput(fmt.Errorf("--format must be text or json, not %q", o.format))
+			}
+			if o.utilisation <= 0 || o.utilisation > 1 {
+				return badInput(fmt.Errorf("--utilisation must be in (0, 1], not %v", o.utilisation))
+			}
+			paths := args
+			switch {
+			case o.compare && len(args) != 2:
+				return badInput(fmt.Errorf("--compare takes two models, A.yaml B.yaml"))
+			case !o.compare && len(args) > 1:
+				return badInput(fmt.Errorf("one model, or --compare A.yaml B.yaml"))
+			case len(args) == 0:
+				paths = []string{"model.yaml"}
+			}
+			return runCost(e, o, paths)
+		},
+	}
+	c.Flags().StringVar(&o.format, "format", "text", "output format: text or json")
+	c.Flags().StringVar(&o.prices, "prices", "", "price file (YAML or JSON) overriding the model's and the default prices")
+	c.Flags().Float64Var(&o.utilisation, "utilisation", 0.7, "target utilisation of the provisioned alternative, in (0, 1]")
+	c.Flags().BoolVar(&o.compare, "compare", false, "compare two models: cost --compare A.yaml B.yaml")
+	return c
+}
+
+func runCost(e *env, o *costOptions, paths []string) error {
+	var file *capacity.Prices
+	if o.prices != "" {
+		data, err := os.ReadFile(o.prices)
+		if err != nil {
+			return badInput(err)
+		}
+		p, err := capacity.LoadPrices(o.prices, data)
+		if err != nil {
+			return badInput(err)
+		}
+		file = &p
+	}
+	var bills []*estimate.Bill
+	for _, path := range paths {
+		m, err := catalog.LoadWith(path, catalog.Options{ItemSize: capacity.Default().ItemSize})
+		if err != nil {
+			return badInput(err)
+		}
+		prices := estimate.ModelPrices(capacity.DefaultPrices(), m.Pricing)
+		if file != nil {
+			prices = estimate.Overlay(prices, *file)
+		}
+		b, err := estimate.New(m, capacity.Default()).Month(estimate.Options{Prices: prices, Utilisation: o.utilisation})
+		if err != nil {
+			return badInput(fmt.Errorf("%s: %w", path, err))
+		}
+		bills = append(bills, b)
+	}
+	switch {
+	case o.format == "json" && len(bills) == 2:
+		writeJSON(e.stdout, map[string]any{"a": bills[0], "b": bills[1]})
+	case o.format == "json":
+		writeJSON(e.stdout, bills[0])
+	case len(bills) == 2:
+		estimate.WriteCompare(e.stdout, bills[0], bills[1])
+	default:
+		bills[0].WriteText(e.stdout)
+	}
+	return nil
+}
