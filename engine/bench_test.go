@@ -74,8 +74,11 @@ func BenchmarkQuery50(b *testing.B) {
 		start := time.Now()
 		out, err := c.Query(context.Background(), sdkQuery50())
 		lat = append(lat, time.Since(start))
-		if err != nil || len(out.Items) != 50 {
+		if err != nil {
 			b.Fatal(err)
+		}
+		if len(out.Items) != 50 {
+			b.Fatalf("%d items", len(out.Items))
 		}
 	}
 	b.StopTimer()

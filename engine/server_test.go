@@ -35,9 +35,8 @@ func startServer(t testing.TB) (*dynamodb.Client, *Engine) {
 		BaseEndpoint: aws.String("http://" + ln.Addr().String()),
 		Credentials:  credentials.NewStaticCredentialsProvider("AKID", "SECRET", ""),
 		HTTPClient:   &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}},
-		// A load client does not retry and leaves the CRC32 check to
-		// tests: both cost CPU the engine shares with it here.
-		Retryer:                         aws.NopRetryer{},
+		// The CRC32 of responses is checked by TestServerRejectsBadRequests;
+		// here it would cost CPU the engine shares with the client.
 		DisableValidateResponseChecksum: true,
 	})
 	return client, e
