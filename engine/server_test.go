@@ -3,10 +3,12 @@ package engine
 import (
 	"context"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -193,7 +195,8 @@ func TestServerRejectsBadRequests(t *testing.T) {
 		h.ServeHTTP(rec, req)
 		assert.Equal(t, 400, rec.Code, tc.body)
 		assert.Contains(t, rec.Body.String(), "#"+tc.typ, tc.body)
-		assert.NotEmpty(t, rec.Header().Get("X-Amz-Crc32"))
+		assert.Equal(t, strconv.FormatUint(uint64(crc32.ChecksumIEEE(rec.Body.Bytes())), 10), rec.Header().Get("X-Amz-Crc32"))
+		assert.NotEmpty(t, rec.Header().Get("X-Amzn-Requestid"))
 	}
 }
 
