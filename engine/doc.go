@@ -9,9 +9,37 @@
 // capacity package, and errors carry DynamoDB's exception names and
 // wording.
 //
-// Items are held as compact binary encodings (see codec.go) in a B-tree per
-// table, ordered by the hash of the partition key and then by sort key, as
-// DynamoDB lays them out; index entries are small keys that point at the
-// base record rather than copies of the item. Each table has its own lock;
-// operations spanning tables take the locks in name order.
+// # Use
+//
+// In process, New returns an Engine whose methods take and return the
+// request and response shapes of DynamoDB's API (CreateTable, PutItem,
+// Query, TransactWriteItems, ...), with attr values for items; failures
+// are *Error values whose Type is the exception name. Handler serves the
+// same engine over HTTP; cardapio serve runs it on a local port.
+//
+// # Storage
+//
+// Items are held as compact binary encodings (codec.go) in a B-tree per
+// table, ordered by the hash of the partition key and then by sort key,
+// as DynamoDB lays them out (keys.go); Query turns key conditions into
+// byte ranges, and parallel Scan segments are ranges of the hash. Index
+// entries are small keys that point at the base record rather than copies
+// of the item. A record's bytes are never modified in place, so readers
+// decode outside the lock.
+//
+// # Concurrency
+//
+// Each table has its own lock; operations spanning tables take the locks
+// in name order. A transaction checks every condition and prepares under
+// the locks, marks its items in flight, and commits after re-taking them:
+// writes and transactions reaching an item in flight meanwhile fail with
+// TransactionConflict, as on DynamoDB.
+//
+// # Hooks
+//
+// Options.Admit is asked before a write is applied or a read returned,
+// with the units each partition (table and index, by key hash) would
+// consume, all parts of a request decided together; the throughput model
+// refuses requests there. Options.OnSchema reports table definitions as
+// they change.
 package engine
