@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -462,4 +463,18 @@ func TestCancelledTransactionTokenCanBeRetried(t *testing.T) {
 	require.NoError(t, err)
 	_, err = e.TransactWriteItems(ctx, in)
 	require.NoError(t, err, "a cancelled transaction leaves its token free")
+}
+
+func TestOversizedKeysInReads(t *testing.T) {
+	e := New(Options{})
+	newTable(t, e)
+	huge := strings.Repeat("k", 70000)
+	_, err := e.GetItem(ctx, &GetItemInput{TableName: "Tab", Key: item(huge, 1)})
+	errType(t, err, ErrValidation)
+	q, err := e.Query(ctx, &QueryInput{TableName: "Tab", KeyConditionExpression: "pk = :p", ExpressionAttributeValues: vals(":p", attr.Str(huge))})
+	if err == nil {
+		assert.Equal(t, 0, q.Count)
+	}
+	_, err = e.Scan(ctx, &ScanInput{TableName: "Tab", ExclusiveStartKey: item(huge, 1)})
+	_ = err // refused or empty, never a panic
 }

@@ -17,8 +17,8 @@ import (
 // unlocking.
 type rec struct {
 	b    []byte // the table key, then the stored item, in one allocation
-	klen uint16 // keys are at most a few KB
-	size int32  // the item's size per capacity rules
+	klen uint32
+	size int32 // the item's size per capacity rules
 }
 
 // key is the record's table key.
@@ -281,7 +281,7 @@ func (t *table) apply(key []byte, old *rec, oldItem, newItem attr.Item, newSize 
 	}
 	r := old
 	if r == nil {
-		r = &rec{b: recBytes(key, newItem), klen: uint16(len(key))}
+		r = &rec{b: recBytes(key, newItem), klen: uint32(len(key))}
 	} else {
 		t.size -= int64(old.size)
 		// A new byte string: readers may still hold the old one.

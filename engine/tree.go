@@ -43,7 +43,7 @@ func newTree[T keyed](probe func([]byte) T) *tree[T] {
 }
 
 func newRecTree() *tree[*rec] {
-	return newTree(func(k []byte) *rec { return &rec{b: k, klen: uint16(len(k))} })
+	return newTree(func(k []byte) *rec { return &rec{b: k, klen: uint32(len(k))} })
 }
 func newEntryTree() *tree[*entry] {
 	return newTree(func(k []byte) *entry { return &entry{key: k} })

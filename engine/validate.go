@@ -248,6 +248,9 @@ func (t *table) checkKey(key attr.Item) (attr.Item, error) {
 			return nil, err
 		}
 	}
+	if err := t.checkSize(key); err != nil {
+		return nil, err
+	}
 	return normalizeItem(key)
 }
 
