@@ -215,7 +215,11 @@ func (v *Variant) overrun(unit string, got, budget float64, of func(Step) float6
 func targets(p capacity.PerTable) []Target {
 	var out []Target
 	for _, c := range p {
-		out = append(out, Target{Table: c.TableName, WRU: c.Table.Write, RRU: c.Table.Read})
+		// A read served by an index alone leaves the table out, as
+		// ConsumedCapacity does.
+		if c.Table != (capacity.Capacity{}) || len(c.GSIs)+len(c.LSIs) == 0 {
+			out = append(out, Target{Table: c.TableName, WRU: c.Table.Write, RRU: c.Table.Read})
+		}
 		for _, m := range []map[string]capacity.Capacity{c.GSIs, c.LSIs} {
 			names := make([]string, 0, len(m))
 			for k := range m {
