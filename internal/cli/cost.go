@@ -35,7 +35,10 @@ a month where declared; the total and the cost per 1,000 contracts; and the
 provisioned alternative at a target utilisation.
 
 Prices are capacity's us-east-1 table, overridden by the model's pricing,
-then by --prices FILE (YAML or JSON, the keys of 'cardapio capacity prices').
+then by --prices FILE (YAML or JSON; every key optional: region, date,
+writePerMillion, readPerMillion, storageGBMonth, iaStorageGBMonth,
+iaRequestFactor, wcuHour, rcuHour, pitrGBMonth, exportGB, ...; a figure
+is a number or {value, status, date}).
 
 --compare A.yaml B.yaml prints two models side by side with the ratio.
 
