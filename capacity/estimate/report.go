@@ -59,7 +59,11 @@ func (b *Bill) WriteText(w io.Writer) {
 	}
 	t.write(w)
 
-	fmt.Fprintf(w, "\nStorage (GB of %s bytes; each item and index entry counts 100 B more)\n", b.GB)
+	unit := "10^9 B"
+	if b.GB == "binary" {
+		unit = "2^30 B"
+	}
+	fmt.Fprintf(w, "\nStorage (a GB is %s; each item and index entry counts 100 B more)\n", unit)
 	t = table{}
 	t.add("table", "class", "GB", "US$ Standard", "US$ Standard-IA", "size")
 	for _, tb := range b.Tables {
