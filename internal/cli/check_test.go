@@ -23,16 +23,7 @@ func runCheckCLI(args ...string) (string, string, int) {
 	return out.String(), errb.String(), code
 }
 
-func checkGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", "check", name+".golden")
-	if updating() {
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run with -update to create it")
-	assert.Equal(t, string(want), got)
-}
+func checkGolden(t *testing.T, name, got string) { t.Helper(); goldenFile(t, "check", name, got) }
 
 func TestCheckReferenceGolden(t *testing.T) {
 	out, errOut, code := runCheckCLI("check", "../../model.yaml")

@@ -12,9 +12,13 @@ import (
 
 // Golden files of cost are rewritten by: go test ./internal/cli -run Cost -update
 
-func costGolden(t *testing.T, name, got string) {
+func costGolden(t *testing.T, name, got string) { t.Helper(); goldenFile(t, "cost", name, got) }
+
+// goldenFile compares got with testdata/dir/name.golden, rewriting it
+// with -update.
+func goldenFile(t *testing.T, dir, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "cost", name+".golden")
+	path := filepath.Join("testdata", dir, name+".golden")
 	if updating() {
 		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
 	}
