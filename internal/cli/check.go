@@ -85,7 +85,7 @@ func runCheck(e *env, o *checkOptions) error {
 	if o.format == "json" {
 		renderCheckJSON(e.stdout, o.path, m, sections, len(over) == 0)
 	} else {
-		renderCheckText(e.stdout, o.path, m, sections, len(over))
+		renderCheckText(e.stdout, o.path, m, sections, len(vs) > 0, len(over))
 	}
 	if len(over) > 0 {
 		for _, s := range over {
@@ -111,7 +111,9 @@ type checkSection struct {
 	data  any
 }
 
-func renderCheckText(w io.Writer, path string, m *catalog.Model, sections []checkSection, over int) {
+// renderCheckText writes the report; budgets says whether any budget was
+// checked, over how many variants exceed theirs.
+func renderCheckText(w io.Writer, path string, m *catalog.Model, sections []checkSection, budgets bool, over int) {
 	fmt.Fprintf(w, "%s: model %s: %s, %s, %s, %s, %s\n", path, m.Name,
 		count(len(m.AccessPatterns), "access pattern"), count(len(m.Tables), "table"), count(len(m.Indexes), "index"),
 		count(len(m.Entities), "entity"), count(len(m.Operations), "operation"))
@@ -124,7 +126,11 @@ func renderCheckText(w io.Writer, path string, m *catalog.Model, sections []chec
 		fmt.Fprintf(w, "\nFAIL: %s over budget; no errors, %s (%d accepted)\n", count(over, "variant"), count(n, "warning"), len(m.Warnings)-n)
 		return
 	}
-	fmt.Fprintf(w, "\nok: no errors, %s (%d accepted), every budget holds\n", count(n, "warning"), len(m.Warnings)-n)
+	holds := ""
+	if budgets {
+		holds = ", every budget holds"
+	}
+	fmt.Fprintf(w, "\nok: no errors, %s (%d accepted)%s\n", count(n, "warning"), len(m.Warnings)-n, holds)
 }
 
 // count writes n and the noun, in the plural when n is not 1.
