@@ -91,7 +91,7 @@ func (b *Bill) WriteText(w io.Writer) {
 	t.add("total", "US$ "+USD(b.TotalUSD))
 	t.write(w)
 	if b.Contracts > 0 {
-		fmt.Fprintf(w, "  per 1,000 of %s contracts: US$ %s (%s US cents)\n", Num(float64(b.Contracts)), USD(b.PerThousandUSD), Num(round2(b.PerThousandUSD*100)))
+		fmt.Fprintf(w, "  per 1,000 of %s contracts: US$ %.4f (%s US cents)\n", Num(float64(b.Contracts)), b.PerThousandUSD, Num(round2(b.PerThousandUSD*100)))
 	}
 
 	p := b.Provisioned
