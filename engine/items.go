@@ -285,128 +285,97 @@ func (w *write) commit() {
 	w.t.apply(w.tkey, w.old, w.oldItem, w.newItem, w.newSize)
 }
 
-// PutItem creates or replaces an item.
-func (e *Engine) PutItem(ctx context.Context, in *PutItemInput) (*PutItemOutput, error) {
-	if err := writeConstraints(in.TableName, in.ReturnValues, in.ReturnConsumedCapacity, in.ReturnItemCollectionMetrics, in.ReturnValuesOnConditionCheckFailure); err != nil {
-		return nil, err
+// itemRequest is what PutItem, UpdateItem and DeleteItem have in common.
+type itemRequest struct {
+	kind               writeKind
+	table              string
+	item, key          attr.Item
+	cond, update       string
+	names              map[string]string
+	values             map[string]attr.Value
+	rv, rcc, ricm, rvf string
+	expected           map[string]ExpectedAttributeValue
+	condOp             string
+	updates            map[string]AttributeValueUpdate
+}
+
+// writeItem validates and runs a single-item write. w is nil when the
+// request was refused before reaching the item; otherwise c is its charge
+// (also when the condition failed) and rv the ReturnValues to apply.
+func (e *Engine) writeItem(ctx context.Context, r itemRequest) (w *write, rv string, c *Consumed, err error) {
+	if err := writeConstraints(r.table, r.rv, r.rcc, r.ricm, r.rvf); err != nil {
+		return nil, "", nil, err
 	}
-	rv, err := parseReturnValues(in.ReturnValues, false)
+	if rv, err = parseReturnValues(r.rv, r.kind == updateKind); err != nil {
+		return nil, "", nil, err
+	}
+	want, level, err := parseConsumed(r.rcc)
 	if err != nil {
-		return nil, err
+		return nil, "", nil, err
 	}
-	want, level, err := parseConsumed(in.ReturnConsumedCapacity)
-	if err != nil {
-		return nil, err
-	}
-	if in.Expected != nil || in.ConditionalOperator != "" {
-		cp := *in
-		in = &cp
-		var upd string
-		if err := legacyWrite(in.Expected, in.ConditionalOperator, nil, false, &in.ConditionExpression, &upd, &in.ExpressionAttributeNames, &in.ExpressionAttributeValues); err != nil {
-			return nil, err
+	if r.expected != nil || r.condOp != "" || r.updates != nil {
+		if err := legacyWrite(r.expected, r.condOp, r.updates, r.kind == updateKind, &r.cond, &r.update, &r.names, &r.values); err != nil {
+			return nil, "", nil, err
 		}
 	}
-	t, err := e.table(in.TableName)
+	t, err := e.table(r.table)
 	if err != nil {
-		return nil, err
+		return nil, "", nil, err
 	}
 	t.mu.RLock()
-	w, err := e.prepareWrite(t, putKind, in.Item, nil, in.ConditionExpression, "", in.ExpressionAttributeNames, in.ExpressionAttributeValues, in.ReturnValuesOnConditionCheckFailure)
+	w, err = e.prepareWrite(t, r.kind, r.item, r.key, r.cond, r.update, r.names, r.values, r.rvf)
 	t.mu.RUnlock()
 	if err != nil {
-		return nil, err
+		return nil, "", nil, err
 	}
 	w.wantCap = want
-	w.wantICM = in.ReturnItemCollectionMetrics == "SIZE"
-	c, err := e.single(ctx, w)
-	out := &PutItemOutput{ConsumedCapacity: consumed(want, level, c), ItemCollectionMetrics: w.metrics}
-	if err != nil {
-		return out, err
+	w.wantICM = r.ricm == "SIZE"
+	charge, err := e.single(ctx, w)
+	return w, rv, consumed(want, level, charge), err
+}
+
+// PutItem creates or replaces an item.
+func (e *Engine) PutItem(ctx context.Context, in *PutItemInput) (*PutItemOutput, error) {
+	w, rv, c, err := e.writeItem(ctx, itemRequest{kind: putKind, table: in.TableName, item: in.Item,
+		cond: in.ConditionExpression, names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues,
+		rv: in.ReturnValues, rcc: in.ReturnConsumedCapacity, ricm: in.ReturnItemCollectionMetrics, rvf: in.ReturnValuesOnConditionCheckFailure,
+		expected: in.Expected, condOp: in.ConditionalOperator})
+	if w == nil {
+		return nil, err
 	}
-	if rv == "ALL_OLD" {
+	out := &PutItemOutput{ConsumedCapacity: c, ItemCollectionMetrics: w.metrics}
+	if err == nil && rv == "ALL_OLD" {
 		out.Attributes = w.oldItem
 	}
-	return out, nil
+	return out, err
 }
 
 // DeleteItem deletes an item.
 func (e *Engine) DeleteItem(ctx context.Context, in *DeleteItemInput) (*DeleteItemOutput, error) {
-	if err := writeConstraints(in.TableName, in.ReturnValues, in.ReturnConsumedCapacity, in.ReturnItemCollectionMetrics, in.ReturnValuesOnConditionCheckFailure); err != nil {
+	w, rv, c, err := e.writeItem(ctx, itemRequest{kind: deleteKind, table: in.TableName, key: in.Key,
+		cond: in.ConditionExpression, names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues,
+		rv: in.ReturnValues, rcc: in.ReturnConsumedCapacity, ricm: in.ReturnItemCollectionMetrics, rvf: in.ReturnValuesOnConditionCheckFailure,
+		expected: in.Expected, condOp: in.ConditionalOperator})
+	if w == nil {
 		return nil, err
 	}
-	rv, err := parseReturnValues(in.ReturnValues, false)
-	if err != nil {
-		return nil, err
-	}
-	want, level, err := parseConsumed(in.ReturnConsumedCapacity)
-	if err != nil {
-		return nil, err
-	}
-	if in.Expected != nil || in.ConditionalOperator != "" {
-		cp := *in
-		in = &cp
-		var upd string
-		if err := legacyWrite(in.Expected, in.ConditionalOperator, nil, false, &in.ConditionExpression, &upd, &in.ExpressionAttributeNames, &in.ExpressionAttributeValues); err != nil {
-			return nil, err
-		}
-	}
-	t, err := e.table(in.TableName)
-	if err != nil {
-		return nil, err
-	}
-	t.mu.RLock()
-	w, err := e.prepareWrite(t, deleteKind, nil, in.Key, in.ConditionExpression, "", in.ExpressionAttributeNames, in.ExpressionAttributeValues, in.ReturnValuesOnConditionCheckFailure)
-	t.mu.RUnlock()
-	if err != nil {
-		return nil, err
-	}
-	w.wantCap = want
-	w.wantICM = in.ReturnItemCollectionMetrics == "SIZE"
-	c, err := e.single(ctx, w)
-	out := &DeleteItemOutput{ConsumedCapacity: consumed(want, level, c), ItemCollectionMetrics: w.metrics}
-	if err != nil {
-		return out, err
-	}
-	if rv == "ALL_OLD" {
+	out := &DeleteItemOutput{ConsumedCapacity: c, ItemCollectionMetrics: w.metrics}
+	if err == nil && rv == "ALL_OLD" {
 		out.Attributes = w.oldItem
 	}
-	return out, nil
+	return out, err
 }
 
 // UpdateItem edits an item, creating it when absent.
 func (e *Engine) UpdateItem(ctx context.Context, in *UpdateItemInput) (*UpdateItemOutput, error) {
-	if err := writeConstraints(in.TableName, in.ReturnValues, in.ReturnConsumedCapacity, in.ReturnItemCollectionMetrics, in.ReturnValuesOnConditionCheckFailure); err != nil {
+	w, rv, c, err := e.writeItem(ctx, itemRequest{kind: updateKind, table: in.TableName, key: in.Key,
+		cond: in.ConditionExpression, update: in.UpdateExpression, names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues,
+		rv: in.ReturnValues, rcc: in.ReturnConsumedCapacity, ricm: in.ReturnItemCollectionMetrics, rvf: in.ReturnValuesOnConditionCheckFailure,
+		expected: in.Expected, condOp: in.ConditionalOperator, updates: in.AttributeUpdates})
+	if w == nil {
 		return nil, err
 	}
-	rv, err := parseReturnValues(in.ReturnValues, true)
-	if err != nil {
-		return nil, err
-	}
-	want, level, err := parseConsumed(in.ReturnConsumedCapacity)
-	if err != nil {
-		return nil, err
-	}
-	if in.Expected != nil || in.ConditionalOperator != "" || in.AttributeUpdates != nil {
-		cp := *in
-		in = &cp
-		if err := legacyWrite(in.Expected, in.ConditionalOperator, in.AttributeUpdates, true, &in.ConditionExpression, &in.UpdateExpression, &in.ExpressionAttributeNames, &in.ExpressionAttributeValues); err != nil {
-			return nil, err
-		}
-	}
-	t, err := e.table(in.TableName)
-	if err != nil {
-		return nil, err
-	}
-	t.mu.RLock()
-	w, err := e.prepareWrite(t, updateKind, nil, in.Key, in.ConditionExpression, in.UpdateExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues, in.ReturnValuesOnConditionCheckFailure)
-	t.mu.RUnlock()
-	if err != nil {
-		return nil, err
-	}
-	w.wantCap = want
-	w.wantICM = in.ReturnItemCollectionMetrics == "SIZE"
-	c, err := e.single(ctx, w)
-	out := &UpdateItemOutput{ConsumedCapacity: consumed(want, level, c), ItemCollectionMetrics: w.metrics}
+	out := &UpdateItemOutput{ConsumedCapacity: c, ItemCollectionMetrics: w.metrics}
 	if err != nil {
 		return out, err
 	}
