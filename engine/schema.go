@@ -595,6 +595,18 @@ func (e *Engine) UpdateTable(_ context.Context, in *UpdateTableInput) (*UpdateTa
 	if e.opts.OnSchema != nil {
 		e.opts.OnSchema(d, false)
 	}
+	// The change is complete at once, but UpdateTable answers, as
+	// DynamoDB does, with the table UPDATING and new indexes CREATING.
+	d = t.describe()
+	d.TableStatus = "UPDATING"
+	for i := range d.GlobalSecondaryIndexes {
+		for _, ix := range creates {
+			if ix.name == d.GlobalSecondaryIndexes[i].IndexName {
+				d.GlobalSecondaryIndexes[i].IndexStatus = "CREATING"
+				d.GlobalSecondaryIndexes[i].Backfilling = new(bool)
+			}
+		}
+	}
 	return &UpdateTableOutput{TableDescription: d}, nil
 }
 
