@@ -250,24 +250,3 @@ func lookup(b []byte, name string) (attr.Value, bool) {
 	}
 	return attr.Value{}, false
 }
-
-// project decodes only the named top-level attributes (names sorted).
-func project(b []byte, names []string) (attr.Item, error) {
-	r := reader{b: b}
-	n := r.uvarint()
-	out := make(attr.Item, 0, len(names))
-	j := 0
-	for i := 0; i < n && r.err == nil && j < len(names); i++ {
-		fn := string(r.bytes())
-		for j < len(names) && names[j] < fn {
-			j++
-		}
-		if j < len(names) && names[j] == fn {
-			out = append(out, attr.Field{Name: fn, Value: r.value()})
-			j++
-			continue
-		}
-		r.skipValue()
-	}
-	return out, r.err
-}

@@ -177,6 +177,14 @@ func (t *table) tableKey(dst []byte, it attr.Item) ([]byte, bool) {
 		return nil, false
 	}
 	start := len(dst)
+	if dst == nil {
+		n := 8 + len(pk.Str) + 2 + 24
+		if t.rng != nil {
+			sk, _ := it.Get(t.rng.name)
+			n += len(sk.Str) + 2
+		}
+		dst = make([]byte, 0, n)
+	}
 	dst = append(dst, make([]byte, 8)...)
 	dst = appendPart(dst, pk)
 	h := hashParts(dst[start+8:])

@@ -28,6 +28,12 @@ func normalizeValue(v attr.Value) (attr.Value, error) {
 	case attr.S, attr.B, attr.BOOL, attr.NULL:
 		return v, nil
 	case attr.N:
+		if err := attr.ValidNumber(v.Str); err != nil {
+			return v, validationf("%s", err.Error())
+		}
+		if canonical(v.Str) {
+			return v, nil
+		}
 		c, err := attr.CanonicalNumber(v.Str)
 		if err != nil {
 			return v, validationf("%s", err.Error())
@@ -91,6 +97,42 @@ func normalizeValue(v attr.Value) (attr.Value, error) {
 		return v, nil
 	}
 	return v, validationf("Supplied AttributeValue is empty, must contain exactly one of the supported datatypes")
+}
+
+// canonical reports whether the text of a valid number is already in the
+// form DynamoDB returns (plain decimal, no superfluous zeros or sign), so
+// that the common case needs no new string:
+// -?(0|[1-9][0-9]*)(\.[0-9]*[1-9])?, and not -0.
+func canonical(s string) bool {
+	i := 0
+	neg := i < len(s) && s[i] == '-'
+	if neg {
+		i++
+	}
+	start := i
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	intPart := s[start:i]
+	if intPart == "" || len(intPart) > 1 && intPart[0] == '0' {
+		return false
+	}
+	if i == len(s) {
+		return !(neg && intPart == "0")
+	}
+	if s[i] != '.' {
+		return false
+	}
+	i++
+	if i == len(s) || s[len(s)-1] == '0' {
+		return false
+	}
+	for ; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // emptySet words the rejection of an empty set as DynamoDB does, which
