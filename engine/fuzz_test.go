@@ -4,6 +4,10 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/cardapio/cardapio/attr"
 )
 
 // FuzzDecodeRequest sends arbitrary bodies to every operation of a server
@@ -53,5 +57,37 @@ func FuzzDecodeRequest(f *testing.F) {
 				}
 			}
 		}
+	})
+}
+
+// FuzzDecodePutFast checks the fast PutItem decoder against the general
+// one: whatever it accepts, the general decoder accepts too, with the
+// same result.
+func FuzzDecodePutFast(f *testing.F) {
+	for _, s := range []string{
+		`{"TableName":"Tab","Item":{"pk":{"S":"a"},"sk":{"N":"1"}}}`,
+		`{ "Item" : {"pk":{"S":"a\"}"},"l":{"L":[{"M":{"x":{"S":"}"}}}]}} , "TableName":"Tab", "ReturnValues":"ALL_OLD"}`,
+		`{"TableName":"Tab","Item":{"pk":{"S":"a"}},"ConditionExpression":"attribute_not_exists(pk)","ReturnConsumedCapacity":"TOTAL"}`,
+		`{"TableName":"Tab","TableName":"Other","Item":{}}`,
+		`{"TableName":"T\u0061b","Item":{}}`,
+		`{"TableName":"Tab","Item":{"a":{"S":"x"}}} trailing`,
+		`{"TableName":"Tab","Item":[]}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		var fast PutItemInput
+		if !decodePutFast([]byte(body), &fast) {
+			return
+		}
+		var general PutItemInput
+		if err := decodeRequest([]byte(body), &general); err != nil {
+			t.Fatalf("fast decoder accepted %q, general refused it: %v", body, err)
+		}
+		assert.Equal(t, general.TableName, fast.TableName)
+		assert.Equal(t, general.ReturnValues, fast.ReturnValues)
+		assert.Equal(t, general.ConditionExpression, fast.ConditionExpression)
+		assert.Equal(t, general.ReturnConsumedCapacity, fast.ReturnConsumedCapacity)
+		assert.True(t, attr.EqualItems(general.Item, fast.Item), "%q", body)
 	})
 }

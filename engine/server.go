@@ -54,6 +54,20 @@ func handle[I, O any](f func(*Engine, context.Context, *I) (*O, error)) op {
 	}
 }
 
+// fastPut gives PutItem's op the reflection-free decoder of its common
+// bodies, falling back to the general one.
+func fastPut(o op) op {
+	general := o.decode
+	o.decode = func(body []byte) (any, error) {
+		in := new(PutItemInput)
+		if decodePutFast(body, in) {
+			return in, nil
+		}
+		return general(body)
+	}
+	return o
+}
+
 // ops are the operations the server answers, by X-Amz-Target name.
 var ops = map[string]op{
 	"CreateTable":        handle((*Engine).CreateTable),
@@ -61,7 +75,7 @@ var ops = map[string]op{
 	"DescribeTable":      handle((*Engine).DescribeTable),
 	"ListTables":         handle((*Engine).ListTables),
 	"UpdateTable":        handle((*Engine).UpdateTable),
-	"PutItem":            handle((*Engine).PutItem),
+	"PutItem":            fastPut(handle((*Engine).PutItem)),
 	"GetItem":            handle((*Engine).GetItem),
 	"UpdateItem":         handle((*Engine).UpdateItem),
 	"DeleteItem":         handle((*Engine).DeleteItem),
