@@ -85,3 +85,15 @@ func TestItemCollectionLimit(t *testing.T) {
 	_, err = e.PutItem(ctx, &PutItemInput{TableName: "Col", Item: big("a", 3)})
 	require.NoError(t, err, "deleting made room")
 }
+
+func TestFailedUpdateChargedOnWhatItWouldHaveWritten(t *testing.T) {
+	e := New(Options{})
+	newTable(t, e)
+	_, err := e.PutItem(ctx, &PutItemInput{TableName: "Tab", Item: item("f", 1)})
+	require.NoError(t, err)
+	out, err := e.UpdateItem(ctx, &UpdateItemInput{TableName: "Tab", Key: item("f", 1), UpdateExpression: "SET big = :b", ConditionExpression: "attribute_not_exists(pk)",
+		ExpressionAttributeValues: vals(":b", attr.Str(strings.Repeat("b", 3000))), ReturnConsumedCapacity: "TOTAL"})
+	errType(t, err, ErrConditionalCheckFailed)
+	require.NotNil(t, out)
+	assert.Equal(t, 3.0, out.ConsumedCapacity.Units(), "the larger of the stored item and the update's result")
+}
