@@ -124,8 +124,10 @@ func (e *Engine) BatchWriteItem(ctx context.Context, in *BatchWriteItemInput) (*
 }
 
 // BatchGetItem reads up to 100 items across tables. Beyond 16 MB of
-// response the remaining keys come back in UnprocessedKeys.
-func (e *Engine) BatchGetItem(_ context.Context, in *BatchGetItemInput) (*BatchGetItemOutput, error) {
+// response the remaining keys come back in UnprocessedKeys, and so do
+// reads refused by admission (throttled); when every read is refused the
+// request fails with the throttling error.
+func (e *Engine) BatchGetItem(ctx context.Context, in *BatchGetItemInput) (*BatchGetItemOutput, error) {
 	var c constraints
 	c.enum("returnConsumedCapacity", in.ReturnConsumedCapacity, enumConsumed...)
 	if err := c.err(); err != nil {
@@ -201,11 +203,13 @@ func (e *Engine) BatchGetItem(_ context.Context, in *BatchGetItemInput) (*BatchG
 	out := &BatchGetItemOutput{Responses: map[string][]attr.Item{}, UnprocessedKeys: map[string]*KeysAndAttributes{}}
 	var per capacity.PerTable
 	bytes := 0
+	var lastErr error
+	done := 0
 	for _, g := range gets {
 		if _, ok := out.Responses[g.t.name]; !ok {
 			out.Responses[g.t.name] = []attr.Item{}
 		}
-		if bytes >= maxBatchGetBytes {
+		unprocessed := func() {
 			u := out.UnprocessedKeys[g.t.name]
 			if u == nil {
 				u = &KeysAndAttributes{ProjectionExpression: g.ka.ProjectionExpression, AttributesToGet: g.ka.AttributesToGet,
@@ -213,6 +217,9 @@ func (e *Engine) BatchGetItem(_ context.Context, in *BatchGetItemInput) (*BatchG
 				out.UnprocessedKeys[g.t.name] = u
 			}
 			u.Keys = append(u.Keys, g.k)
+		}
+		if bytes >= maxBatchGetBytes {
+			unprocessed()
 			continue
 		}
 		g.t.mu.RLock()
@@ -223,7 +230,14 @@ func (e *Engine) BatchGetItem(_ context.Context, in *BatchGetItemInput) (*BatchG
 			val, size = r.val(), int(r.size)
 		}
 		g.t.mu.RUnlock()
-		per = per.Add(e.readCharge(g.t, size, g.cons))
+		c := e.readCharge(g.t, size, g.cons)
+		if err := e.admitRead(ctx, g.t, "", be64(g.key), g.key[8:], c); err != nil {
+			lastErr = err
+			unprocessed()
+			continue
+		}
+		done++
+		per = per.Add(c)
 		if val == nil {
 			continue
 		}
@@ -233,6 +247,9 @@ func (e *Engine) BatchGetItem(_ context.Context, in *BatchGetItemInput) (*BatchG
 		}
 		bytes += size
 		out.Responses[g.t.name] = append(out.Responses[g.t.name], g.proj.apply(it))
+	}
+	if done == 0 && lastErr != nil {
+		return nil, lastErr
 	}
 	out.ConsumedCapacity = consumedList(want, level, per)
 	return out, nil

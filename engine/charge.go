@@ -89,7 +89,7 @@ func (e *Engine) readCharge(t *table, size int, c capacity.Consistency) capacity
 // table's units at the item's partition and each touched GSI's at the
 // partitions of its old and new entries.
 func (e *Engine) admission(w *write, c capacity.Consumed) Admission {
-	a := Admission{Table: w.t.name, Hash: be64(w.tkey), Write: c.Table.Write + c.Table.Read}
+	a := Admission{Table: w.t.name, Hash: be64(w.tkey), Key: keyText(w.tkey[8:]), Write: c.Table.Write + c.Table.Read}
 	for _, ix := range w.t.gsis {
 		u, ok := c.GSIs[ix.name]
 		if !ok {
@@ -101,12 +101,12 @@ func (e *Engine) admission(w *write, c capacity.Consumed) Admission {
 			// A key move: the old entry's removal is charged where it was,
 			// the rest where the new entry goes.
 			del := e.rules.Write(&w.t.desc, capacity.WriteOp{Kind: capacity.Delete, Before: w.oldItem}).GSIs[ix.name].Write
-			a.Indexes = append(a.Indexes, IndexAdmission{Name: ix.name, Hash: be64(oldKey), Write: del},
-				IndexAdmission{Name: ix.name, Hash: be64(newKey), Write: u.Write - del})
+			a.Indexes = append(a.Indexes, IndexAdmission{Name: ix.name, Hash: be64(oldKey), Key: keyText(oldKey[8:]), Write: del},
+				IndexAdmission{Name: ix.name, Hash: be64(newKey), Key: keyText(newKey[8:]), Write: u.Write - del})
 		case newKey != nil:
-			a.Indexes = append(a.Indexes, IndexAdmission{Name: ix.name, Hash: be64(newKey), Write: u.Write})
+			a.Indexes = append(a.Indexes, IndexAdmission{Name: ix.name, Hash: be64(newKey), Key: keyText(newKey[8:]), Write: u.Write})
 		case oldKey != nil:
-			a.Indexes = append(a.Indexes, IndexAdmission{Name: ix.name, Hash: be64(oldKey), Write: u.Write})
+			a.Indexes = append(a.Indexes, IndexAdmission{Name: ix.name, Hash: be64(oldKey), Key: keyText(oldKey[8:]), Write: u.Write})
 		}
 	}
 	return a
@@ -114,7 +114,7 @@ func (e *Engine) admission(w *write, c capacity.Consumed) Admission {
 
 // admitWrite asks the admission hook about one write.
 func (e *Engine) admitWrite(ctx context.Context, w *write, c capacity.Consumed) error {
-	if e.opts.Admit == nil {
+	if !e.admits() {
 		return nil
 	}
 	return e.admit(ctx, e.admission(w, c))
@@ -122,13 +122,13 @@ func (e *Engine) admitWrite(ctx context.Context, w *write, c capacity.Consumed) 
 
 // admitRead asks the admission hook about a read of the table or of an
 // index, at the partition with the given hash.
-func (e *Engine) admitRead(ctx context.Context, t *table, index string, hash uint64, c capacity.Consumed) error {
-	if e.opts.Admit == nil {
+func (e *Engine) admitRead(ctx context.Context, t *table, index string, hash uint64, key []byte, c capacity.Consumed) error {
+	if !e.admits() {
 		return nil
 	}
 	u := c.Table.Read
 	if index != "" {
 		u = c.GSIs[index].Read + c.LSIs[index].Read + c.Table.Read
 	}
-	return e.admit(ctx, Admission{Table: t.name, Index: index, Hash: hash, Read: u})
+	return e.admit(ctx, Admission{Table: t.name, Index: index, Hash: hash, Key: keyText(key), Read: u})
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cardapio/cardapio/capacity"
+	"github.com/cardapio/cardapio/engine/throughput"
 )
 
 // Options configure an Engine. The zero value is usable.
@@ -34,6 +35,22 @@ type Options struct {
 	// its partitions from it. It runs under the engine's locks and must
 	// not call the Engine.
 	OnSchema func(d *TableDescription, deleted bool)
+	// Throughput, when set, is the throughput model requests are
+	// admitted by (see throttle.go): tables and their GSIs are defined in
+	// it as they are created, updated and deleted, and refused requests
+	// fail with its throttling exceptions. Admit, when also set, is asked
+	// first. The model's clock should be the engine's (Now).
+	Throughput *throughput.Model
+	// WarmRead and WarmWrite are the warm throughput, in units per
+	// second, of on-demand tables and indexes created without one; 0
+	// means DynamoDB's 12,000 and 4,000.
+	WarmRead, WarmWrite int64
+	// IndexLag, when positive, delays every change to a global secondary
+	// index by that long after the base-table write, as DynamoDB's
+	// asynchronous index propagation does: a Query or Scan of the index
+	// sees the write only once the lag has passed (by Now). Base-table
+	// reads, and local secondary indexes, are never delayed.
+	IndexLag time.Duration
 	// TTLSweep is how often expired items are deleted in the background
 	// once StartTTL runs; default 10 s.
 	TTLSweep time.Duration
@@ -48,6 +65,9 @@ type Admission struct {
 	// partition key (of all partition attributes, for an index keyed on
 	// several), the first 8 bytes of the stored keys.
 	Hash uint64
+	// Key is the encoded partition key (its text, for a string key),
+	// shown for throttled keys in throughput reports; it may be nil.
+	Key []byte
 	// Read and Write are the units charged (ConsumedCapacity).
 	Read, Write float64
 	// Indexes are the charges a table write makes on its global
@@ -60,6 +80,7 @@ type Admission struct {
 type IndexAdmission struct {
 	Name  string
 	Hash  uint64
+	Key   []byte
 	Write float64
 }
 
@@ -174,10 +195,24 @@ func lockSet(tables map[string]*table) func() {
 	}
 }
 
-// admit asks the admission hook, if any.
+// admits reports whether requests are admitted by a hook or the model,
+// so that their charges must be computed even when the caller did not ask
+// for ConsumedCapacity.
+func (e *Engine) admits() bool { return e.opts.Admit != nil || e.opts.Throughput != nil }
+
+// admit asks the admission hook, then the throughput model, if any; all
+// of reqs are decided together.
 func (e *Engine) admit(ctx context.Context, reqs ...Admission) error {
-	if e.opts.Admit == nil {
+	if e.opts.Admit != nil {
+		if err := e.opts.Admit(ctx, reqs); err != nil {
+			return err
+		}
+	}
+	if e.opts.Throughput == nil || len(reqs) == 0 {
 		return nil
 	}
-	return e.opts.Admit(ctx, reqs)
+	if th := e.modelAdmit(reqs); th != nil {
+		return throttleError(th)
+	}
+	return nil
 }

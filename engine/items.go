@@ -425,7 +425,7 @@ func (e *Engine) single(ctx context.Context, w *write) (capacity.Consumed, error
 		return capacity.Consumed{}, err
 	}
 	var c capacity.Consumed
-	if w.wantCap || e.opts.Admit != nil {
+	if w.wantCap || e.admits() {
 		c = e.writeCharge(w, false)
 		if err := e.admitWrite(ctx, w, c); err != nil {
 			return capacity.Consumed{}, err
@@ -488,7 +488,7 @@ func (e *Engine) GetItem(ctx context.Context, in *GetItemInput) (*GetItemOutput,
 		cons = capacity.Strong
 	}
 	c := e.readCharge(t, size, cons)
-	if err := e.admitRead(ctx, t, "", be64(tkey), c); err != nil {
+	if err := e.admitRead(ctx, t, "", be64(tkey), tkey[8:], c); err != nil {
 		return nil, err
 	}
 	out.ConsumedCapacity = consumed(want, level, c)

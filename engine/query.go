@@ -272,6 +272,9 @@ func (rq *readRequest) run(ctx context.Context, e *Engine) (*QueryOutput, error)
 			hi = rq.start
 		}
 	}
+	if s.ix != nil && !s.ix.local {
+		e.settle(t)
+	}
 	pager := capacity.Pager{Limit: rq.limit}
 	total := 0
 	var fetched []int
@@ -280,8 +283,9 @@ func (rq *readRequest) run(ctx context.Context, e *Engine) (*QueryOutput, error)
 	t.mu.RLock()
 	var derr error
 	var hash uint64
+	var hkey []byte
 	if len(lo) >= 8 {
-		hash = be64(lo)
+		hash, hkey = be64(lo), lo[8:]
 	}
 	first := true
 	s.visit(lo, hi, rq.forward, func(k []byte, r *rec) bool {
@@ -289,7 +293,7 @@ func (rq *readRequest) run(ctx context.Context, e *Engine) (*QueryOutput, error)
 			return false
 		}
 		if first {
-			hash, first = be64(k), false
+			hash, hkey, first = be64(k), k[8:], false
 		}
 		it, err := decodeItem(r.val())
 		if err != nil {
@@ -331,7 +335,7 @@ func (rq *readRequest) run(ctx context.Context, e *Engine) (*QueryOutput, error)
 	if rq.count {
 		out.Items = nil
 	}
-	if rq.wantCap || e.opts.Admit != nil {
+	if rq.wantCap || e.admits() {
 		op := capacity.ReadOp{Kind: capacity.Page, Consistency: rq.consist, Bytes: total, Count: out.ScannedCount, Fetched: fetched}
 		index := ""
 		if s.ix != nil {
@@ -341,7 +345,7 @@ func (rq *readRequest) run(ctx context.Context, e *Engine) (*QueryOutput, error)
 		if err != nil {
 			return nil, &Error{Type: ErrInternal, Message: err.Error()}
 		}
-		if err := e.admitRead(ctx, t, index, hash, c); err != nil {
+		if err := e.admitRead(ctx, t, index, hash, hkey, c); err != nil {
 			return nil, err
 		}
 		out.ConsumedCapacity = consumed(rq.wantCap, rq.level, c)

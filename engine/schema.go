@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/cardapio/cardapio/attr"
+	"github.com/cardapio/cardapio/engine/throughput"
 )
 
 // DynamoDB's limits on table definitions.
@@ -234,7 +235,7 @@ func (e *Engine) newGSI(t *table, g *GlobalSecondaryIndex, defs map[string]attr.
 		return nil, err
 	}
 	return &index{name: g.IndexName, hash: hash, rng: rng, projection: proj, tree: newEntryTree(),
-		created: e.opts.Now(), throughput: tp, onDemand: g.OnDemandThroughput, arn: t.arn + "/index/" + g.IndexName}, nil
+		created: e.opts.Now(), throughput: tp, onDemand: g.OnDemandThroughput, warm: raiseWarm(nil, g.WarmThroughput), arn: t.arn + "/index/" + g.IndexName}, nil
 }
 
 // CreateTable creates a table; it is ACTIVE at once.
@@ -256,7 +257,11 @@ func (e *Engine) CreateTable(_ context.Context, in *CreateTableInput) (*CreateTa
 	name := tableName(in.TableName)
 	t := &table{name: name, arn: e.arn(name), created: e.opts.Now(), billing: billing, attrs: in.AttributeDefinitions,
 		keySchema: in.KeySchema, onDemand: in.OnDemandThroughput, tableClass: in.TableClass, tags: in.Tags, items: newRecTree(), rules: &e.rules,
-		collections: map[string]int64{}, collectionLimit: maxCollection}
+		collections: map[string]int64{}, collectionLimit: maxCollection,
+		warm: raiseWarm(nil, in.WarmThroughput), defWarm: e.defaultWarm()}
+	if e.opts.IndexLag > 0 {
+		t.lag = throughput.NewLag[indexOp](e.opts.IndexLag, e.opts.Now)
+	}
 	t.id = fmt.Sprintf("%08x-0000-4000-8000-%012x", uint32(t.created.Unix()), tableSeq.Add(1))
 	if in.DeletionProtectionEnabled != nil {
 		t.protect = *in.DeletionProtectionEnabled
@@ -341,12 +346,10 @@ func (e *Engine) CreateTable(_ context.Context, in *CreateTableInput) (*CreateTa
 		return nil, &Error{Type: ErrResourceInUse, Message: "Table already exists: " + name}
 	}
 	e.tables[name] = t
-	if e.opts.OnSchema != nil {
-		e.opts.OnSchema(t.describe(), false)
-	}
+	e.schemaChanged(t, t.describe(), false)
 	// The table is usable at once, but CreateTable answers, as DynamoDB
 	// does, with the table and its indexes still CREATING.
-	d := t.describe()
+	d := e.describe(t)
 	d.TableStatus = "CREATING"
 	for i := range d.GlobalSecondaryIndexes {
 		d.GlobalSecondaryIndexes[i].IndexStatus = "CREATING"
@@ -386,9 +389,7 @@ func (e *Engine) DeleteTable(_ context.Context, in *DeleteTableInput) (*DeleteTa
 	t.deleted = true
 	d := t.describe()
 	d.TableStatus = "DELETING"
-	if e.opts.OnSchema != nil {
-		e.opts.OnSchema(d, true)
-	}
+	e.schemaChanged(t, d, true)
 	return &DeleteTableOutput{TableDescription: d}, nil
 }
 
@@ -400,7 +401,7 @@ func (e *Engine) DescribeTable(_ context.Context, in *DescribeTableInput) (*Desc
 	}
 	t.mu.RLock()
 	defer t.mu.RUnlock()
-	return &DescribeTableOutput{Table: t.describe()}, nil
+	return &DescribeTableOutput{Table: e.describe(t)}, nil
 }
 
 // ListTables lists table names in order, at most Limit (1..100) a page.
@@ -550,6 +551,9 @@ func (e *Engine) UpdateTable(_ context.Context, in *UpdateTableInput) (*UpdateTa
 	if in.OnDemandThroughput != nil {
 		t.onDemand = in.OnDemandThroughput
 	}
+	if in.WarmThroughput != nil {
+		t.warm = raiseWarm(t.warm, in.WarmThroughput)
+	}
 	for _, u := range in.GlobalSecondaryIndexUpdates {
 		if u.Update != nil {
 			ix := t.findIndex(u.Update.IndexName)
@@ -560,6 +564,9 @@ func (e *Engine) UpdateTable(_ context.Context, in *UpdateTableInput) (*UpdateTa
 			}
 			if u.Update.OnDemandThroughput != nil {
 				ix.onDemand = u.Update.OnDemandThroughput
+			}
+			if u.Update.WarmThroughput != nil {
+				ix.warm = raiseWarm(ix.warm, u.Update.WarmThroughput)
 			}
 		}
 	}
@@ -591,13 +598,10 @@ func (e *Engine) UpdateTable(_ context.Context, in *UpdateTableInput) (*UpdateTa
 	for _, ix := range creates {
 		t.backfill(ix)
 	}
-	d := t.describe()
-	if e.opts.OnSchema != nil {
-		e.opts.OnSchema(d, false)
-	}
+	e.schemaChanged(t, t.describe(), false)
 	// The change is complete at once, but UpdateTable answers, as
 	// DynamoDB does, with the table UPDATING and new indexes CREATING.
-	d = t.describe()
+	d := e.describe(t)
 	d.TableStatus = "UPDATING"
 	for i := range d.GlobalSecondaryIndexes {
 		for _, ix := range creates {
@@ -645,21 +649,24 @@ func (t *table) describe() *TableDescription {
 		if d.OnDemandThroughput == nil {
 			d.OnDemandThroughput = &OnDemandThroughput{MaxReadRequestUnits: i64(-1), MaxWriteRequestUnits: i64(-1)}
 		}
-		d.WarmThroughput = &WarmThroughputDescription{ReadUnitsPerSecond: 12000, WriteUnitsPerSecond: 4000, Status: "ACTIVE"}
+		r, w := t.warmOf(t.warm)
+		d.WarmThroughput = &WarmThroughputDescription{ReadUnitsPerSecond: r, WriteUnitsPerSecond: w, Status: "ACTIVE"}
 	} else {
 		d.BillingModeSummary = &BillingModeSummary{BillingMode: t.billing}
-		d.WarmThroughput = &WarmThroughputDescription{ReadUnitsPerSecond: max(tp.ReadCapacityUnits, 12000), WriteUnitsPerSecond: max(tp.WriteCapacityUnits, 4000), Status: "ACTIVE"}
+		r, w := t.warmOf(t.warm)
+		d.WarmThroughput = &WarmThroughputDescription{ReadUnitsPerSecond: max(tp.ReadCapacityUnits, r), WriteUnitsPerSecond: max(tp.WriteCapacityUnits, w), Status: "ACTIVE"}
 	}
 	if t.tableClass != "" {
 		d.TableClassSummary = &TableClassSummary{TableClass: t.tableClass}
 	}
 	for _, ix := range t.gsis {
 		gtp := ix.throughput
+		r, w := t.warmOf(ix.warm)
 		g := GlobalSecondaryIndexDescription{
 			IndexName: ix.name, KeySchema: keySchemaOf(ix.hash, ix.rng), Projection: ix.projection,
 			IndexStatus: "ACTIVE", ProvisionedThroughput: &gtp, IndexSizeBytes: ix.size,
 			ItemCount: int64(ix.tree.len()), IndexArn: ix.arn,
-			WarmThroughput: &WarmThroughputDescription{ReadUnitsPerSecond: max(gtp.ReadCapacityUnits, 12000), WriteUnitsPerSecond: max(gtp.WriteCapacityUnits, 4000), Status: "ACTIVE"},
+			WarmThroughput: &WarmThroughputDescription{ReadUnitsPerSecond: max(gtp.ReadCapacityUnits, r), WriteUnitsPerSecond: max(gtp.WriteCapacityUnits, w), Status: "ACTIVE"},
 		}
 		if t.billing == "PAY_PER_REQUEST" {
 			g.OnDemandThroughput = ix.onDemand

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/capacity"
+	"github.com/cardapio/cardapio/engine/throughput"
 )
 
 // rec is one stored item. key is its table key (see keys.go) and val its
@@ -58,6 +59,7 @@ type index struct {
 	created    time.Time
 	throughput ProvisionedThroughputDescription
 	onDemand   *OnDemandThroughput
+	warm       *WarmThroughput // as requested; nil: the default
 	arn        string
 }
 
@@ -79,6 +81,8 @@ type table struct {
 	billing    string
 	throughput ProvisionedThroughputDescription
 	onDemand   *OnDemandThroughput
+	warm       *WarmThroughput // as requested; nil: the default
+	defWarm    [2]int64        // the default warm read and write throughput
 	tableClass string
 	protect    bool
 	tags       []Tag
@@ -103,8 +107,38 @@ type table struct {
 	// prepared and not yet committed: other writes to them conflict.
 	pending map[string]struct{}
 
+	// lag, when the engine delays index propagation, holds the changes
+	// to global secondary indexes not yet visible; they are applied in
+	// order, under mu, once due.
+	lag *throughput.Lag[indexOp]
+
 	rules *capacity.Rules
 }
+
+// indexOp is a delayed change to a global secondary index: the removal of
+// the entry keyed del, or the placement of put (replacing any entry with
+// its key).
+type indexOp struct {
+	ix  *index
+	del []byte
+	put *entry
+}
+
+// applyIndexOp applies a delayed index change; the caller holds t.mu for
+// writing.
+func applyIndexOp(op indexOp) {
+	if op.put != nil {
+		op.ix.tree.put(op.put)
+		return
+	}
+	op.ix.tree.del(op.del)
+}
+
+// frozen is what a delayed index entry points at: the record as this
+// write left it. Records' bytes are never changed in place, so the copy
+// shares them; the live record moves on with later writes while the
+// index keeps showing this version until a later change propagates.
+func frozen(r *rec) *rec { return &rec{b: r.b, klen: r.klen, size: r.size} }
 
 // indexes returns all secondary indexes, GSIs first.
 func (t *table) indexes() []*index {
@@ -263,6 +297,11 @@ func (t *table) get(key []byte) *rec {
 // single place where stored state changes; callers hold t.mu for writing
 // and have already validated and admitted the write.
 func (t *table) apply(key []byte, old *rec, oldItem, newItem attr.Item, newSize int) {
+	if t.lag != nil {
+		// Changes whose time has come propagate before this one queues,
+		// which also keeps the queue to one lag's worth of writes.
+		t.lag.Drain(applyIndexOp)
+	}
 	if len(t.lsis) > 0 {
 		if d := t.collectionDelta(oldItem, newItem, newSize); d != 0 {
 			p := t.collectionOf(oldItem, newItem)
@@ -281,7 +320,11 @@ func (t *table) apply(key []byte, old *rec, oldItem, newItem attr.Item, newSize 
 		t.size -= int64(old.size)
 		for _, ix := range t.indexes() {
 			if k := ix.entryKey(oldItem, old.key()); k != nil {
-				ix.tree.del(k)
+				if t.lag != nil && !ix.local {
+					t.lag.Push(indexOp{ix: ix, del: k})
+				} else {
+					ix.tree.del(k)
+				}
 				ix.size -= int64(t.entrySize(ix, oldItem))
 			}
 		}
@@ -300,21 +343,35 @@ func (t *table) apply(key []byte, old *rec, oldItem, newItem attr.Item, newSize 
 	if old == nil {
 		t.items.put(r)
 	}
+	var snap *rec // the frozen record delayed GSI entries point at
 	for _, ix := range t.indexes() {
 		var ok []byte
 		if old != nil {
 			ok = ix.entryKey(oldItem, r.key())
 		}
 		nk := ix.entryKey(newItem, r.key())
+		lagged := t.lag != nil && !ix.local
 		if ok != nil {
 			ix.size -= int64(t.entrySize(ix, oldItem))
 			if nk == nil || !bytes.Equal(ok, nk) {
-				ix.tree.del(ok)
+				if lagged {
+					t.lag.Push(indexOp{ix: ix, del: ok})
+				} else {
+					ix.tree.del(ok)
+				}
 			}
 		}
 		if nk != nil {
 			ix.size += int64(t.entrySize(ix, newItem))
-			if ok == nil || !bytes.Equal(ok, nk) {
+			switch {
+			case lagged:
+				// Even when the entry's key stays, its projected
+				// attributes change: the new version propagates too.
+				if snap == nil {
+					snap = frozen(r)
+				}
+				t.lag.Push(indexOp{ix: ix, put: &entry{key: nk, r: snap}})
+			case ok == nil || !bytes.Equal(ok, nk):
 				ix.tree.put(&entry{key: nk, r: r})
 			}
 		}
@@ -364,6 +421,9 @@ func (t *table) backfill(ix *index) {
 			return true
 		}
 		if k := ix.entryKey(it, r.key()); k != nil {
+			if t.lag != nil {
+				r = frozen(r) // later versions reach the index with the lag
+			}
 			ix.tree.put(&entry{key: k, r: r})
 			ix.size += int64(t.entrySize(ix, it))
 		}

@@ -224,11 +224,11 @@ func (e *Engine) transactWrite(ctx context.Context, in *TransactWriteItemsInput,
 	var adm []Admission
 	for i, w := range writes {
 		charges[i] = e.writeCharge(w, true)
-		if e.opts.Admit != nil {
+		if e.admits() {
 			adm = append(adm, e.admission(w, charges[i]))
 		}
 	}
-	if err := e.admit(ctx, adm...); err != nil {
+	if err := e.admitTxn(ctx, adm); err != nil {
 		return nil, err
 	}
 	// Prepared: the items are marked in flight and the tables unlocked, so
@@ -265,7 +265,7 @@ func asError(err error, target **Error) bool {
 }
 
 // TransactGetItems reads up to 100 items as one consistent snapshot.
-func (e *Engine) TransactGetItems(_ context.Context, in *TransactGetItemsInput) (*TransactGetItemsOutput, error) {
+func (e *Engine) TransactGetItems(ctx context.Context, in *TransactGetItemsInput) (*TransactGetItemsOutput, error) {
 	want, level, err := parseConsumed(in.ReturnConsumedCapacity)
 	if err != nil {
 		return nil, err
@@ -333,6 +333,7 @@ func (e *Engine) TransactGetItems(_ context.Context, in *TransactGetItemsInput) 
 	}
 	out := &TransactGetItemsOutput{Responses: make([]ItemResponse, len(gets))}
 	var per capacity.PerTable
+	var adm []Admission
 	for i, g := range gets {
 		r := g.t.get(g.key)
 		size := 0
@@ -344,7 +345,14 @@ func (e *Engine) TransactGetItems(_ context.Context, in *TransactGetItemsInput) 
 			out.Responses[i].Item = g.proj.apply(it)
 			size = int(r.size)
 		}
-		per = per.Add(e.readCharge(g.t, size, capacity.Transactional))
+		c := e.readCharge(g.t, size, capacity.Transactional)
+		per = per.Add(c)
+		if e.admits() {
+			adm = append(adm, Admission{Table: g.t.name, Hash: be64(g.key), Key: keyText(g.key[8:]), Read: c.Table.Read})
+		}
+	}
+	if err := e.admitTxn(ctx, adm); err != nil {
+		return nil, err
 	}
 	out.ConsumedCapacity = consumedList(want, level, per)
 	return out, nil
