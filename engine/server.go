@@ -411,8 +411,15 @@ func appendError(dst []byte, e *Error) []byte {
 		dst = append(dst, b...)
 	}
 	if e.ThrottlingReasons != nil {
+		// DynamoDB's model names the member throttlingReasons in
+		// ThrottlingException and ThrottlingReasons elsewhere; the SDKs
+		// match member names exactly.
 		b, _ := json.Marshal(e.ThrottlingReasons)
-		dst = append(dst, `,"ThrottlingReasons":`...)
+		if e.Type == ErrThrottling {
+			dst = append(dst, `,"throttlingReasons":`...)
+		} else {
+			dst = append(dst, `,"ThrottlingReasons":`...)
+		}
 		dst = append(dst, b...)
 	}
 	return append(dst, '}')
