@@ -240,6 +240,10 @@ func (e *Engine) Throughput() (s throughput.Snapshot, ok bool) {
 	return e.opts.Throughput.Snapshot(), true
 }
 
+// ThroughputPath is where cardapio serve answers with the throughput
+// model's figures (ThroughputHandler), beside the DynamoDB endpoint.
+const ThroughputPath = "/cardapio/throughput"
+
 // ThroughputHandler serves the throughput model's figures as JSON (GET
 // only), for load generators and people watching a run; it answers 404
 // when the engine runs without the model.

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cardapio/cardapio/engine"
+	"github.com/cardapio/cardapio/engine/throughput"
 )
 
 func TestServeAnswersAndStops(t *testing.T) {
@@ -53,4 +55,107 @@ func TestServeRejectsBadAddress(t *testing.T) {
 	var stderr bytes.Buffer
 	code := Main([]string{"serve", "--addr", "256.0.0.1:bad"}, nil, io.Discard, &stderr)
 	assert.Equal(t, ExitBadInput, code)
+}
+
+func TestServeThroughputFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"--throughput-scale", "0.01"},
+		{"--warm-write", "100"},
+		{"--throughput", "--throughput-scale", "0"},
+		{"--throughput", "--throughput-scale", "NaN"},
+		{"--throughput", "--warm-read", "0"},
+		{"--gsi-lag", "-1s"},
+	} {
+		var stderr bytes.Buffer
+		code := Main(append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), nil, io.Discard, &stderr)
+		assert.Equal(t, ExitBadInput, code, "%v: %s", args, stderr.String())
+		assert.NotEmpty(t, stderr.String())
+	}
+}
+
+// startServe runs serve with the engine the config describes on a
+// loopback port until the test ends, and returns its URL.
+func startServe(t *testing.T, c serveConfig) string {
+	t.Helper()
+	eng, err := newEngine(c)
+	require.NoError(t, err)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, ln, eng, &env{stdout: io.Discard, stderr: io.Discard}) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	return "http://" + ln.Addr().String()
+}
+
+func call(t *testing.T, url, op, body string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest("POST", url, strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("X-Amz-Target", "DynamoDB_20120810."+op)
+	req.Header.Set("Content-Type", "application/x-amz-json-1.0")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, string(b)
+}
+
+func TestServeThroughput(t *testing.T) {
+	url := startServe(t, serveConfig{sweep: time.Second, limits: true, scale: 0.001, warmRead: 12000, warmWrite: 4000})
+	code, body := call(t, url, "CreateTable", `{"TableName":"Hot","BillingMode":"PAY_PER_REQUEST",
+		"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],"KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}]}`)
+	require.Equal(t, 200, code, body)
+	// At 1/1000 a partition takes one write unit a second: the second
+	// write of one key in the same second is throttled (the wall clock
+	// may tick between them, hence up to three tries).
+	for i := 0; i < 3; i++ {
+		code, body = call(t, url, "PutItem", `{"TableName":"Hot","Item":{"pk":{"S":"k"}}}`)
+		if code != 200 {
+			break
+		}
+	}
+	require.Equal(t, 400, code)
+	assert.Contains(t, body, `"__type":"com.amazonaws.dynamodb.v20120810#ThrottlingException"`)
+	assert.Contains(t, body, `"throttlingReasons":[{"reason":"TableWriteKeyRangeThroughputExceeded","resource":"arn:aws:dynamodb:us-east-1:000000000000:table/Hot"}]`)
+
+	resp, err := http.Get(url + engine.ThroughputPath)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	assert.Equal(t, "application/json", resp.Header.Get("Content-Type"))
+	var s throughput.Snapshot
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&s))
+	assert.Equal(t, 0.001, s.Scale)
+	require.NotNil(t, s.Table("Hot"))
+	r := s.Table("Hot").Resource("")
+	assert.GreaterOrEqual(t, r.Totals.WriteThrottled, 1.0)
+	assert.GreaterOrEqual(t, r.Totals.WriteConsumed, 1.0)
+	assert.Equal(t, 1, r.Busy())
+}
+
+func TestServeThroughputOff(t *testing.T) {
+	url := startServe(t, serveConfig{sweep: time.Second, lag: time.Hour})
+	resp, err := http.Get(url + engine.ThroughputPath)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
+	// The lag is on: a GSI query does not see a write made an hour
+	// before it propagates.
+	code, body := call(t, url, "CreateTable", `{"TableName":"Lag","BillingMode":"PAY_PER_REQUEST",
+		"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"},{"AttributeName":"g","AttributeType":"S"}],
+		"KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],
+		"GlobalSecondaryIndexes":[{"IndexName":"ByG","KeySchema":[{"AttributeName":"g","KeyType":"HASH"}],"Projection":{"ProjectionType":"ALL"}}]}`)
+	require.Equal(t, 200, code, body)
+	code, body = call(t, url, "PutItem", `{"TableName":"Lag","Item":{"pk":{"S":"a"},"g":{"S":"x"}}}`)
+	require.Equal(t, 200, code, body)
+	code, body = call(t, url, "Query", `{"TableName":"Lag","IndexName":"ByG","KeyConditionExpression":"g = :g","ExpressionAttributeValues":{":g":{"S":"x"}}}`)
+	require.Equal(t, 200, code, body)
+	assert.Contains(t, body, `"Count":0`)
+	code, body = call(t, url, "GetItem", `{"TableName":"Lag","Key":{"pk":{"S":"a"}}}`)
+	require.Equal(t, 200, code, body)
+	assert.Contains(t, body, `"g":{"S":"x"}`)
 }
