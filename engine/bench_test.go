@@ -2,14 +2,25 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
+	"net/http"
+	"os"
 	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
 	"github.com/cardapio/cardapio/attr"
@@ -114,4 +125,180 @@ func BenchmarkMemory1M(b *testing.B) {
 		b.ReportMetric(heap/float64(raw), "heap/raw")
 		runtime.KeepAlive(e)
 	}
+}
+
+// loaderClient is the aws-sdk-go-v2 client of BenchmarkPutItemHTTP32, set
+// up as a bulk loader aimed at a local endpoint would be, and used
+// unchanged against every endpoint measured:
+//
+//   - an http.Transport keeping 64 idle connections per host (Go's
+//     default keeps 2, so 32 goroutines would open and close a TCP
+//     connection on most requests), without compression or HTTP/2;
+//   - static fake credentials: requests are still signed (SigV4), as
+//     every SDK request is;
+//   - no retries (aws.NopRetryer): neither endpoint throttles here, so a
+//     failed put is a real failure, counted and reported, never hidden
+//     or slowed down by backoff; no endpoint discovery (the SDK's
+//     default for DynamoDB);
+//   - no CRC32 check of responses (DisableValidateResponseChecksum), a
+//     documented option that skips client work unrelated to the server.
+//
+// dials counts the TCP connections the client opens.
+func loaderClient(endpoint string, dials *atomic.Int64) *dynamodb.Client {
+	d := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
+	tr := &http.Transport{
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			dials.Add(1)
+			return d.DialContext(ctx, network, addr)
+		},
+		MaxIdleConns:        64,
+		MaxIdleConnsPerHost: 64,
+		IdleConnTimeout:     90 * time.Second,
+		DisableCompression:  true,
+	}
+	return dynamodb.New(dynamodb.Options{
+		Region:                          "us-east-1",
+		BaseEndpoint:                    aws.String(endpoint),
+		Credentials:                     credentials.NewStaticCredentialsProvider("AKID", "SECRET", ""),
+		HTTPClient:                      &http.Client{Transport: tr},
+		Retryer:                         aws.NopRetryer{},
+		DisableValidateResponseChecksum: true,
+	})
+}
+
+// putLoad is one goroutine's PutItem request, built once: each put only
+// changes the partition key, so the client spends nothing on building
+// inputs and every put writes a new item.
+type putLoad struct {
+	in *dynamodb.PutItemInput
+	pk *types.AttributeValueMemberS
+}
+
+// newPutLoad builds a request whose item is exactly 300 bytes by
+// DynamoDB's sizing once its key is filled in by key.
+func newPutLoad(tb testing.TB, table string) putLoad {
+	pk := &types.AttributeValueMemberS{Value: putKey(0)}
+	item := map[string]types.AttributeValue{
+		"pk":   pk,
+		"name": &types.AttributeValueMemberS{Value: "someone"},
+		"n":    &types.AttributeValueMemberN{Value: "12345"},
+		"pad":  &types.AttributeValueMemberS{Value: strings.Repeat("p", 262)},
+	}
+	same := attr.Sorted([]attr.Field{
+		{Name: "pk", Value: attr.Str(pk.Value)},
+		{Name: "name", Value: attr.Str("someone")},
+		{Name: "n", Value: attr.Num("12345")},
+		{Name: "pad", Value: attr.Str(item["pad"].(*types.AttributeValueMemberS).Value)},
+	})
+	require.Equal(tb, 300, New(Options{}).rules.ItemSize(same), "benchmark item size")
+	return putLoad{in: &dynamodb.PutItemInput{TableName: aws.String(table), Item: item}, pk: pk}
+}
+
+// putKey is the partition key of the k-th put, always 17 bytes.
+func putKey(k int64) string { return fmt.Sprintf("user#%012d", k) }
+
+// cpuTime reads a process's user plus system CPU time from /proc (Linux,
+// at the kernel's usual 100 ticks per second); ok is false elsewhere.
+func cpuTime(pid int) (time.Duration, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 {
+		s = s[i+1:]
+	}
+	f := strings.Fields(s)
+	if len(f) < 13 {
+		return 0, false
+	}
+	// After the command name: state is field 0, utime 11, stime 12.
+	u, err1 := strconv.ParseInt(f[11], 10, 64)
+	k, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	return time.Duration(u+k) * 10 * time.Millisecond, true
+}
+
+// BenchmarkPutItemHTTP32 puts 300-byte items from 32 aws-sdk-go-v2
+// goroutines over loopback HTTP, with loaderClient's configuration.
+//
+// By default it serves a fresh engine in this process, so client and
+// server share one Go runtime. With BENCH_ENDPOINT set (a loopback URL:
+// cardapio serve, or dynalite started by bench/dynalite.sh) the same
+// client and load go to that endpoint, which is how
+// bench/put-vs-dynalite.sh compares the two side by side; BENCH_SERVER_PID
+// names the server's process, to report the CPU time it spent per put.
+//
+// Besides puts/s it reports the client's CPU per put (this whole process
+// when the engine is in it), the server's when known, and the TCP
+// connections opened per 1,000 puts (near zero when keep-alive works).
+func BenchmarkPutItemHTTP32(b *testing.B) {
+	var dials atomic.Int64
+	var c *dynamodb.Client
+	serverPid := 0
+	if ep := os.Getenv("BENCH_ENDPOINT"); ep != "" {
+		c = loaderClient(ep, &dials)
+		serverPid, _ = strconv.Atoi(os.Getenv("BENCH_SERVER_PID"))
+	} else {
+		served, _ := startServer(b)
+		c = loaderClient(*served.Options().BaseEndpoint, &dials)
+	}
+	ctx := context.Background()
+	_, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            aws.String("Bench"),
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		BillingMode:          types.BillingModePayPerRequest,
+	})
+	var inUse *types.ResourceInUseException
+	if !errors.As(err, &inUse) {
+		require.NoError(b, err)
+	}
+	loads := make([]putLoad, 32)
+	for g := range loads {
+		loads[g] = newPutLoad(b, "Bench")
+	}
+	// Keys continue across runs against a long-lived endpoint.
+	var seq atomic.Int64
+	seq.Store(time.Now().UnixNano() % 1e11)
+	var failed atomic.Int64
+	var once sync.Once
+	var firstErr error
+	per := b.N/32 + 1
+	var ru0 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
+	srv0, srvOK := cpuTime(serverPid)
+	dials0 := dials.Load()
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	for g := range loads {
+		wg.Add(1)
+		go func(l putLoad) {
+			defer wg.Done()
+			for i := 0; i < per; i++ {
+				l.pk.Value = putKey(seq.Add(1))
+				if _, err := c.PutItem(ctx, l.in); err != nil {
+					failed.Add(1)
+					once.Do(func() { firstErr = err })
+				}
+			}
+		}(loads[g])
+	}
+	wg.Wait()
+	b.StopTimer()
+	if failed.Load() > 0 {
+		b.Fatalf("%d puts failed, the first with: %v", failed.Load(), firstErr)
+	}
+	puts := float64(per * 32)
+	var ru1 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
+	client := time.Duration(ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano())
+	b.ReportMetric(puts/b.Elapsed().Seconds(), "puts/s")
+	b.ReportMetric(float64(client.Microseconds())/puts, "client-cpu-µs/put")
+	if srv1, ok := cpuTime(serverPid); ok && srvOK && serverPid > 0 {
+		b.ReportMetric(float64((srv1-srv0).Microseconds())/puts, "server-cpu-µs/put")
+	}
+	b.ReportMetric(float64(dials.Load()-dials0)*1000/puts, "dials/1000puts")
 }

@@ -276,7 +276,6 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte("healthy: dynamodb." + s.e.opts.Region + ".amazonaws.com "))
 		return
 	}
-	id := "CARDAPIO" + strconv.FormatUint(s.seq.Add(1), 36)
 	target := r.Header.Get("X-Amz-Target")
 	var out any
 	var err error
@@ -308,16 +307,31 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		status = http.StatusInternalServerError
 		body = appendError(nil, &Error{Type: ErrInternal, Message: err.Error()})
 	}
+	// Headers are set straight into the map (their names are already
+	// canonical), and the empty body's are computed once.
 	h := w.Header()
 	h["Content-Type"] = jsonTypeHeader
-	h["X-Amzn-Requestid"] = []string{id}
-	h["X-Amz-Crc32"] = []string{strconv.FormatUint(uint64(crc32.ChecksumIEEE(body)), 10)}
-	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	var idBuf [32]byte
+	h["X-Amzn-Requestid"] = []string{string(strconv.AppendUint(append(idBuf[:0], "CARDAPIO"...), s.seq.Add(1), 36))}
+	if len(body) == len(emptyBody) && string(body) == string(emptyBody) {
+		h["X-Amz-Crc32"], h["Content-Length"] = emptyCRC, emptyLength
+	} else {
+		h["X-Amz-Crc32"] = []string{strconv.FormatUint(uint64(crc32.ChecksumIEEE(body)), 10)}
+		h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	}
 	w.WriteHeader(status)
 	w.Write(body)
 }
 
-var jsonTypeHeader = []string{jsonType}
+// The header values shared by every response, or by every response with
+// an empty body (the answer to most writes). net/http copies a handler's
+// header map before writing it, so sharing the slices is safe.
+var (
+	jsonTypeHeader = []string{jsonType}
+	emptyBody      = []byte("{}")
+	emptyCRC       = []string{strconv.FormatUint(uint64(crc32.ChecksumIEEE(emptyBody)), 10)}
+	emptyLength    = []string{strconv.Itoa(len(emptyBody))}
+)
 
 // bodies recycles request buffers: decoding copies what it keeps.
 var bodies = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
@@ -359,16 +373,17 @@ func readBody(r *http.Request) (*[]byte, error) {
 }
 
 // encodeOutput writes a response; the outputs of plain writes, which
-// dominate load, are usually empty and skip reflection.
+// dominate load, are usually empty and skip reflection. The result may be
+// shared (emptyBody): callers must not modify it.
 func encodeOutput(out any) ([]byte, error) {
 	switch o := out.(type) {
 	case *PutItemOutput:
 		if o.Attributes == nil && o.ConsumedCapacity == nil && o.ItemCollectionMetrics == nil {
-			return []byte("{}"), nil
+			return emptyBody, nil
 		}
 	case *DeleteItemOutput:
 		if o.Attributes == nil && o.ConsumedCapacity == nil && o.ItemCollectionMetrics == nil {
-			return []byte("{}"), nil
+			return emptyBody, nil
 		}
 	}
 	if m, ok := out.(interface{ MarshalJSON() ([]byte, error) }); ok {

@@ -2,14 +2,12 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -205,59 +203,6 @@ func TestServerRejectsBadRequests(t *testing.T) {
 		assert.Equal(t, strconv.FormatUint(uint64(crc32.ChecksumIEEE(rec.Body.Bytes())), 10), rec.Header().Get("X-Amz-Crc32"))
 		assert.NotEmpty(t, rec.Header().Get("X-Amzn-Requestid"))
 	}
-}
-
-// BenchmarkPutItemHTTP32 puts 300-byte items from 32 SDK goroutines over
-// loopback HTTP.
-//
-// With BENCH_ENDPOINT set (a loopback URL, e.g. a dynalite started by
-// bench/dynalite.sh) the same client and load go to that endpoint
-// instead, so that the engine and another implementation are measured
-// side by side in one run.
-func BenchmarkPutItemHTTP32(b *testing.B) {
-	var c *dynamodb.Client
-	if ep := os.Getenv("BENCH_ENDPOINT"); ep != "" {
-		c = sdkClient(ep)
-	} else {
-		c, _ = startServer(b)
-	}
-	ctx := context.Background()
-	_, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:            aws.String("Bench"),
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-		BillingMode:          types.BillingModePayPerRequest,
-	})
-	var inUse *types.ResourceInUseException
-	if !errors.As(err, &inUse) {
-		require.NoError(b, err)
-	}
-	pad := strings.Repeat("p", 230)
-	var seq atomic.Int64
-	var failed atomic.Int64
-	b.ResetTimer()
-	var wg sync.WaitGroup
-	per := b.N/32 + 1
-	for g := 0; g < 32; g++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; i < per; i++ {
-				k := seq.Add(1)
-				_, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("Bench"), Item: map[string]types.AttributeValue{
-					"pk": s(fmt.Sprintf("user#%012d", k)), "name": s("someone"), "n": n("12345"), "pad": s(pad)}})
-				if err != nil {
-					failed.Add(1)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	b.StopTimer()
-	if failed.Load() > 0 {
-		b.Fatalf("%d puts failed", failed.Load())
-	}
-	b.ReportMetric(float64(per*32)/b.Elapsed().Seconds(), "puts/s")
 }
 
 func sdkQuery50() *dynamodb.QueryInput {
