@@ -117,7 +117,7 @@ func (e *Engine) admitWrite(ctx context.Context, w *write, c capacity.Consumed) 
 	if !e.admits() {
 		return nil
 	}
-	return e.admit(ctx, e.admission(w, c))
+	return e.admitOne(ctx, e.admission(w, c))
 }
 
 // admitRead asks the admission hook about a read of the table or of an
@@ -130,5 +130,5 @@ func (e *Engine) admitRead(ctx context.Context, t *table, index string, hash uin
 	if index != "" {
 		u = c.GSIs[index].Read + c.LSIs[index].Read + c.Table.Read
 	}
-	return e.admit(ctx, Admission{Table: t.name, Index: index, Hash: hash, Key: keyText(key), Read: u})
+	return e.admitOne(ctx, Admission{Table: t.name, Index: index, Hash: hash, Key: keyText(key), Read: u})
 }

@@ -200,6 +200,22 @@ func lockSet(tables map[string]*table) func() {
 // for ConsumedCapacity.
 func (e *Engine) admits() bool { return e.opts.Admit != nil || e.opts.Throughput != nil }
 
+// admitOne is admit for a single admission, without building a slice
+// when only the model is asked (the common path of every read and
+// write).
+func (e *Engine) admitOne(ctx context.Context, a Admission) error {
+	if e.opts.Admit != nil {
+		return e.admit(ctx, a)
+	}
+	if e.opts.Throughput == nil {
+		return nil
+	}
+	if th := e.opts.Throughput.Admit(request(&a, nil)); th != nil {
+		return throttleError(th)
+	}
+	return nil
+}
+
 // admit asks the admission hook, then the throughput model, if any; all
 // of reqs are decided together.
 func (e *Engine) admit(ctx context.Context, reqs ...Admission) error {

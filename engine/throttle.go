@@ -131,10 +131,16 @@ func (e *Engine) describe(t *table) *TableDescription {
 	return d
 }
 
-// request converts an admission for the model; ics is scratch space for
-// its index charges.
+// request converts an admission for the model, appending its index
+// charges to ics (nil: a new slice when there are any).
 func request(a *Admission, ics []throughput.IndexCharge) throughput.Request {
 	r := throughput.Request{Table: a.Table, Index: a.Index, Hash: a.Hash, Key: a.Key, Read: a.Read, Write: a.Write}
+	if len(a.Indexes) == 0 {
+		return r
+	}
+	if ics == nil {
+		ics = make([]throughput.IndexCharge, 0, len(a.Indexes))
+	}
 	for _, ix := range a.Indexes {
 		ics = append(ics, throughput.IndexCharge{Name: ix.Name, Hash: ix.Hash, Key: ix.Key, Write: ix.Write})
 	}
@@ -147,8 +153,7 @@ func request(a *Admission, ics []throughput.IndexCharge) throughput.Request {
 func (e *Engine) modelAdmit(reqs []Admission) *throughput.Throttle {
 	m := e.opts.Throughput
 	if len(reqs) == 1 {
-		var buf [4]throughput.IndexCharge
-		return m.Admit(request(&reqs[0], buf[:0]))
+		return m.Admit(request(&reqs[0], nil))
 	}
 	for _, th := range m.AdmitAll(requests(reqs)) {
 		if th != nil {
