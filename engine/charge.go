@@ -120,15 +120,14 @@ func (e *Engine) admitWrite(ctx context.Context, w *write, c capacity.Consumed) 
 	return e.admitOne(ctx, e.admission(w, c))
 }
 
-// admitRead asks the admission hook about a read of the table or of an
-// index, at the partition with the given hash.
+// admitRead asks the admission hook about a read of the table or of a
+// global secondary index (index), at the partition with the given hash.
+// A local secondary index lives on its table's partitions: its reads are
+// the table's.
 func (e *Engine) admitRead(ctx context.Context, t *table, index string, hash uint64, key []byte, c capacity.Consumed) error {
 	if !e.admits() {
 		return nil
 	}
-	u := c.Table.Read
-	if index != "" {
-		u = c.GSIs[index].Read + c.LSIs[index].Read + c.Table.Read
-	}
+	u := c.Total().Read
 	return e.admitOne(ctx, Admission{Table: t.name, Index: index, Hash: hash, Key: keyText(key), Read: u})
 }

@@ -39,7 +39,32 @@
 //
 // Options.Admit is asked before a write is applied or a read returned,
 // with the units each partition (table and index, by key hash) would
-// consume, all parts of a request decided together; the throughput model
-// refuses requests there. Options.OnSchema reports table definitions as
-// they change.
+// consume, all parts of a request decided together. Options.OnSchema
+// reports table definitions as they change.
+//
+// # Throughput
+//
+// Options.Throughput plugs in the throughput model (package throughput,
+// glue in throttle.go): tables and their GSIs are defined in it from
+// their billing mode, provisioned capacity, warm throughput and
+// OnDemandThroughput as they are created, updated and deleted; every
+// write and read is admitted by it after the Admit hook. A refusal is
+// the exception DynamoDB returns, ThrottlingException or
+// ProvisionedThroughputExceededException with ThrottlingReasons; a
+// transaction is cancelled with ThrottlingError or
+// ProvisionedThroughputExceeded for the actions at fault; batch items
+// refused come back unprocessed, and the batch fails only when all are.
+// DescribeTable shows on-demand warm throughput as the model has adapted
+// it. Engine.Throughput and ThroughputHandler expose the model's
+// per-partition figures.
+//
+// # Index propagation
+//
+// With Options.IndexLag, changes to global secondary indexes are queued
+// per table (in write order) instead of applied, and applied once due,
+// by the engine's clock, before the next index read or write of the
+// table. Delayed entries point at a frozen copy of the record (sharing
+// its bytes), so an index shows the item as it was when the change was
+// made until a later change propagates. The table itself, and local
+// secondary indexes, are never delayed.
 package engine

@@ -59,7 +59,9 @@ type Options struct {
 // Admission is one request's cost on the partitions it touches.
 type Admission struct {
 	Table string
-	// Index is set for a read of a secondary index (Query or Scan).
+	// Index is set for a read (Query or Scan) of a global secondary
+	// index. A local secondary index lives on its table's partitions:
+	// its reads are admitted as the table's.
 	Index string
 	// Hash is the partition's position in the key space: the hash of the
 	// partition key (of all partition attributes, for an index keyed on

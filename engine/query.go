@@ -339,7 +339,10 @@ func (rq *readRequest) run(ctx context.Context, e *Engine) (*QueryOutput, error)
 		op := capacity.ReadOp{Kind: capacity.Page, Consistency: rq.consist, Bytes: total, Count: out.ScannedCount, Fetched: fetched}
 		index := ""
 		if s.ix != nil {
-			op.Index, index = s.ix.name, s.ix.name
+			op.Index = s.ix.name
+			if !s.ix.local {
+				index = s.ix.name
+			}
 		}
 		c, err := t.rules.Read(&t.desc, op)
 		if err != nil {

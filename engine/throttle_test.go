@@ -309,3 +309,28 @@ func txGet(table string, key attr.Item) TransactGetItem {
 	}{TableName: table, Key: key}
 	return g
 }
+
+func TestLocalIndexReadsAreTheTables(t *testing.T) {
+	e, _ := modelled(t, Options{})
+	_, err := e.CreateTable(ctx, &CreateTableInput{
+		TableName: "Tab",
+		AttributeDefinitions: []AttributeDefinition{{AttributeName: "pk", AttributeType: "S"}, {AttributeName: "sk", AttributeType: "N"},
+			{AttributeName: "at", AttributeType: "S"}},
+		KeySchema:   []KeySchemaElement{{AttributeName: "pk", KeyType: "HASH"}, {AttributeName: "sk", KeyType: "RANGE"}},
+		BillingMode: "PAY_PER_REQUEST",
+		LocalSecondaryIndexes: []LocalSecondaryIndex{{IndexName: "ByAt",
+			KeySchema:  []KeySchemaElement{{AttributeName: "pk", KeyType: "HASH"}, {AttributeName: "at", KeyType: "RANGE"}},
+			Projection: &Projection{ProjectionType: "ALL"}}},
+	})
+	require.NoError(t, err)
+	_, err = e.PutItem(ctx, &PutItemInput{TableName: "Tab", Item: item("p", 1, attr.Field{Name: "at", Value: attr.Str("x")})})
+	require.NoError(t, err)
+	n := 0
+	for ; n < 100 && err == nil; n++ {
+		_, err = e.Query(ctx, &QueryInput{TableName: "Tab", IndexName: "ByAt", KeyConditionExpression: "pk = :p",
+			ExpressionAttributeValues: vals(":p", attr.Str("p"))})
+	}
+	te := errType(t, err, ErrThrottling)
+	assert.Equal(t, 61, n, "half a unit a query, 30 units a second")
+	assert.Equal(t, []ThrottlingReason{{Reason: "TableReadKeyRangeThroughputExceeded", Resource: tabARN}}, te.ThrottlingReasons)
+}
