@@ -16,10 +16,13 @@ import (
 )
 
 // lagged returns an engine whose GSIs lag 50 ms behind the table, on a
-// manual clock.
+// manual clock, with the throughput model on at a scale that throttles
+// nothing here (so that admission runs beside the lag, under -race too).
 func lagged(t testing.TB) (*Engine, *throughput.ManualClock) {
 	clk := throughput.NewManualClock(time.Date(2026, 12, 1, 0, 7, 0, 0, time.UTC))
-	e := New(Options{IndexLag: 50 * time.Millisecond, Now: clk.Now})
+	m, err := throughput.New(throughput.Config{Scale: 1000, Now: clk.Now})
+	require.NoError(t, err)
+	e := New(Options{IndexLag: 50 * time.Millisecond, Now: clk.Now, Throughput: m})
 	newTable(t, e)
 	return e, clk
 }
