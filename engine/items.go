@@ -420,7 +420,16 @@ func (e *Engine) single(ctx context.Context, w *write) (capacity.Consumed, error
 	}
 	if err := w.run(); err != nil {
 		if IsType(err, ErrConditionalCheckFailed) {
-			return e.failedCharge(w), err
+			c := e.failedCharge(w)
+			// A failed conditional write consumes the table's units (and
+			// no index's), so it passes admission like any write.
+			if e.admits() {
+				a := Admission{Table: t.name, Hash: be64(w.tkey), Key: keyText(w.tkey[8:]), Write: c.Table.Write}
+				if aerr := e.admitOne(ctx, a); aerr != nil {
+					return capacity.Consumed{}, aerr
+				}
+			}
+			return c, err
 		}
 		return capacity.Consumed{}, err
 	}

@@ -334,3 +334,35 @@ func TestLocalIndexReadsAreTheTables(t *testing.T) {
 	assert.Equal(t, 61, n, "half a unit a query, 30 units a second")
 	assert.Equal(t, []ThrottlingReason{{Reason: "TableReadKeyRangeThroughputExceeded", Resource: tabARN}}, te.ThrottlingReasons)
 }
+
+func TestFailedConditionsAndMaxOnDemand(t *testing.T) {
+	e, clk := modelled(t, Options{})
+	_, err := e.CreateTable(ctx, &CreateTableInput{
+		TableName:            "Tab",
+		AttributeDefinitions: []AttributeDefinition{{AttributeName: "pk", AttributeType: "S"}, {AttributeName: "sk", AttributeType: "N"}},
+		KeySchema:            []KeySchemaElement{{AttributeName: "pk", KeyType: "HASH"}, {AttributeName: "sk", KeyType: "RANGE"}},
+		BillingMode:          "PAY_PER_REQUEST",
+		OnDemandThroughput:   &OnDemandThroughput{MaxWriteRequestUnits: ptr(int64(500))},
+	})
+	require.NoError(t, err)
+	// 500 WRU at 1/100: five units a second for the whole table, wherever
+	// the keys land.
+	n := 0
+	for ; n < 20 && err == nil; n++ {
+		_, err = e.PutItem(ctx, &PutItemInput{TableName: "Tab", Item: item(fmt.Sprint("k", n), 1)})
+	}
+	te := errType(t, err, ErrThrottling)
+	assert.Equal(t, 6, n)
+	assert.Equal(t, []ThrottlingReason{{Reason: "TableWriteMaxOnDemandThroughputExceeded", Resource: tabARN}}, te.ThrottlingReasons)
+	assert.Contains(t, te.Message, "maximum OnDemandThroughput")
+
+	// A failed conditional write consumes units too: it is throttled
+	// first when there are none left.
+	clk.Advance(time.Second)
+	for range 5 {
+		_, err = e.PutItem(ctx, &PutItemInput{TableName: "Tab", Item: item("k0", 1), ConditionExpression: "attribute_not_exists(pk)"})
+		errType(t, err, ErrConditionalCheckFailed)
+	}
+	_, err = e.PutItem(ctx, &PutItemInput{TableName: "Tab", Item: item("k0", 1), ConditionExpression: "attribute_not_exists(pk)"})
+	errType(t, err, ErrThrottling)
+}
