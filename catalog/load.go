@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -39,14 +40,24 @@ func Parse(name string, data []byte) (*Model, error) {
 func LoadWith(path string, opts Options) (*Model, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("read model: %w", err)
+		return nil, readError(path, err)
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, MaxInputBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("read model: %w", err)
+		return nil, readError(path, err)
 	}
 	return ParseWith(filepath.ToSlash(path), data, opts)
+}
+
+// readError says which model could not be read and why, without the
+// operation's name that os adds ("open", "read").
+func readError(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("read model %s: %w", path, err)
 }
 
 // ParseWith is Parse with options.
@@ -57,6 +68,7 @@ func ParseWith(name string, data []byte, opts Options) (*Model, error) {
 	}
 	doc := tree.toAny()
 	if errs := validateSchema(name, doc, paths); errs != nil {
+		truncated(errs, data)
 		return nil, finish(errs)
 	}
 	var raw rawModel
@@ -81,6 +93,22 @@ func ParseWith(name string, data []byte, opts Options) (*Model, error) {
 		return m.Warnings[i].Code < m.Warnings[j].Code
 	})
 	return m, nil
+}
+
+// truncated adds a hint to the top-level "missing required field" errors
+// of a file that stops in the middle of a line: a copy cut short loses
+// its last sections, and the missing fields are the symptom, not the
+// cause.
+func truncated(errs ErrorList, data []byte) {
+	if len(data) == 0 || data[len(data)-1] == '\n' {
+		return
+	}
+	line, _ := lineCol(data, len(data))
+	for _, e := range errs {
+		if e.Path == "" && e.Hint == "" && strings.HasPrefix(e.Msg, "missing required field") {
+			e.Hint = fmt.Sprintf("the file ends in the middle of line %d: is it cut short?", line)
+		}
+	}
 }
 
 func finish(errs ErrorList) ErrorList {
@@ -212,6 +240,22 @@ var patternWords = map[string]string{
 	`^:[A-Za-z0-9_]+$`:                "an expression value name such as :amt",
 }
 
+// scalarText writes a document value for a message: a scalar as its
+// text (ok), a mapping or a list as words, never as Go would print it.
+func scalarText(v any) (string, bool) {
+	switch x := v.(type) {
+	case map[string]any:
+		return "a mapping", false
+	case []any:
+		return "a list", false
+	case nil:
+		return "nothing", false
+	case string:
+		return x, true
+	}
+	return fmt.Sprint(v), true
+}
+
 func patternText(p string) string {
 	if w, ok := patternWords[p]; ok {
 		return w
@@ -230,7 +274,7 @@ func ratText(r *big.Rat) string {
 func schemaError(file string, paths map[string]*tnode, ve *jsonschema.ValidationError) ErrorList {
 	ptr := pointer(ve.InstanceLocation)
 	at := func(p string, key bool, msg, hint string) *Error {
-		return &Error{Pos: posAt(file, paths, p, key), Path: displayPath(p), Msg: msg, Hint: hint}
+		return &Error{Pos: posAt(file, paths, p, key), Path: displayPath(paths, p), Msg: msg, Hint: hint}
 	}
 	switch k := ve.ErrorKind.(type) {
 	case *kind.AdditionalProperties:
@@ -268,10 +312,14 @@ func schemaError(file string, paths map[string]*tnode, ve *jsonschema.Validation
 			ws = append(ws, s)
 			quoted = append(quoted, strconv.Quote(s))
 		}
-		got := fmt.Sprint(k.Got)
+		got, ok := scalarText(k.Got)
+		if !ok {
+			return ErrorList{at(ptr, false, fmt.Sprintf("expected one of %s, got %s", strings.Join(quoted, ", "), got), "")}
+		}
 		return ErrorList{at(ptr, false, fmt.Sprintf("%q is not allowed here; expected one of %s", got, strings.Join(quoted, ", ")), didYouMean(got, ws))}
 	case *kind.Const:
-		return ErrorList{at(ptr, false, fmt.Sprintf("must be %v", k.Want), "")}
+		want, _ := scalarText(k.Want)
+		return ErrorList{at(ptr, false, "must be "+want, "")}
 	case *kind.Pattern:
 		return ErrorList{at(ptr, false, fmt.Sprintf("%q is not %s", k.Got, patternText(k.Want)), "")}
 	case *kind.Minimum:
@@ -333,7 +381,7 @@ func decodeRaw(file string, doc any, paths map[string]*tnode, raw *rawModel) Err
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
 			ptr := "/" + strings.ReplaceAll(te.Field, ".", "/")
-			return ErrorList{{Pos: posAt(file, paths, ptr, false), Path: displayPath(ptr), Msg: fmt.Sprintf("%s is out of range here", te.Value)}}
+			return ErrorList{{Pos: posAt(file, paths, ptr, false), Path: displayPath(paths, ptr), Msg: fmt.Sprintf("%s is out of range here", te.Value)}}
 		}
 		return ErrorList{{Pos: Pos{file, 1, 1}, Msg: "unsupported value in the model"}}
 	}

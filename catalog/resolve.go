@@ -54,7 +54,7 @@ func p(parts ...any) string {
 }
 
 func (r *resolver) errAt(ptr string, key bool, hint, format string, args ...any) {
-	r.errs = append(r.errs, &Error{Pos: posAt(r.file, r.paths, ptr, key), Path: displayPath(ptr), Msg: fmt.Sprintf(format, args...), Hint: hint})
+	r.errs = append(r.errs, &Error{Pos: posAt(r.file, r.paths, ptr, key), Path: displayPath(r.paths, ptr), Msg: fmt.Sprintf(format, args...), Hint: hint})
 }
 
 // errf reports at the value of ptr.
@@ -79,11 +79,21 @@ func sortedKeys[V any](m map[string]V) []string {
 
 func (r *resolver) attrNames() []string { return sortedKeys(r.attrs) }
 
+// attrHint names the declared attribute closest to an unknown name, or,
+// when none is close (a declaration deleted or renamed far), says where
+// the declaration belongs.
+func (r *resolver) attrHint(name string) string {
+	if h := didYouMean(name, r.attrNames()); h != "" {
+		return h
+	}
+	return fmt.Sprintf("declare %s under the top-level attributes", name)
+}
+
 // attrRef checks that name is a declared attribute.
 func (r *resolver) attrRef(ptr, name string) *Attribute {
 	a, ok := r.attrs[name]
 	if !ok {
-		r.errAt(ptr, false, didYouMean(name, r.attrNames()), "unknown attribute %q", name)
+		r.errAt(ptr, false, r.attrHint(name), "unknown attribute %q", name)
 		return nil
 	}
 	return a
@@ -491,7 +501,7 @@ func (r *resolver) sampleItem(ptr string, e *Entity, raw map[string]json.RawMess
 				carried = append(carried, ea.Name)
 			}
 			if !declared {
-				r.errAt(vptr, true, didYouMean(name, r.attrNames()), "unknown attribute %q", name)
+				r.errAt(vptr, true, r.attrHint(name), "unknown attribute %q", name)
 			} else {
 				r.errAt(vptr, true, didYouMean(name, carried), "entity %s does not carry %s", e.Name, name)
 			}

@@ -313,7 +313,7 @@ func (r *resolver) checkOperand(ptr string, o Operand, a *Attribute, avail func(
 	for _, ph := range o.Placeholders() {
 		if avail == nil {
 			if _, ok := r.attrs[ph]; !ok {
-				r.errAt(ptr, false, didYouMean(ph, r.attrNames()), "placeholder {%s} is not a declared attribute", ph)
+				r.errAt(ptr, false, r.attrHint(ph), "placeholder {%s} is not a declared attribute", ph)
 			}
 			continue
 		}

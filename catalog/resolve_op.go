@@ -672,7 +672,7 @@ func (r *resolver) expressions(ptr string, scope *opScope, q *Request, rr *rawRe
 			}
 			a, ok := r.attrs[tok]
 			if !ok {
-				r.errAt(eptr, false, didYouMean(tok, r.attrNames()), "unknown attribute %q in %s expression", tok, ex.field)
+				r.errAt(eptr, false, r.attrHint(tok), "unknown attribute %q in %s expression", tok, ex.field)
 				continue
 			}
 			if q.Entity != nil && q.Entity.Has(tok) == "" && kind != Query {

@@ -40,7 +40,7 @@ type Options struct {
 }
 
 func (r *resolver) warn(m *Model, ptr, code, hint, format string, args ...any) {
-	f := Finding{Pos: posAt(r.file, r.paths, ptr, true), Path: displayPath(ptr), Code: code, Msg: fmt.Sprintf(format, args...), Hint: hint}
+	f := Finding{Pos: posAt(r.file, r.paths, ptr, true), Path: displayPath(r.paths, ptr), Code: code, Msg: fmt.Sprintf(format, args...), Hint: hint}
 	for _, a := range m.Review.Accept {
 		if a.Code == code && pathToPtr(a.Path) == ptr {
 			f.Accepted = a.Reason

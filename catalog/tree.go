@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -73,6 +75,10 @@ func parseTree(file string, data []byte) (*tnode, map[string]*tnode, ErrorList) 
 		line, col := lineCol(data, i)
 		return nil, nil, at(line, col, "file contains a NUL byte: not a text file", "")
 	}
+	if i, r := controlChar(data); i >= 0 {
+		line, col := lineCol(data, i)
+		return nil, nil, at(line, col, fmt.Sprintf("control character %U is not allowed in YAML", r), "remove it, or write it as an escape inside a double-quoted string")
+	}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(strings.NewReader(string(data)))
 	if err := dec.Decode(&doc); err != nil {
@@ -113,21 +119,42 @@ func invalidUTF8At(data []byte) (int, int) {
 	return 1, 1
 }
 
+// lineCol returns the line and column of a byte offset; columns count
+// characters, as yaml.v3's do.
 func lineCol(data []byte, off int) (int, int) {
 	line, col := 1, 1
 	for i := 0; i < off && i < len(data); i++ {
-		if data[i] == '\n' {
+		switch {
+		case data[i] == '\n':
 			line, col = line+1, 1
-		} else {
+		case utf8.RuneStart(data[i]):
 			col++
 		}
 	}
 	return line, col
 }
 
+// controlChar returns the offset of the first character YAML refuses
+// (C0 and C1 controls other than tab, line breaks and NEL; U+FFFE, U+FFFF),
+// or -1. yaml.v3 reports these without a line.
+func controlChar(data []byte) (int, rune) {
+	for i, r := range string(data) {
+		switch {
+		case r == '\t' || r == '\n' || r == '\r' || r == 0x85:
+		case r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || r == 0xfffe || r == 0xffff:
+			return i, r
+		}
+	}
+	return -1, 0
+}
+
 // yamlError turns a yaml.v3 parse error into a positioned error. yaml.v3
-// reports "yaml: line N: msg"; it never gives a column, so the column is
-// the first non-blank character of that line.
+// reports "yaml: line N: msg" where N is often the start of the enclosing
+// block (a missing key deep in a table is reported at the top of the
+// file), and some errors (unknown anchors) have no line at all. The line
+// of the problem is found as the shortest prefix of whole lines that fails
+// with the same error; the column is that of the alias named in the
+// message, or of the first non-blank character of the line.
 func yamlError(file string, data []byte, err error) ErrorList {
 	msg := err.Error()
 	line := 1
@@ -138,25 +165,85 @@ func yamlError(file string, data []byte, err error) ErrorList {
 		msg = msg[len(m[0]):]
 	}
 	lines := strings.Split(string(data), "\n")
-	if line < 1 {
-		line = 1
+	if p := failingLine(data, err.Error()); p > 0 {
+		line = p
 	}
-	if line > len(lines) {
-		line = len(lines)
-	}
-	col := 1
-	if line >= 1 && line <= len(lines) {
-		l := lines[line-1]
-		col = len(l) - len(strings.TrimLeft(l, " ")) + 1
+	line = min(max(line, 1), len(lines))
+	l := strings.TrimSuffix(lines[line-1], "\r")
+	col := utf8.RuneCountInString(l) - utf8.RuneCountInString(strings.TrimLeft(l, " ")) + 1
+	if m := unknownAnchor.FindStringSubmatch(msg); m != nil {
+		if i := strings.Index(l, "*"+m[1]); i >= 0 {
+			col = utf8.RuneCountInString(l[:i]) + 1
+		}
 	}
 	hint := ""
-	if strings.Contains(msg, "cannot start any token") && strings.Contains(string(data), "\t") {
+	if strings.Contains(msg, "cannot start any token") && strings.Contains(l, "\t") {
 		hint = "YAML indentation must use spaces, not tabs"
 	}
 	if strings.Contains(msg, "mapping values are not allowed") {
 		hint = "check the indentation of this line and the one above, or quote a value containing ': '"
 	}
+	if strings.Contains(msg, "did not find expected key") {
+		hint = "check the indentation of this line: it does not line up with the keys above it"
+	}
 	return ErrorList{{Pos: Pos{file, line, col}, Msg: "invalid YAML: " + msg, Hint: hint}}
+}
+
+var unknownAnchor = regexp.MustCompile(`unknown anchor '([^']*)' referenced`)
+
+// maxRefine bounds the text searched for the line of a YAML error: each
+// probe parses a prefix again, and a model is far smaller.
+const maxRefine = 2 << 20
+
+// failingLine returns the smallest number of whole lines of data whose
+// parse fails with exactly the message want, or 0. A prefix that stops
+// before the problem either parses or fails differently (a cut flow list),
+// and every prefix that includes it fails the same way, so a binary search
+// finds the line.
+func failingLine(data []byte, want string) int {
+	if len(data) > maxRefine {
+		return 0
+	}
+	var ends []int // ends[k-1] is the end of line k
+	for i, c := range data {
+		if c == '\n' {
+			ends = append(ends, i+1)
+		}
+	}
+	if len(ends) == 0 || ends[len(ends)-1] != len(data) {
+		ends = append(ends, len(data))
+	}
+	fails := func(k int) bool {
+		err := decodeAll(data[:ends[k-1]])
+		return err != nil && err.Error() == want
+	}
+	lo, hi := 1, len(ends)
+	if !fails(hi) {
+		return 0
+	}
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if fails(mid) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo
+}
+
+// decodeAll parses every document of data and returns the first error.
+func decodeAll(data []byte) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var n yaml.Node
+		if err := dec.Decode(&n); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+	}
 }
 
 func (b *builder) errorf(n *yaml.Node, format string, args ...any) {
@@ -212,7 +299,7 @@ func (b *builder) build(n *yaml.Node, ptr string, depth int) *tnode {
 			}
 			name := k.Value
 			if prev, dup := seen[name]; dup {
-				b.errs = append(b.errs, &Error{Pos: b.pos(k), Path: displayPath(ptr), Msg: fmt.Sprintf("duplicate key %q (first at line %d)", name, prev.Line)})
+				b.errs = append(b.errs, &Error{Pos: b.pos(k), Path: displayPath(b.paths, ptr), Msg: fmt.Sprintf("duplicate key %q (first at line %d)", name, prev.Line)})
 				continue
 			}
 			seen[name] = b.pos(k)
@@ -264,20 +351,33 @@ func escapePtr(s string) string {
 }
 
 // displayPath turns a JSON pointer into the dotted form used in messages:
-// /indexes/GSI1/partition/2 -> indexes.GSI1.partition[2].
-func displayPath(ptr string) string {
+// /indexes/GSI1/partition/2 -> indexes.GSI1.partition[2]. A token is an
+// index when its parent in paths is a list (a mapping may have a key "0"
+// or "-1"); names holding invisible or control characters are quoted.
+func displayPath(paths map[string]*tnode, ptr string) string {
 	if ptr == "" {
 		return ""
 	}
 	var b strings.Builder
-	for i, tok := range strings.Split(ptr[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		if _, err := strconv.Atoi(tok); err == nil && i > 0 {
+	parent := ""
+	for i, raw := range strings.Split(ptr[1:], "/") {
+		tok := strings.ReplaceAll(strings.ReplaceAll(raw, "~1", "/"), "~0", "~")
+		isList := false
+		if n, ok := paths[parent]; ok {
+			isList = n.kind == 'l'
+		} else {
+			isList = tok != "" && strings.Trim(tok, "0123456789") == ""
+		}
+		parent += "/" + raw
+		switch {
+		case isList && i > 0:
 			b.WriteString("[" + tok + "]")
 			continue
-		}
-		if i > 0 {
+		case i > 0:
 			b.WriteByte('.')
+		}
+		if strings.IndexFunc(tok, func(r rune) bool { return !unicode.IsGraphic(r) }) >= 0 {
+			tok = strconv.Quote(tok)
 		}
 		b.WriteString(tok)
 	}

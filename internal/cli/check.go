@@ -37,9 +37,15 @@ It then estimates every business operation statically, in each budget
 variant, from the sample items and the billing rules, and compares the
 units with the declared budget (write and read units separately).
 
+With --format json, stdout holds one JSON document whatever the outcome:
+a bad model gives "ok": false and its errors (file, line, column, path,
+message, hint); a file that cannot be read gives one error without a line.
+Text output goes to stdout and errors to stderr.
+
 Exit codes: 0 ok; 2 the model is invalid (errors are listed with
-file:line:column); 3 an operation exceeds its budget (the step and the
-cause are named), or --strict and a warning that the model does not accept.`,
+file:line:column) or cannot be read; 3 an operation exceeds its budget (the
+step and the cause are named), or --strict and a warning that the model does
+not accept.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			o.path = "model.yaml"
@@ -69,11 +75,11 @@ func runCheck(e *env, o *checkOptions) error {
 		return reported(ExitBadInput, errs)
 	}
 	if err != nil {
-		return badInput(err)
+		return checkFailed(e, o, err)
 	}
 	vs, err := estimate.New(m, capacity.Default()).Operations()
 	if err != nil {
-		return badInput(fmt.Errorf("%s: static capacity: %w", o.path, err))
+		return checkFailed(e, o, fmt.Errorf("%s: static capacity: %w", o.path, err))
 	}
 	var over []string
 	for _, v := range vs {
@@ -99,6 +105,16 @@ func runCheck(e *env, o *checkOptions) error {
 		}
 	}
 	return nil
+}
+
+// checkFailed reports an error that has no position in the model (the
+// file cannot be read): on stderr, and with --format json also as the
+// report's only error, so that stdout is always one JSON document.
+func checkFailed(e *env, o *checkOptions, err error) error {
+	if o.format == "json" {
+		writeJSON(e.stdout, checkJSON{Model: o.path, OK: false, Errors: []jsonError{{File: o.path, Message: err.Error()}}})
+	}
+	return badInput(err)
 }
 
 // checkSection is one part of check's report. Sections are rendered in
@@ -159,8 +175,8 @@ type checkJSON struct {
 
 type jsonError struct {
 	File    string `json:"file"`
-	Line    int    `json:"line"`
-	Column  int    `json:"column"`
+	Line    int    `json:"line,omitempty"`   // absent when the file could not be read
+	Column  int    `json:"column,omitempty"` // absent with line
 	Path    string `json:"path,omitempty"`
 	Message string `json:"message"`
 	Hint    string `json:"hint,omitempty"`
@@ -185,6 +201,7 @@ func renderCheckJSON(w io.Writer, path string, m *catalog.Model, sections []chec
 func writeJSON(w io.Writer, v any) {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // messages quote "<<" and "->"; this is not HTML
 	_ = enc.Encode(v)
 }
 

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -41,6 +42,10 @@ iaRequestFactor, wcuHour, rcuHour, pitrGBMonth, exportGB, ...; a figure
 is a number or {value, status, date}).
 
 --compare A.yaml B.yaml prints two models side by side with the ratio.
+
+Errors go to stderr only, as file:line:column lines for a bad model; with
+--format json stdout holds the report when the exit code is 0 and nothing
+otherwise.
 
 Exit codes: 0 ok; 2 a model, the price file or a flag is invalid.`,
 		Args: cobra.MaximumNArgs(2),
@@ -83,12 +88,28 @@ func runCost(e *env, o *costOptions, paths []string) error {
 		}
 		file = &p
 	}
-	var bills []*estimate.Bill
+	// Every model is loaded before any is priced, so that --compare lists
+	// the errors of both.
+	models := make([]*catalog.Model, 0, len(paths))
+	var bad catalog.ErrorList
 	for _, path := range paths {
 		m, err := catalog.LoadWith(path, catalog.Options{ItemSize: capacity.Default().ItemSize})
-		if err != nil {
+		var errs catalog.ErrorList
+		switch {
+		case errors.As(err, &errs):
+			bad = append(bad, errs...)
+		case err != nil:
 			return badInput(err)
 		}
+		models = append(models, m)
+	}
+	if len(bad) > 0 {
+		fmt.Fprintln(e.stderr, bad.Error())
+		return reported(ExitBadInput, bad)
+	}
+	var bills []*estimate.Bill
+	for i, m := range models {
+		path := paths[i]
 		prices := estimate.ModelPrices(capacity.DefaultPrices(), m.Pricing)
 		if file != nil {
 			prices = estimate.Overlay(prices, *file)
