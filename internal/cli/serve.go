@@ -135,6 +135,9 @@ func serve(ctx context.Context, ln net.Listener, eng *engine.Engine, e *env) err
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	go eng.RunTTL(ctx)
 	fmt.Fprintf(e.stdout, "cardapio engine listening on http://%s\n", ln.Addr())
+	if s, ok := eng.Throughput(); ok {
+		fmt.Fprintf(e.stdout, "throughput model on at scale %g; figures at http://%s%s\n", s.Scale, ln.Addr(), engine.ThroughputPath)
+	}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {

@@ -75,7 +75,7 @@ func TestServeThroughputFlags(t *testing.T) {
 
 // startServe runs serve with the engine the config describes on a
 // loopback port until the test ends, and returns its URL.
-func startServe(t *testing.T, c serveConfig) string {
+func startServe(t *testing.T, c serveConfig) (url string, stdout *bytes.Buffer) {
 	t.Helper()
 	eng, err := newEngine(c)
 	require.NoError(t, err)
@@ -83,12 +83,15 @@ func startServe(t *testing.T, c serveConfig) string {
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- serve(ctx, ln, eng, &env{stdout: io.Discard, stderr: io.Discard}) }()
+	stdout = &bytes.Buffer{}
+	// serve prints before it serves: once a request is answered, the
+	// buffer is no longer written.
+	go func() { done <- serve(ctx, ln, eng, &env{stdout: stdout, stderr: io.Discard}) }()
 	t.Cleanup(func() {
 		cancel()
 		<-done
 	})
-	return "http://" + ln.Addr().String()
+	return "http://" + ln.Addr().String(), stdout
 }
 
 func call(t *testing.T, url, op, body string) (int, string) {
@@ -106,7 +109,7 @@ func call(t *testing.T, url, op, body string) (int, string) {
 }
 
 func TestServeThroughput(t *testing.T) {
-	url := startServe(t, serveConfig{sweep: time.Second, limits: true, scale: 0.001, warmRead: 12000, warmWrite: 4000})
+	url, stdout := startServe(t, serveConfig{sweep: time.Second, limits: true, scale: 0.001, warmRead: 12000, warmWrite: 4000})
 	code, body := call(t, url, "CreateTable", `{"TableName":"Hot","BillingMode":"PAY_PER_REQUEST",
 		"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],"KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}]}`)
 	require.Equal(t, 200, code, body)
@@ -135,10 +138,11 @@ func TestServeThroughput(t *testing.T) {
 	assert.GreaterOrEqual(t, r.Totals.WriteThrottled, 1.0)
 	assert.GreaterOrEqual(t, r.Totals.WriteConsumed, 1.0)
 	assert.Equal(t, 1, r.Busy())
+	assert.Contains(t, stdout.String(), "throughput model on at scale 0.001; figures at "+url+engine.ThroughputPath)
 }
 
 func TestServeThroughputOff(t *testing.T) {
-	url := startServe(t, serveConfig{sweep: time.Second, lag: time.Hour})
+	url, _ := startServe(t, serveConfig{sweep: time.Second, lag: time.Hour})
 	resp, err := http.Get(url + engine.ThroughputPath)
 	require.NoError(t, err)
 	resp.Body.Close()
