@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf16"
@@ -454,7 +455,7 @@ func (p *parser) fieldsUntilBrace(depth int, dst Item) (Item, error) {
 			seen[name] = struct{}{}
 		}
 		if dup {
-			return nil, p.fail(at, "duplicate attribute name %q", name)
+			return nil, p.fail(at, "duplicate attribute name %s", quoteShort(name))
 		}
 		if err := p.expect(':', "':' after attribute name"); err != nil {
 			return nil, err
@@ -542,7 +543,7 @@ func (p *parser) value(depth int, v *Value) error {
 	}
 	t := tagOf(raw)
 	if t == Invalid {
-		return p.fail(tagAt, "unknown type tag %q", raw)
+		return p.fail(tagAt, "unknown type tag %s", quoteShort(string(raw)))
 	}
 	if err := p.expect(':', "':' after type tag"); err != nil {
 		return err
@@ -679,7 +680,7 @@ func (p *parser) scalar(t Type, at int) (string, error) {
 	case N, NS:
 		s := p.text(raw)
 		if err := ValidNumber(s); err != nil {
-			return "", &perr{pos: at, msg: fmt.Sprintf("invalid number %q: %v", s, err), err: err}
+			return "", &perr{pos: at, msg: fmt.Sprintf("invalid number %s: %v", quoteShort(s), err), err: err}
 		}
 		return s, nil
 	}
@@ -794,7 +795,7 @@ func (p *parser) set(t Type) ([]string, error) {
 		break
 	}
 	if i := p.duplicate(t); i >= 0 {
-		return nil, p.fail(p.at[i], "%s: input collection contains duplicates (%q)", t, p.members[i])
+		return nil, p.fail(p.at[i], "%s: input collection contains duplicates (%s)", t, quoteShort(p.members[i]))
 	}
 	return slices.Clone(p.members), nil
 }
@@ -1129,4 +1130,19 @@ func decodeInto[T any](dst *T, data []byte, decode func([]byte) (T, error)) erro
 	}
 	*dst = x
 	return nil
+}
+
+// quoteShort quotes s for an error message, cut to its first 40
+// characters: a bad value may be 400 KB long, and the message is read by
+// a person.
+func quoteShort(s string) string {
+	const keep = 40
+	n := 0
+	for i := range s {
+		if n == keep {
+			return strconv.Quote(s[:i]) + fmt.Sprintf("... (%d bytes)", len(s))
+		}
+		n++
+	}
+	return strconv.Quote(s)
 }
