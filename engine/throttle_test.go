@@ -366,3 +366,37 @@ func TestFailedConditionsAndMaxOnDemand(t *testing.T) {
 	_, err = e.PutItem(ctx, &PutItemInput{TableName: "Tab", Item: item("k0", 1), ConditionExpression: "attribute_not_exists(pk)"})
 	errType(t, err, ErrThrottling)
 }
+
+// keysPerEighth returns n partition keys in each eighth of the key space
+// (each partition of a table with 8).
+func keysPerEighth(n int) []string {
+	var out []string
+	count := [8]int{}
+	for i := 0; len(out) < 8*n; i++ {
+		k := fmt.Sprint("k", i)
+		top := hashParts(appendPart(nil, attr.Str(k))) >> 61
+		if count[top] < n {
+			count[top]++
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func TestWarmThroughputAdapts(t *testing.T) {
+	e, clk := modelled(t, Options{})
+	newTable(t, e)
+	// 24 writes in one second, 3 per partition: 2,400 WRU on AWS.
+	for _, k := range keysPerEighth(3) {
+		_, err := e.PutItem(ctx, &PutItemInput{TableName: "Tab", Item: item(k, 1)})
+		require.NoError(t, err)
+	}
+	clk.Advance(29 * time.Minute)
+	d, err := e.DescribeTable(ctx, &DescribeTableInput{TableName: "Tab"})
+	require.NoError(t, err)
+	assert.Equal(t, int64(4000), d.Table.WarmThroughput.WriteUnitsPerSecond, "not adapted within the window")
+	clk.Advance(2 * time.Minute)
+	d, err = e.DescribeTable(ctx, &DescribeTableInput{TableName: "Tab"})
+	require.NoError(t, err)
+	assert.Equal(t, int64(4800), d.Table.WarmThroughput.WriteUnitsPerSecond, "twice the previous peak")
+}
