@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -95,9 +96,14 @@ func runCapacityItem(e *env, o itemOptions, file string) error {
 	if err != nil {
 		var se *attr.SyntaxError
 		if errors.As(err, &se) {
-			return badInput(fmt.Errorf("%s:%d:%d: %s", name, se.Line, se.Column, se.Msg))
+			err = fmt.Errorf("%s:%d:%d: %s", name, se.Line, se.Column, se.Msg)
+		} else {
+			err = fmt.Errorf("%s: %w", name, err)
 		}
-		return badInput(fmt.Errorf("%s: %w", name, err))
+		if w := wrapperKey(data); w != "" {
+			err = fmt.Errorf("%w\nhint: this is a response with the item under %q: give the item itself", err, w)
+		}
+		return badInput(err)
 	}
 	if err := rules.CheckItem(nil, it); err != nil {
 		return badInput(fmt.Errorf("%s: %w", name, err))
@@ -183,6 +189,22 @@ func runItemStream(e *env, o itemOptions, rules capacity.Rules, in io.Reader, na
 		fmt.Fprintf(e.stderr, "cardapio: %s: and %s more bad lines\n", name, thousands(int64(more)))
 	}
 	return reported(ExitBadInput, fmt.Errorf("%s: %d bad lines", name, st.BadLines))
+}
+
+// wrapperKey returns "Item" or "Attributes" when data is an object whose
+// only key is that name: the output of get-item or update-item pasted
+// whole, a common mistake.
+func wrapperKey(data []byte) string {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(data, &top) != nil || len(top) != 1 {
+		return ""
+	}
+	for _, k := range []string{"Item", "Attributes"} {
+		if _, ok := top[k]; ok {
+			return k
+		}
+	}
+	return ""
 }
 
 // openItemFile opens FILE, or stdin for "-".
