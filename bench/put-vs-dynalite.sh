@@ -23,7 +23,10 @@
 #
 # Printed per run: puts/s, the client's CPU per put, the server's CPU per
 # put (from /proc), and TCP connections opened per 1,000 puts; then the
-# median rate of each server and their ratio.
+# median rate of each server and their ratio. Each round also runs the
+# same client against a null server (BenchmarkPutItemNullServer32: reads
+# each request, answers {} without looking at it): the most that any
+# server can reach with this client on this machine.
 #
 # Environment:
 #   ENGINE_PORT, DYNALITE_PORT   loopback ports (default 4580, 4581)
@@ -76,15 +79,18 @@ for _ in $(seq 1 100); do
 done
 
 # run NAME PORT PID PUTS: one benchmark run; prints NAME and the metrics.
+# NAME null runs the null server in the benchmark's process instead.
 run() {
-	local out line
+	local out line bench=BenchmarkPutItemHTTP32
+	[[ $1 == null ]] && bench=BenchmarkPutItemNullServer32
 	out=$(cd "$repo/engine" && BENCH_ENDPOINT="http://127.0.0.1:$2" BENCH_SERVER_PID="$3" \
-		"$work/engine.test" -test.run '^$' -test.bench '^BenchmarkPutItemHTTP32$' -test.benchtime "${4}x" 2>&1) &&
-		line=$(grep '^BenchmarkPutItemHTTP32' <<<"$out") || { echo "$out" >&2; die "benchmark against $1 failed"; }
+		"$work/engine.test" -test.run '^$' -test.bench "^$bench\$" -test.benchtime "${4}x" 2>&1) &&
+		line=$(grep "^$bench" <<<"$out") || { echo "$out" >&2; die "benchmark against $1 failed"; }
 	awk -v name="$1" '{
 		for (i = 1; i < NF; i++) m[$(i+1)] = $i
-		printf "%-9s %8.0f puts/s  client %6.1f µs/put  server %6.1f µs/put  dials/1000puts %.2f\n",
-			name, m["puts/s"], m["client-cpu-µs/put"], m["server-cpu-µs/put"], m["dials/1000puts"]
+		srv = ("server-cpu-µs/put" in m) ? sprintf("%6.1f", m["server-cpu-µs/put"]) : "   n/a"
+		printf "%-9s %8.0f puts/s  client %6.1f µs/put  server %s µs/put  dials/1000puts %.2f\n",
+			name, m["puts/s"], m["client-cpu-µs/put"], srv, m["dials/1000puts"]
 	}' <<<"$line"
 }
 
@@ -99,12 +105,15 @@ for r in $(seq 1 "$rounds"); do
 		run dynalite "$dynalite_port" "$dynalite_pid" "$dynalite_puts" | tee -a "$results"
 		run engine "$engine_port" "$engine_pid" "$engine_puts" | tee -a "$results"
 	fi
+	run null 0 0 "$engine_puts" | tee -a "$results"
 done
 echo "load average $(cut -d' ' -f1-3 /proc/loadavg) after"
 
 median() { grep "^$1 " "$results" | awk '{print $2}' | sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 e=$(median engine)
 d=$(median dynalite)
-awk -v e="$e" -v d="$d" -v n="$rounds" 'BEGIN {
+z=$(median null)
+awk -v e="$e" -v d="$d" -v z="$z" -v n="$rounds" 'BEGIN {
 	printf "median of %d runs: engine %.0f puts/s, dynalite %.0f puts/s, ratio %.2fx\n", n, e, d, e / d
+	printf "null server (the client alone) %.0f puts/s: at most %.2fx dynalite with this client; the engine reaches %.0f%% of it\n", z, z / d, 100 * e / z
 }'

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -245,6 +247,68 @@ func BenchmarkPutItemHTTP32(b *testing.B) {
 		served, _ := startServer(b)
 		c = loaderClient(*served.Options().BaseEndpoint, &dials)
 	}
+	putHTTP32(b, c, &dials, serverPid)
+}
+
+// BenchmarkPutItemNullServer32 is BenchmarkPutItemHTTP32 against a server
+// that reads each request and answers PutItem's empty response without
+// looking at it: what the SDK client alone sustains on this machine, the
+// ceiling of any server measured with it.
+func BenchmarkPutItemNullServer32(b *testing.B) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(b, err)
+	b.Cleanup(func() { ln.Close() })
+	go nullServer(ln)
+	var dials atomic.Int64
+	putHTTP32(b, loaderClient("http://"+ln.Addr().String(), &dials), &dials, 0)
+}
+
+// nullResponse is an empty PutItem answer: {} and its CRC32.
+var nullResponse = []byte("HTTP/1.1 200 OK\r\nContent-Type: application/x-amz-json-1.0\r\n" +
+	"X-Amzn-Requestid: NULL\r\nX-Amz-Crc32: 2745614147\r\nContent-Length: 2\r\n\r\n{}")
+
+// nullServer answers every HTTP/1.1 request on ln, each read up to the end
+// of its Content-Length body, with nullResponse.
+func nullServer(ln net.Listener) {
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		go func() {
+			defer conn.Close()
+			r := bufio.NewReader(conn)
+			for {
+				length := -1
+				for {
+					line, err := r.ReadSlice('\n')
+					if err != nil {
+						return
+					}
+					if len(bytes.TrimSpace(line)) == 0 {
+						break
+					}
+					if k, v, ok := bytes.Cut(line, []byte(":")); ok && strings.EqualFold(string(k), "Content-Length") {
+						length, _ = strconv.Atoi(string(bytes.TrimSpace(v)))
+					}
+				}
+				if length < 0 {
+					return
+				}
+				if _, err := r.Discard(length); err != nil {
+					return
+				}
+				if _, err := conn.Write(nullResponse); err != nil {
+					return
+				}
+			}
+		}()
+	}
+}
+
+// putHTTP32 runs the load of BenchmarkPutItemHTTP32 with client c and
+// reports its metrics; serverPid, when not 0, is the server's process.
+func putHTTP32(b *testing.B, c *dynamodb.Client, dials *atomic.Int64, serverPid int) {
 	ctx := context.Background()
 	_, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{
 		TableName:            aws.String("Bench"),
