@@ -134,14 +134,15 @@ func BenchmarkMemory1M(b *testing.B) {
 // unchanged against every endpoint measured:
 //
 //   - an http.Transport keeping 64 idle connections per host (Go's
-//     default keeps 2, so 32 goroutines would open and close a TCP
-//     connection on most requests), without compression or HTTP/2;
+//     default keeps 2, so 32 goroutines open and close TCP connections
+//     all the time: 150 to 400 dials per 1,000 puts were measured with
+//     it, about 2 with this one), without compression or HTTP/2;
 //   - static fake credentials: requests are still signed (SigV4), as
 //     every SDK request is;
 //   - no retries (aws.NopRetryer): neither endpoint throttles here, so a
 //     failed put is a real failure, counted and reported, never hidden
-//     or slowed down by backoff; no endpoint discovery (the SDK's
-//     default for DynamoDB);
+//     or slowed down by backoff; endpoint discovery off (the SDK's
+//     default for DynamoDB, stated here);
 //   - no CRC32 check of responses (DisableValidateResponseChecksum), a
 //     documented option that skips client work unrelated to the server.
 //
@@ -164,6 +165,7 @@ func loaderClient(endpoint string, dials *atomic.Int64) *dynamodb.Client {
 		Credentials:                     credentials.NewStaticCredentialsProvider("AKID", "SECRET", ""),
 		HTTPClient:                      &http.Client{Transport: tr},
 		Retryer:                         aws.NopRetryer{},
+		EndpointDiscovery:               dynamodb.EndpointDiscoveryOptions{EnableEndpointDiscovery: aws.EndpointDiscoveryDisabled},
 		DisableValidateResponseChecksum: true,
 	})
 }
