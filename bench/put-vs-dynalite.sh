@@ -23,10 +23,12 @@
 #
 # Printed per run: puts/s, the client's CPU per put, the server's CPU per
 # put (from /proc), and TCP connections opened per 1,000 puts; then the
-# median rate of each server and their ratio. Each round also runs the
-# same client against a null server (BenchmarkPutItemNullServer32: reads
-# each request, answers {} without looking at it): the most that any
-# server can reach with this client on this machine.
+# median rate of each server and their ratio, and the median CPU per put
+# on each side (steadier than the rates when the machine is busy with
+# other work). Each round also runs the same client against a null
+# server (BenchmarkPutItemNullServer32: reads each request, answers {}
+# without looking at it): the most that any server can reach with this
+# client on this machine.
 #
 # Environment:
 #   ENGINE_PORT, DYNALITE_PORT   loopback ports (default 4580, 4581)
@@ -109,7 +111,9 @@ for r in $(seq 1 "$rounds"); do
 done
 echo "load average $(cut -d' ' -f1-3 /proc/loadavg) after"
 
-median() { grep "^$1 " "$results" | awk '{print $2}' | sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+# median NAME [FIELD]: the median of a column (default the rate) over
+# NAME's runs.
+median() { grep "^$1 " "$results" | awk -v f="${2:-2}" '{print $f}' | sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 e=$(median engine)
 d=$(median dynalite)
 z=$(median null)
@@ -117,3 +121,7 @@ awk -v e="$e" -v d="$d" -v z="$z" -v n="$rounds" 'BEGIN {
 	printf "median of %d runs: engine %.0f puts/s, dynalite %.0f puts/s, ratio %.2fx\n", n, e, d, e / d
 	printf "null server (the client alone) %.0f puts/s: at most %.2fx dynalite with this client; the engine reaches %.0f%% of it\n", z, z / d, 100 * e / z
 }'
+# CPU per put depends less than the rates on what else the machine runs.
+for name in engine dynalite null; do
+	echo "$name: median CPU per put: client $(median $name 5) µs, server $(median $name 8) µs"
+done
