@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
@@ -64,21 +65,21 @@ func readError(path string, err error) error {
 func ParseWith(name string, data []byte, opts Options) (*Model, error) {
 	tree, paths, errs := parseTree(name, data)
 	if errs != nil {
-		return nil, finish(errs)
+		return nil, finish(errs, data)
 	}
 	doc := tree.toAny()
 	if errs := validateSchema(name, doc, paths); errs != nil {
 		truncated(errs, data)
-		return nil, finish(errs)
+		return nil, finish(errs, data)
 	}
 	var raw rawModel
 	if errs := decodeRaw(name, doc, paths, &raw); errs != nil {
-		return nil, finish(errs)
+		return nil, finish(errs, data)
 	}
 	r := newResolver(name, paths, &raw)
 	m := r.resolve()
 	if len(r.errs) > 0 {
-		return nil, finish(r.errs)
+		return nil, finish(r.errs, data)
 	}
 	m.doc = tree
 	review(r, m, opts)
@@ -111,7 +112,24 @@ func truncated(errs ErrorList, data []byte) {
 	}
 }
 
-func finish(errs ErrorList) ErrorList {
+func finish(errs ErrorList, data []byte) ErrorList {
+	// yaml.v3 places an empty value after its key, which after the last
+	// line break of a file is a line that does not exist: point at the
+	// end of the last line instead.
+	last, lastLen := 1, 0
+	for i := 0; i < len(data); i++ {
+		switch {
+		case data[i] == '\n', data[i] == '\r' && (i+1 == len(data) || data[i+1] != '\n'):
+			last, lastLen = last+1, 0
+		case utf8.RuneStart(data[i]) && data[i] != '\r':
+			lastLen++
+		}
+	}
+	for _, e := range errs {
+		if e.Pos.Line > last {
+			e.Pos.Line, e.Pos.Col = last, lastLen+1
+		}
+	}
 	errs.sort()
 	return errs.dedup()
 }

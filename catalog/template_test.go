@@ -1,6 +1,8 @@
 package catalog
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -111,4 +113,40 @@ func TestEditDistanceHint(t *testing.T) {
 	assert.Equal(t, "shard", nearest("shrd", []string{"shard", "seq", "status"}))
 	assert.Equal(t, "", nearest("completelydifferent", []string{"shard"}))
 	assert.Equal(t, `did you mean "partition"?`, didYouMean("partiton", []string{"partition", "sort"}))
+}
+
+// FuzzParseTemplate: no template panics; a parsed template written back
+// from its parts parses to the same parts, and rendering it with every
+// placeholder filled gives a key that starts with its prefix.
+func FuzzParseTemplate(f *testing.F) {
+	for _, s := range []string{"CT#{contractId}#IN#{seq:03}", "T#{tenantId}#D#{debtorKey}", "PROFILE", "{a}{b}", "{seq:038}", "{seq:039}", "x{", "}", "{a:}", "{:03}", "{é}", "{a:0x3}"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		tm, err := ParseTemplate(text)
+		if err != nil {
+			assert.NotEmpty(t, err.Error())
+			return
+		}
+		var b strings.Builder
+		values := map[string]attr.Value{}
+		for _, p := range tm.Parts {
+			switch {
+			case p.Attr == "":
+				b.WriteString(p.Literal)
+			case p.Width > 0:
+				fmt.Fprintf(&b, "{%s:0%d}", p.Attr, p.Width)
+				values[p.Attr] = attr.Num("7")
+			default:
+				fmt.Fprintf(&b, "{%s}", p.Attr)
+				values[p.Attr] = attr.Str("v")
+			}
+		}
+		again, err := ParseTemplate(b.String())
+		require.NoError(t, err, b.String())
+		assert.Equal(t, tm.Parts, again.Parts)
+		key, err := tm.Render(values)
+		require.NoError(t, err)
+		assert.True(t, strings.HasPrefix(key, tm.Prefix()))
+	})
 }

@@ -67,6 +67,11 @@ func parseTree(file string, data []byte) (*tnode, map[string]*tnode, ErrorList) 
 	if len(data) > MaxInputBytes {
 		return nil, nil, at(1, 1, fmt.Sprintf("file is larger than the %d MiB limit of a model", MaxInputBytes>>20), "")
 	}
+	if bytes.Count(data, []byte("\r")) != bytes.Count(data, []byte("\r\n")) {
+		// A lone CR is a line break to YAML; as LF, every position
+		// below (the search for a failing line included) counts it.
+		data = lfBreaks(data)
+	}
 	if !utf8.Valid(data) {
 		line, col := invalidUTF8At(data)
 		return nil, nil, at(line, col, "file is not valid UTF-8 text", "")
@@ -106,6 +111,17 @@ func parseTree(file string, data []byte) (*tnode, map[string]*tnode, ErrorList) 
 		return nil, nil, b.errs
 	}
 	return t, b.paths, nil
+}
+
+// lfBreaks returns data with every lone CR turned into LF.
+func lfBreaks(data []byte) []byte {
+	out := bytes.Clone(data)
+	for i, c := range out {
+		if c == '\r' && (i+1 == len(out) || out[i+1] != '\n') {
+			out[i] = '\n'
+		}
+	}
+	return out
 }
 
 func invalidUTF8At(data []byte) (int, int) {

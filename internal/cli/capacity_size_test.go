@@ -523,3 +523,95 @@ func TestCapacityItemWorkedExamples(t *testing.T) {
 	assert.Equal(t, refFigures(65), got)
 	assert.Equal(t, 0.5, got["readUnitsEventual"])
 }
+
+// fromJSON reads a decoded DynamoDB JSON value into the reference model;
+// encoding/json is a third, independent reader of the wire format.
+func fromJSON(v any) (rv, bool) {
+	obj, ok := v.(map[string]any)
+	if !ok || len(obj) != 1 {
+		return rv{}, false
+	}
+	for tag, x := range obj {
+		out := rv{tag: tag}
+		switch tag {
+		case "S", "N":
+			out.str, ok = x.(string)
+		case "B":
+			s, _ := x.(string)
+			raw, err := base64.StdEncoding.DecodeString(s)
+			out.str, ok = string(raw), err == nil
+		case "BOOL":
+			out.b, ok = x.(bool)
+		case "NULL":
+			ok = x == true
+		case "L":
+			l, isList := x.([]any)
+			ok = isList
+			for _, e := range l {
+				ev, eok := fromJSON(e)
+				ok = ok && eok
+				out.list = append(out.list, ev)
+			}
+		case "M":
+			m, isMap := x.(map[string]any)
+			ok = isMap
+			for k, e := range m {
+				ev, eok := fromJSON(e)
+				ok = ok && eok
+				out.m = append(out.m, rmember{k, ev})
+			}
+		case "SS", "NS", "BS":
+			l, isList := x.([]any)
+			ok = isList
+			for _, e := range l {
+				s, isStr := e.(string)
+				ok = ok && isStr
+				if tag == "BS" {
+					raw, err := base64.StdEncoding.DecodeString(s)
+					s, ok = string(raw), ok && err == nil
+				}
+				out.set = append(out.set, s)
+			}
+		default:
+			ok = false
+		}
+		return out, ok
+	}
+	return rv{}, false
+}
+
+// FuzzCapacityItem: any input through `capacity item --format json -`
+// exits 0 or 2, prints results only on success and errors only on
+// failure, and an accepted item has the size the reference sizer gives it
+// when encoding/json reads it.
+func FuzzCapacityItem(f *testing.F) {
+	for _, s := range []string{
+		`{"pk":{"S":"USER#123"},"sk":{"S":"PROFILE"},"age":{"N":"42"},"tags":{"SS":["a","bb"]},"addr":{"M":{"city":{"S":"Oslo"},"zip":{"N":"15"}}},"flags":{"L":[{"BOOL":true},{"NULL":true}]}}`,
+		`{"n":{"N":"-0.000120E+3"},"b":{"B":"AAEC"},"bs":{"BS":["YQ==","Yg=="]},"ns":{"NS":["1","2.5"]}}`,
+		`{"s":{"S":"\ud83d\ude00 \u00e9 \n"}}`, `{}`, `{"a":{"X":1}}`, `{"a":{"N":"1E126"}}`, ``, `[`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		var out, errb bytes.Buffer
+		code := Main([]string{"capacity", "item", "--format", "json", "-"}, bytes.NewReader(doc), &out, &errb)
+		if code != ExitOK {
+			require.Equal(t, ExitBadInput, code, errb.String())
+			require.Empty(t, out.String())
+			require.True(t, strings.HasPrefix(errb.String(), "cardapio: stdin"), errb.String())
+			return
+		}
+		require.Empty(t, errb.String())
+		var got map[string]float64
+		require.NoError(t, json.Unmarshal(out.Bytes(), &got))
+		var top map[string]any
+		require.NoError(t, json.Unmarshal(doc, &top), "accepted, but not JSON to encoding/json")
+		size := 0
+		for name, v := range top {
+			val, ok := fromJSON(v)
+			require.True(t, ok, "accepted, but not DynamoDB JSON to the reference: %s", doc)
+			size += len(name) + refSize(val)
+		}
+		require.Equal(t, refFigures(size), got, "%s", doc)
+	})
+}
