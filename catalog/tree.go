@@ -202,7 +202,83 @@ func yamlError(file string, data []byte, err error) ErrorList {
 	if strings.Contains(msg, "did not find expected key") {
 		hint = "check the indentation of this line: it does not line up with the keys above it"
 	}
+	if strings.Contains(msg, "could not find expected ':'") && len(l) > 1024 {
+		hint = "a YAML key is at most 1024 characters long"
+	}
+	q := runawayQuote(lines, line)
+	if q.line == line {
+		col, hint = q.col, "is its closing quote missing?"
+	}
+	if q.line > 0 && q.line < line {
+		// The parser fails where the string finally ends, often far below
+		// the missing quote: point at the quote.
+		return ErrorList{{Pos: Pos{file, q.line, q.col},
+			Msg:  fmt.Sprintf("invalid YAML: %s at line %d, after a quoted string that starts here and runs on for %d lines", msg, line, q.span),
+			Hint: "is its closing quote missing?"}}
+	}
 	return ErrorList{{Pos: Pos{file, line, col}, Msg: "invalid YAML: " + msg, Hint: hint}}
+}
+
+// quoteRun is a quoted scalar that spans lines: where it opens and over
+// how many lines it runs.
+type quoteRun struct{ line, col, span int }
+
+// runawayQuote finds the last quoted scalar opened before line fail that
+// is still open there or closed at most a line before it, and spans more
+// than one line: the usual cause of an error far below a missing quote.
+// It reads the text as a light YAML scanner would (comments, block
+// scalars, quotes that start a value), not exactly.
+func runawayQuote(lines []string, fail int) quoteRun {
+	var found, open quoteRun
+	var quote byte
+	blockIndent := -1 // inside a block scalar: the indentation of its key
+	for i := 0; i < fail && i < len(lines); i++ {
+		l := strings.TrimSuffix(lines[i], "\r")
+		indent := len(l) - len(strings.TrimLeft(l, " "))
+		if blockIndent >= 0 {
+			if strings.TrimSpace(l) == "" || indent > blockIndent {
+				continue
+			}
+			blockIndent = -1
+		}
+		for j := 0; j < len(l); j++ {
+			c := l[j]
+			if quote != 0 {
+				switch {
+				case quote == '"' && c == '\\':
+					j++
+				case c == quote && quote == '\'' && j+1 < len(l) && l[j+1] == '\'':
+					j++
+				case c == quote:
+					quote = 0
+					if i+1 > open.line {
+						open.span = i + 1 - open.line + 1
+						if i+1 >= fail-1 {
+							found = open
+						}
+					}
+				}
+				continue
+			}
+			prev := strings.TrimRight(l[:j], " \t")
+			valueStart := prev == "" || strings.HasSuffix(prev, "- ") || prev == "-" ||
+				strings.ContainsAny(prev[max(len(prev)-1, 0):], ":[{,?")
+			switch {
+			case c == '#' && (j == 0 || l[j-1] == ' ' || l[j-1] == '\t'):
+				j = len(l)
+			case (c == '\'' || c == '"') && valueStart:
+				quote, open = c, quoteRun{line: i + 1, col: utf8.RuneCountInString(l[:j]) + 1}
+			case (c == '|' || c == '>') && valueStart && prev != "":
+				blockIndent = indent
+				j = len(l)
+			}
+		}
+	}
+	if quote != 0 && open.line <= fail {
+		open.span = fail - open.line + 1
+		return open
+	}
+	return found
 }
 
 var unknownAnchor = regexp.MustCompile(`unknown anchor '([^']*)' referenced`)
