@@ -1,6 +1,7 @@
 package capacity
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -110,7 +111,14 @@ readPerMillion: {value: 0.3, status: Price List API, date: 2026-10-01}
 	_, err = LoadPrices("list.yaml", []byte("- 1\n"))
 	assert.EqualError(t, err, "list.yaml:1:1: a price file is a mapping of price names to figures")
 	_, err = LoadPrices("syntax.yaml", []byte("a: [\n"))
-	assert.ErrorContains(t, err, "syntax.yaml: yaml: line")
+	assert.EqualError(t, err, "syntax.yaml:1:1: invalid YAML: did not find expected node content")
+	_, err = LoadPrices("nan.yaml", []byte("exportGB: .nan\nwcuHour: {value: .inf}\n"))
+	assert.EqualError(t, err, "nan.yaml:1:11: exportGB: want a non-negative number, got \".nan\"\n"+
+		"nan.yaml:2:18: wcuHour.value: want a non-negative number, got \".inf\"")
+	_, err = LoadPrices("twice.yaml", []byte("exportGB: 1\nexportGB: 2\n"))
+	assert.EqualError(t, err, "twice.yaml:2:1: exportGB is given twice (first at line 1)")
+	_, err = LoadPrices("binary.yaml", []byte("a: \xc3\x28"))
+	assert.EqualError(t, err, "binary.yaml:1:1: invalid YAML: invalid trailing UTF-8 octet")
 }
 
 // FuzzLoadPrices: price files are outside input; no panic, ever.
@@ -122,9 +130,16 @@ func FuzzLoadPrices(f *testing.F) {
 		p, err := LoadPrices("f.yaml", data)
 		if err == nil {
 			for _, l := range p.Lines() {
-				if l.Value < 0 {
-					t.Fatalf("%s negative", l.Key)
+				if !(l.Value >= 0) || math.IsInf(l.Value, 0) {
+					t.Fatalf("%s: %v", l.Key, l.Value)
 				}
+			}
+			return
+		}
+		// Every error is positioned: file:line:col: message.
+		for _, l := range strings.Split(err.Error(), "\n") {
+			if !strings.HasPrefix(l, "f.yaml:") || strings.HasPrefix(l, "f.yaml:0:") || strings.Contains(l, ":0: ") {
+				t.Fatalf("unpositioned: %q", l)
 			}
 		}
 	})

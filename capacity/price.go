@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -116,6 +119,21 @@ func (e *PriceError) Error() string {
 	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
 }
 
+var yamlLine = regexp.MustCompile(`^yaml: (?:line (\d+): )?`)
+
+// yamlPriceError positions a YAML syntax error of a price file. yaml.v3
+// gives a line (not always) and never a column.
+func yamlPriceError(name string, err error) error {
+	msg, line := err.Error(), 1
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		if n, err := strconv.Atoi(m[1]); err == nil && n > 0 {
+			line = n
+		}
+		msg = msg[len(m[0]):]
+	}
+	return &PriceError{name, line, 1, "invalid YAML: " + msg}
+}
+
 // LoadPrices reads a price file (YAML, or JSON, which YAML reads too) and
 // applies it over DefaultPrices: every key is optional. A figure is a
 // number or a mapping {value, status, date}:
@@ -135,7 +153,7 @@ func LoadPrices(name string, data []byte) (Prices, error) {
 		if errors.Is(err, io.EOF) { // an empty file changes nothing
 			return p, nil
 		}
-		return p, fmt.Errorf("%s: %w", name, err)
+		return p, yamlPriceError(name, err)
 	}
 	if len(doc.Content) == 0 {
 		return p, nil
@@ -152,10 +170,16 @@ func LoadPrices(name string, data []byte) (Prices, error) {
 	}
 	var errs []error
 	bad := func(n *yaml.Node, format string, args ...any) {
-		errs = append(errs, &PriceError{name, n.Line, n.Column, fmt.Sprintf(format, args...)})
+		errs = append(errs, &PriceError{name, max(n.Line, 1), max(n.Column, 1), fmt.Sprintf(format, args...)})
 	}
+	seen := map[string]int{}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
+		if first, dup := seen[k.Value]; dup {
+			bad(k, "%s is given twice (first at line %d)", k.Value, first)
+			continue
+		}
+		seen[k.Value] = k.Line
 		switch k.Value {
 		case "region", "date":
 			if v.Kind != yaml.ScalarNode {
@@ -178,7 +202,7 @@ func LoadPrices(name string, data []byte) (Prices, error) {
 		switch v.Kind {
 		case yaml.ScalarNode:
 			var x float64
-			if err := v.Decode(&x); err != nil || x < 0 {
+			if err := v.Decode(&x); err != nil || !(x >= 0) || math.IsInf(x, 0) {
 				bad(v, "%s: want a non-negative number, got %q", k.Value, v.Value)
 				continue
 			}
@@ -190,7 +214,7 @@ func LoadPrices(name string, data []byte) (Prices, error) {
 				fk, fv := v.Content[j], v.Content[j+1]
 				switch fk.Value {
 				case "value":
-					if err := fv.Decode(&nf.Value); err != nil || fv.Kind != yaml.ScalarNode || nf.Value < 0 {
+					if err := fv.Decode(&nf.Value); err != nil || fv.Kind != yaml.ScalarNode || !(nf.Value >= 0) || math.IsInf(nf.Value, 0) {
 						bad(fv, "%s.value: want a non-negative number, got %q", k.Value, fv.Value)
 					}
 					seen = true

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -214,7 +215,15 @@ func openItemFile(e *env, file string) (io.ReadCloser, string, error) {
 	}
 	f, err := os.Open(file)
 	if err != nil {
-		return nil, file, err
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, file, fmt.Errorf("read %s: %w", file, err)
+	}
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		f.Close()
+		return nil, file, fmt.Errorf("read %s: is a directory", file)
 	}
 	return f, file, nil
 }
