@@ -78,6 +78,9 @@ func ParseWith(name string, data []byte, opts Options) (*Model, error) {
 	}
 	r := newResolver(name, paths, &raw)
 	m := r.resolve()
+	if len(r.errs) == 0 {
+		r.checkLimits(m, opts)
+	}
 	if len(r.errs) > 0 {
 		return nil, finish(r.errs, data)
 	}
