@@ -50,7 +50,12 @@ With --jsonl, FILE holds one item per line: the command prints the count,
 total bytes, size percentiles (exact, nearest rank) and total units. A bad
 line is reported with its line number and skipped, so that one run shows
 every bad line and the statistics of all good ones; any bad line makes the
-exit code 2.`,
+exit code 2.
+
+Errors go to stderr as FILE:line:column: message (stdin for -); stdout
+holds the figures only when the item is sized, and with --jsonl the
+statistics of the good lines. Exit codes: 0 ok; 2 a malformed item, an
+item over 400 KB, or a bad flag.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error { return runCapacityItem(e, o, args[0]) },
 	}
