@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/cardapio/cardapio/attr"
 )
@@ -228,7 +229,14 @@ func checkString(a *Attribute, s string) error {
 		if h != "" {
 			return fmt.Errorf("%q is not a value of %s (did you mean %q?)", s, a.Name, h)
 		}
-		return fmt.Errorf("%q is not a value of %s; expected one of %s", s, a.Name, strings.Join(a.Enum, ", "))
+		vs := make([]string, len(a.Enum))
+		for i, e := range a.Enum {
+			vs[i] = e
+			if e == "" || strings.IndexFunc(e, func(r rune) bool { return !unicode.IsGraphic(r) || r == ' ' || r == ',' }) >= 0 {
+				vs[i] = strconv.Quote(e) // a value a reader could not see or tell apart
+			}
+		}
+		return fmt.Errorf("%q is not a value of %s; expected one of %s", s, a.Name, strings.Join(vs, ", "))
 	}
 	switch a.Unit {
 	case UnitCivilDate:
