@@ -38,6 +38,12 @@ type StreamStats struct {
 // MaxBadLines is how many bad lines StreamStats keeps the details of.
 const MaxBadLines = 20
 
+// MaxLineBytes bounds a line of a stream. An item is at most 400 KB; its
+// JSON, with every character escaped (6 bytes for 1) and base64, stays
+// below this. A longer line is refused without being held in memory, so
+// that one unterminated line cannot exhaust it.
+const MaxLineBytes = 16 << 20
+
 // chunkSize is how much input one worker takes at a time: large enough to
 // amortise the hand-off, small enough to keep workers evenly loaded.
 const chunkSize = 256 << 10
@@ -80,6 +86,8 @@ func (r Rules) SizeStream(in io.Reader, workers int) (*StreamStats, error) {
 	var readErr error
 	carry := []byte(nil) // start of an unfinished line, copied into the next buffer
 	line := 1
+	long := &StreamStats{} // lines too long to hold, refused by the reader
+	skipping := false      // inside such a line: drop input up to its end
 	for {
 		buf := <-free
 		if len(carry) >= len(buf)/2 { // a long line: make room
@@ -93,6 +101,15 @@ func (r Rules) SizeStream(in io.Reader, workers int) (*StreamStats, error) {
 			readErr = err
 		}
 		data := buf[:n]
+		if skipping {
+			i := bytes.IndexByte(data, '\n')
+			if i < 0 {
+				data = data[:0]
+			} else {
+				data, skipping = data[i+1:], false
+				line++
+			}
+		}
 		cut := len(data)
 		if !eof && readErr == nil {
 			cut = bytes.LastIndexByte(data, '\n') + 1
@@ -104,6 +121,10 @@ func (r Rules) SizeStream(in io.Reader, workers int) (*StreamStats, error) {
 		} else {
 			free <- buf
 		}
+		if len(carry) > MaxLineBytes {
+			long.bad(LineError{Line: line, Msg: fmt.Sprintf("over %d MB without a line break: too long for one item", MaxLineBytes>>20)})
+			carry, skipping = nil, true
+		}
 		if eof || readErr != nil {
 			break
 		}
@@ -112,7 +133,7 @@ func (r Rules) SizeStream(in io.Reader, workers int) (*StreamStats, error) {
 	wg.Wait()
 
 	out := results[0]
-	for _, st := range results[1:] {
+	for _, st := range append(results[1:], long) {
 		out.Sizes.Merge(&st.Sizes)
 		out.BadLines += st.BadLines
 		out.Bad = append(out.Bad, st.Bad...)

@@ -107,6 +107,30 @@ type oneByteReader struct{ r io.Reader }
 
 func (o oneByteReader) Read(p []byte) (int, error) { return o.r.Read(p[:1]) }
 
+// xs reads as an endless run of 'x'.
+type xs struct{}
+
+func (xs) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'x'
+	}
+	return len(p), nil
+}
+
+// TestSizeStreamLongLine: a line longer than MaxLineBytes is refused
+// without being held whole, and the lines after it are still sized.
+func TestSizeStreamLongLine(t *testing.T) {
+	in := io.MultiReader(strings.NewReader(`{"a":{"S":"`), io.LimitReader(xs{}, 3*MaxLineBytes),
+		strings.NewReader("\"}}\n{\"a\":{\"S\":\"y\"}}\n"), io.LimitReader(xs{}, MaxLineBytes+1), strings.NewReader("\n{}\n"))
+	st, err := Default().SizeStream(in, 2)
+	require.NoError(t, err)
+	assert.Equal(t, uint64(2), st.Sizes.Count(), "lines 2 and 4")
+	assert.Equal(t, uint64(2), st.Sizes.Total())
+	require.Equal(t, 2, st.BadLines)
+	assert.Equal(t, LineError{Line: 1, Msg: "over 16 MB without a line break: too long for one item"}, st.Bad[0])
+	assert.Equal(t, 3, st.Bad[1].Line)
+}
+
 func TestSizeStreamSmallReads(t *testing.T) {
 	st, err := Default().SizeStream(oneByteReader{bytes.NewReader(jsonl(50))}, 2)
 	require.NoError(t, err)
