@@ -284,8 +284,8 @@ func runawayQuote(lines []string, fail int) quoteRun {
 var unknownAnchor = regexp.MustCompile(`unknown anchor '([^']*)' referenced`)
 
 // maxRefine bounds the text searched for the line of a YAML error: each
-// probe parses a prefix again, and a model is far smaller.
-const maxRefine = 2 << 20
+// probe parses a prefix again; the reference model is under 100 KB.
+const maxRefine = 512 << 10
 
 // failingLine returns the smallest number of whole lines of data whose
 // parse fails with exactly the message want, or 0. A prefix that stops
