@@ -102,9 +102,12 @@ const (
 // operand is a path, a constant or a function of operands.
 type operand struct {
 	kind operandKind
-	path Path
-	val  attr.Value
-	args []operand
+	// sample marks a value that stands for any value of its type (see
+	// Scope.Samples).
+	sample bool
+	path   Path
+	val    attr.Value
+	args   []operand
 }
 
 // constant reports whether o is a value placeholder, and its type.

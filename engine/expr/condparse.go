@@ -149,7 +149,8 @@ func (p *parser) operand() operand {
 		p.parens(func() { o = p.operand() })
 		return o
 	case tValue:
-		return operand{kind: oValue, val: p.value()}
+		sample := p.scope.isSample(p.text())
+		return operand{kind: oValue, sample: sample, val: p.value()}
 	case tName:
 		return operand{kind: oPath, path: p.path()}
 	case tWord:
@@ -269,7 +270,7 @@ func (p *parser) funcCondition(name string, args []operand) *node {
 			p.wrongType(name, t)
 		default:
 			typ, known := attr.ParseType(args[1].val.Str)
-			if !known {
+			if !known && !args[1].sample {
 				p.note(eType, "Invalid attribute type name found; type: %s, valid types: {B,NULL,SS,BOOL,L,BS,N,NS,S,M}", args[1].val.Str)
 			}
 			n.typ = typ
@@ -321,7 +322,7 @@ func (p *parser) comparison(left operand) *node {
 		if lo.kind == oValue && hi.kind == oValue && lo.val.Type.IsScalar() && hi.val.Type.IsScalar() {
 			if c, ok := attr.Compare(lo.val, hi.val); !ok {
 				p.note(eType, "The BETWEEN operator requires same data type for lower and upper bounds; lower bound operand: %s, upper bound operand: %s", describe(lo.val), describe(hi.val))
-			} else if c > 0 {
+			} else if c > 0 && !lo.sample && !hi.sample {
 				p.note(eType, "The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: %s, upper bound operand: %s", describe(lo.val), describe(hi.val))
 			}
 		}

@@ -11,6 +11,10 @@ import (
 // answer it with a ValidationException carrying Msg unchanged.
 type Error struct {
 	Msg string
+	// Subject is the reserved word or the placeholder the error is about,
+	// when it is about one, so that a caller can suggest a fix; Msg names
+	// it too.
+	Subject string
 }
 
 func (e *Error) Error() string { return e.Msg }

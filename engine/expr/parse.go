@@ -42,8 +42,9 @@ type state struct {
 
 // semantic is a semantic error of some kind.
 type semantic struct {
-	kind int
-	msg  string
+	kind    int
+	msg     string
+	subject string
 }
 
 type parser struct {
@@ -107,12 +108,17 @@ func (p *parser) expectEOF() {
 
 // note records a semantic error of a kind unless one is already held.
 func (p *parser) note(kind int, format string, args ...any) {
+	p.noteOn(kind, "", format, args...)
+}
+
+// noteOn is note for an error about one word or placeholder.
+func (p *parser) noteOn(kind int, subject, format string, args ...any) {
 	for _, e := range p.errs {
 		if e.kind == kind {
 			return
 		}
 	}
-	p.errs = append(p.errs, semantic{kind, p.kind.errorf(format, args...).Msg})
+	p.errs = append(p.errs, semantic{kind, p.kind.errorf(format, args...).Msg, subject})
 }
 
 func (p *parser) finish() *Error {
@@ -129,7 +135,7 @@ func (p *parser) finish() *Error {
 	for _, k := range order {
 		for _, e := range p.errs {
 			if e.kind == k {
-				return &Error{Msg: e.msg}
+				return &Error{Msg: e.msg, Subject: e.subject}
 			}
 		}
 	}
@@ -155,14 +161,14 @@ func (p *parser) path() Path {
 				return false
 			}
 			if IsReserved(w) {
-				p.note(eReserved, "Attribute name is a reserved keyword; reserved keyword: %s", w)
+				p.noteOn(eReserved, w, "Attribute name is a reserved keyword; reserved keyword: %s", w)
 			}
 			out = append(out, Step{Name: w, Index: -1})
 		case tName:
 			ph := p.text()
 			n, ok := p.scope.name(ph)
 			if !ok {
-				p.note(eUndefined, "An expression attribute name used in the document path is not defined; attribute name: %s", ph)
+				p.noteOn(eUndefined, ph, "An expression attribute name used in the document path is not defined; attribute name: %s", ph)
 			}
 			out = append(out, Step{Name: n, Index: -1})
 		default:
@@ -210,7 +216,7 @@ func (p *parser) value() attr.Value {
 	ph := p.text()
 	v, ok := p.scope.value(ph)
 	if !ok {
-		p.note(eUndefined, "An expression attribute value used in expression is not defined; attribute value: %s", ph)
+		p.noteOn(eUndefined, ph, "An expression attribute value used in expression is not defined; attribute value: %s", ph)
 	}
 	p.next()
 	return v

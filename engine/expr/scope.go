@@ -19,12 +19,36 @@ type Scope struct {
 	values     map[string]attr.Value
 	usedNames  map[string]struct{}
 	usedValues map[string]struct{}
+	// samples are the value placeholders whose values stand for any
+	// value of their type.
+	samples map[string]struct{}
 }
 
 // NewScope returns a scope over a request's placeholder maps; either may
 // be nil.
 func NewScope(names map[string]string, values map[string]attr.Value) *Scope {
 	return &Scope{names: names, values: values}
+}
+
+// Samples marks value placeholders whose values only stand for some
+// value of their type, as when a model's expressions are checked before
+// any request exists. Parsing then checks the types of these values but
+// not what depends on the values themselves (the order of BETWEEN's
+// bounds, the type name of attribute_type), which would otherwise fail
+// or pass by the choice of sample. It returns s.
+func (s *Scope) Samples(placeholders ...string) *Scope {
+	if s.samples == nil {
+		s.samples = make(map[string]struct{}, len(placeholders))
+	}
+	for _, ph := range placeholders {
+		s.samples[ph] = struct{}{}
+	}
+	return s
+}
+
+func (s *Scope) isSample(ph string) bool {
+	_, ok := s.samples[ph]
+	return ok
 }
 
 func (s *Scope) name(ph string) (string, bool) {
@@ -62,7 +86,18 @@ func (s *Scope) Check() error {
 	return nil
 }
 
+// Unused returns, sorted, the names and the values that no expression
+// parsed through the scope used: what Check reports, for a caller that
+// reports each placeholder where it is defined.
+func (s *Scope) Unused() (names, values []string) {
+	return unusedKeys(s.names, s.usedNames), unusedKeys(s.values, s.usedValues)
+}
+
 func unused[V any](param string, m map[string]V, used map[string]struct{}) error {
+	return &Error{Msg: "Value provided in " + param + " unused in expressions: keys: {" + strings.Join(unusedKeys(m, used), ", ") + "}"}
+}
+
+func unusedKeys[V any](m map[string]V, used map[string]struct{}) []string {
 	var keys []string
 	for k := range m {
 		if _, ok := used[k]; !ok {
@@ -70,7 +105,7 @@ func unused[V any](param string, m map[string]V, used map[string]struct{}) error
 		}
 	}
 	sort.Strings(keys)
-	return &Error{Msg: "Value provided in " + param + " unused in expressions: keys: {" + strings.Join(keys, ", ") + "}"}
+	return keys
 }
 
 // Condition parses a ConditionExpression.
