@@ -60,3 +60,13 @@ func TestErrorSubject(t *testing.T) {
 		assert.Equal(t, c.subject, e.Subject, c.src)
 	}
 }
+
+func TestUpdateReads(t *testing.T) {
+	u, err := NewScope(map[string]string{"#v": "version"}, map[string]attr.Value{":one": num("1"), ":l": attr.ListOf()}).
+		Update("SET a = b + :one, c = if_not_exists(d.e, :one), f = list_append(:l, g[1]), #v = #v - :one, h = :one REMOVE x ADD y :one")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"b", "d", "g", "version"}, u.Reads())
+	u, err = NewScope(nil, map[string]attr.Value{":one": num("1")}).Update("SET a = :one REMOVE b")
+	require.NoError(t, err)
+	assert.Empty(t, u.Reads())
+}

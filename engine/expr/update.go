@@ -33,6 +33,18 @@ type valueAction struct {
 // engine can refuse updates of key attributes before applying anything.
 func (u *Update) Attrs() []string { return u.attrs }
 
+// Reads returns the top-level attributes the values of SET actions read
+// (a = a + :one, if_not_exists, list_append), sorted, so that a model can
+// check that they exist.
+func (u *Update) Reads() []string {
+	var out []string
+	for i := range u.sets {
+		u.sets[i].val.attrs(&out)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // Paths returns every document path the update writes, in the order of
 // the expression: SET, REMOVE, ADD and DELETE actions as written.
 func (u *Update) Paths() []Path {
