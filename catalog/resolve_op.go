@@ -1,12 +1,14 @@
 package catalog
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/cardapio/cardapio/attr"
+	"github.com/cardapio/cardapio/engine/expr"
 )
 
 // opScope types the placeholders available to a step: the operation's
@@ -610,93 +612,16 @@ func (r *resolver) entityKey(ptr string, scope *opScope, e *Entity) []Assign {
 	return out
 }
 
-var exprToken = regexp.MustCompile(`[#:]?[A-Za-z_][A-Za-z0-9_]*|\.`)
-
-var exprWords = map[string]bool{
-	"set": true, "remove": true, "add": true, "delete": true, "and": true, "or": true, "not": true, "between": true, "in": true,
-	"attribute_exists": true, "attribute_not_exists": true, "attribute_type": true, "begins_with": true, "contains": true,
-	"size": true, "if_not_exists": true, "list_append": true,
-}
-
-// reserved holds common DynamoDB reserved words that model attributes
-// tend to collide with; using one bare in an expression is rejected by
-// DynamoDB. The list is deliberately partial.
-var reserved = map[string]bool{
-	"status": true, "name": true, "date": true, "type": true, "value": true, "values": true, "count": true, "data": true,
-	"time": true, "timestamp": true, "year": true, "month": true, "day": true, "hour": true, "key": true, "keys": true,
-	"item": true, "items": true, "table": true, "index": true, "user": true, "limit": true, "order": true, "group": true,
-	"hash": true, "range": true, "ttl": true, "comment": true, "source": true, "state": true, "zone": true, "language": true,
-	"level": true, "number": true, "string": true, "binary": true, "action": true,
-}
-
+// expressions parses the update, condition and filter of a request with
+// the expression grammar of the engine, over the request's names and a
+// value of the right type for each of its values, then checks what only
+// the model knows: the attributes the expressions name are declared and
+// carried by the entity.
 func (r *resolver) expressions(ptr string, scope *opScope, q *Request, rr *rawRequest, kind StepKind) {
-	usedNames, usedValues := map[string]bool{}, map[string]bool{}
-	for _, ex := range []struct{ field, text string }{{"update", q.Update}, {"condition", q.Condition}, {"filter", q.Filter}} {
-		if ex.text == "" {
-			continue
-		}
-		eptr := ptr + "/" + ex.field
-		if strings.Count(ex.text, "(") != strings.Count(ex.text, ")") {
-			r.errf(eptr, "unbalanced parentheses in %s expression", ex.field)
-		}
-		prevDot := false
-		for _, tok := range exprToken.FindAllString(ex.text, -1) {
-			if tok == "." {
-				prevDot = true
-				continue
-			}
-			afterDot := prevDot
-			prevDot = false
-			switch tok[0] {
-			case '#':
-				usedNames[tok] = true
-				if _, ok := q.Names[tok]; !ok {
-					r.errAt(eptr, false, didYouMean(tok, sortedKeys(q.Names)), "%s is not defined in names", tok)
-				} else if !afterDot && ex.field == "update" {
-					r.updated[q.Names[tok]] = append(r.updated[q.Names[tok]], scope.op.Name)
-				}
-				continue
-			case ':':
-				usedValues[tok] = true
-				if _, ok := rr.Values[tok]; !ok {
-					r.errAt(eptr, false, didYouMean(tok, sortedKeys(rr.Values)), "%s is not defined in values", tok)
-				}
-				continue
-			}
-			if afterDot || exprWords[strings.ToLower(tok)] {
-				continue
-			}
-			if reserved[strings.ToLower(tok)] {
-				r.errAt(eptr, false, fmt.Sprintf("write #%s and add names: {\"#%s\": %s}", tok, tok, tok), "%s is a DynamoDB reserved word and cannot appear bare in an expression", tok)
-				continue
-			}
-			a, ok := r.attrs[tok]
-			if !ok {
-				r.errAt(eptr, false, r.attrHint(tok), "unknown attribute %q in %s expression", tok, ex.field)
-				continue
-			}
-			if q.Entity != nil && q.Entity.Has(tok) == "" && kind != Query {
-				r.errf(eptr, "entity %s does not carry %s", q.Entity.Name, tok)
-			}
-			if ex.field == "update" {
-				r.updated[a.Name] = append(r.updated[a.Name], scope.op.Name)
-			}
-		}
-	}
-	for _, n := range sortedKeys(q.Names) {
-		nptr := ptr + "/names/" + escapePtr(n)
-		if !usedNames[n] {
-			r.errAt(nptr, true, "", "%s is defined but not used (DynamoDB rejects unused names)", n)
-		}
-		if a := r.attrRef(nptr, q.Names[n]); a != nil && q.Entity != nil && q.Entity.Has(a.Name) == "" && kind != Query {
-			r.errf(nptr, "entity %s does not carry %s", q.Entity.Name, a.Name)
-		}
-	}
+	values := map[string]attr.Value{}
+	var samples []string
 	for _, v := range sortedKeys(rr.Values) {
 		vptr := ptr + "/values/" + escapePtr(v)
-		if !usedValues[v] {
-			r.errAt(vptr, true, "", "%s is defined but not used (DynamoDB rejects unused values)", v)
-		}
 		o, err := parseOperand(rr.Values[v])
 		if err != nil {
 			r.errf(vptr, "%v", err)
@@ -704,7 +629,165 @@ func (r *resolver) expressions(ptr string, scope *opScope, q *Request, rr *rawRe
 		}
 		r.checkOperand(vptr, o, nil, scope.avail)
 		q.Values = append(q.Values, NamedValue{v, o})
+		if val, sample, ok := representative(o, scope); ok {
+			values[v] = val
+			if sample {
+				samples = append(samples, v)
+			}
+		}
 	}
+	sc := expr.NewScope(q.Names, values).Samples(samples...)
+	parsed := true
+	checked := map[string]bool{}
+	for _, ex := range []struct{ field, text string }{{"update", q.Update}, {"condition", q.Condition}, {"filter", q.Filter}} {
+		if ex.text == "" {
+			continue
+		}
+		eptr := ptr + "/" + ex.field
+		var attrs []string
+		var err error
+		switch ex.field {
+		case "update":
+			var u *expr.Update
+			if u, err = sc.Update(ex.text); err == nil {
+				for _, a := range u.Attrs() {
+					r.updated[a] = append(r.updated[a], scope.op.Name)
+				}
+				attrs = append(u.Attrs(), u.Reads()...)
+			}
+		case "condition", "filter":
+			var c *expr.Condition
+			if ex.field == "condition" {
+				c, err = sc.Condition(ex.text)
+			} else {
+				c, err = sc.Filter(ex.text)
+			}
+			if err == nil {
+				attrs = c.Attrs()
+			}
+		}
+		if err != nil {
+			parsed = false
+			r.exprError(eptr, err, q.Names, rr.Values)
+			continue
+		}
+		for _, a := range attrs {
+			if !checked[a] {
+				checked[a] = true
+				r.exprAttr(ptr, eptr, ex.field, a, q, kind)
+			}
+		}
+	}
+	if !parsed {
+		return // what the failed expressions use is unknown
+	}
+	names, unusedValues := sc.Unused()
+	for _, n := range names {
+		r.errAt(ptr+"/names/"+escapePtr(n), true, "", "%s is defined but not used (DynamoDB rejects unused names)", n)
+	}
+	for _, v := range unusedValues {
+		r.errAt(ptr+"/values/"+escapePtr(v), true, "", "%s is defined but not used (DynamoDB rejects unused values)", v)
+	}
+}
+
+// exprError reports an expression the grammar rejects, in DynamoDB's
+// words, with a hint for the mistakes a model makes most.
+func (r *resolver) exprError(eptr string, err error, names map[string]string, values map[string]json.RawMessage) {
+	var e *expr.Error
+	if !errors.As(err, &e) {
+		r.errf(eptr, "%v", err)
+		return
+	}
+	hint := ""
+	switch s := e.Subject; {
+	case s == "":
+	case s[0] == ':':
+		if _, ok := values[s]; ok {
+			return // defined but unusable: reported at the value
+		}
+		if hint = didYouMean(s, sortedKeys(values)); hint == "" {
+			hint = "define " + s + " under values"
+		}
+	case s[0] == '#':
+		if hint = didYouMean(s, sortedKeys(names)); hint == "" {
+			hint = fmt.Sprintf("define it under names: {%q: attribute}", s)
+		}
+	default:
+		hint = fmt.Sprintf("write #%s and add names: {\"#%s\": %s}", s, s, s)
+	}
+	r.errAt(eptr, false, hint, "%s", e.Msg)
+}
+
+// exprAttr checks an attribute an expression names at the top level:
+// declared, and carried by the entity (a query's filter may also read the
+// other entities of the page). A name placeholder's attribute is reported
+// at the name.
+func (r *resolver) exprAttr(ptr, eptr, field, name string, q *Request, kind StepKind) {
+	at := eptr
+	for _, n := range sortedKeys(q.Names) {
+		if q.Names[n] == name {
+			at = ptr + "/names/" + escapePtr(n)
+			break
+		}
+	}
+	if _, ok := r.attrs[name]; !ok {
+		if at == eptr {
+			r.errAt(at, false, r.attrHint(name), "unknown attribute %q in %s expression", name, field)
+		} else {
+			r.attrRef(at, name)
+		}
+		return
+	}
+	if q.Entity != nil && q.Entity.Has(name) == "" && kind != Query {
+		r.errf(at, "entity %s does not carry %s", q.Entity.Name, name)
+	}
+}
+
+// representative is a value for the grammar to type an expression value
+// with: a literal is itself; a parameter, or a template with
+// placeholders, is a sample of its type (sample is then true). ok is
+// false when the type is unknown, which is reported where the value is
+// defined.
+func representative(o Operand, scope *opScope) (v attr.Value, sample, ok bool) {
+	switch {
+	case o.Literal != nil:
+		return *o.Literal, false, true
+	case o.Template != nil && o.Template.IsConstant():
+		return attr.Str(o.Template.Text), false, true
+	case o.Template != nil:
+		return attr.Str("x"), true, true
+	case o.Param != "":
+		v, ok := sampleOf(scope.params[o.Param])
+		return v, true, ok
+	}
+	return attr.Value{}, false, false
+}
+
+// sampleOf returns some value of type t.
+func sampleOf(t attr.Type) (attr.Value, bool) {
+	switch t {
+	case attr.S:
+		return attr.Str("x"), true
+	case attr.N:
+		return attr.Num("0"), true
+	case attr.B:
+		return attr.Bin([]byte{0}), true
+	case attr.BOOL:
+		return attr.Bool(false), true
+	case attr.NULL:
+		return attr.Null(), true
+	case attr.M:
+		return attr.MapOf(nil), true
+	case attr.L:
+		return attr.ListOf(), true
+	case attr.SS:
+		return attr.StrSet("x"), true
+	case attr.NS:
+		return attr.NumSet("0"), true
+	case attr.BS:
+		return attr.BinSet("\x00"), true
+	}
+	return attr.Value{}, false
 }
 
 // matches resolves what a query page (or a scan) matches.

@@ -228,20 +228,6 @@ func synthSort(x *Index) *SyntheticKey {
 	return x.Synthetic.Sort
 }
 
-// updatesAttr reports whether an update expression names the attribute
-// (directly or through #names) outside its condition.
-func updatesAttr(q *Request, name string) bool {
-	for _, tok := range exprToken.FindAllString(q.Update, -1) {
-		if tok == name {
-			return true
-		}
-		if strings.HasPrefix(tok, "#") && q.Names[tok] == name {
-			return true
-		}
-	}
-	return false
-}
-
 // indexEntry returns the index entry of an item: table keys, index keys
 // and projected attributes; nil when the item does not enter the index.
 func indexEntry(x *Index, it attr.Item) attr.Item {
