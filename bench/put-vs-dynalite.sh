@@ -31,6 +31,8 @@
 # client on this machine.
 #
 # Environment:
+#   BENCH_CLIENT=sdk-default     the SDK's default HTTP client, retryer and
+#                                checksums instead of the loader client
 #   ENGINE_PORT, DYNALITE_PORT   loopback ports (default 4580, 4581)
 #   ENGINE_PUTS, DYNALITE_PUTS   puts per run (default 40000, 12000)
 #   DYNALITE_PREFIX, ...         passed on to bench/dynalite.sh

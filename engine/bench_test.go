@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"net"
 	"net/http"
 	"os"
@@ -149,6 +150,23 @@ func BenchmarkMemory1M(b *testing.B) {
 // dials counts the TCP connections the client opens.
 func loaderClient(endpoint string, dials *atomic.Int64) *dynamodb.Client {
 	d := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
+	if os.Getenv("BENCH_CLIENT") == "sdk-default" {
+		// The client as most programs build it: the SDK's own HTTP client
+		// (its transport keeps 10 idle connections per host), retries and
+		// response checksums on. Only the dialer is wrapped, to count dials.
+		hc := awshttp.NewBuildableClient().WithTransportOptions(func(tr *http.Transport) {
+			tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+				dials.Add(1)
+				return d.DialContext(ctx, network, addr)
+			}
+		})
+		return dynamodb.New(dynamodb.Options{
+			Region:       "us-east-1",
+			BaseEndpoint: aws.String(endpoint),
+			Credentials:  credentials.NewStaticCredentialsProvider("AKID", "SECRET", ""),
+			HTTPClient:   hc,
+		})
+	}
 	tr := &http.Transport{
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 			dials.Add(1)
