@@ -55,7 +55,12 @@ func item300(pk string, sk int) attr.Item {
 
 // BenchmarkPutItemInProcess puts 300-byte items without HTTP.
 func BenchmarkPutItemInProcess(b *testing.B) {
-	e := New(Options{})
+	putInProcess(b, New(Options{}))
+}
+
+// putInProcess puts 300-byte items into a fresh table "Bench" of e, each
+// with a new partition key, and reports puts/s.
+func putInProcess(b *testing.B, e *Engine) {
 	benchTable(b, e, "Bench")
 	ctx := context.Background()
 	items := make([]attr.Item, 4096)

@@ -1,12 +1,8 @@
 package engine
 
 import (
-	"context"
-	"fmt"
-	"strconv"
 	"testing"
 
-	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/engine/throughput"
 )
 
@@ -21,21 +17,7 @@ func BenchmarkPutItemInProcessThroughput(b *testing.B) {
 		b.Fatal(err)
 	}
 	e := New(Options{Throughput: m})
-	benchTable(b, e, "Bench")
-	ctx := context.Background()
-	items := make([]attr.Item, 4096)
-	for i := range items {
-		items[i] = item300(fmt.Sprintf("user#%08d", i), i)
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		it := items[i%len(items)].With("pk", attr.Str("user#"+strconv.Itoa(i)))
-		if _, err := e.PutItem(ctx, &PutItemInput{TableName: "Bench", Item: it}); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "puts/s")
+	putInProcess(b, e)
 	s, _ := e.Throughput()
 	if th := s.Table("Bench").Resource("").Totals.WriteThrottled; th > 0 {
 		b.Fatalf("%v units throttled", th)
