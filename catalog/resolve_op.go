@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/cardapio/cardapio/attr"
-	"github.com/cardapio/cardapio/engine/expr"
+	"github.com/cardapio/cardapio/expr"
 )
 
 // opScope types the placeholders available to a step: the operation's

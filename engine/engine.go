@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/cardapio/cardapio/capacity"
-	"github.com/cardapio/cardapio/engine/throughput"
+	"github.com/cardapio/cardapio/throughput"
 )
 
 // Options configure an Engine. The zero value is usable.

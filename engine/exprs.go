@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/cardapio/cardapio/attr"
-	"github.com/cardapio/cardapio/engine/expr"
+	"github.com/cardapio/cardapio/expr"
 )
 
 // projector applies a ProjectionExpression or the legacy AttributesToGet;

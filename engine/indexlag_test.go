@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cardapio/cardapio/attr"
-	"github.com/cardapio/cardapio/engine/throughput"
+	"github.com/cardapio/cardapio/throughput"
 )
 
 // lagged returns an engine whose GSIs lag 50 ms behind the table, on a

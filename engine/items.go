@@ -6,7 +6,7 @@ import (
 
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/capacity"
-	"github.com/cardapio/cardapio/engine/expr"
+	"github.com/cardapio/cardapio/expr"
 )
 
 // write is one prepared single-item write: a Put, Update, Delete or (in a

@@ -8,7 +8,7 @@ import (
 
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/capacity"
-	"github.com/cardapio/cardapio/engine/expr"
+	"github.com/cardapio/cardapio/expr"
 )
 
 // keyCond is a key condition resolved against an index's key schema:

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/cardapio/cardapio/attr"
-	"github.com/cardapio/cardapio/engine/throughput"
+	"github.com/cardapio/cardapio/throughput"
 )
 
 // DynamoDB's limits on table definitions.

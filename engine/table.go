@@ -7,7 +7,7 @@ import (
 
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/capacity"
-	"github.com/cardapio/cardapio/engine/throughput"
+	"github.com/cardapio/cardapio/throughput"
 )
 
 // rec is one stored item. key is its table key (see keys.go) and val its

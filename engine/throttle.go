@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"github.com/cardapio/cardapio/engine/throughput"
+	"github.com/cardapio/cardapio/throughput"
 )
 
 // The glue between the engine and the throughput model (Options.Throughput):

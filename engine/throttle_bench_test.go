@@ -3,7 +3,7 @@ package engine
 import (
 	"testing"
 
-	"github.com/cardapio/cardapio/engine/throughput"
+	"github.com/cardapio/cardapio/throughput"
 )
 
 // BenchmarkPutItemInProcessThroughput is BenchmarkPutItemInProcess with

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cardapio/cardapio/engine"
-	"github.com/cardapio/cardapio/engine/throughput"
+	"github.com/cardapio/cardapio/throughput"
 )
 
 func TestServeAnswersAndStops(t *testing.T) {

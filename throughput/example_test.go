@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/cardapio/cardapio/engine/throughput"
+	"github.com/cardapio/cardapio/throughput"
 )
 
 // A base-table write that moves its index entry from one date to another

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/cardapio/cardapio/attr"
-	"github.com/cardapio/cardapio/engine/expr"
+	"github.com/cardapio/cardapio/expr"
 )
 
 // A request's expressions are parsed through one scope, which then checks
