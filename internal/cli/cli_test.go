@@ -129,7 +129,14 @@ func TestBadModelsExitTwo(t *testing.T) {
 
 			r := runCLI([]string{"check", "--format", "json", path}, nil)
 			require.Equal(t, ExitBadInput, r.code)
-			var doc checkJSON
+			var doc struct {
+				OK     bool `json:"ok"`
+				Errors []struct {
+					File         string
+					Line, Column int
+					Message      string
+				}
+			}
 			require.NoError(t, json.Unmarshal([]byte(r.stdout), &doc), "stdout is one JSON document: %q", r.stdout)
 			assert.False(t, doc.OK)
 			require.NotEmpty(t, doc.Errors)

@@ -10,6 +10,7 @@ import (
 	"github.com/cardapio/cardapio/capacity"
 	"github.com/cardapio/cardapio/capacity/estimate"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/reports"
 )
 
 func init() { commands = append(commands, newCostCmd) }
@@ -120,15 +121,5 @@ func runCost(e *env, o *costOptions, paths []string) error {
 		}
 		bills = append(bills, b)
 	}
-	switch {
-	case o.format == "json" && len(bills) == 2:
-		writeJSON(e.stdout, map[string]any{"a": bills[0], "b": bills[1]})
-	case o.format == "json":
-		writeJSON(e.stdout, bills[0])
-	case len(bills) == 2:
-		estimate.WriteCompare(e.stdout, bills[0], bills[1])
-	default:
-		bills[0].WriteText(e.stdout)
-	}
-	return nil
+	return reports.Cost(e.stdout, o.format, bills...)
 }
