@@ -59,7 +59,36 @@ type Reason struct {
 	Target string // "table" or an index name
 	Units  float64
 	Text   string
+	// Rule names the billing rule that gave the units, for programs
+	// that act on an explanation (the budget gate points a reviewer at
+	// the part of a model a rule depends on); Text is for people.
+	Rule Rule
+	// Bytes is the size the rule rounded: the item, the index entry (the
+	// larger of two), or a page's sum; 0 when no size is involved.
+	Bytes int
 }
+
+// Rule names one of the billing rules of capacity-rules.md.
+type Rule string
+
+// Rules behind reasons.
+const (
+	RuleWriteSize        Rule = "write-size"            // a write's units: the item's size in 1 KB units
+	RuleReadSize         Rule = "read-size"             // a GetItem's units: the item's size in 4 KB units
+	RulePage             Rule = "page"                  // a Query or Scan page: sizes summed, then 4 KB units
+	RuleFetch            Rule = "lsi-fetch"             // base items an LSI query fetches, each rounded
+	RuleTransaction      Rule = "transaction"           // a transactional write: x2 (prepare + commit)
+	RuleFailedCondition  Rule = "failed-condition"      // a write whose condition failed is still billed
+	RuleCancelled        Rule = "cancelled-transaction" // a transaction cancelled by a failed condition
+	RuleConditionCheck   Rule = "condition-check"       // a transaction's ConditionCheck action
+	RuleTTL              Rule = "ttl-delete"            // deletions by TTL are free
+	RuleIndexPut         Rule = "index-put"             // an entry enters an index
+	RuleIndexDelete      Rule = "index-delete"          // an entry leaves an index
+	RuleIndexKeyChange   Rule = "index-key-change"      // an index key changes: delete + put
+	RuleIndexRewrite     Rule = "index-rewrite"         // a projected attribute changes: the entry is rewritten
+	RuleIndexUnchanged   Rule = "index-unchanged"       // nothing the index projects changes: no charge
+	RuleIndexTransaction Rule = "index-transaction"     // index charges doubled in a transaction, by option
+)
 
 // String returns "target: text".
 func (r Reason) String() string { return r.Target + ": " + r.Text }
@@ -77,8 +106,8 @@ func (r Rules) ExplainWrite(t *Table, op WriteOp) (Consumed, []Reason) {
 
 // tell records a reason when reasons are wanted. Callers check why first
 // so that building the text costs nothing otherwise.
-func tell(why *[]Reason, target string, u float64, format string, args ...any) {
-	*why = append(*why, Reason{Target: target, Units: u, Text: fmt.Sprintf(format, args...)})
+func tell(why *[]Reason, rule Rule, bytes int, target string, u float64, format string, args ...any) {
+	*why = append(*why, Reason{Target: target, Units: u, Text: fmt.Sprintf(format, args...), Rule: rule, Bytes: bytes})
 }
 
 func (r Rules) write(t *Table, op WriteOp, why *[]Reason) Consumed {
@@ -100,7 +129,7 @@ func (r Rules) write(t *Table, op WriteOp, why *[]Reason) Consumed {
 
 	if op.Failed && op.Txn {
 		if why != nil {
-			tell(why, "table", 0, "condition failed: the transaction is cancelled and reports no consumed capacity (its billing is undocumented)")
+			tell(why, RuleCancelled, 0, "table", 0, "condition failed: the transaction is cancelled and reports no consumed capacity (its billing is undocumented)")
 		}
 		return c
 	}
@@ -108,7 +137,7 @@ func (r Rules) write(t *Table, op WriteOp, why *[]Reason) Consumed {
 		u := r.failedUnits(op.Kind, before, after, bs, as)
 		c.Table.Write = u
 		if why != nil {
-			tell(why, "table", u, "%s of %s failed its condition: %s WRU by the %q rule (%s); no index charge",
+			tell(why, RuleFailedCondition, max(bs, as), "table", u, "%s of %s failed its condition: %s WRU by the %q rule (%s); no index charge",
 				op.Kind, label, units(u), r.FailedWrite, r.failedNote(before, after, bs, as))
 		}
 		return c
@@ -118,14 +147,14 @@ func (r Rules) write(t *Table, op WriteOp, why *[]Reason) Consumed {
 	switch op.Kind {
 	case Expire:
 		if why != nil {
-			tell(why, "table", 0, "TTL deletes consume no write capacity, on the table or its indexes")
+			tell(why, RuleTTL, 0, "table", 0, "TTL deletes consume no write capacity, on the table or its indexes")
 		}
 		return c
 	case ConditionCheck:
 		c.Txn = true
 		c.Table.Write = 2 * WriteUnits(bs)
 		if why != nil {
-			tell(why, "table", c.Table.Write, "condition check on %s %s: 2 x %s = %s WRU; no index charge",
+			tell(why, RuleConditionCheck, bs, "table", c.Table.Write, "condition check on %s %s: 2 x %s = %s WRU; no index charge",
 				label, sizeNote(bs, WriteUnitBytes), units(WriteUnits(bs)), units(c.Table.Write))
 		}
 		return c
@@ -133,9 +162,9 @@ func (r Rules) write(t *Table, op WriteOp, why *[]Reason) Consumed {
 		base = WriteUnits(bs)
 		if why != nil {
 			if before == nil {
-				tell(why, "table", base, "delete of a missing %s: 1 WRU", label)
+				tell(why, RuleWriteSize, 0, "table", base, "delete of a missing %s: 1 WRU", label)
 			} else {
-				tell(why, "table", base, "delete %s %s: %s WRU", label, sizeNote(bs, WriteUnitBytes), units(base))
+				tell(why, RuleWriteSize, bs, "table", base, "delete %s %s: %s WRU", label, sizeNote(bs, WriteUnitBytes), units(base))
 			}
 		}
 	default:
@@ -147,9 +176,9 @@ func (r Rules) write(t *Table, op WriteOp, why *[]Reason) Consumed {
 		if why != nil {
 			switch {
 			case before == nil:
-				tell(why, "table", base, "%s new %s %s: %s WRU", op.Kind, label, sizeNote(as, WriteUnitBytes), units(base))
+				tell(why, RuleWriteSize, as, "table", base, "%s new %s %s: %s WRU", op.Kind, label, sizeNote(as, WriteUnitBytes), units(base))
 			default:
-				tell(why, "table", base, "%s %s, larger of before %s B and after %s B: %s: %s WRU",
+				tell(why, RuleWriteSize, size, "table", base, "%s %s, larger of before %s B and after %s B: %s: %s WRU",
 					op.Kind, label, group(bs), group(as), sizeNote(size, WriteUnitBytes), units(base))
 			}
 		}
@@ -157,7 +186,7 @@ func (r Rules) write(t *Table, op WriteOp, why *[]Reason) Consumed {
 	if op.Txn {
 		base *= 2
 		if why != nil {
-			tell(why, "table", base, "in a transaction: x2 (prepare + commit) = %s WRU", units(base))
+			tell(why, RuleTransaction, 0, "table", base, "in a transaction: x2 (prepare + commit) = %s WRU", units(base))
 		}
 	}
 	c.Table.Write = base
@@ -218,28 +247,28 @@ func (r Rules) indexWrite(t *Table, ix *Index, local bool, before, after attr.It
 	case !oin:
 		u = WriteUnits(ns)
 		if why != nil {
-			tell(why, ix.Name, u, "entry enters the index, put %s: %s WRU", sizeNote(ns, WriteUnitBytes), units(u))
+			tell(why, RuleIndexPut, ns, ix.Name, u, "entry enters the index, put %s: %s WRU", sizeNote(ns, WriteUnitBytes), units(u))
 		}
 	case !nin:
 		u = WriteUnits(os)
 		if why != nil {
-			tell(why, ix.Name, u, "entry leaves the index, delete %s: %s WRU", sizeNote(os, WriteUnitBytes), units(u))
+			tell(why, RuleIndexDelete, os, ix.Name, u, "entry leaves the index, delete %s: %s WRU", sizeNote(os, WriteUnitBytes), units(u))
 		}
 	case !sameKeys(ix, before, after):
 		u = WriteUnits(os) + WriteUnits(ns)
 		if why != nil {
-			tell(why, ix.Name, u, "key changes: delete %s B (%s) + put %s B (%s) = %s WRU",
+			tell(why, RuleIndexKeyChange, max(os, ns), ix.Name, u, "key changes: delete %s B (%s) + put %s B (%s) = %s WRU",
 				group(os), units(WriteUnits(os)), group(ns), units(WriteUnits(ns)), units(u))
 		}
 	case sameEntry(t, ix, before, after):
 		if why != nil {
-			tell(why, ix.Name, 0, "no projected attribute changes: no charge, absent from the response")
+			tell(why, RuleIndexUnchanged, max(os, ns), ix.Name, 0, "no projected attribute changes: no charge, absent from the response")
 		}
 		return
 	default:
 		u = max(WriteUnits(os), WriteUnits(ns))
 		if why != nil {
-			tell(why, ix.Name, u, "projected attributes change, entry %s B -> %s B: one write of the larger, %s WRU",
+			tell(why, RuleIndexRewrite, max(os, ns), ix.Name, u, "projected attributes change, entry %s B -> %s B: one write of the larger, %s WRU",
 				group(os), group(ns), units(u))
 		}
 	}
@@ -247,7 +276,7 @@ func (r Rules) indexWrite(t *Table, ix *Index, local bool, before, after attr.It
 	case txn && r.DoubleIndexInTxn:
 		u *= 2
 		if why != nil {
-			tell(why, ix.Name, u, "in a transaction, doubled by option: %s WRU", units(u))
+			tell(why, RuleIndexTransaction, 0, ix.Name, u, "in a transaction, doubled by option: %s WRU", units(u))
 		}
 	case txn && why != nil:
 		(*why)[len(*why)-1].Text += "; index charges are not doubled in a transaction"

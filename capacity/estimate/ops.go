@@ -40,7 +40,18 @@ type Line struct {
 	Target string  `json:"target"` // "table" or an index name
 	Units  float64 `json:"units"`
 	Text   string  `json:"text"`
+	// Rule is the billing rule (or RulePages, RuleShards) behind the
+	// line; Bytes the size it rounded, when one is involved.
+	Rule  capacity.Rule `json:"rule,omitempty"`
+	Bytes int           `json:"bytes,omitempty"`
 }
+
+// Multipliers an estimate applies to a query's page, beside capacity's
+// billing rules.
+const (
+	RulePages  capacity.Rule = "pages"  // the variant reads the page several times (Budget.Pages)
+	RuleShards capacity.Rule = "shards" // a fan-out reads the page on every shard
+)
 
 // String returns "target: text".
 func (l Line) String() string { return l.Target + ": " + l.Text }
@@ -348,7 +359,7 @@ func (e *Estimator) step(s *catalog.Step, b *catalog.Budget, txn, cancelled bool
 			if st.Failed {
 				what = "its condition fails"
 			}
-			why = append(fwhy, capacity.Reason{Target: "table", Units: c.Table.Write,
+			why = append(fwhy, capacity.Reason{Target: "table", Units: c.Table.Write, Rule: capacity.RuleCancelled,
 				Text: fmt.Sprintf("%s, so the transaction is cancelled: DynamoDB reports nothing and does not document the bill; charged as an upper bound, 2 x %s = %s WRU, no index charge",
 					what, Num(f.Table.Write), Num(c.Table.Write))})
 		default:
@@ -361,7 +372,7 @@ func (e *Estimator) step(s *catalog.Step, b *catalog.Budget, txn, cancelled bool
 	st.WRU, st.RRU = tot.Write, tot.Read
 	st.Targets = targets(capacity.PerTable{}.Add(c))
 	for _, r := range why {
-		st.Reasons = append(st.Reasons, Line{r.Target, r.Units, r.Text})
+		st.Reasons = append(st.Reasons, Line{r.Target, r.Units, r.Text, r.Rule, r.Bytes})
 	}
 	return st, nil
 }
@@ -449,11 +460,11 @@ func (e *Estimator) query(t *capacity.Table, q *catalog.Request, b *catalog.Budg
 	n := 1
 	if b.Pages > 1 {
 		n = b.Pages
-		why = append(why, capacity.Reason{Target: target(ix), Text: fmt.Sprintf("x %d pages read in this variant", n)})
+		why = append(why, capacity.Reason{Target: target(ix), Rule: RulePages, Text: fmt.Sprintf("x %d pages read in this variant", n)})
 	}
 	if q.Shards != nil && q.Shards.FanOut == "all" && q.Index != nil && q.Index.Shards != nil {
 		n *= q.Index.Shards.Count
-		why = append(why, capacity.Reason{Target: target(ix), Text: fmt.Sprintf("x %d shards: the same page read on every shard", q.Index.Shards.Count)})
+		why = append(why, capacity.Reason{Target: target(ix), Rule: RuleShards, Text: fmt.Sprintf("x %d shards: the same page read on every shard", q.Index.Shards.Count)})
 	}
 	if n > 1 {
 		c = scaled(c, float64(n))

@@ -166,7 +166,7 @@ func (e *Estimator) scanAll(t *capacity.Table, q *catalog.Request) (capacity.Con
 	default:
 		c.Table.Read = u
 	}
-	why := []capacity.Reason{{Target: target(ix), Units: u, Text: fmt.Sprintf(
+	why := []capacity.Reason{{Target: target(ix), Units: u, Rule: capacity.RulePage, Bytes: int(math.Min(bytes, math.MaxInt32)), Text: fmt.Sprintf(
 		"%s scan of the whole %s, %s B (%s): %s pages of 1 MB at %s RRU each (256 x 4 KB%s), every item read is billed whatever a filter keeps: %s RRU",
 		cons, what, Num(math.Round(bytes)), src, Num(pages), Num(perPage), halfNote(cons), Num(u))}}
 	return c, why, nil
