@@ -248,7 +248,7 @@ func wantWords(ts []string) string {
 }
 
 var patternWords = map[string]string{
-	`^AP[0-9]{2,3}$`:                  "an access pattern id such as AP01",
+	`^[A-Za-z][A-Za-z0-9_.-]{0,63}$`:  "an access pattern id of letters, digits, '.', '_' or '-' starting with a letter (AP01, OP01, orders.by-customer)",
 	`^[A-Za-z][A-Za-z0-9_-]*$`:        "a name of letters, digits, '_' or '-' starting with a letter",
 	`^[A-Za-z0-9_.-]{3,255}$`:         "a table or index name of 3 to 255 letters, digits, '_', '-' or '.'",
 	`^[A-Za-z][A-Za-z0-9_]*$`:         "an attribute name of letters, digits or '_' starting with a letter",
@@ -318,11 +318,11 @@ func schemaError(file string, paths map[string]*tnode, ve *jsonschema.Validation
 		return out
 	case *kind.PropertyNames:
 		want := "a valid name"
-		for _, c := range ve.Causes {
+		collectLeaves(&jsonschema.ValidationError{Causes: ve.Causes}, func(c *jsonschema.ValidationError) {
 			if p, ok := c.ErrorKind.(*kind.Pattern); ok {
 				want = patternText(p.Want)
 			}
-		}
+		})
 		return ErrorList{at(propertyPtr(paths, ve, k.Property), true, fmt.Sprintf("invalid name %q: expected %s", k.Property, want), "")}
 	case *kind.Type:
 		return ErrorList{at(ptr, false, fmt.Sprintf("expected %s, got %s", wantWords(k.Want), typeWords[k.Got]), "")}

@@ -464,15 +464,26 @@ type FanOut struct {
 
 // Operand is a value in a request: exactly one of Param (the whole value
 // is one parameter, typed by it), Template (a string rendered from
-// parameters; a template without placeholders is a string constant) or
-// Literal (a constant of any type).
+// parameters; a template without placeholders is a string constant),
+// Literal (a constant of any type), List (an L value whose elements are
+// operands) or Map (an M value whose members are operands). List and Map
+// are used only when some element needs a parameter, so that a list or
+// map built from parameters (the line items of an order, the element
+// list_append adds) is filled in like any other value; a constant list
+// or map is a Literal.
 type Operand struct {
 	Param    string
 	Template *KeyTemplate
 	Literal  *attr.Value
+	List     []Operand
+	Map      []Assign // members sorted by name
+	// IsList and IsMap tell an empty composite from no composite; they
+	// are set with List and Map.
+	IsList, IsMap bool
 }
 
-// Resolve computes the operand's value from parameter values.
+// Resolve computes the operand's value from parameter values (and the
+// attributes bound by earlier steps, under their own names).
 func (o Operand) Resolve(params map[string]attr.Value) (attr.Value, error) {
 	switch {
 	case o.Param != "":
@@ -489,20 +500,62 @@ func (o Operand) Resolve(params map[string]attr.Value) (attr.Value, error) {
 		return attr.Str(s), nil
 	case o.Literal != nil:
 		return *o.Literal, nil
+	case o.IsList:
+		out := make([]attr.Value, 0, len(o.List))
+		for _, e := range o.List {
+			v, err := e.Resolve(params)
+			if err != nil {
+				return attr.Value{}, err
+			}
+			out = append(out, v)
+		}
+		return attr.ListOf(out...), nil
+	case o.IsMap:
+		it := make(attr.Item, 0, len(o.Map))
+		for _, m := range o.Map {
+			v, err := m.Value.Resolve(params)
+			if err != nil {
+				return attr.Value{}, err
+			}
+			it = append(it, attr.Field{Name: m.Attribute, Value: v})
+		}
+		return attr.MapOf(it), nil
 	}
 	return attr.Null(), nil
 }
 
-// Placeholders lists the parameters the operand needs.
+// Placeholders lists the parameters the operand needs, in order, each
+// once.
 func (o Operand) Placeholders() []string {
-	if o.Param != "" {
+	switch {
+	case o.Param != "":
 		return []string{o.Param}
-	}
-	if o.Template != nil {
+	case o.Template != nil:
 		return o.Template.Placeholders()
+	case o.IsList, o.IsMap:
+		var out []string
+		seen := map[string]bool{}
+		add := func(e Operand) {
+			for _, ph := range e.Placeholders() {
+				if !seen[ph] {
+					seen[ph] = true
+					out = append(out, ph)
+				}
+			}
+		}
+		for _, e := range o.List {
+			add(e)
+		}
+		for _, m := range o.Map {
+			add(m.Value)
+		}
+		return out
 	}
 	return nil
 }
+
+// IsConstant reports whether the operand needs no parameter.
+func (o Operand) IsConstant() bool { return len(o.Placeholders()) == 0 }
 
 type missingParamError struct{ name string }
 
@@ -593,6 +646,8 @@ type Request struct {
 	After                               string
 	Sample                              string
 	Matches                             []Match // a scan without matches reads everything
+
+	sep string // the model's key separator, for Render
 }
 
 // Assign is an attribute and the operand giving its value.

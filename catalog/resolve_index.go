@@ -321,16 +321,7 @@ func (r *resolver) checkOperand(ptr string, o Operand, a *Attribute, avail func(
 			return
 		}
 	}
-	if o.Template != nil {
-		r.typeTemplate(o.Template)
-		if avail != nil {
-			for i := range o.Template.Parts {
-				if ph := o.Template.Parts[i].Attr; ph != "" {
-					o.Template.Parts[i].Type, _ = avail("", ph)
-				}
-			}
-		}
-	}
+	r.typeOperand(o, avail)
 	if a == nil {
 		return
 	}
@@ -346,6 +337,10 @@ func (r *resolver) checkOperand(ptr string, o Operand, a *Attribute, avail func(
 		got = attr.S
 	case o.Literal != nil:
 		got = o.Literal.Type
+	case o.IsList:
+		got = attr.L
+	case o.IsMap:
+		got = attr.M
 	}
 	if got != attr.Invalid && got != a.Type && !(a.Type == attr.SS && got == attr.S) && !(a.Type == attr.NS && got == attr.N) {
 		r.errf(ptr, "%s is %s, but the value given is %s", a.Name, a.Type, got)
@@ -359,6 +354,27 @@ func (r *resolver) checkOperand(ptr string, o Operand, a *Attribute, avail func(
 		if err := checkString(a, o.Template.Text); err != nil {
 			r.errf(ptr, "%v", err)
 		}
+	}
+}
+
+// typeOperand fills the placeholder types of the templates inside an
+// operand, at any depth, from the scope (or the dictionary).
+func (r *resolver) typeOperand(o Operand, avail func(string, string) (attr.Type, bool)) {
+	if o.Template != nil {
+		r.typeTemplate(o.Template)
+		if avail != nil {
+			for i := range o.Template.Parts {
+				if ph := o.Template.Parts[i].Attr; ph != "" {
+					o.Template.Parts[i].Type, _ = avail("", ph)
+				}
+			}
+		}
+	}
+	for _, e := range o.List {
+		r.typeOperand(e, avail)
+	}
+	for _, m := range o.Map {
+		r.typeOperand(m.Value, avail)
 	}
 }
 

@@ -396,7 +396,7 @@ func (r *resolver) request(ptr string, scope *opScope, kind StepKind, rr *rawReq
 	q := &Request{Update: rr.Update, Condition: rr.Condition, Filter: rr.Filter, Projection: rr.Projection, Names: rr.Names,
 		ReturnValues: rr.ReturnValues, ReturnValuesOnConditionCheckFailure: rr.ReturnValuesOnConditionCheckFailure,
 		ConsistentRead: rr.ConsistentRead, Order: rr.Order, PageSize: rr.PageSize, Shards: rr.Shards,
-		OnConditionFailed: rr.OnConditionFailed, OnMissing: rr.OnMissing}
+		OnConditionFailed: rr.OnConditionFailed, OnMissing: rr.OnMissing, sep: r.m.Separator}
 	if rr.Entity != "" {
 		e, ok := r.ents[rr.Entity]
 		if !ok {
@@ -759,6 +759,28 @@ func representative(o Operand, scope *opScope) (v attr.Value, sample, ok bool) {
 	case o.Param != "":
 		v, ok := sampleOf(scope.params[o.Param])
 		return v, true, ok
+	case o.IsList:
+		out := make([]attr.Value, 0, len(o.List))
+		for _, e := range o.List {
+			v, s, ok := representative(e, scope)
+			if !ok {
+				return attr.Value{}, false, false
+			}
+			out = append(out, v)
+			sample = sample || s
+		}
+		return attr.ListOf(out...), sample, true
+	case o.IsMap:
+		it := make(attr.Item, 0, len(o.Map))
+		for _, m := range o.Map {
+			v, s, ok := representative(m.Value, scope)
+			if !ok {
+				return attr.Value{}, false, false
+			}
+			it = append(it, attr.Field{Name: m.Attribute, Value: v})
+			sample = sample || s
+		}
+		return attr.MapOf(it), sample, true
 	}
 	return attr.Value{}, false, false
 }

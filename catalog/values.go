@@ -311,21 +311,86 @@ func parseOperand(raw json.RawMessage) (Operand, error) {
 }
 
 func operandOf(v any) (Operand, error) {
-	if s, ok := v.(string); ok {
-		if m := wholePlaceholder.FindStringSubmatch(s); m != nil {
+	return operandAt(v, 0)
+}
+
+// operandAt reads a value at a nesting depth: strings are parameters or
+// templates at every depth; a list or map holding one becomes a composite
+// operand, any other list or map a literal. Inside a list or map a string
+// without placeholders is a string constant, as at the top.
+func operandAt(v any, depth int) (Operand, error) {
+	switch x := v.(type) {
+	case string:
+		if m := wholePlaceholder.FindStringSubmatch(x); m != nil {
 			return Operand{Param: m[1]}, nil
 		}
-		t, err := ParseTemplate(s)
+		t, err := ParseTemplate(x)
 		if err != nil {
 			return Operand{}, err
 		}
+		if depth > 0 && t.IsConstant() {
+			lv := attr.Str(x)
+			return Operand{Literal: &lv}, nil
+		}
 		return Operand{Template: t}, nil
+	case []any:
+		if hasPlaceholder(x) {
+			o := Operand{IsList: true, List: make([]Operand, 0, len(x))}
+			for i, e := range x {
+				eo, err := operandAt(e, depth+1)
+				if err != nil {
+					return Operand{}, fmt.Errorf("element %d: %w", i, err)
+				}
+				o.List = append(o.List, eo)
+			}
+			return o, nil
+		}
+	case map[string]any:
+		if hasPlaceholder(x) {
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			o := Operand{IsMap: true, Map: make([]Assign, 0, len(x))}
+			for _, k := range keys {
+				eo, err := operandAt(x[k], depth+1)
+				if err != nil {
+					return Operand{}, fmt.Errorf("member %s: %w", k, err)
+				}
+				o.Map = append(o.Map, Assign{k, eo})
+			}
+			return o, nil
+		}
 	}
 	lv, err := inferValue(v)
 	if err != nil {
 		return Operand{}, err
 	}
 	return Operand{Literal: &lv}, nil
+}
+
+// hasPlaceholder reports whether a list or map holds, at any depth, a
+// string with a placeholder (or a brace, which is then reported as a
+// template error where it stands).
+func hasPlaceholder(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return strings.ContainsAny(x, "{}")
+	case []any:
+		for _, e := range x {
+			if hasPlaceholder(e) {
+				return true
+			}
+		}
+	case map[string]any:
+		for _, e := range x {
+			if hasPlaceholder(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // parseDuration reads 50ms, 2s, 20m, 8h, 30d.
