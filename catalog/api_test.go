@@ -95,7 +95,7 @@ func TestRequestMaterial(t *testing.T) {
 	require.NotNil(t, dup)
 	assert.Equal(t, "settlement", dup.FailedStep)
 	before, after, _ := dup.SamplesFor(stl)
-	assert.Equal(t, Absent, before)
+	assert.Equal(t, "pix", before, "a duplicate webhook finds the settlement it repeats")
 	assert.Equal(t, "pix", after)
 }
 
@@ -112,8 +112,14 @@ func TestSamplesForOverride(t *testing.T) {
 			assert.Equal(t, "one", after)
 		case "allowed":
 			assert.Equal(t, "two", before)
-			assert.Equal(t, "three", after)
+			assert.Equal(t, "", after, "computed, not named")
 		}
+		// The item left is computed from the update, whatever is named.
+		_, left, err := op.Images(claim, b)
+		require.NoError(t, err)
+		attempts, _ := left.Get("attempts")
+		want := map[string]string{"first-of-day": "1", "allowed": "3", "refused": "4"}[b.Name]
+		assert.Equal(t, want, attempts.Str, b.Name)
 	}
 	it, ok := m.Entity("LIMIT").Sample(Absent)
 	assert.True(t, ok)

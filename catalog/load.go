@@ -80,6 +80,7 @@ func ParseWith(name string, data []byte, opts Options) (*Model, error) {
 	m := r.resolve()
 	if len(r.errs) == 0 {
 		r.checkLimits(m, opts)
+		r.checkImages(m)
 	}
 	if len(r.errs) > 0 {
 		return nil, finish(r.errs, data)

@@ -579,7 +579,12 @@ func (r *resolver) request(ptr string, scope *opScope, kind StepKind, rr *rawReq
 			q.Sample = need("sample", rr.Sample)
 		case Put, Update:
 			q.Before = need("before", rr.Before)
-			q.After = need("after", rr.After)
+			// after is optional: the catalog computes the item a write
+			// leaves, and checks a named after against it (images.go).
+			if rr.After != nil {
+				r.sampleRef(ptr+"/after", e, *rr.After)
+				q.After = *rr.After
+			}
 			if q.After == Absent {
 				r.errf(ptr+"/after", "%s leaves an item behind; after cannot be absent", an(string(kind)))
 			}

@@ -1,6 +1,7 @@
 package estimate_test
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -85,7 +86,13 @@ func TestCancelledTransaction(t *testing.T) {
 	assert.True(t, v.Steps[0].Failed)
 	assert.False(t, v.Steps[1].Failed)
 	assert.Equal(t, []estimate.Target{{Table: "things", WRU: 6}}, v.Targets, "no index charge")
-	assert.Contains(t, reasons(v), "its condition fails, so the transaction is cancelled")
+	r := reasons(v)
+	assert.Contains(t, r, "tx/child: table: put of CHILD failed its condition")
+	assert.Contains(t, r, "tx/child: table: its condition fails, so the transaction is cancelled")
+	// The action whose condition holds is not said to have failed it.
+	assert.Contains(t, r, "tx/grow: table: update of BIG: its condition holds, but action child fails and cancels the transaction")
+	assert.NotContains(t, r, "update of BIG failed its condition")
+	assert.NotContains(t, r, "tx/grow: table: its condition fails")
 }
 
 // A query page ends at 1 MB, the item crossing it included, and every
@@ -222,4 +229,26 @@ func TestNum(t *testing.T) {
 	for in, want := range map[float64]string{0: "0", 3.75: "3.75", 150: "150.00", 44826.624: "44,826.62", 0.00375: "0.0037", 1e-6: "<0.0001"} {
 		assert.Equal(t, want, estimate.USD(in))
 	}
+}
+
+// A REMOVE of an index key takes the item out of the index: the item the
+// update leaves is computed, so the entry leaves (1 WRU) and does not move
+// (delete + put, 2 WRU), whatever a sample once claimed; a sample that
+// claims otherwise is refused at the attribute that differs.
+func TestRemoveLeavesIndex(t *testing.T) {
+	m, err := catalog.Load("testdata/remove.yaml")
+	require.NoError(t, err)
+	v := variant(t, estimate.New(m, capacity.Default()), "Finish", "done")
+	assert.Equal(t, 2.0, v.WRU, "table 1 + QUEUE entry leaves 1, not 1 + key change 2")
+	assert.Equal(t, []estimate.Target{{Table: "jobs", WRU: 1}, {Table: "jobs", Index: "QUEUE", WRU: 1}}, v.Targets)
+	assert.Contains(t, reasons(v), "QUEUE: entry leaves the index, delete")
+	assert.NotContains(t, reasons(v), "key changes")
+
+	data, err := os.ReadFile("testdata/remove.yaml")
+	require.NoError(t, err)
+	bad := strings.Replace(string(data), "          before: pending\n", "          before: pending\n          after: requeued\n", 1)
+	_, err = catalog.Parse("remove.yaml", []byte(bad))
+	require.Error(t, err)
+	assert.Equal(t, `remove.yaml:50:18: operations.Finish.steps[0].update.after: sample requeued is not what the update leaves of sample pending: queue (sample "q2", computed absent)
+hint: fix the sample, or drop after: the catalog computes it`, err.Error())
 }

@@ -160,10 +160,10 @@ func (e *Estimator) Variant(op *catalog.Operation, b *catalog.Budget) (Variant, 
 		var err error
 		switch s.Kind {
 		case catalog.Transaction:
-			steps, ended, err = e.transaction(s, b)
+			steps, ended, err = e.transaction(op, s, b)
 		default:
 			var st Step
-			st, err = e.step(s, b, false, false)
+			st, err = e.step(op, s, b, false, false)
 			steps = []Step{st}
 			ended = st.Failed
 		}
@@ -268,7 +268,7 @@ func sample(en *catalog.Entity, name string) (attr.Item, error) {
 // transaction charges the actions of a transaction that run in b. When
 // one of them is b's failing step the transaction is cancelled and charged
 // as the package documentation says.
-func (e *Estimator) transaction(s *catalog.Step, b *catalog.Budget) ([]Step, bool, error) {
+func (e *Estimator) transaction(op *catalog.Operation, s *catalog.Step, b *catalog.Budget) ([]Step, bool, error) {
 	cancelled := false
 	for _, it := range s.Items {
 		cancelled = cancelled || (b.FailedStep != "" && it.ID == b.FailedStep)
@@ -278,7 +278,7 @@ func (e *Estimator) transaction(s *catalog.Step, b *catalog.Budget) ([]Step, boo
 		if !it.In(b.Name) {
 			continue
 		}
-		st, err := e.step(it, b, true, cancelled)
+		st, err := e.step(op, it, b, true, cancelled)
 		if err != nil {
 			return nil, false, fmt.Errorf("action %s: %w", it.ID, err)
 		}
@@ -290,7 +290,7 @@ func (e *Estimator) transaction(s *catalog.Step, b *catalog.Budget) ([]Step, boo
 
 // step charges one step or action. txn marks a transaction action;
 // cancelled a transaction whose condition fails.
-func (e *Estimator) step(s *catalog.Step, b *catalog.Budget, txn, cancelled bool) (Step, error) {
+func (e *Estimator) step(op *catalog.Operation, s *catalog.Step, b *catalog.Budget, txn, cancelled bool) (Step, error) {
 	q := s.Request
 	if q == nil || q.Table == nil {
 		return Step{}, fmt.Errorf("step has no request")
@@ -339,32 +339,34 @@ func (e *Estimator) step(s *catalog.Step, b *catalog.Budget, txn, cancelled bool
 		if !ok {
 			return st, fmt.Errorf("cannot estimate a %s step", s.Kind)
 		}
-		bn, an, _ := b.SamplesFor(s)
-		before, err := sample(q.Entity, orAbsent(bn))
+		// The item the write leaves is computed by the catalog from the
+		// request and the item it finds, never taken from a sample.
+		before, after, err := op.Images(s, b)
 		if err != nil {
 			return st, err
 		}
-		after, err := sample(q.Entity, orAbsent(an))
-		if err != nil {
-			return st, err
-		}
-		op := capacity.WriteOp{Kind: kind, Before: before, After: after, Txn: txn, Label: label}
+		wop := capacity.WriteOp{Kind: kind, Before: before, After: after, Txn: txn, Label: label}
 		st.Failed = s.ID == b.FailedStep
 		switch {
 		case cancelled:
-			op.Txn, op.Failed = false, true
-			f, fwhy := e.Rules.ExplainWrite(t, op)
+			// Every action of a cancelled transaction is sized by the
+			// failed-write rule; only the failing one failed its
+			// condition, and only its reason says so.
+			wop.Txn, wop.Failed = false, true
+			f, fwhy := e.Rules.ExplainWrite(t, wop)
 			c = capacity.Consumed{TableName: t.Name, Txn: true, Table: capacity.Capacity{Write: 2 * f.Table.Write}}
-			what := "its condition holds"
 			if st.Failed {
-				what = "its condition fails"
+				why = append(fwhy, capacity.Reason{Target: "table", Units: c.Table.Write, Rule: capacity.RuleCancelled,
+					Text: fmt.Sprintf("its condition fails, so the transaction is cancelled: DynamoDB reports nothing and does not document the bill; charged as an upper bound, 2 x %s = %s WRU, no index charge",
+						Num(f.Table.Write), Num(c.Table.Write))})
+				break
 			}
-			why = append(fwhy, capacity.Reason{Target: "table", Units: c.Table.Write, Rule: capacity.RuleCancelled,
-				Text: fmt.Sprintf("%s, so the transaction is cancelled: DynamoDB reports nothing and does not document the bill; charged as an upper bound, 2 x %s = %s WRU, no index charge",
-					what, Num(f.Table.Write), Num(c.Table.Write))})
+			why = []capacity.Reason{{Target: "table", Units: c.Table.Write, Rule: capacity.RuleCancelled,
+				Text: fmt.Sprintf("%s of %s: its condition holds, but action %s fails and cancels the transaction, which DynamoDB neither reports nor documents; charged as an upper bound, 2 x %s WRU (the %q failed-write rule, %s) = %s WRU, no index charge",
+					kind, label, b.FailedStep, Num(f.Table.Write), e.Rules.FailedWrite, e.images(before, after), Num(c.Table.Write))}}
 		default:
-			op.Failed = st.Failed
-			c, why = e.Rules.ExplainWrite(t, op)
+			wop.Failed = st.Failed
+			c, why = e.Rules.ExplainWrite(t, wop)
 		}
 	}
 	st.Consumed = c
@@ -375,13 +377,6 @@ func (e *Estimator) step(s *catalog.Step, b *catalog.Budget, txn, cancelled bool
 		st.Reasons = append(st.Reasons, Line{r.Target, r.Units, r.Text, r.Rule, r.Bytes})
 	}
 	return st, nil
-}
-
-func orAbsent(name string) string {
-	if name == "" {
-		return catalog.Absent
-	}
-	return name
 }
 
 // query charges the pages of a query: its matches are one page of one
@@ -472,6 +467,15 @@ func (e *Estimator) query(t *capacity.Table, q *catalog.Request, b *catalog.Budg
 		why[len(why)-1].Text += fmt.Sprintf(" = %s RRU", Num(c.Total().Read))
 	}
 	return c, why, nil
+}
+
+// images says how large the items of a write are, for reasons.
+func (e *Estimator) images(before, after attr.Item) string {
+	a := Num(float64(e.Rules.ItemSize(after)))
+	if before == nil {
+		return "no existing item, new " + a + " B"
+	}
+	return "existing " + Num(float64(e.Rules.ItemSize(before))) + " B, new " + a + " B"
 }
 
 func target(ix *capacity.Index) string {

@@ -1,0 +1,510 @@
+package catalog
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/cardapio/cardapio/attr"
+	"github.com/cardapio/cardapio/expr"
+)
+
+// The images of a write: the item it finds and the item it leaves. The
+// static estimate charges a write from both, so the item left is computed
+// from the request, never taken on trust: a put leaves the item it
+// renders, an update what the expression language (the package the
+// engine runs) makes of the item it finds, a delete nothing. A sample
+// named as after is then a claim the catalog checks against the
+// computation.
+
+// MissingValueError is returned when a step cannot be applied because a
+// value it needs is unknown: a parameter without a sample, or an
+// attribute an earlier read binds from a sample that lacks it.
+type MissingValueError struct{ Name string }
+
+func (e *MissingValueError) Error() string {
+	return fmt.Sprintf("{%s} has no sample value", e.Name)
+}
+
+// Values returns the values an operation runs with in budget variant b:
+// the sample of every parameter that has one, and the attributes its read
+// steps bind, taken from the item each read returns in b (a get's sample;
+// for a query, the first match whose sample carries the attribute).
+// Parameters without a sample are absent.
+func (o *Operation) Values(b *Budget) map[string]attr.Value {
+	if b == nil {
+		b = &Budget{}
+	}
+	vals := map[string]attr.Value{}
+	for _, p := range o.Params {
+		if p.Sample != nil {
+			vals[p.Name] = *p.Sample
+		}
+	}
+	for _, s := range o.Steps {
+		if len(s.Bind) == 0 || s.Request == nil || !s.In(b.Name) {
+			continue
+		}
+		for _, name := range s.Bind {
+			if v, ok := boundValue(s, b, name); ok {
+				vals[name] = v
+			}
+		}
+	}
+	return vals
+}
+
+// boundValue finds a bound attribute in the items a read returns: stored
+// in the item, or, for an attribute that lives only in the key, read back
+// from the rendered key.
+func boundValue(s *Step, b *Budget, name string) (attr.Value, bool) {
+	type read struct {
+		e    *Entity
+		item attr.Item
+	}
+	var reads []read
+	q := s.Request
+	switch s.Kind {
+	case Get:
+		_, _, sn := b.SamplesFor(s)
+		if it, ok := q.Entity.Sample(sn); ok && it != nil {
+			reads = append(reads, read{q.Entity, it})
+		}
+	default:
+		for _, m := range q.Matches {
+			if it, ok := m.Entity.Sample(m.Sample); ok && it != nil {
+				reads = append(reads, read{m.Entity, it})
+			}
+		}
+	}
+	for _, r := range reads {
+		if v, ok := r.item.Get(name); ok {
+			return v, true
+		}
+	}
+	for _, r := range reads {
+		if v, ok := fromKey(r.e, r.item, name); ok {
+			return v, true
+		}
+	}
+	return attr.Value{}, false
+}
+
+// fromKey reads a placeholder's value back from an item's rendered keys.
+func fromKey(e *Entity, it attr.Item, name string) (attr.Value, bool) {
+	for _, k := range e.Key {
+		kv, ok := it.Get(k.Attribute)
+		if !ok || kv.Type != attr.S {
+			continue
+		}
+		parts, ok := k.Template.Match(kv.Str)
+		if !ok {
+			continue
+		}
+		text, ok := parts[name]
+		if !ok {
+			continue
+		}
+		for _, p := range k.Template.Parts {
+			if p.Attr != name {
+				continue
+			}
+			if p.Type == attr.N {
+				n, err := strconv.ParseUint(text, 10, 64)
+				if err != nil {
+					return attr.Value{}, false
+				}
+				return attr.Num(strconv.FormatUint(n, 10)), true
+			}
+			return attr.Str(text), true
+		}
+	}
+	return attr.Value{}, false
+}
+
+// Images returns the item a write step (or transaction action) finds and
+// the item it leaves in budget variant b, the second computed by Apply
+// from the first and the operation's Values in b (the named after sample
+// only when a parameter the request needs has no sample). For a step whose
+// condition fails the second is the item it would have left, which is
+// what the failed-write rule sizes. A delete and a condition check leave
+// nil.
+func (o *Operation) Images(s *Step, b *Budget) (before, after attr.Item, err error) {
+	if b == nil {
+		b = &Budget{}
+	}
+	q := s.Request
+	if q == nil || q.Entity == nil {
+		return nil, nil, fmt.Errorf("step %s writes no entity", s.ID)
+	}
+	bn, _, _ := b.SamplesFor(s)
+	if bn == "" {
+		bn = Absent
+	}
+	before, ok := q.Entity.Sample(bn)
+	if !ok {
+		return nil, nil, fmt.Errorf("entity %s has no sample %q", q.Entity.Name, bn)
+	}
+	after, err = s.Apply(before, o.Values(b))
+	var missing *MissingValueError
+	if _, an, _ := b.SamplesFor(s); errors.As(err, &missing) && an != "" {
+		// Without the values the request cannot be applied: the named
+		// sample is all there is.
+		after, _ = q.Entity.Sample(an)
+		return before, after, nil
+	}
+	return before, after, err
+}
+
+// Apply returns the item a write step leaves when it finds before (nil:
+// no item) and runs with vals (parameters and bound attributes by name).
+// A put leaves its rendered key, the entity's discriminator and its item;
+// an update applies its expression to before, or to the bare key when
+// there is no item (an upsert); a delete leaves nil and a condition check
+// leaves before. Conditions are not evaluated: the caller decides whether
+// the write happens. A missing value is a *MissingValueError; an update
+// DynamoDB would reject on this item is an *expr.Error.
+func (s *Step) Apply(before attr.Item, vals map[string]attr.Value) (attr.Item, error) {
+	q := s.Request
+	if q == nil || q.Entity == nil {
+		return nil, fmt.Errorf("step %s writes no entity", s.ID)
+	}
+	switch s.Kind {
+	case Delete:
+		return nil, nil
+	case ConditionCheck:
+		return before, nil
+	case Put:
+		it, err := q.KeyItem(vals)
+		if err != nil {
+			return nil, err
+		}
+		if d := q.Table.Discriminator; d != "" && q.Entity.TypeValue != "" {
+			it = it.With(d, attr.Str(q.Entity.TypeValue))
+		}
+		for _, a := range q.Item {
+			v, err := resolveValue(a.Value, vals)
+			if err != nil {
+				return nil, err
+			}
+			it = it.With(a.Attribute, v)
+		}
+		return it, nil
+	case Update:
+		start := before
+		if start == nil {
+			key, err := q.KeyItem(vals)
+			if err != nil {
+				return nil, err
+			}
+			start = key
+		}
+		u, err := q.parsedUpdate(vals)
+		if err != nil {
+			return nil, err
+		}
+		return u.Apply(start)
+	}
+	return nil, fmt.Errorf("a %s step writes nothing", s.Kind)
+}
+
+// Holds reports whether the condition of a write step holds on item
+// (nil: no item) with vals. A step without a condition always holds.
+func (s *Step) Holds(item attr.Item, vals map[string]attr.Value) (bool, error) {
+	q := s.Request
+	if q == nil || q.Condition == "" {
+		return true, nil
+	}
+	values, err := q.ValueMap(vals)
+	if err != nil {
+		return false, err
+	}
+	c, err := expr.NewScope(q.Names, values).Condition(q.Condition)
+	if err != nil {
+		return false, err
+	}
+	return c.Eval(item), nil
+}
+
+// KeyItem renders the table key of the item a request addresses.
+func (q *Request) KeyItem(vals map[string]attr.Value) (attr.Item, error) {
+	var it attr.Item
+	for _, k := range q.Key {
+		v, err := resolveValue(k.Value, vals)
+		if err != nil {
+			return nil, err
+		}
+		it = it.With(k.Attribute, v)
+	}
+	return it, nil
+}
+
+// ValueMap resolves the request's expression attribute values.
+func (q *Request) ValueMap(vals map[string]attr.Value) (map[string]attr.Value, error) {
+	out := make(map[string]attr.Value, len(q.Values))
+	for _, nv := range q.Values {
+		v, err := resolveValue(nv.Value, vals)
+		if err != nil {
+			return nil, err
+		}
+		out[nv.Name] = v
+	}
+	return out, nil
+}
+
+func (q *Request) parsedUpdate(vals map[string]attr.Value) (*expr.Update, error) {
+	values, err := q.ValueMap(vals)
+	if err != nil {
+		return nil, err
+	}
+	return expr.NewScope(q.Names, values).Update(q.Update)
+}
+
+// resolveValue is Operand.Resolve with a missing value reported as a
+// *MissingValueError.
+func resolveValue(o Operand, vals map[string]attr.Value) (attr.Value, error) {
+	for _, ph := range o.Placeholders() {
+		if _, ok := vals[ph]; !ok {
+			return attr.Value{}, &MissingValueError{ph}
+		}
+	}
+	return o.Resolve(vals)
+}
+
+// itemDiff names the attributes in which two items differ, with both
+// values: "paidCents (sample 48790, computed 48791)".
+func itemDiff(sample, computed attr.Item) []string {
+	var out []string
+	names := map[string]bool{}
+	for _, f := range sample {
+		names[f.Name] = true
+	}
+	for _, f := range computed {
+		names[f.Name] = true
+	}
+	for _, n := range sortedKeys(names) {
+		a, inA := sample.Get(n)
+		b, inB := computed.Get(n)
+		if inA && inB && attr.Equal(a, b) {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s (sample %s, computed %s)", n, showValue(a, inA), showValue(b, inB)))
+	}
+	return out
+}
+
+// showValue writes a value the way a model spells it.
+func showValue(v attr.Value, present bool) string {
+	if !present {
+		return "absent"
+	}
+	switch v.Type {
+	case attr.S:
+		if r := []rune(v.Str); len(r) > 40 {
+			return fmt.Sprintf("%s... (%d characters)", strconv.Quote(string(r[:24])), len(r))
+		}
+		return strconv.Quote(v.Str)
+	case attr.N:
+		return v.Str
+	case attr.BOOL:
+		return strconv.FormatBool(v.Bool)
+	case attr.NULL:
+		return "null"
+	}
+	s := string(attr.AppendValueJSON(nil, v))
+	if len(s) > 60 {
+		s = s[:57] + "..."
+	}
+	return s
+}
+
+// checkImages proves the samples of every write in every budget variant
+// against the requests: the before sample is the item the request
+// addresses, the condition holds on it unless the variant names the step
+// as the one that fails, the update applies to it, and a hand-written
+// after is what the request leaves. It runs on a model free of other
+// errors. A finding shared by every variant a step runs in is reported
+// once, without variant names.
+func (r *resolver) checkImages(m *Model) {
+	for _, op := range m.Operations {
+		variants := op.Budgets
+		if len(variants) == 0 {
+			variants = []*Budget{{}}
+		}
+		f := &imageFindings{runs: map[*Step][]string{}}
+		for _, b := range variants {
+			for i, s := range op.Steps {
+				if !s.In(b.Name) {
+					continue
+				}
+				sptr := p("operations", op.Name, "steps", i)
+				if s.Kind == Transaction {
+					cancelled := false
+					for _, it := range s.Items {
+						cancelled = cancelled || it.ID == b.FailedStep && it.In(b.Name)
+					}
+					for j, it := range s.Items {
+						if it.In(b.Name) {
+							f.check(op, it, b, fmt.Sprintf("%s/transaction/items/%d/%s", sptr, j, it.Kind), cancelled)
+						}
+					}
+					continue
+				}
+				if s.Kind.IsWrite() {
+					f.check(op, s, b, sptr+"/"+string(s.Kind), false)
+				}
+				if s.ID == b.FailedStep {
+					break // no later step runs
+				}
+			}
+		}
+		f.report(r, op)
+	}
+}
+
+// imageFindings collects the findings of one operation across its
+// variants.
+type imageFindings struct {
+	list []*imageFinding
+	runs map[*Step][]string // variants each step runs in
+}
+
+type imageFinding struct {
+	step      *Step
+	ptr       string
+	key       bool
+	hint, msg string
+	variants  []string
+}
+
+func (f *imageFindings) add(s *Step, b *Budget, ptr string, key bool, hint, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	for _, x := range f.list {
+		if x.ptr == ptr && x.msg == msg {
+			x.variants = append(x.variants, b.Name)
+			return
+		}
+	}
+	f.list = append(f.list, &imageFinding{s, ptr, key, hint, msg, []string{b.Name}})
+}
+
+func (f *imageFindings) report(r *resolver, op *Operation) {
+	for _, x := range f.list {
+		prefix := ""
+		if len(op.Budgets) > 1 && len(x.variants) < len(f.runs[x.step]) && !strings.HasPrefix(x.ptr, p("operations", op.Name, "budgets")) {
+			prefix = "in variant " + strings.Join(x.variants, ", ") + ": "
+		}
+		r.errAt(x.ptr, x.key, x.hint, "%s%s", prefix, x.msg)
+	}
+}
+
+// check checks one write in one variant; ptr is the request's pointer,
+// cancelled marks an action of a transaction another action cancels.
+func (f *imageFindings) check(op *Operation, s *Step, b *Budget, ptr string, cancelled bool) {
+	q := s.Request
+	if q == nil || q.Entity == nil {
+		return
+	}
+	f.runs[s] = append(f.runs[s], b.Name)
+	e := q.Entity
+	// Where a sample name comes from: the step, or the variant.
+	field := func(name string) string {
+		if o, ok := b.Samples[s.ID]; ok {
+			if name == "before" && o.Before != nil || name == "after" && o.After != nil {
+				return p("operations", op.Name, "budgets", b.Name, "samples", s.ID, name)
+			}
+		}
+		return ptr + "/" + name
+	}
+	bn, an, _ := b.SamplesFor(s)
+	if bn == "" {
+		bn = Absent
+	}
+	before, ok := e.Sample(bn)
+	if !ok {
+		return // reported where it is named
+	}
+	vals := op.Values(b)
+	if key, err := q.KeyItem(vals); err == nil && before != nil {
+		var diff []string
+		for _, k := range key {
+			if v, _ := before.Get(k.Name); !attr.Equal(v, k.Value) {
+				diff = append(diff, fmt.Sprintf("%s %s", k.Name, showValue(k.Value, true)))
+			}
+		}
+		if len(diff) > 0 {
+			f.add(s, b, field("before"), false, "give the parameters the sample's key values, or name the sample of the item the step writes",
+				"sample %s is not the item the %s addresses: with the parameters' samples it writes %s", bn, s.Kind, strings.Join(diff, ", "))
+			return
+		}
+	}
+	if s.Kind != ConditionCheck && s.ID != b.FailedStep && !cancelled {
+		if holds, err := s.Holds(before, vals); err == nil && !holds {
+			f.add(s, b, field("before"), false, "name the step failedStep in the variant, or give a before sample the condition holds on",
+				"the condition %q fails on sample %s, yet the variant charges the %s as a write that succeeds", q.Condition, bn, s.Kind)
+		}
+	}
+	if s.Kind == Delete || s.Kind == ConditionCheck {
+		return
+	}
+	after, err := s.Apply(before, vals)
+	var missing *MissingValueError
+	var ee *expr.Error
+	switch {
+	case errors.As(err, &missing):
+		if an == "" {
+			f.add(s, b, ptr, true, fmt.Sprintf("give %s a sample, or name the after sample", missing.Name),
+				"the item the %s leaves cannot be computed: %v", s.Kind, err)
+		}
+		return
+	case errors.As(err, &ee):
+		f.add(s, b, ptr+"/update", false, "a before sample is an item the update must apply to: fix the sample or the update",
+			"DynamoDB rejects the update on sample %s: %s", bn, ee.Msg)
+		return
+	case err != nil:
+		f.add(s, b, ptr, true, "", "the item the %s leaves cannot be computed: %v", s.Kind, err)
+		return
+	}
+	if s.Kind == Update {
+		var lacks []string
+		if d := q.Table.Discriminator; d != "" {
+			if v, ok := after.Get(d); !ok || v.Type != attr.S || v.Str != e.TypeValue {
+				lacks = append(lacks, fmt.Sprintf("%s %q (the table's discriminator)", d, e.TypeValue))
+			}
+		}
+		for _, ea := range e.Attributes {
+			if ea.Presence == Required {
+				if _, ok := after.Get(ea.Name); !ok {
+					lacks = append(lacks, ea.Name)
+				}
+			}
+		}
+		if len(lacks) > 0 {
+			what := "leaves"
+			if before == nil {
+				what = "creates where no item exists"
+			}
+			f.add(s, b, ptr+"/update", false, "a required attribute is always present: write it, or declare it optional",
+				"the %s item the update %s lacks required %s", e.Name, what, strings.Join(lacks, ", "))
+		}
+	}
+	if an == "" {
+		return
+	}
+	want, ok := e.Sample(an)
+	if !ok || want == nil {
+		return
+	}
+	if diff := itemDiff(want, after); len(diff) > 0 {
+		what := fmt.Sprintf("what the %s leaves of sample %s", s.Kind, bn)
+		switch {
+		case s.Kind == Put:
+			what = "the item the put writes"
+		case before == nil:
+			what = "the item the update creates where none exists"
+		}
+		f.add(s, b, field("after"), false, "fix the sample, or drop after: the catalog computes it",
+			"sample %s is not %s: %s", an, what, strings.Join(diff, "; "))
+	}
+}
