@@ -183,14 +183,7 @@ func (s *Step) Apply(before attr.Item, vals map[string]attr.Value) (attr.Item, e
 		if d := q.Table.Discriminator; d != "" && q.Entity.TypeValue != "" {
 			it = it.With(d, attr.Str(q.Entity.TypeValue))
 		}
-		for _, a := range q.Item {
-			v, err := resolveValue(a.Value, vals)
-			if err != nil {
-				return nil, err
-			}
-			it = it.With(a.Attribute, v)
-		}
-		return it, nil
+		return assign(it, q.Item, vals)
 	case Update:
 		start := before
 		if start == nil {
@@ -229,13 +222,17 @@ func (s *Step) Holds(item attr.Item, vals map[string]attr.Value) (bool, error) {
 
 // KeyItem renders the table key of the item a request addresses.
 func (q *Request) KeyItem(vals map[string]attr.Value) (attr.Item, error) {
-	var it attr.Item
-	for _, k := range q.Key {
-		v, err := resolveValue(k.Value, vals)
+	return assign(nil, q.Key, vals)
+}
+
+// assign returns it with each assignment's value resolved from vals.
+func assign(it attr.Item, as []Assign, vals map[string]attr.Value) (attr.Item, error) {
+	for _, a := range as {
+		v, err := resolveValue(a.Value, vals)
 		if err != nil {
 			return nil, err
 		}
-		it = it.With(k.Attribute, v)
+		it = it.With(a.Attribute, v)
 	}
 	return it, nil
 }
