@@ -36,12 +36,7 @@ func (o *Operation) Values(b *Budget) map[string]attr.Value {
 	if b == nil {
 		b = &Budget{}
 	}
-	vals := map[string]attr.Value{}
-	for _, p := range o.Params {
-		if p.Sample != nil {
-			vals[p.Name] = *p.Sample
-		}
-	}
+	vals := map[string]attr.Value(o.SampleInputs())
 	for _, s := range o.Steps {
 		if len(s.Bind) == 0 || s.Request == nil || !s.In(b.Name) {
 			continue
@@ -159,16 +154,18 @@ func (o *Operation) Images(s *Step, b *Budget) (before, after attr.Item, err err
 
 // Apply returns the item a write step leaves when it finds before (nil:
 // no item) and runs with vals (parameters and bound attributes by name).
-// A put leaves its rendered key, the entity's discriminator and its item;
-// an update applies its expression to before, or to the bare key when
-// there is no item (an upsert); a delete leaves nil and a condition check
-// leaves before. Conditions are not evaluated: the caller decides whether
-// the write happens. A missing value is a *MissingValueError; an update
-// DynamoDB would reject on this item is an *expr.Error.
+// It applies the very request Render fills in for the executor: a put
+// leaves the item it sends (rendered key, the entity's discriminator and
+// its attributes); an update applies its expression, with the values it
+// sends, to before, or to the bare key when there is no item (an
+// upsert); a delete leaves nil and a condition check leaves before.
+// Conditions are not evaluated: the caller decides whether the write
+// happens. A missing value is a *MissingValueError; an update DynamoDB
+// would reject on this item is an *expr.Error.
 func (s *Step) Apply(before attr.Item, vals map[string]attr.Value) (attr.Item, error) {
-	q := s.Request
-	if q == nil || q.Entity == nil {
-		return nil, fmt.Errorf("step %s writes no entity", s.ID)
+	c, err := s.call(vals)
+	if err != nil {
+		return nil, err
 	}
 	switch s.Kind {
 	case Delete:
@@ -176,24 +173,13 @@ func (s *Step) Apply(before attr.Item, vals map[string]attr.Value) (attr.Item, e
 	case ConditionCheck:
 		return before, nil
 	case Put:
-		it, err := q.KeyItem(vals)
-		if err != nil {
-			return nil, err
-		}
-		if d := q.Table.Discriminator; d != "" && q.Entity.TypeValue != "" {
-			it = it.With(d, attr.Str(q.Entity.TypeValue))
-		}
-		return assign(it, q.Item, vals)
+		return c.Item, nil
 	case Update:
 		start := before
 		if start == nil {
-			key, err := q.KeyItem(vals)
-			if err != nil {
-				return nil, err
-			}
-			start = key
+			start = c.Key
 		}
-		u, err := q.parsedUpdate(vals)
+		u, err := expr.NewScope(c.Names, valueMap(c.Values)).Update(c.Update)
 		if err != nil {
 			return nil, err
 		}
@@ -205,68 +191,52 @@ func (s *Step) Apply(before attr.Item, vals map[string]attr.Value) (attr.Item, e
 // Holds reports whether the condition of a write step holds on item
 // (nil: no item) with vals. A step without a condition always holds.
 func (s *Step) Holds(item attr.Item, vals map[string]attr.Value) (bool, error) {
-	q := s.Request
-	if q == nil || q.Condition == "" {
+	if s.Request == nil || s.Request.Condition == "" {
 		return true, nil
 	}
-	values, err := q.ValueMap(vals)
+	c, err := s.call(vals)
 	if err != nil {
 		return false, err
 	}
-	c, err := expr.NewScope(q.Names, values).Condition(q.Condition)
+	cond, err := expr.NewScope(c.Names, valueMap(c.Values)).Condition(c.Condition)
 	if err != nil {
 		return false, err
 	}
-	return c.Eval(item), nil
+	return cond.Eval(item), nil
 }
 
-// KeyItem renders the table key of the item a request addresses.
-func (q *Request) KeyItem(vals map[string]attr.Value) (attr.Item, error) {
-	return assign(nil, q.Key, vals)
-}
-
-// assign returns it with each assignment's value resolved from vals.
-func assign(it attr.Item, as []Assign, vals map[string]attr.Value) (attr.Item, error) {
-	for _, a := range as {
-		v, err := resolveValue(a.Value, vals)
-		if err != nil {
-			return nil, err
+// call renders the step's own request (an action alone, outside its
+// transaction), a missing input reported as a *MissingValueError.
+func (s *Step) call(vals map[string]attr.Value) (*Call, error) {
+	q := s.Request
+	if q == nil || q.Entity == nil {
+		return nil, fmt.Errorf("step %s writes no entity", s.ID)
+	}
+	var ops []Operand
+	for _, as := range [][]Assign{q.Key, q.Item} {
+		for _, a := range as {
+			ops = append(ops, a.Value)
 		}
-		it = it.With(a.Attribute, v)
 	}
-	return it, nil
-}
-
-// ValueMap resolves the request's expression attribute values.
-func (q *Request) ValueMap(vals map[string]attr.Value) (map[string]attr.Value, error) {
-	out := make(map[string]attr.Value, len(q.Values))
 	for _, nv := range q.Values {
-		v, err := resolveValue(nv.Value, vals)
-		if err != nil {
-			return nil, err
-		}
-		out[nv.Name] = v
+		ops = append(ops, nv.Value)
 	}
-	return out, nil
-}
-
-func (q *Request) parsedUpdate(vals map[string]attr.Value) (*expr.Update, error) {
-	values, err := q.ValueMap(vals)
-	if err != nil {
-		return nil, err
-	}
-	return expr.NewScope(q.Names, values).Update(q.Update)
-}
-
-// resolveValue is Operand.Resolve with a missing value reported as a
-// *MissingValueError.
-func resolveValue(o Operand, vals map[string]attr.Value) (attr.Value, error) {
-	for _, ph := range o.Placeholders() {
-		if _, ok := vals[ph]; !ok {
-			return attr.Value{}, &MissingValueError{ph}
+	for _, o := range ops {
+		for _, ph := range o.Placeholders() {
+			if _, ok := vals[ph]; !ok {
+				return nil, &MissingValueError{ph}
+			}
 		}
 	}
-	return o.Resolve(vals)
+	return s.render(Inputs(vals), false)
+}
+
+func valueMap(it attr.Item) map[string]attr.Value {
+	m := make(map[string]attr.Value, len(it))
+	for _, f := range it {
+		m[f.Name] = f.Value
+	}
+	return m
 }
 
 // itemDiff names the attributes in which two items differ, with both
@@ -423,7 +393,16 @@ func (f *imageFindings) check(op *Operation, s *Step, b *Budget, ptr string, can
 		return // reported where it is named
 	}
 	vals := op.Values(b)
-	if key, err := q.KeyItem(vals); err == nil && before != nil {
+	if c, err := s.call(vals); err == nil && before != nil {
+		key := c.Key
+		if s.Kind == Put {
+			key = nil
+			for _, k := range e.Key {
+				if v, ok := c.Item.Get(k.Attribute); ok {
+					key = key.With(k.Attribute, v)
+				}
+			}
+		}
 		var diff []string
 		for _, k := range key {
 			if v, _ := before.Get(k.Name); !attr.Equal(v, k.Value) {
