@@ -81,6 +81,7 @@ func ParseWith(name string, data []byte, opts Options) (*Model, error) {
 	if len(r.errs) == 0 {
 		r.checkLimits(m, opts)
 		r.checkImages(m)
+		r.checkConsistency(m)
 	}
 	if len(r.errs) > 0 {
 		return nil, finish(r.errs, data)

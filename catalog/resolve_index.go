@@ -433,10 +433,19 @@ func (r *resolver) answer(ptr string, ap *AccessPattern, ra *rawAnswer) *Answer 
 }
 
 // checkReadShape applies the consistency and shard rules to a read.
+// Strong and exact are not checked alike (consistency.go says what each
+// demands): a strong question may read a local index strongly; an exact
+// one is answered on the base table only.
 func (r *resolver) checkReadShape(ptr, consistency string, x *Index, op string, consistent bool, fan *FanOut) {
+	read := op == "GetItem" || op == "Query" || op == "Scan"
 	if x != nil {
-		if !x.Local && (consistency == Exact || consistency == Strong) {
+		switch {
+		case !x.Local && (consistency == Exact || consistency == Strong):
 			r.errAt(ptr+"/index", false, "answer it from the base table with a strongly consistent read or a conditional write", "%s question cannot be answered by global index %s: GSIs are eventually consistent only", an(consistency), x.Name)
+		case x.Local && consistency == Exact:
+			r.errAt(ptr+"/index", false, "read the base table strongly consistent, or answer it with the condition of the write that acts on it", "an exact question is answered on the base table, not by local index %s", x.Name)
+		case x.Local && consistency == Strong && read && !consistent:
+			r.errAt(ptr, true, "set consistentRead: true", "a strong question read from local index %s needs a strongly consistent read", x.Name)
 		}
 		if !x.Local && consistent {
 			r.errf(ptr+"/consistentRead", "global index %s cannot be read with strong consistency", x.Name)
@@ -448,8 +457,12 @@ func (r *resolver) checkReadShape(ptr, consistency string, x *Index, op string, 
 		if fan != nil {
 			r.errf(ptr+"/shards", "shards apply to a sharded index only")
 		}
-		if (consistency == Exact || consistency == Strong) && (op == "GetItem" || op == "Query") && !consistent {
-			r.errAt(ptr, true, "set consistentRead: true", "%s question read from the table needs a strongly consistent read", an(consistency))
+		switch {
+		case consistency == Exact && read && !consistent:
+			r.errAt(ptr, true, "set consistentRead: true, or answer it with the condition of the write that acts on it (operation: PutItem or UpdateItem)",
+				"an exact question answered by an eventually consistent %s: a read that may miss the latest write is no answer", op)
+		case consistency == Strong && read && !consistent:
+			r.errAt(ptr, true, "set consistentRead: true", "a strong question read from the table needs a strongly consistent read")
 		}
 	}
 }

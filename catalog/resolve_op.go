@@ -448,11 +448,9 @@ func (r *resolver) request(ptr string, scope *opScope, kind StepKind, rr *rawReq
 		} else {
 			q.KeyCondition = r.keyConditions(ptr+"/key", rr.Key, q.Table, q.Index, scope.avail)
 		}
-		consistency := ""
-		if q.ConsistentRead {
-			consistency = Strong
-		}
-		r.checkReadShape(ptr, consistency, q.Index, "Query", q.ConsistentRead, q.Shards)
+		// The question's consistency is checked where the step names its
+		// pattern (consistency.go); here only the read itself.
+		r.checkReadShape(ptr, "", q.Index, "Query", q.ConsistentRead, q.Shards)
 		if q.Index != nil && q.Index.Projection.Type != "ALL" {
 			for i, a := range q.Projection {
 				if !q.Index.Projects(a) {
