@@ -25,7 +25,7 @@ const (
 	CodeTwinIndexes    = "twin-indexes"     // two GSIs with the same partition
 	CodeNoOperation    = "no-operation"     // a question no operation runs
 	CodeNoBudget       = "no-budget"        // writes or reads without a budget
-	CodeNoVersion      = "no-version"       // a racing write without an optimistic lock
+	CodeNoVersion      = "no-version"       // a write of a locked entity that bypasses its lock (race.go)
 	CodeUnusedAttr     = "unused-attribute" // a stored attribute no entity carries
 	CodeNoSample       = "no-sample"        // an entity without a sample item
 	CodeKeyChange      = "index-key-change" // an operation moves items inside an index
@@ -165,6 +165,7 @@ func review(r *resolver, m *Model, opts Options) {
 			r.warn(m, p("accessPatterns", ap.ID), CodeNoOperation, "declare the operation that runs it, with a budget", "no operation runs %s", ap.ID)
 		}
 	}
+	r.raceFindings(m)
 	for _, o := range m.Operations {
 		base := p("operations", o.Name)
 		writes, reads := false, false
@@ -181,23 +182,6 @@ func review(r *resolver, m *Model, opts Options) {
 			}
 			if st.Request != nil && st.Request.Filter != "" {
 				r.warn(m, sptr+"/"+string(st.Kind)+"/filter", CodeFilter, "move the condition into the key, or accept the cost knowingly", "a filter does not reduce the read cost: every matched item is paid for")
-			}
-			actions := st.Items
-			if st.Request != nil {
-				actions = []*Step{st}
-			}
-			for j, a := range actions {
-				q := a.Request
-				if q == nil || q.Entity == nil || (a.Kind != Update && a.Kind != Put) {
-					continue
-				}
-				aptr := sptr + "/" + string(a.Kind)
-				if st.Kind == Transaction {
-					aptr = fmt.Sprintf("%s/transaction/items/%d/%s", sptr, j, a.Kind)
-				}
-				if a.Kind == Update && q.Entity.Has("version") != "" && !strings.Contains(q.Condition, "version") {
-					r.warn(m, aptr, CodeNoVersion, "add version = :expected to the condition and version = version + :one to the update", "an update of %s without an optimistic lock: the last writer silently wins a race", q.Entity.Name)
-				}
 			}
 		}
 		hasW, hasR := false, false

@@ -17,6 +17,36 @@ type Check struct {
 	Path     string // the model's path as given on the command line
 	Model    *catalog.Model
 	Variants []estimate.Variant
+	// Strict makes review warnings the model does not accept a failure.
+	Strict bool
+}
+
+// failures names what fails the check, one phrase each ("1 variant over
+// budget"); none when it passes.
+func (c *Check) failures() []string {
+	var out []string
+	if n := len(c.Over()); n > 0 {
+		out = append(out, count(n, "variant")+" over budget")
+	}
+	if n := Unaccepted(c.Model.Warnings); c.Strict && n > 0 {
+		out = append(out, count(n, "review warning")+" not accepted (--strict)")
+	}
+	return out
+}
+
+// OK reports whether the check passes.
+func (c *Check) OK() bool { return len(c.failures()) == 0 }
+
+// Unaccepted lists the review warnings the model does not accept, as
+// check prints them on stderr when --strict fails.
+func (c *Check) Unaccepted() []string {
+	var out []string
+	for _, f := range c.Model.Warnings {
+		if f.Accepted == "" {
+			out = append(out, fmt.Sprintf("%s: %s: %s [%s]", f.Pos, f.Path, f.Msg, f.Code))
+		}
+	}
+	return out
 }
 
 // Over lists the budgets the static figures exceed, one line each:
@@ -55,8 +85,8 @@ func (c *Check) Text(w io.Writer) {
 		s.text(w)
 	}
 	n := Unaccepted(m.Warnings)
-	if over := len(c.Over()); over > 0 {
-		fmt.Fprintf(w, "\nFAIL: %s over budget; no errors, %s (%d accepted)\n", count(over, "variant"), count(n, "warning"), len(m.Warnings)-n)
+	if fails := c.failures(); len(fails) > 0 {
+		fmt.Fprintf(w, "\nFAIL: %s; no errors, %s (%d accepted)\n", strings.Join(fails, ", "), count(n, "warning"), len(m.Warnings)-n)
 		return
 	}
 	holds := ""
@@ -69,7 +99,7 @@ func (c *Check) Text(w io.Writer) {
 // JSON writes the report as one JSON document: "ok", no errors, and one
 // key per section.
 func (c *Check) JSON(w io.Writer) error {
-	out := checkJSON{Model: c.Path, Name: c.Model.Name, OK: len(c.Over()) == 0, Errors: []jsonError{}, Sections: map[string]any{}}
+	out := checkJSON{Model: c.Path, Name: c.Model.Name, OK: c.OK(), Errors: []jsonError{}, Sections: map[string]any{}}
 	for _, s := range c.sections() {
 		out.Sections[s.key] = s.data
 	}

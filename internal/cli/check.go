@@ -78,7 +78,7 @@ func runCheck(e *env, o *checkOptions) error {
 	if err != nil {
 		return checkFailed(e, o, fmt.Errorf("%s: static capacity: %w", o.path, err))
 	}
-	r := &reports.Check{Path: o.path, Model: m, Variants: vs}
+	r := &reports.Check{Path: o.path, Model: m, Variants: vs, Strict: o.strict}
 	if o.format == "json" {
 		_ = r.JSON(e.stdout)
 	} else {
@@ -91,8 +91,11 @@ func runCheck(e *env, o *checkOptions) error {
 		return failed(fmt.Errorf("%d over budget", len(over)))
 	}
 	if o.strict {
-		if n := reports.Unaccepted(m.Warnings); n > 0 {
-			return failed(fmt.Errorf("%d review warnings", n))
+		if ws := r.Unaccepted(); len(ws) > 0 {
+			for _, s := range ws {
+				fmt.Fprintf(e.stderr, "cardapio: --strict: warning not accepted: %s\n", s)
+			}
+			return failed(fmt.Errorf("%d review warnings", len(ws)))
 		}
 	}
 	return nil

@@ -81,9 +81,20 @@ func TestCheckBadModel(t *testing.T) {
 func TestCheckStrict(t *testing.T) {
 	out, _, code := runCheckCLI("check", "testdata/check/warn.yaml")
 	assert.Equal(t, ExitOK, code, "warnings alone do not fail")
+	assert.Contains(t, out, "\nok: no errors, 5 warnings (0 accepted)")
 	checkGolden(t, "warn.txt", out)
-	_, _, code = runCheckCLI("check", "--strict", "testdata/check/warn.yaml")
+	out, errOut, code := runCheckCLI("check", "--strict", "testdata/check/warn.yaml")
 	assert.Equal(t, ExitFailed, code)
+	// A strict failure says so on both streams: the verdict is FAIL, and
+	// every warning not accepted is on stderr.
+	assert.NotContains(t, out, "\nok: ")
+	assert.Contains(t, out, "\nFAIL: 5 review warnings not accepted (--strict); no errors, 5 warnings (0 accepted)\n")
+	assert.Equal(t, 5, strings.Count(errOut, "cardapio: --strict: warning not accepted: testdata/check/warn.yaml:"), errOut)
+	assert.Contains(t, errOut, "testdata/check/warn.yaml:23:3: indexes.byStatus: byStatus has no throttling alarm")
+	out, _, _ = runCheckCLI("check", "--strict", "--format", "json", "testdata/check/warn.yaml")
+	var doc struct{ OK bool }
+	require.NoError(t, json.Unmarshal([]byte(out), &doc))
+	assert.False(t, doc.OK, "a strict failure is not ok in JSON either")
 	_, _, code = runCheckCLI("check", "--strict", "../../model.yaml")
 	assert.Equal(t, ExitOK, code, "the reference model accepts its only warning")
 }
