@@ -1,0 +1,5 @@
+package budget
+
+import "os"
+
+func readFile(path string) ([]byte, error) { return os.ReadFile(path) }

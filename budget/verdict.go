@@ -1,0 +1,196 @@
+package budget
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/cardapio/cardapio/capacity"
+	"github.com/cardapio/cardapio/capacity/estimate"
+	"github.com/cardapio/cardapio/catalog"
+)
+
+// Quirks are the ways a target is known to report differently from AWS.
+// A difference they explain is reported as known, not as drift.
+type Quirks struct {
+	// NoIndexCapacity: the target's ConsumedCapacity carries no index
+	// figures (dynalite), so index charges cannot be measured there.
+	NoIndexCapacity bool
+}
+
+// judgement holds what a verdict needs besides the result.
+type judgement struct {
+	m           *catalog.Model
+	op          *catalog.Operation
+	b           *catalog.Budget
+	rules       capacity.Rules
+	static      *estimate.Variant
+	quirks      Quirks
+	failOnDrift bool
+}
+
+// judge compares a measured result with its budget and its static
+// estimate, and writes the verdict and the explanation. res.Steps hold
+// the measured figures; the static ones are filled in here.
+func (j *judgement) judge(res *Result) {
+	res.Static = Units{j.static.WRU, j.static.RRU}
+	res.Budget = Limit{WRU: j.b.WRU, RRU: j.b.RRU}
+	if j.b.Name == "" {
+		res.At = positioned(j.m, "operations", j.op.Name)
+	} else {
+		res.At = positioned(j.m, "operations", j.op.Name, "budgets", j.b.Name)
+	}
+	j.attachStatic(res)
+	if res.Verdict == Error {
+		return
+	}
+	j.drift(res)
+	var text []string
+	for _, unit := range []string{WRU, RRU} {
+		limit := res.Budget.of(unit)
+		got := res.Measured.Units().of(unit)
+		if limit == nil || got <= *limit+1e-9 {
+			continue
+		}
+		ex := Explain(j.m, j.op, j.b, j.rules, res.Steps, unit, got, *limit)
+		res.Excesses = append(res.Excesses, ex)
+		text = append(text, ex.Text)
+	}
+	res.Verdict = Pass
+	if len(res.Excesses) > 0 {
+		res.Verdict = Fail
+	}
+	if len(res.Drift) > 0 {
+		var d []string
+		for _, x := range res.Drift {
+			d = append(d, fmt.Sprintf("step %s, %s: %s %s measured, %s by the static estimate", x.Step, x.Target, num(x.Measured), x.Unit, num(x.Static)))
+		}
+		lead := "drift: the measured figures disagree with the static estimate (the measured figure decides the verdict)"
+		if j.failOnDrift {
+			lead = "drift, fatal under --fail-on-drift: the measured figures disagree with the static estimate"
+			res.Verdict = Fail
+		}
+		text = append(text, lead+"\n  "+strings.Join(d, "\n  "))
+	}
+	if len(res.Known) > 0 {
+		text = append(text, "known differences of the target, not drift:\n  "+strings.Join(res.Known, "\n  "))
+	}
+	res.Explanation = strings.Join(text, "\n")
+}
+
+// attachStatic pairs every measured step with its static charge and
+// reasons, and adds the static steps the run did not reach.
+func (j *judgement) attachStatic(res *Result) {
+	byID := map[string]*estimate.Step{}
+	for i := range j.static.Steps {
+		byID[j.static.Steps[i].ID] = &j.static.Steps[i]
+	}
+	seen := map[string]bool{}
+	for i := range res.Steps {
+		st := &res.Steps[i]
+		if s := byID[st.ID]; s != nil {
+			seen[st.ID] = true
+			st.Static = Units{s.WRU, s.RRU}
+			st.Reasons = s.Reasons
+			if st.Kind == "" {
+				st.Kind = s.Kind
+			}
+			if st.Table == "" {
+				st.Table = s.Table
+			}
+		}
+	}
+	for i := range j.static.Steps {
+		s := &j.static.Steps[i]
+		if !seen[s.ID] && res.Verdict != Error {
+			// A step the estimate charges but the run never sent: the run
+			// took another path; its figure stands at zero measured.
+			res.Steps = append(res.Steps, Step{ID: s.ID, Kind: s.Kind, Table: s.Table, Outcome: "not run",
+				Static: Units{s.WRU, s.RRU}, Reasons: s.Reasons})
+		}
+	}
+}
+
+// drift compares each step's measured figures with the static ones, per
+// table and per index, and records the disagreements the target's known
+// quirks do not explain.
+func (j *judgement) drift(res *Result) {
+	for i := range res.Steps {
+		st := &res.Steps[i]
+		var s *estimate.Step
+		for k := range j.static.Steps {
+			if j.static.Steps[k].ID == st.ID {
+				s = &j.static.Steps[k]
+			}
+		}
+		if s == nil {
+			for _, unit := range []string{WRU, RRU} {
+				if got := st.Measured.of(unit); got > 0 {
+					res.Drift = append(res.Drift, Drift{Step: st.ID, Target: "table", Unit: unit, Measured: got})
+				}
+			}
+			continue
+		}
+		want := map[string]Units{}
+		for _, t := range s.Targets {
+			key := "table"
+			if t.Index != "" {
+				key = t.Index
+			}
+			want[key] = want[key].add(Units{t.WRU, t.RRU})
+		}
+		got := map[string]Units{}
+		for _, u := range st.Tables {
+			got["table"] = got["table"].add(u)
+		}
+		for name, u := range st.Indexes {
+			got[name] = got[name].add(u)
+		}
+		keys := map[string]bool{}
+		for k := range want {
+			keys[k] = true
+		}
+		for k := range got {
+			keys[k] = true
+		}
+		names := make([]string, 0, len(keys))
+		for k := range keys {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			for _, unit := range []string{WRU, RRU} {
+				w, g := want[k].of(unit), got[k].of(unit)
+				if math.Abs(w-g) < 1e-9 {
+					continue
+				}
+				if k != "table" && j.quirks.NoIndexCapacity && g == 0 {
+					// The response carried no index figure: the rules'
+					// figure stands in for it, marked computed.
+					res.Known = append(res.Known, fmt.Sprintf("step %s, %s: the target reports no index capacity; %s %s computed by the billing rules", st.ID, k, num(w), unit))
+					add := Units{}
+					if unit == WRU {
+						add.WRU = w
+					} else {
+						add.RRU = w
+					}
+					if st.Indexes == nil {
+						st.Indexes = map[string]Units{}
+					}
+					if res.Measured.Indexes == nil {
+						res.Measured.Indexes = map[string]Units{}
+					}
+					st.Indexes[k] = st.Indexes[k].add(add)
+					res.Measured.Indexes[k] = res.Measured.Indexes[k].add(add)
+					st.Measured = st.Measured.add(add)
+					res.Measured.WRU += add.WRU
+					res.Measured.RRU += add.RRU
+					st.Computed, res.Measured.Computed = true, true
+					continue
+				}
+				res.Drift = append(res.Drift, Drift{Step: st.ID, Target: k, Unit: unit, Measured: g, Static: w})
+			}
+		}
+	}
+}

@@ -1,0 +1,245 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/cardapio/cardapio/budget"
+	"github.com/cardapio/cardapio/capacity/estimate"
+)
+
+// BudgetText writes the gate's report for a terminal: one row per variant
+// (measured, budget and static units of each dimension, the verdict),
+// then why every failing variant fails, the drift, the comparison with a
+// baseline, and a last line that says whether the gate passed.
+func BudgetText(w io.Writer, r *budget.Report) {
+	fmt.Fprintf(w, "%s: model %s: %s measured on the %s\n", r.Model, r.Name, count(r.Summary.Variants, "variant"), targetWords(r))
+	fmt.Fprintf(w, "  keys %s; %s; tables %s*\n", r.Keys, r.Retry, r.TablePrefix)
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
+	var t table
+	t.add("", "WRU", "budget", "static", "RRU", "budget", "static", "verdict")
+	computed := false
+	for i := range r.Results {
+		res := &r.Results[i]
+		mw, mr := figure(res.Measured.WRU), figure(res.Measured.RRU)
+		if res.Measured.Computed {
+			computed = true
+			mw, mr = mark(mw), mark(mr)
+		}
+		t.add(res.Name(), mw, limit(res.Budget.WRU), figure(res.Static.WRU), mr, limit(res.Budget.RRU), figure(res.Static.RRU), verdictWords(res))
+	}
+	fmt.Fprintln(w)
+	t.write(w)
+	if computed {
+		fmt.Fprintln(w, "  * computed by the billing rules: the response carried no figure")
+	}
+	for i := range r.Results {
+		res := &r.Results[i]
+		if res.Verdict == budget.Pass {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s %s\n", strings.ToUpper(string(res.Verdict)), res.Name())
+		fmt.Fprintln(w, indent(res.Explanation, "  "))
+	}
+	var drift []string
+	for i := range r.Results {
+		res := &r.Results[i]
+		if res.Verdict != budget.Pass || len(res.Drift) == 0 {
+			continue
+		}
+		for _, d := range res.Drift {
+			drift = append(drift, fmt.Sprintf("  %s step %s, %s: %s %s measured, %s static", res.Name(), d.Step, d.Target, estimate.Num(d.Measured), d.Unit, estimate.Num(d.Static)))
+		}
+	}
+	if len(drift) > 0 {
+		fmt.Fprintf(w, "\nDrift: measured figures that disagree with the static estimate (the measured figure decides)\n%s\n", strings.Join(drift, "\n"))
+	}
+	var known []string
+	for i := range r.Results {
+		for _, k := range r.Results[i].Known {
+			known = append(known, "  "+r.Results[i].Name()+": "+k)
+		}
+	}
+	if len(known) > 0 {
+		fmt.Fprintf(w, "\nKnown differences of the target (not drift)\n%s\n", strings.Join(known, "\n"))
+	}
+	if c := r.Baseline; c != nil {
+		baselineText(w, c)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, verdictLine(r))
+}
+
+func baselineText(w io.Writer, c *budget.Comparison) {
+	fmt.Fprintf(w, "\nAgainst the baseline %s: %d dearer, %d cheaper, %d new, %d gone", c.File, c.Dearer, c.Cheaper, c.New, c.Gone)
+	if c.USDMonth != 0 {
+		fmt.Fprintf(w, "; %s a month at the model's volumes", usdSigned(c.USDMonth))
+	}
+	fmt.Fprintln(w)
+	var t table
+	changed := false
+	for _, d := range c.Deltas {
+		if d.Status == budget.Same {
+			continue
+		}
+		changed = true
+		t.add(d.Name(), d.Status, vsBaseline(d.Baseline.WRU, d.Measured.WRU, d.Delta.WRU, "WRU"), vsBaseline(d.Baseline.RRU, d.Measured.RRU, d.Delta.RRU, "RRU"))
+	}
+	if changed {
+		t.write(w)
+	}
+	for _, o := range c.Operations {
+		fmt.Fprintf(w, "  %s: %s a month (US$ %s -> %s; %s runs a month, %s)\n", o.Operation, usdSigned(o.USDMonth),
+			estimate.USD(o.Baseline), estimate.USD(o.Measured), estimate.Num(o.Runs), o.Basis)
+	}
+}
+
+// vsBaseline writes "10 -> 12 WRU (+2)".
+func vsBaseline(was, now, delta float64, unit string) string {
+	if delta == 0 {
+		return estimate.Num(now) + " " + unit
+	}
+	return fmt.Sprintf("%s -> %s %s (%s)", estimate.Num(was), estimate.Num(now), unit, signed(delta))
+}
+
+func targetWords(r *budget.Report) string {
+	if r.Kind == "endpoint" || r.Kind == "aws" {
+		return "target " + r.Target
+	}
+	return r.Target
+}
+
+// verdictLine is the report's last line: "ok: ..." or "FAIL: ...".
+func verdictLine(r *budget.Report) string {
+	s := r.Summary
+	var extra []string
+	switch s.Drift {
+	case 0:
+		extra = append(extra, "no drift")
+	default:
+		extra = append(extra, count(s.Drift, "variant")+" with drift")
+	}
+	if s.Computed > 0 {
+		extra = append(extra, count(s.Computed, "variant")+" with computed figures")
+	}
+	if r.Baseline != nil {
+		extra = append(extra, fmt.Sprintf("%d dearer than the baseline", s.Dearer))
+	}
+	if r.OK {
+		return fmt.Sprintf("ok: %s within budget on the %s; %s", count(s.Pass, "variant"), targetWords(r), strings.Join(extra, ", "))
+	}
+	var bad []string
+	if s.Fail > 0 {
+		bad = append(bad, fmt.Sprintf("%d of %d variants failed", s.Fail, s.Variants))
+	}
+	if s.Error > 0 {
+		bad = append(bad, fmt.Sprintf("%d could not be measured", s.Error))
+	}
+	return fmt.Sprintf("FAIL: %s; %s", strings.Join(bad, ", "), strings.Join(extra, ", "))
+}
+
+func verdictWords(res *budget.Result) string {
+	v := string(res.Verdict)
+	if res.Verdict != budget.Pass {
+		v = strings.ToUpper(v)
+	}
+	var tags []string
+	for _, x := range res.Excesses {
+		tags = append(tags, fmt.Sprintf("%s %s", signed(x.Over), x.Unit))
+	}
+	if len(res.Drift) > 0 {
+		tags = append(tags, "drift")
+	}
+	if res.Budget.WRU == nil && res.Budget.RRU == nil && res.Verdict == budget.Pass {
+		tags = append(tags, "no budget")
+	}
+	if len(tags) > 0 {
+		v += " (" + strings.Join(tags, ", ") + ")"
+	}
+	return v
+}
+
+// figure writes units, "-" for none.
+func figure(f float64) string {
+	if f == 0 {
+		return "-"
+	}
+	return estimate.Num(f)
+}
+
+func mark(s string) string {
+	if s == "-" {
+		return s
+	}
+	return s + "*"
+}
+
+func limit(b *float64) string {
+	if b == nil {
+		return "-"
+	}
+	return estimate.Num(*b)
+}
+
+// signed writes +2, -0.5, 0.
+func signed(f float64) string {
+	if f > 0 {
+		return "+" + estimate.Num(f)
+	}
+	return estimate.Num(f)
+}
+
+// usdSigned writes "+US$ 1.25" or "-US$ 0.0031".
+func usdSigned(f float64) string {
+	switch {
+	case f > 0:
+		return "+US$ " + estimate.USD(f)
+	case f < 0:
+		return "-US$ " + estimate.USD(-f)
+	}
+	return "US$ 0"
+}
+
+func indent(s, by string) string {
+	if s == "" {
+		return by + "(no explanation)"
+	}
+	return by + strings.ReplaceAll(s, "\n", "\n"+by)
+}
+
+// table lays out rows in columns: the first left-aligned, the others
+// right-aligned, the last left-aligned, with a two-space indent.
+type table struct{ rows [][]string }
+
+func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
+
+func (t *table) write(w io.Writer) {
+	var width []int
+	for _, r := range t.rows {
+		for i, c := range r {
+			if i >= len(width) {
+				width = append(width, 0)
+			}
+			width[i] = max(width[i], len([]rune(c)))
+		}
+	}
+	for _, r := range t.rows {
+		var b strings.Builder
+		b.WriteString("  ")
+		for i, c := range r {
+			pad := strings.Repeat(" ", width[i]-len([]rune(c)))
+			switch {
+			case i == 0:
+				b.WriteString(c + pad)
+			case i == len(r)-1:
+				b.WriteString("  " + c)
+			default:
+				b.WriteString("  " + pad + c)
+			}
+		}
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	}
+}
