@@ -61,9 +61,9 @@ func (r Rules) read(t *Table, op ReadOp, why *[]Reason) (Consumed, error) {
 		c.Table.Read = u
 		if why != nil {
 			if op.Bytes == 0 {
-				tell(why, RuleReadSize, 0, "table", u, "%s get of a missing %s: %s RRU", op.Consistency, label, units(u))
+				tellRule(why, RuleReadSize, 0, "table", u, "%s get of a missing %s: %s RRU", op.Consistency, label, units(u))
 			} else {
-				tell(why, RuleReadSize, op.Bytes, "table", u, "%s get of %s %s: %s RRU", op.Consistency, label, sizeNote(op.Bytes, ReadUnitBytes), units(u))
+				tellRule(why, RuleReadSize, op.Bytes, "table", u, "%s get of %s %s: %s RRU", op.Consistency, label, sizeNote(op.Bytes, ReadUnitBytes), units(u))
 			}
 		}
 		return c, nil
@@ -96,7 +96,7 @@ func (r Rules) read(t *Table, op ReadOp, why *[]Reason) (Consumed, error) {
 		if ix != nil {
 			target = ix.Name
 		}
-		tell(why, RulePage, op.Bytes, target, u, "%s page of %d %ss, summed once: %s: %s RRU", op.Consistency, op.Count, label, sizeNote(op.Bytes, ReadUnitBytes), units(u))
+		tellRule(why, RulePage, op.Bytes, target, u, "%s page of %d %ss, summed once: %s: %s RRU", op.Consistency, op.Count, label, sizeNote(op.Bytes, ReadUnitBytes), units(u))
 	}
 	var fetch float64
 	for _, b := range op.Fetched {
@@ -105,7 +105,7 @@ func (r Rules) read(t *Table, op ReadOp, why *[]Reason) (Consumed, error) {
 	if fetch > 0 {
 		c.Table.Read += fetch
 		if why != nil {
-			tell(why, RuleFetch, 0, "table", fetch, "%d %ss fetched for non-projected attributes, each rounded to 4 KB: %s RRU", len(op.Fetched), label, units(fetch))
+			tellRule(why, RuleFetch, 0, "table", fetch, "%d %ss fetched for non-projected attributes, each rounded to 4 KB: %s RRU", len(op.Fetched), label, units(fetch))
 		}
 	}
 	return c, nil

@@ -106,7 +106,13 @@ func (r Rules) ExplainWrite(t *Table, op WriteOp) (Consumed, []Reason) {
 
 // tell records a reason when reasons are wanted. Callers check why first
 // so that building the text costs nothing otherwise.
-func tell(why *[]Reason, rule Rule, bytes int, target string, u float64, format string, args ...any) {
+func tell(why *[]Reason, target string, u float64, format string, args ...any) {
+	*why = append(*why, Reason{Target: target, Units: u, Text: fmt.Sprintf(format, args...)})
+}
+
+// tellRule is tell with the rule behind the reason and the size it
+// rounded.
+func tellRule(why *[]Reason, rule Rule, bytes int, target string, u float64, format string, args ...any) {
 	*why = append(*why, Reason{Target: target, Units: u, Text: fmt.Sprintf(format, args...), Rule: rule, Bytes: bytes})
 }
 
@@ -129,7 +135,7 @@ func (r Rules) write(t *Table, op WriteOp, why *[]Reason) Consumed {
 
 	if op.Failed && op.Txn {
 		if why != nil {
-			tell(why, RuleCancelled, 0, "table", 0, "condition failed: the transaction is cancelled and reports no consumed capacity (its billing is undocumented)")
+			tellRule(why, RuleCancelled, 0, "table", 0, "condition failed: the transaction is cancelled and reports no consumed capacity (its billing is undocumented)")
 		}
 		return c
 	}
@@ -137,7 +143,7 @@ func (r Rules) write(t *Table, op WriteOp, why *[]Reason) Consumed {
 		u := r.failedUnits(op.Kind, before, after, bs, as)
 		c.Table.Write = u
 		if why != nil {
-			tell(why, RuleFailedCondition, max(bs, as), "table", u, "%s of %s failed its condition: %s WRU by the %q rule (%s); no index charge",
+			tellRule(why, RuleFailedCondition, max(bs, as), "table", u, "%s of %s failed its condition: %s WRU by the %q rule (%s); no index charge",
 				op.Kind, label, units(u), r.FailedWrite, r.failedNote(before, after, bs, as))
 		}
 		return c
@@ -147,14 +153,14 @@ func (r Rules) write(t *Table, op WriteOp, why *[]Reason) Consumed {
 	switch op.Kind {
 	case Expire:
 		if why != nil {
-			tell(why, RuleTTL, 0, "table", 0, "TTL deletes consume no write capacity, on the table or its indexes")
+			tellRule(why, RuleTTL, 0, "table", 0, "TTL deletes consume no write capacity, on the table or its indexes")
 		}
 		return c
 	case ConditionCheck:
 		c.Txn = true
 		c.Table.Write = 2 * WriteUnits(bs)
 		if why != nil {
-			tell(why, RuleConditionCheck, bs, "table", c.Table.Write, "condition check on %s %s: 2 x %s = %s WRU; no index charge",
+			tellRule(why, RuleConditionCheck, bs, "table", c.Table.Write, "condition check on %s %s: 2 x %s = %s WRU; no index charge",
 				label, sizeNote(bs, WriteUnitBytes), units(WriteUnits(bs)), units(c.Table.Write))
 		}
 		return c
@@ -162,9 +168,9 @@ func (r Rules) write(t *Table, op WriteOp, why *[]Reason) Consumed {
 		base = WriteUnits(bs)
 		if why != nil {
 			if before == nil {
-				tell(why, RuleWriteSize, 0, "table", base, "delete of a missing %s: 1 WRU", label)
+				tellRule(why, RuleWriteSize, 0, "table", base, "delete of a missing %s: 1 WRU", label)
 			} else {
-				tell(why, RuleWriteSize, bs, "table", base, "delete %s %s: %s WRU", label, sizeNote(bs, WriteUnitBytes), units(base))
+				tellRule(why, RuleWriteSize, bs, "table", base, "delete %s %s: %s WRU", label, sizeNote(bs, WriteUnitBytes), units(base))
 			}
 		}
 	default:
@@ -176,9 +182,9 @@ func (r Rules) write(t *Table, op WriteOp, why *[]Reason) Consumed {
 		if why != nil {
 			switch {
 			case before == nil:
-				tell(why, RuleWriteSize, as, "table", base, "%s new %s %s: %s WRU", op.Kind, label, sizeNote(as, WriteUnitBytes), units(base))
+				tellRule(why, RuleWriteSize, as, "table", base, "%s new %s %s: %s WRU", op.Kind, label, sizeNote(as, WriteUnitBytes), units(base))
 			default:
-				tell(why, RuleWriteSize, size, "table", base, "%s %s, larger of before %s B and after %s B: %s: %s WRU",
+				tellRule(why, RuleWriteSize, size, "table", base, "%s %s, larger of before %s B and after %s B: %s: %s WRU",
 					op.Kind, label, group(bs), group(as), sizeNote(size, WriteUnitBytes), units(base))
 			}
 		}
@@ -186,7 +192,7 @@ func (r Rules) write(t *Table, op WriteOp, why *[]Reason) Consumed {
 	if op.Txn {
 		base *= 2
 		if why != nil {
-			tell(why, RuleTransaction, 0, "table", base, "in a transaction: x2 (prepare + commit) = %s WRU", units(base))
+			tellRule(why, RuleTransaction, 0, "table", base, "in a transaction: x2 (prepare + commit) = %s WRU", units(base))
 		}
 	}
 	c.Table.Write = base
@@ -247,28 +253,28 @@ func (r Rules) indexWrite(t *Table, ix *Index, local bool, before, after attr.It
 	case !oin:
 		u = WriteUnits(ns)
 		if why != nil {
-			tell(why, RuleIndexPut, ns, ix.Name, u, "entry enters the index, put %s: %s WRU", sizeNote(ns, WriteUnitBytes), units(u))
+			tellRule(why, RuleIndexPut, ns, ix.Name, u, "entry enters the index, put %s: %s WRU", sizeNote(ns, WriteUnitBytes), units(u))
 		}
 	case !nin:
 		u = WriteUnits(os)
 		if why != nil {
-			tell(why, RuleIndexDelete, os, ix.Name, u, "entry leaves the index, delete %s: %s WRU", sizeNote(os, WriteUnitBytes), units(u))
+			tellRule(why, RuleIndexDelete, os, ix.Name, u, "entry leaves the index, delete %s: %s WRU", sizeNote(os, WriteUnitBytes), units(u))
 		}
 	case !sameKeys(ix, before, after):
 		u = WriteUnits(os) + WriteUnits(ns)
 		if why != nil {
-			tell(why, RuleIndexKeyChange, max(os, ns), ix.Name, u, "key changes: delete %s B (%s) + put %s B (%s) = %s WRU",
+			tellRule(why, RuleIndexKeyChange, max(os, ns), ix.Name, u, "key changes: delete %s B (%s) + put %s B (%s) = %s WRU",
 				group(os), units(WriteUnits(os)), group(ns), units(WriteUnits(ns)), units(u))
 		}
 	case sameEntry(t, ix, before, after):
 		if why != nil {
-			tell(why, RuleIndexUnchanged, max(os, ns), ix.Name, 0, "no projected attribute changes: no charge, absent from the response")
+			tellRule(why, RuleIndexUnchanged, max(os, ns), ix.Name, 0, "no projected attribute changes: no charge, absent from the response")
 		}
 		return
 	default:
 		u = max(WriteUnits(os), WriteUnits(ns))
 		if why != nil {
-			tell(why, RuleIndexRewrite, max(os, ns), ix.Name, u, "projected attributes change, entry %s B -> %s B: one write of the larger, %s WRU",
+			tellRule(why, RuleIndexRewrite, max(os, ns), ix.Name, u, "projected attributes change, entry %s B -> %s B: one write of the larger, %s WRU",
 				group(os), group(ns), units(u))
 		}
 	}
@@ -276,7 +282,7 @@ func (r Rules) indexWrite(t *Table, ix *Index, local bool, before, after attr.It
 	case txn && r.DoubleIndexInTxn:
 		u *= 2
 		if why != nil {
-			tell(why, RuleIndexTransaction, 0, ix.Name, u, "in a transaction, doubled by option: %s WRU", units(u))
+			tellRule(why, RuleIndexTransaction, 0, ix.Name, u, "in a transaction, doubled by option: %s WRU", units(u))
 		}
 	case txn && why != nil:
 		(*why)[len(*why)-1].Text += "; index charges are not doubled in a transaction"
