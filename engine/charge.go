@@ -59,20 +59,7 @@ func (e *Engine) writeCharge(w *write, txn bool) capacity.Consumed {
 // failedCharge is what a write whose condition failed consumes. The
 // after-image is what the write would have left.
 func (e *Engine) failedCharge(w *write) capacity.Consumed {
-	after := w.item
-	if w.kind == updateKind && w.update != nil {
-		// What the update would have made of the item.
-		base := w.oldItem
-		if base == nil {
-			base = w.key
-		}
-		if n, err := w.update.Apply(base); err == nil {
-			after = n
-		}
-	} else if w.kind != putKind {
-		after = w.newItem
-	}
-	return e.rules.Write(&w.t.desc, capacity.WriteOp{Kind: w.capKind(), Before: w.oldItem, After: after, Failed: true})
+	return e.rules.Write(&w.t.desc, capacity.WriteOp{Kind: w.capKind(), Before: w.oldItem, After: afterImage(w), Failed: true})
 }
 
 // readCharge is what a GetItem of an item of size bytes consumes (0 for a

@@ -45,11 +45,9 @@ func handle[I, O any](f func(*Engine, context.Context, *I) (*O, error)) op {
 			return in, nil
 		},
 		call: func(e *Engine, ctx context.Context, in any) (any, error) {
-			out, err := f(e, ctx, in.(*I))
-			if err != nil {
-				return nil, err
-			}
-			return out, nil
+			// An output returned with an error carries what the refused
+			// request billed (BilledHeader).
+			return f(e, ctx, in.(*I))
 		},
 	}
 }
@@ -311,6 +309,11 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// canonical), and the empty body's are computed once.
 	h := w.Header()
 	h["Content-Type"] = jsonTypeHeader
+	if err != nil {
+		if b := billed(out); b != nil {
+			h[BilledHeader] = []string{string(b)}
+		}
+	}
 	var idBuf [32]byte
 	h["X-Amzn-Requestid"] = []string{string(strconv.AppendUint(append(idBuf[:0], "CARDAPIO"...), s.seq.Add(1), 36))}
 	if len(body) == len(emptyBody) && string(body) == string(emptyBody) {

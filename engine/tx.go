@@ -217,7 +217,13 @@ func (e *Engine) transactWrite(ctx context.Context, in *TransactWriteItemsInput,
 		}
 	}
 	if failed {
-		return nil, cancelled(reasons)
+		// The output carries what the cancelled transaction billed, for
+		// BilledHeader; SDK clients see the error alone.
+		var out *TransactWriteItemsOutput
+		if p, ok := e.cancelledCharge(writes, reasons); ok && want {
+			out = &TransactWriteItemsOutput{ConsumedCapacity: consumedList(want, level, p)}
+		}
+		return out, cancelled(reasons)
 	}
 	var per, replay capacity.PerTable
 	charges := make([]capacity.Consumed, len(writes))
