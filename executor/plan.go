@@ -1,0 +1,387 @@
+package executor
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/cardapio/cardapio/attr"
+	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/expr"
+	"github.com/cardapio/cardapio/target"
+)
+
+// Plan is an operation compiled for one budget variant: the steps that run
+// in it, each with the static parts of its request resolved once.
+type Plan struct {
+	Operation *catalog.Operation
+	// Variant is the budget variant; a zero Budget (Name "") when the
+	// operation declares none.
+	Variant *catalog.Budget
+	Steps   []*StepPlan
+}
+
+// StepPlan is one step (or transaction action) of a plan. Its exported
+// fields are the request as DynamoDB receives it, less the values, which
+// each run fills in from Values, Key and Item.
+type StepPlan struct {
+	Step *catalog.Step
+	ID   string // the step id; "step/action" for a transaction action
+	Kind catalog.StepKind
+
+	ModelTable *catalog.Table
+	Table      string // the table's name on the target
+	Index      *catalog.Index
+	Entity     *catalog.Entity
+
+	// Key lists the table key attributes and their operands (get,
+	// update, delete, condition check, and a put's key).
+	Key []catalog.Assign
+	// Item lists a put's other attributes; the discriminator, when the
+	// table has one, is TypeAttr = TypeValue.
+	Item                []catalog.Assign
+	TypeAttr, TypeValue string
+
+	KeyCondition string // a query's KeyConditionExpression
+	// KeyValues are the operands of the key condition's value
+	// placeholders, in order; ShardValue is the index of the one a
+	// fan-out replaces with each shard (-1 when none).
+	KeyValues  []KeyValue
+	ShardValue int
+	ShardCount int
+	// ShardAttr is the natural shard attribute a synthetic partition key
+	// is rendered with.
+	ShardAttr string
+
+	Update, Condition, Filter, Projection string
+	Names                                 map[string]string
+	Values                                []catalog.NamedValue
+	ConsistentRead                        bool
+	Limit                                 int32
+	Descending                            bool
+	ReturnValues                          string
+	ReturnValuesOnConditionCheckFailure   string
+
+	// Actions are a transaction's actions in request order.
+	Actions []*StepPlan
+
+	// OnMissing and OnConditionFailed are the model's declared failures,
+	// with their kinds.
+	OnMissing         *catalog.Failure
+	OnConditionFailed *catalog.Failure
+	ConditionKind     catalog.FailureKind
+
+	// Bind lists the attributes of the item read that later steps use.
+	Bind []string
+
+	// synthetic maintenance of index keys on writes (see synthetic.go).
+	synth []synthKey
+}
+
+// KeyValue is one value placeholder of a key condition.
+type KeyValue struct {
+	Placeholder string
+	// Attribute is the key attribute compared: a natural one, or the
+	// synthetic key attribute of an index keyed on its fallback.
+	Attribute string
+	// Operand gives a natural value.
+	Operand catalog.Operand
+	// A synthetic value is Prefix rendered from the natural values of
+	// Natural (equalities), then Suffix's value, formatted as its part
+	// of the template unless raw (a begins_with prefix), then U+10FFFF
+	// when max (the upper bound of a range that the template continues).
+	Prefix    *catalog.KeyTemplate
+	Natural   []catalog.KeyCondition
+	Suffix    *catalog.Operand
+	part      *catalog.Part
+	raw, max  bool
+	synthetic bool
+}
+
+// IsSynthetic reports whether the value is rendered on a synthetic key.
+func (kv *KeyValue) IsSynthetic() bool { return kv.synthetic }
+
+// Compile builds the plan of op in variant (the name of one of its
+// budgets; "" when it declares none). Table names come from names (model
+// table -> name on the target; nil keeps the model's names) and
+// multi-attribute index keys follow keys (native or synthetic).
+func Compile(m *catalog.Model, op *catalog.Operation, variant string, names map[string]string, keys target.Keys) (*Plan, error) {
+	b := &catalog.Budget{}
+	if variant != "" || len(op.Budgets) > 0 {
+		b = nil
+		for _, x := range op.Budgets {
+			if x.Name == variant {
+				b = x
+			}
+		}
+		if b == nil {
+			var vs []string
+			for _, x := range op.Budgets {
+				vs = append(vs, x.Name)
+			}
+			return nil, fmt.Errorf("operation %s has no variant %q (it has %s)", op.Name, variant, strings.Join(vs, ", "))
+		}
+	}
+	c := compiler{m: m, op: op, names: names, keys: keys}
+	p := &Plan{Operation: op, Variant: b}
+	for _, s := range op.Steps {
+		if !s.In(b.Name) {
+			continue
+		}
+		sp, err := c.step(s, "", b.Name)
+		if err != nil {
+			return nil, fmt.Errorf("%s/%s: step %s: %w", op.Name, variantName(b), s.ID, err)
+		}
+		p.Steps = append(p.Steps, sp)
+	}
+	return p, nil
+}
+
+func variantName(b *catalog.Budget) string {
+	if b == nil || b.Name == "" {
+		return "-"
+	}
+	return b.Name
+}
+
+type compiler struct {
+	m     *catalog.Model
+	op    *catalog.Operation
+	names map[string]string
+	keys  target.Keys
+}
+
+func (c *compiler) tableName(t *catalog.Table) string {
+	if n, ok := c.names[t.Name]; ok {
+		return n
+	}
+	return t.Name
+}
+
+func (c *compiler) step(s *catalog.Step, parent, variant string) (*StepPlan, error) {
+	sp := &StepPlan{Step: s, ID: s.ID, Kind: s.Kind, Bind: s.Bind, ShardValue: -1}
+	if parent != "" {
+		sp.ID = parent + "/" + s.ID
+	}
+	if s.Kind == catalog.Transaction {
+		for _, it := range s.Items {
+			if !it.In(variant) {
+				continue
+			}
+			a, err := c.step(it, s.ID, variant)
+			if err != nil {
+				return nil, fmt.Errorf("action %s: %w", it.ID, err)
+			}
+			sp.Actions = append(sp.Actions, a)
+		}
+		if len(sp.Actions) == 0 {
+			return nil, fmt.Errorf("no action of the transaction runs in this variant")
+		}
+		return sp, nil
+	}
+	q := s.Request
+	if q == nil || q.Table == nil {
+		return nil, fmt.Errorf("the step has no request")
+	}
+	sp.ModelTable, sp.Table, sp.Index, sp.Entity = q.Table, c.tableName(q.Table), q.Index, q.Entity
+	sp.Key, sp.Item = q.Key, q.Item
+	if q.Entity != nil && q.Table.Discriminator != "" && q.Entity.TypeValue != "" {
+		sp.TypeAttr, sp.TypeValue = q.Table.Discriminator, q.Entity.TypeValue
+	}
+	sp.Update, sp.Condition, sp.Filter = q.Update, q.Condition, q.Filter
+	sp.Names = q.Names
+	sp.Values = q.Values
+	sp.ConsistentRead = q.ConsistentRead
+	sp.Limit = int32(q.PageSize)
+	sp.Descending = q.Order == "descending"
+	sp.ReturnValues, sp.ReturnValuesOnConditionCheckFailure = q.ReturnValues, q.ReturnValuesOnConditionCheckFailure
+	sp.OnMissing, sp.OnConditionFailed = q.OnMissing, q.OnConditionFailed
+	if q.Condition != "" {
+		sp.ConditionKind = s.ConditionKind(c.m, c.op)
+	}
+	if len(q.Projection) > 0 {
+		sp.Projection = c.projection(sp, q.Projection)
+	}
+	if s.Kind == catalog.Query {
+		if err := c.keyCondition(sp, q); err != nil {
+			return nil, err
+		}
+	}
+	if s.Kind.IsWrite() && c.keys == target.KeysSynthetic {
+		if err := c.synthetic(sp, q); err != nil {
+			return nil, err
+		}
+	}
+	return sp, nil
+}
+
+// projection writes a ProjectionExpression, naming through the step's
+// names (or new ones) the attributes that need it.
+func (c *compiler) projection(sp *StepPlan, attrs []string) string {
+	parts := make([]string, len(attrs))
+	for i, a := range attrs {
+		parts[i] = c.nameOf(sp, a)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// nameOf returns how an expression refers to attribute a: as it is when
+// it is a plain name that is not reserved, else through a name
+// placeholder (the step's own when it declares one).
+func (c *compiler) nameOf(sp *StepPlan, a string) string {
+	if plainName(a) && !expr.IsReserved(a) {
+		return a
+	}
+	for _, ph := range sortedNames(sp.Names) {
+		if sp.Names[ph] == a {
+			return ph
+		}
+	}
+	ph := "#" + sanitize(a)
+	for {
+		if _, taken := sp.Names[ph]; !taken {
+			break
+		}
+		ph += "_"
+	}
+	names := make(map[string]string, len(sp.Names)+1)
+	for k, v := range sp.Names {
+		names[k] = v
+	}
+	names[ph] = a
+	sp.Names = names
+	return ph
+}
+
+func sortedNames(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func plainName(a string) bool {
+	if a == "" {
+		return false
+	}
+	for i, r := range a {
+		ok := r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9'
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func sanitize(a string) string {
+	var b strings.Builder
+	for _, r := range a {
+		if r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
+
+// valuePlaceholder returns a value placeholder for attribute a that the
+// step does not use yet.
+func valuePlaceholder(sp *StepPlan, a string) string {
+	ph := ":" + sanitize(a)
+	for {
+		taken := false
+		for _, v := range sp.Values {
+			taken = taken || v.Name == ph
+		}
+		for _, v := range sp.KeyValues {
+			taken = taken || v.Placeholder == ph
+		}
+		if !taken {
+			return ph
+		}
+		ph += "_"
+	}
+}
+
+// keyCondition writes a query's KeyConditionExpression: one comparison
+// per constrained key attribute, partition attributes first, as the model
+// declares them; on an index keyed on its synthetic fallback, the
+// equivalent conditions on the synthetic attributes.
+func (c *compiler) keyCondition(sp *StepPlan, q *catalog.Request) error {
+	x := q.Index
+	shardAttr, shardCount := "", 0
+	if x != nil && x.Shards != nil && q.Shards != nil && q.Shards.FanOut == "all" {
+		shardAttr, shardCount = x.Shards.Attribute, x.Shards.Count
+	}
+	if x != nil && target.UsesSynthetic(x, c.keys) {
+		return c.syntheticKeyCondition(sp, q, shardAttr, shardCount)
+	}
+	var parts []string
+	for _, kc := range q.KeyCondition {
+		name := c.nameOf(sp, kc.Attribute)
+		var phs []string
+		for i, o := range kc.Operands {
+			a := kc.Attribute
+			if len(kc.Operands) > 1 {
+				a += []string{"_lo", "_hi"}[min(i, 1)]
+			}
+			ph := valuePlaceholder(sp, a)
+			if kc.Attribute == shardAttr {
+				sp.ShardValue, sp.ShardCount = len(sp.KeyValues), shardCount
+			}
+			sp.KeyValues = append(sp.KeyValues, KeyValue{Placeholder: ph, Operand: o, Attribute: kc.Attribute})
+			phs = append(phs, ph)
+		}
+		part, err := comparison(name, kc.Op, phs)
+		if err != nil {
+			return err
+		}
+		parts = append(parts, part)
+	}
+	if shardAttr != "" && sp.ShardValue < 0 {
+		return fmt.Errorf("the fan-out over %s needs an equality on %s", x.Name, shardAttr)
+	}
+	sp.KeyCondition = strings.Join(parts, " AND ")
+	return nil
+}
+
+// comparison writes one key condition comparison.
+func comparison(name, op string, phs []string) (string, error) {
+	want := 1
+	if op == catalog.OpBetween {
+		want = 2
+	}
+	if len(phs) != want {
+		return "", fmt.Errorf("%s on %s needs %d value(s), has %d", op, name, want, len(phs))
+	}
+	switch op {
+	case catalog.OpEq:
+		return name + " = " + phs[0], nil
+	case catalog.OpBeginsWith:
+		return "begins_with(" + name + ", " + phs[0] + ")", nil
+	case catalog.OpBetween:
+		return name + " BETWEEN " + phs[0] + " AND " + phs[1], nil
+	case catalog.OpLt:
+		return name + " < " + phs[0], nil
+	case catalog.OpLe:
+		return name + " <= " + phs[0], nil
+	case catalog.OpGt:
+		return name + " > " + phs[0], nil
+	case catalog.OpGe:
+		return name + " >= " + phs[0], nil
+	}
+	return "", fmt.Errorf("unknown key condition %q", op)
+}
+
+// shardValue is the value of shard i of a fan-out, typed as the shard
+// attribute is.
+func shardValue(t attr.Type, i int) attr.Value {
+	if t == attr.S {
+		return attr.Str(strconv.Itoa(i))
+	}
+	return attr.Num(strconv.Itoa(i))
+}

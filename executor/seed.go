@@ -1,0 +1,772 @@
+package executor
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/cardapio/cardapio/attr"
+	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/expr"
+	"github.com/cardapio/cardapio/target"
+)
+
+// Seeded is the state Seed wrote for a run.
+type Seeded struct {
+	// Items is how many items were written; Requests how many requests
+	// wrote them.
+	Items, Requests int
+	// Before holds, by write step id, the item the step finds (nil: none).
+	Before map[string]attr.Item
+}
+
+// Seed writes the state a variant starts from, with ordinary batch
+// writes: the item each get reads (its sample), the item each write finds
+// (its before sample; none for absent), and for each query or scan the
+// items of its matches, at their declared counts, on every shard of a
+// fan-out. Samples are placed at the keys the run's parameters address:
+// the attributes a key template takes from the parameters are set to
+// their values, and computed attributes (a shard hash) are recomputed.
+// The items of one match are made distinct by varying an attribute of the
+// entity's key that the query leaves free, keeping every item the size of
+// its sample (so the page sums match the static estimate) and its computed
+// attributes coherent. Seeding stops after the step at which the variant's
+// run ends (its failing step, or a get whose sample is absent).
+func (x *Executor) Seed(ctx context.Context, in Input) (*Seeded, error) {
+	p, params, err := x.prepare(in)
+	if err != nil {
+		return nil, err
+	}
+	s := &seeder{x: x, p: p, env: params, seen: map[string]bool{}, out: &Seeded{Before: map[string]attr.Item{}}, batches: map[string][]types.WriteRequest{}}
+	if err := s.plan(ctx); err != nil {
+		return nil, fmt.Errorf("seed %s/%s: %w", p.Operation.Name, variantName(p.Variant), err)
+	}
+	if err := s.flush(ctx, true); err != nil {
+		return nil, fmt.Errorf("seed %s/%s: %w", p.Operation.Name, variantName(p.Variant), err)
+	}
+	return s.out, nil
+}
+
+type seeder struct {
+	x       *Executor
+	p       *Plan
+	env     map[string]attr.Value
+	seen    map[string]bool // table + key of every item written
+	out     *Seeded
+	batches map[string][]types.WriteRequest
+	pending int
+}
+
+func (s *seeder) plan(ctx context.Context) error {
+	b := s.p.Variant
+	for _, sp := range s.p.Steps {
+		steps := []*StepPlan{sp}
+		if sp.Kind == catalog.Transaction {
+			steps = sp.Actions
+		}
+		ends := false
+		for _, a := range steps {
+			end, err := s.step(ctx, a)
+			if err != nil {
+				return fmt.Errorf("step %s: %w", a.ID, err)
+			}
+			ends = ends || end || (b.FailedStep != "" && a.Step.ID == b.FailedStep)
+		}
+		if ends {
+			return nil
+		}
+	}
+	return nil
+}
+
+// step seeds what one step finds; end reports that the run ends there.
+func (s *seeder) step(ctx context.Context, sp *StepPlan) (end bool, err error) {
+	before, _, sample := s.p.Variant.SamplesFor(sp.Step)
+	switch sp.Kind {
+	case catalog.Get:
+		it, ok := sp.Entity.Sample(sample)
+		if !ok {
+			return false, fmt.Errorf("entity %s has no sample %q", sp.Entity.Name, sample)
+		}
+		if it == nil {
+			return true, nil
+		}
+		item, err := s.place(sp, it)
+		if err != nil {
+			return false, err
+		}
+		for _, b := range sp.Bind {
+			if v, ok := item.Get(b); ok {
+				s.env[b] = v
+			}
+		}
+		return false, s.put(ctx, sp, item)
+	case catalog.Query, catalog.Scan:
+		return false, s.matches(ctx, sp)
+	}
+	var item attr.Item
+	if before != "" && before != catalog.Absent {
+		it, ok := sp.Entity.Sample(before)
+		if !ok {
+			return false, fmt.Errorf("entity %s has no sample %q", sp.Entity.Name, before)
+		}
+		if item, err = s.place(sp, it); err != nil {
+			return false, err
+		}
+	}
+	if b := s.p.Variant.FailedStep; b != "" && b == sp.Step.ID {
+		if item, err = s.failing(sp, item); err != nil {
+			return false, err
+		}
+	}
+	s.out.Before[sp.ID] = item
+	if item == nil {
+		return false, nil
+	}
+	return false, s.put(ctx, sp, item)
+}
+
+// failing finds the item that makes the variant's failing step fail its
+// condition: the declared before item when it does, else the first of the
+// step's after sample and the entity's other samples, placed at the
+// step's key, that does. A duplicate finds what the first run left; a
+// lost race finds the next version.
+func (s *seeder) failing(sp *StepPlan, declared attr.Item) (attr.Item, error) {
+	vals := map[string]attr.Value{}
+	for _, nv := range sp.Values {
+		v, err := nv.Value.Resolve(s.env)
+		if err != nil {
+			return nil, fmt.Errorf("value %s: %w", nv.Name, err)
+		}
+		vals[nv.Name] = v
+	}
+	c, err := expr.NewScope(sp.Names, vals).Condition(sp.Condition)
+	if err != nil {
+		return nil, fmt.Errorf("condition: %w", err)
+	}
+	if !c.Eval(declared) {
+		return declared, nil
+	}
+	_, after, _ := s.p.Variant.SamplesFor(sp.Step)
+	names := []string{after}
+	for _, smp := range sp.Entity.Samples {
+		names = append(names, smp.Name)
+	}
+	for _, n := range names {
+		it, ok := sp.Entity.Sample(n)
+		if !ok || it == nil {
+			continue
+		}
+		placed, err := s.place(sp, it)
+		if err != nil {
+			return nil, err
+		}
+		if !c.Eval(placed) {
+			return placed, nil
+		}
+	}
+	return nil, fmt.Errorf("the variant fails this step's condition, but neither its before item nor any sample of %s fails it", sp.Entity.Name)
+}
+
+// place puts a sample at the key a step addresses with the run's values.
+func (s *seeder) place(sp *StepPlan, sample attr.Item) (attr.Item, error) {
+	key, err := s.keyItem(sp)
+	if err != nil {
+		return nil, err
+	}
+	vals := s.templateValues(sp.Entity, sample)
+	changed := map[string]bool{}
+	item := sample
+	for _, k := range sp.Entity.Key {
+		v, ok := key.Get(k.Attribute)
+		if !ok {
+			continue
+		}
+		// The values the key was rendered from: the step's own when it
+		// spells the key out, or the run's (params and bindings).
+		if m, ok := k.Template.Match(v.Str); ok {
+			for ph, text := range m {
+				tv := typed(s.x.m, ph, text)
+				if old, had := vals[ph]; !had || !attr.Equal(old, tv) {
+					changed[ph] = true
+				}
+				vals[ph] = tv
+			}
+		}
+		item = item.With(k.Attribute, v)
+	}
+	for ph := range changed {
+		if p := sp.Entity.Has(ph); p == catalog.Required || p == catalog.Optional {
+			item = item.With(ph, vals[ph])
+		}
+	}
+	item = s.recompute(sp.Entity, item, changed)
+	return item, nil
+}
+
+func (s *seeder) keyItem(sp *StepPlan) (attr.Item, error) {
+	var it attr.Item
+	for _, k := range sp.Key {
+		v, err := k.Value.Resolve(s.env)
+		if err != nil {
+			return nil, fmt.Errorf("key %s: %w", k.Attribute, err)
+		}
+		it = it.With(k.Attribute, v)
+	}
+	return it, nil
+}
+
+// templateValues are the values of an item's key placeholders: its
+// attributes, and for placeholders it does not store, what its rendered
+// keys hold.
+func (s *seeder) templateValues(e *catalog.Entity, it attr.Item) map[string]attr.Value {
+	vals := make(map[string]attr.Value, len(it)+4)
+	for _, k := range e.Key {
+		if v, ok := it.Get(k.Attribute); ok && v.Type == attr.S {
+			if m, ok := k.Template.Match(v.Str); ok {
+				for ph, text := range m {
+					vals[ph] = typed(s.x.m, ph, text)
+				}
+			}
+		}
+	}
+	for _, f := range it {
+		vals[f.Name] = f.Value
+	}
+	return vals
+}
+
+// typed reads a placeholder's text as its attribute's type.
+func typed(m *catalog.Model, name, text string) attr.Value {
+	if a := m.Attribute(name); a != nil && a.Type == attr.N {
+		if n, err := strconv.ParseInt(text, 10, 64); err == nil {
+			return attr.Num(strconv.FormatInt(n, 10))
+		}
+		return attr.Num(text)
+	}
+	return attr.Str(text)
+}
+
+// recompute recomputes the computed attributes an item stores whose
+// inputs changed.
+func (s *seeder) recompute(e *catalog.Entity, it attr.Item, changed map[string]bool, force ...map[string]bool) attr.Item {
+	if len(changed) == 0 && len(force) == 0 {
+		return it
+	}
+	for _, ea := range e.Attributes {
+		a := s.x.m.Attribute(ea.Name)
+		if a == nil || a.Computed == nil || a.Computed.Kind == catalog.KindHMAC || ea.Presence == catalog.KeyOnly {
+			continue
+		}
+		if _, has := it.Get(a.Name); !has {
+			continue
+		}
+		inputs := []string{a.Computed.Input}
+		if a.Computed.Template != nil {
+			inputs = a.Computed.Template.Placeholders()
+		}
+		touched := len(force) > 0 && force[0][a.Name]
+		for _, in := range inputs {
+			touched = touched || changed[in]
+		}
+		if !touched {
+			continue
+		}
+		vals := map[string]attr.Value{}
+		for _, f := range it {
+			vals[f.Name] = f.Value
+		}
+		if v, err := a.Computed.Eval(vals, nil); err == nil {
+			it = it.With(a.Name, v)
+			changed[a.Name] = true
+		}
+	}
+	return it
+}
+
+// put queues an item for writing, once per key.
+func (s *seeder) put(ctx context.Context, sp *StepPlan, it attr.Item) error {
+	return s.write(ctx, sp.ModelTable, sp.Table, it)
+}
+
+func (s *seeder) write(ctx context.Context, t *catalog.Table, name string, it attr.Item) error {
+	var id strings.Builder
+	id.WriteString(name)
+	for _, k := range t.KeyAttributes() {
+		v, ok := it.Get(k)
+		if !ok {
+			return fmt.Errorf("the item lacks the key attribute %s", k)
+		}
+		id.WriteByte(0)
+		id.WriteString(v.Str)
+	}
+	if s.seen[id.String()] {
+		return nil
+	}
+	s.seen[id.String()] = true
+	it = s.synthetic(t, it)
+	s.batches[name] = append(s.batches[name], types.WriteRequest{PutRequest: &types.PutRequest{Item: attr.ToSDKItem(it)}})
+	s.pending++
+	s.out.Items++
+	if s.pending >= 25 {
+		return s.flush(ctx, false)
+	}
+	return nil
+}
+
+// synthetic adds the synthetic index keys of an item.
+func (s *seeder) synthetic(t *catalog.Table, it attr.Item) attr.Item {
+	if s.x.opts.Keys != target.KeysSynthetic {
+		return it
+	}
+	for _, x := range t.Indexes {
+		if !target.UsesSynthetic(x, s.x.opts.Keys) {
+			continue
+		}
+		for _, sk := range syntheticKeys(x) {
+			if v, err := sk.Template.RenderItem(it); err == nil {
+				it = it.With(sk.Attribute, attr.Str(v))
+			}
+		}
+	}
+	return it
+}
+
+// flush sends the queued items, 25 a request, retrying what the target
+// leaves unprocessed.
+func (s *seeder) flush(ctx context.Context, all bool) error {
+	for s.pending >= 25 || all && s.pending > 0 {
+		req := map[string][]types.WriteRequest{}
+		n := 0
+		for name, list := range s.batches {
+			take := min(25-n, len(list))
+			if take == 0 {
+				continue
+			}
+			req[name] = list[:take]
+			s.batches[name] = list[take:]
+			n += take
+			if n == 25 {
+				break
+			}
+		}
+		s.pending -= n
+		delay := 10 * time.Millisecond
+		for attempt := 0; len(req) > 0; attempt++ {
+			s.out.Requests++
+			out, err := s.x.api.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: req})
+			if err != nil {
+				return err
+			}
+			req = out.UnprocessedItems
+			if len(req) == 0 {
+				break
+			}
+			if attempt >= 20 {
+				return fmt.Errorf("the target left items unprocessed after %d attempts", attempt+1)
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(delay):
+			}
+			delay = min(2*delay, time.Second)
+		}
+	}
+	return nil
+}
+
+// matches seeds what a query or scan reads.
+func (s *seeder) matches(ctx context.Context, sp *StepPlan) error {
+	q := sp.Step.Request
+	shards := []int{-1}
+	if sp.ShardCount > 0 {
+		shards = shards[:0]
+		for i := range sp.ShardCount {
+			shards = append(shards, i)
+		}
+	}
+	for _, shard := range shards {
+		conds, err := s.conditions(sp, q, shard)
+		if err != nil {
+			return err
+		}
+		for _, mt := range q.Matches {
+			if err := s.match(ctx, sp, mt, conds); err != nil {
+				return fmt.Errorf("matches %s.%s: %w", mt.Entity.Name, mt.Sample, err)
+			}
+		}
+	}
+	return nil
+}
+
+// cond is a key condition with its values resolved.
+type cond struct {
+	attr string
+	op   string
+	vals []attr.Value
+}
+
+func (c cond) holds(v attr.Value, ok bool) bool {
+	if !ok {
+		return false
+	}
+	cmp := func(w attr.Value) int { n, _ := attr.Compare(v, w); return n }
+	switch c.op {
+	case catalog.OpEq:
+		return attr.Equal(v, c.vals[0])
+	case catalog.OpBeginsWith:
+		return v.Type == attr.S && strings.HasPrefix(v.Str, c.vals[0].Str)
+	case catalog.OpBetween:
+		return cmp(c.vals[0]) >= 0 && cmp(c.vals[1]) <= 0
+	case catalog.OpLt:
+		return cmp(c.vals[0]) < 0
+	case catalog.OpLe:
+		return cmp(c.vals[0]) <= 0
+	case catalog.OpGt:
+		return cmp(c.vals[0]) > 0
+	case catalog.OpGe:
+		return cmp(c.vals[0]) >= 0
+	}
+	return false
+}
+
+func (s *seeder) conditions(sp *StepPlan, q *catalog.Request, shard int) ([]cond, error) {
+	var out []cond
+	for _, kc := range q.KeyCondition {
+		c := cond{attr: kc.Attribute, op: kc.Op}
+		for _, o := range kc.Operands {
+			v, err := o.Resolve(s.env)
+			if err != nil {
+				return nil, fmt.Errorf("key condition on %s: %w", kc.Attribute, err)
+			}
+			c.vals = append(c.vals, v)
+		}
+		if shard >= 0 && q.Index != nil && q.Index.Shards != nil && kc.Attribute == q.Index.Shards.Attribute {
+			t := attr.N
+			if a := s.x.m.Attribute(kc.Attribute); a != nil {
+				t = a.Type
+			}
+			c.vals = []attr.Value{shardValue(t, shard)}
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// match seeds count distinct items of a match that satisfy conds.
+func (s *seeder) match(ctx context.Context, sp *StepPlan, mt catalog.Match, conds []cond) error {
+	if mt.Count <= 0 {
+		return nil
+	}
+	e := mt.Entity
+	sample, ok := e.Sample(mt.Sample)
+	if !ok || sample == nil {
+		return fmt.Errorf("no such sample")
+	}
+	vals := s.templateValues(e, sample)
+	fixed := map[string]bool{}
+	// Equalities on the entity's own attributes (an index's natural
+	// keys) set them; conditions on a table key set the placeholders the
+	// rendered value determines.
+	for _, c := range conds {
+		if k := keyPart(e, c.attr); k != nil {
+			if c.op == catalog.OpEq {
+				if m, ok := k.Template.Match(c.vals[0].Str); ok {
+					for ph, text := range m {
+						vals[ph], fixed[ph] = typed(s.x.m, ph, text), true
+					}
+				}
+			} else if c.op == catalog.OpBeginsWith {
+				for ph, text := range prefixValues(k.Template, c.vals[0].Str) {
+					vals[ph], fixed[ph] = typed(s.x.m, ph, text), true
+				}
+			}
+			continue
+		}
+		if c.op == catalog.OpEq {
+			vals[c.attr], fixed[c.attr] = c.vals[0], true
+		}
+	}
+	build := func(vals map[string]attr.Value) (attr.Item, error) {
+		it := sample
+		changed := map[string]bool{}
+		for name, v := range vals {
+			if p := e.Has(name); (p == catalog.Required || p == catalog.Optional) && keyPart(e, name) == nil {
+				if old, ok := sample.Get(name); !ok || !attr.Equal(old, v) {
+					changed[name] = true
+					it = it.With(name, v)
+				}
+			}
+		}
+		// Computed attributes follow their inputs; a fixed one is checked
+		// against them (accept refuses an incoherent item).
+		it = s.recompute(e, it, changed, fixed)
+		tv := make(map[string]attr.Value, len(vals)+len(it))
+		for n, v := range vals {
+			tv[n] = v
+		}
+		for _, f := range it {
+			tv[f.Name] = f.Value
+		}
+		for _, k := range e.Key {
+			str, err := k.Template.Render(tv)
+			if err != nil {
+				return nil, err
+			}
+			it = it.With(k.Attribute, attr.Str(str))
+		}
+		return it, nil
+	}
+	// Every item keeps the size of the first accepted (the sample with
+	// what the query fixes), so the pages sum as the static estimate sums
+	// them.
+	size := -1
+	accept := func(it attr.Item) bool {
+		if n := s.x.opts.Rules.ItemSize(it); size >= 0 && n != size {
+			return false
+		}
+		for _, c := range conds {
+			v, ok := it.Get(c.attr)
+			if !c.holds(v, ok) {
+				return false
+			}
+		}
+		for n := range fixed {
+			if v, ok := it.Get(n); ok && !attr.Equal(v, vals[n]) {
+				return false
+			}
+		}
+		return !s.seen[s.id(sp, it)]
+	}
+	free, guard := s.freeAttribute(e, fixed, vals)
+	made := 0
+	first, err := build(vals)
+	if err != nil {
+		return err
+	}
+	if accept(first) {
+		if err := s.write(ctx, sp.ModelTable, sp.Table, first); err != nil {
+			return err
+		}
+		size = s.x.opts.Rules.ItemSize(first)
+		made++
+	}
+	if made == mt.Count {
+		return nil
+	}
+	if free == "" {
+		return fmt.Errorf("%d items are asked for, but the query fixes every attribute of the key of %s", mt.Count, e.Name)
+	}
+	next := variations(s.x.m, free, vals[free], widthOf(e, free))
+	for tries := 0; made < mt.Count; tries++ {
+		if tries > 200*mt.Count+10000 {
+			return fmt.Errorf("found only %d distinct items of %s matching the key condition at the sample's size, by varying %s; %d are asked for", made, e.Name, free, mt.Count)
+		}
+		v, ok := next()
+		if !ok {
+			return fmt.Errorf("ran out of values of %s after %d distinct items of %s; %d are asked for", free, made, e.Name, mt.Count)
+		}
+		if guard != nil && !guard(v) {
+			continue
+		}
+		vals[free] = v
+		it, err := build(vals)
+		if err != nil {
+			continue
+		}
+		if !accept(it) {
+			continue
+		}
+		if err := s.write(ctx, sp.ModelTable, sp.Table, it); err != nil {
+			return err
+		}
+		if size < 0 {
+			size = s.x.opts.Rules.ItemSize(it)
+		}
+		made++
+	}
+	return nil
+}
+
+func (s *seeder) id(sp *StepPlan, it attr.Item) string {
+	var id strings.Builder
+	id.WriteString(sp.Table)
+	for _, k := range sp.ModelTable.KeyAttributes() {
+		v, _ := it.Get(k)
+		id.WriteByte(0)
+		id.WriteString(v.Str)
+	}
+	return id.String()
+}
+
+func keyPart(e *catalog.Entity, a string) *catalog.KeyPart {
+	for i := range e.Key {
+		if e.Key[i].Attribute == a {
+			return &e.Key[i]
+		}
+	}
+	return nil
+}
+
+// prefixValues are the placeholders a begins_with prefix determines
+// entirely: those followed, within the prefix, by the literal after them.
+func prefixValues(t *catalog.KeyTemplate, prefix string) map[string]string {
+	out := map[string]string{}
+	rest := prefix
+	for i, p := range t.Parts {
+		if p.Attr == "" {
+			if !strings.HasPrefix(rest, p.Literal) {
+				return out
+			}
+			rest = rest[len(p.Literal):]
+			continue
+		}
+		if i+1 >= len(t.Parts) || t.Parts[i+1].Attr != "" {
+			return out
+		}
+		j := strings.Index(rest, t.Parts[i+1].Literal)
+		if j < 0 {
+			return out
+		}
+		out[p.Attr] = rest[:j]
+		rest = rest[j:]
+	}
+	return out
+}
+
+// freeAttribute picks the key placeholder to vary: one a fixed computed
+// attribute is computed from (so that varying it keeps the item
+// coherent: a shard hash), else the last one of the sort key's template
+// the query leaves free, else of the partition key's. guard, when set,
+// tells quickly whether a value keeps the fixed computed attribute.
+func (s *seeder) freeAttribute(e *catalog.Entity, fixed map[string]bool, vals map[string]attr.Value) (string, func(attr.Value) bool) {
+	placeholders := map[string]bool{}
+	for _, k := range e.Key {
+		for _, p := range k.Template.Placeholders() {
+			placeholders[p] = true
+		}
+	}
+	for n := range fixed {
+		a := s.x.m.Attribute(n)
+		if a == nil || a.Computed == nil || a.Computed.Kind != catalog.KindHashMod || e.Has(n) == "" {
+			continue
+		}
+		in := a.Computed.Input
+		if placeholders[in] && !fixed[in] {
+			want, c := vals[n], a.Computed
+			return in, func(v attr.Value) bool {
+				got, err := c.Eval(map[string]attr.Value{in: v}, nil)
+				return err == nil && attr.Equal(got, want)
+			}
+		}
+	}
+	for i := len(e.Key) - 1; i >= 0; i-- {
+		parts := e.Key[i].Template.Parts
+		for j := len(parts) - 1; j >= 0; j-- {
+			if a := parts[j].Attr; a != "" && !fixed[a] {
+				return a, nil
+			}
+		}
+	}
+	return "", nil
+}
+
+func widthOf(e *catalog.Entity, a string) int {
+	for _, k := range e.Key {
+		for _, p := range k.Template.Parts {
+			if p.Attr == a && p.Width > 0 {
+				return p.Width
+			}
+		}
+	}
+	return 0
+}
+
+// variations returns a generator of values of attribute a after v, in a
+// form that keeps the value's size: the next integers (within a template's
+// zero-padded width), the next days of a civil date, the next seconds of
+// an instant in its own layout, or the next strings of the same length
+// and character classes.
+func variations(m *catalog.Model, a string, v attr.Value, width int) func() (attr.Value, bool) {
+	unit := ""
+	if at := m.Attribute(a); at != nil {
+		unit = at.Unit
+	}
+	switch {
+	case v.Type == attr.N:
+		n, err := strconv.ParseInt(v.Str, 10, 64)
+		if err != nil {
+			return func() (attr.Value, bool) { return attr.Value{}, false }
+		}
+		limit := int64(1<<62 - 1)
+		if width > 0 && width < 18 {
+			limit = 1
+			for range width {
+				limit *= 10
+			}
+			limit--
+		}
+		return func() (attr.Value, bool) {
+			n++
+			if n > limit {
+				return attr.Value{}, false
+			}
+			return attr.Num(strconv.FormatInt(n, 10)), true
+		}
+	case v.Type == attr.S && unit == catalog.UnitCivilDate:
+		if d, err := time.Parse("2006-01-02", v.Str); err == nil {
+			return func() (attr.Value, bool) {
+				d = d.AddDate(0, 0, 1)
+				return attr.Str(d.Format("2006-01-02")), true
+			}
+		}
+	case v.Type == attr.S && unit == catalog.UnitInstant:
+		if layout, t, ok := instantLayout(v.Str); ok {
+			return func() (attr.Value, bool) {
+				t = t.Add(time.Second)
+				return attr.Str(t.Format(layout)), true
+			}
+		}
+	}
+	if v.Type != attr.S {
+		return func() (attr.Value, bool) { return attr.Value{}, false }
+	}
+	b := []byte(v.Str)
+	return func() (attr.Value, bool) {
+		// An odometer over the alphanumeric characters, from the right,
+		// each within its class.
+		for i := len(b) - 1; i >= 0; i-- {
+			c := b[i]
+			switch {
+			case c >= '0' && c < '9', c >= 'a' && c < 'z', c >= 'A' && c < 'Z':
+				b[i]++
+				return attr.Str(string(b)), true
+			case c == '9':
+				b[i] = '0'
+			case c == 'z':
+				b[i] = 'a'
+			case c == 'Z':
+				b[i] = 'A'
+			}
+		}
+		return attr.Value{}, false
+	}
+}
+
+// instantLayout finds the layout of an RFC 3339 instant (its fraction
+// digits and its offset form), so that variations keep its length.
+func instantLayout(s string) (string, time.Time, bool) {
+	for _, l := range []string{"2006-01-02T15:04:05Z07:00", "2006-01-02T15:04:05.0Z07:00", "2006-01-02T15:04:05.00Z07:00",
+		"2006-01-02T15:04:05.000Z07:00", "2006-01-02T15:04:05.000000Z07:00", "2006-01-02T15:04:05.000000000Z07:00"} {
+		if t, err := time.Parse(l, s); err == nil && t.Format(l) == s {
+			return l, t, true
+		}
+	}
+	return "", time.Time{}, false
+}
