@@ -38,10 +38,9 @@ type StepPlan struct {
 	// Key lists the table key attributes and their operands (get,
 	// update, delete, condition check, and a put's key).
 	Key []catalog.Assign
-	// Item lists a put's other attributes; the discriminator, when the
-	// table has one, is TypeAttr = TypeValue.
-	Item                []catalog.Assign
-	TypeAttr, TypeValue string
+	// Item lists everything a put writes (catalog.Request.ItemAssigns):
+	// the key, the discriminator and the attributes.
+	Item []catalog.Assign
 
 	KeyCondition string // a query's KeyConditionExpression
 	// KeyValues are the operands of the key condition's value
@@ -185,9 +184,9 @@ func (c *compiler) step(s *catalog.Step, parent, variant string) (*StepPlan, err
 		return nil, fmt.Errorf("the step has no request")
 	}
 	sp.ModelTable, sp.Table, sp.Index, sp.Entity = q.Table, c.tableName(q.Table), q.Index, q.Entity
-	sp.Key, sp.Item = q.Key, q.Item
-	if q.Entity != nil && q.Table.Discriminator != "" && q.Entity.TypeValue != "" {
-		sp.TypeAttr, sp.TypeValue = q.Table.Discriminator, q.Entity.TypeValue
+	sp.Key = q.Key
+	if s.Kind == catalog.Put {
+		sp.Item = q.ItemAssigns()
 	}
 	sp.Update, sp.Condition, sp.Filter = q.Update, q.Condition, q.Filter
 	sp.Names = q.Names
@@ -201,7 +200,9 @@ func (c *compiler) step(s *catalog.Step, parent, variant string) (*StepPlan, err
 		sp.ConditionKind = s.ConditionKind(c.m, c.op)
 	}
 	if len(q.Projection) > 0 {
-		sp.Projection = c.projection(sp, q.Projection)
+		text, pn := q.ProjectionExpression()
+		sp.Projection = text
+		sp.Names = merged(sp.Names, pn)
 	}
 	if s.Kind == catalog.Query {
 		if err := c.keyCondition(sp, q); err != nil {
@@ -214,16 +215,6 @@ func (c *compiler) step(s *catalog.Step, parent, variant string) (*StepPlan, err
 		}
 	}
 	return sp, nil
-}
-
-// projection writes a ProjectionExpression, naming through the step's
-// names (or new ones) the attributes that need it.
-func (c *compiler) projection(sp *StepPlan, attrs []string) string {
-	parts := make([]string, len(attrs))
-	for i, a := range attrs {
-		parts[i] = c.nameOf(sp, a)
-	}
-	return strings.Join(parts, ", ")
 }
 
 // nameOf returns how an expression refers to attribute a: as it is when
@@ -320,33 +311,43 @@ func (c *compiler) keyCondition(sp *StepPlan, q *catalog.Request) error {
 	if x != nil && target.UsesSynthetic(x, c.keys) {
 		return c.syntheticKeyCondition(sp, q, shardAttr, shardCount)
 	}
-	var parts []string
+	// The catalog writes the expression, so that a generator emits the
+	// same one; its values come in the order of the conditions' operands.
+	text, kn, kv := q.KeyConditionExpression()
+	sp.Names = merged(sp.Names, kn)
+	i := 0
 	for _, kc := range q.KeyCondition {
-		name := c.nameOf(sp, kc.Attribute)
-		var phs []string
-		for i, o := range kc.Operands {
-			a := kc.Attribute
-			if len(kc.Operands) > 1 {
-				a += []string{"_lo", "_hi"}[min(i, 1)]
+		for range kc.Operands {
+			if i >= len(kv) {
+				return fmt.Errorf("the key condition has more operands than values")
 			}
-			ph := valuePlaceholder(sp, a)
 			if kc.Attribute == shardAttr {
 				sp.ShardValue, sp.ShardCount = len(sp.KeyValues), shardCount
 			}
-			sp.KeyValues = append(sp.KeyValues, KeyValue{Placeholder: ph, Operand: o, Attribute: kc.Attribute})
-			phs = append(phs, ph)
+			sp.KeyValues = append(sp.KeyValues, KeyValue{Placeholder: kv[i].Name, Operand: kv[i].Value, Attribute: kc.Attribute})
+			i++
 		}
-		part, err := comparison(name, kc.Op, phs)
-		if err != nil {
-			return err
-		}
-		parts = append(parts, part)
 	}
 	if shardAttr != "" && sp.ShardValue < 0 {
 		return fmt.Errorf("the fan-out over %s needs an equality on %s", x.Name, shardAttr)
 	}
-	sp.KeyCondition = strings.Join(parts, " AND ")
+	sp.KeyCondition = text
 	return nil
+}
+
+// merged returns a's names with b's added, a new map when b adds any.
+func merged(a, b map[string]string) map[string]string {
+	if len(b) == 0 {
+		return a
+	}
+	out := make(map[string]string, len(a)+len(b))
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
 }
 
 // comparison writes one key condition comparison.

@@ -126,13 +126,24 @@ func (r *run) chargeOne(sr *StepResult, cc *types.ConsumedCapacity, write bool) 
 func (r *run) key(sp *StepPlan) (map[string]types.AttributeValue, error) {
 	m := make(map[string]types.AttributeValue, len(sp.Key))
 	for _, k := range sp.Key {
-		v, err := k.Value.Resolve(r.env)
+		v, err := r.x.resolveKey(k.Value, r.env)
 		if err != nil {
 			return nil, fmt.Errorf("key %s: %w", k.Attribute, err)
 		}
 		m[k.Attribute] = attr.ToSDK(v)
 	}
 	return m, nil
+}
+
+// resolveKey resolves an operand placed in a key: a template refuses
+// values holding the model's key separator, which would make the key
+// ambiguous (as catalog.Step.Render does).
+func (x *Executor) resolveKey(o catalog.Operand, env map[string]attr.Value) (attr.Value, error) {
+	if o.Template != nil {
+		s, err := o.Template.RenderSep(env, x.m.Separator)
+		return attr.Str(s), err
+	}
+	return o.Resolve(env)
 }
 
 // values renders a step's expression attribute values; nil when none.
@@ -349,19 +360,20 @@ func (r *run) keyValues(sp *StepPlan, vals map[string]types.AttributeValue, shar
 // item renders a put's item: key, attributes, discriminator, and the
 // synthetic keys its attributes make.
 func (r *run) item(sp *StepPlan) (map[string]types.AttributeValue, error) {
-	m, err := r.key(sp)
-	if err != nil {
-		return nil, err
-	}
+	m := make(map[string]types.AttributeValue, len(sp.Item)+len(sp.synth))
+	keys := sp.ModelTable.KeyAttributes()
 	for _, a := range sp.Item {
-		v, err := a.Value.Resolve(r.env)
+		var v attr.Value
+		var err error
+		if contains(keys, a.Attribute) {
+			v, err = r.x.resolveKey(a.Value, r.env)
+		} else {
+			v, err = a.Value.Resolve(r.env)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("attribute %s: %w", a.Attribute, err)
 		}
 		m[a.Attribute] = attr.ToSDK(v)
-	}
-	if sp.TypeAttr != "" {
-		m[sp.TypeAttr] = &types.AttributeValueMemberS{Value: sp.TypeValue}
 	}
 	if len(sp.synth) > 0 {
 		it, err := attr.FromSDKItem(m)
