@@ -63,8 +63,11 @@ func (e *Error) Error() string { return e.Type + ": " + e.Message }
 
 // Status is the HTTP status DynamoDB answers this error with.
 func (e *Error) Status() int {
-	if e.Type == ErrInternal {
+	switch e.Type {
+	case ErrInternal:
 		return 500
+	case ErrServiceUnavailable:
+		return 503
 	}
 	return 400
 }

@@ -45,6 +45,7 @@ func FuzzDecodeRequest(f *testing.F) {
 		h := e.Handler()
 		req := httptest.NewRequest("POST", "/", strings.NewReader(body))
 		req.Header.Set("X-Amz-Target", targetPrefix+op)
+		placeholderSign(req)
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
 		if rec.Code >= 500 {

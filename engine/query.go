@@ -149,6 +149,7 @@ type readRequest struct {
 	wantCap   bool
 	level     capacity.Level
 	keyFilter func(attr.Item) bool // a Scan segment's or query's extra check
+	hash      []attr.Value         // a Query's partition key values (for IAM's dynamodb:LeadingKeys)
 }
 
 // parseSelect validates Select against the projection parameters and the
@@ -494,6 +495,7 @@ func (e *Engine) prepareQuery(in *QueryInput) (*readRequest, error) {
 		rq.fetch = false
 	}
 	rq.lo, rq.hi = kc.bounds()
+	rq.hash = kc.hash
 	if rq.start, err = s.startKey(in.ExclusiveStartKey); err != nil {
 		return nil, err
 	}

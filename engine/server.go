@@ -6,23 +6,24 @@ import (
 	"encoding/json"
 	"errors"
 	"hash/crc32"
-	"io"
 	"net/http"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/cardapio/cardapio/attr"
+	"github.com/cardapio/cardapio/engine/auth"
 )
 
 // The wire protocol: JSON 1.0 over HTTP POST, the operation named by the
 // X-Amz-Target header, errors as {"__type": "...#Name", "message": ...}.
-// Signatures are not checked: any credentials are accepted.
+// Authentication and authorization errors come from the service
+// framework rather than DynamoDB, and are named so (coralPrefix).
 const (
 	targetPrefix = "DynamoDB_20120810."
 	errPrefix    = "com.amazonaws.dynamodb.v20120810#"
+	coralPrefix  = "com.amazon.coral.service#"
 	jsonType     = "application/x-amz-json-1.0"
 	maxBody      = 32 << 20
 )
@@ -147,9 +148,48 @@ func decodeRequest(body []byte, in any) error {
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return &Error{Type: ErrSerialization, Message: "Unexpected value type in payload: " + te.Value + " found where " + te.Type.String() + " was expected at '" + te.Field + "'"}
+		if te.Field == "" {
+			// The body itself is not a JSON object.
+			if te.Value == "array" {
+				return &Error{Type: ErrSerialization, Message: "Start of list found where not expected"}
+			}
+			return &Error{Type: ErrSerialization, Message: "Unexpected value type in payload: " + te.Value + " found where a structure was expected"}
+		}
+		return &Error{Type: ErrSerialization, Message: "Unexpected value type in payload: " + te.Value + " found where " + shapeOf(te.Type) + " was expected at '" + te.Field + "'"}
 	}
 	return &Error{Type: ErrSerialization, Message: err.Error()}
+}
+
+// shapeOf names a Go type as DynamoDB's API model names shapes, so that
+// no message shows the engine's Go types.
+func shapeOf(t reflect.Type) string {
+	if t == reflect.TypeFor[attr.Value]() {
+		return "AttributeValue"
+	}
+	switch t.Kind() {
+	case reflect.Struct, reflect.Pointer, reflect.Interface:
+		return "structure"
+	case reflect.Map:
+		return "map"
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return "blob"
+		}
+		return "list"
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Float32, reflect.Float64:
+		return "double"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		if t.Bits() == 64 {
+			return "long"
+		}
+		return "integer"
+	}
+	return "value"
 }
 
 // needsTable lists the operations whose requests must name a table, with
@@ -261,37 +301,80 @@ func attrError(msg string) *Error {
 	return &Error{Type: ErrSerialization, Message: msg}
 }
 
-// Handler returns the engine's HTTP handler for DynamoDB's wire protocol.
-func (e *Engine) Handler() http.Handler { return &server{e: e} }
-
-type server struct {
-	e   *Engine
-	seq atomic.Uint64
+// Handler returns the engine's HTTP handler for DynamoDB's wire protocol:
+// a Server with this engine as its one space for every region and
+// account, any credentials accepted, and the default limits.
+func (e *Engine) Handler() http.Handler {
+	s, _ := NewServer(ServerOptions{Engine: e})
+	return s
 }
 
-func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method == http.MethodGet {
-		w.Write([]byte("healthy: dynamodb." + s.e.opts.Region + ".amazonaws.com "))
+// ServeHTTP answers one request: the Host check, the signature's form (and
+// with Keys its verification), the body read within the in-flight cap,
+// the space of the signature's region and account, ARNs checked against
+// it, IAM policies when attached, then the operation.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.opts.LoopbackHosts && !LoopbackHost(r.Host) {
+		s.refuseHost(w, r.Host)
 		return
 	}
-	target := r.Header.Get("X-Amz-Target")
-	var out any
-	var err error
-	if r.Method != http.MethodPost {
-		err = &Error{Type: ErrUnknownOperation, Message: "Only POST requests are supported"}
-	} else if f, ok := ops[strings.TrimPrefix(target, targetPrefix)]; !ok || !strings.HasPrefix(target, targetPrefix) {
-		err = &Error{Type: ErrUnknownOperation, Message: ""}
-	} else {
-		buf, rerr := readBody(r)
-		if rerr != nil {
-			err = &Error{Type: ErrSerialization, Message: rerr.Error()}
-		} else {
-			out, err = s.run(strings.TrimPrefix(target, targetPrefix), f, r.Context(), *buf)
-		}
-		if buf != nil && cap(*buf) <= 64<<10 {
-			bodies.Put(buf)
-		}
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		s.get(w, r)
+		return
 	}
+	target := headerValue(r.Header, "X-Amz-Target")
+	if r.Method != http.MethodPost {
+		s.reply(w, nil, &Error{Type: ErrUnknownOperation, Message: "Only POST requests are supported"})
+		return
+	}
+	name := strings.TrimPrefix(target, targetPrefix)
+	f, ok := ops[name]
+	if !ok || len(name) == len(target) {
+		s.reply(w, nil, &Error{Type: ErrUnknownOperation, Message: ""})
+		return
+	}
+	sig, aerr := auth.Parse(r.Header, r.URL.RawQuery)
+	if aerr != nil {
+		s.reply(w, nil, authError(aerr))
+		return
+	}
+	bd, rerr := readBody(r, s.budget)
+	defer bd.release()
+	if rerr != nil {
+		var ee *Error
+		if !errors.As(rerr, &ee) {
+			ee = &Error{Type: ErrSerialization, Message: rerr.Error()}
+		}
+		// What is left of the body is not read: the connection cannot
+		// carry another request.
+		w.Header()["Connection"] = closeHeader
+		s.reply(w, nil, ee)
+		return
+	}
+	body := *bd.buf
+	c := &call{sig: sig}
+	if s.opts.Keys != nil {
+		id, aerr := s.opts.Keys.Verify(r, body, sig, s.opts.Now())
+		if aerr != nil {
+			s.reply(w, nil, authError(aerr))
+			return
+		}
+		c.id = id
+	}
+	e, err := s.space(sig.Region, c.account())
+	if err != nil {
+		s.reply(w, nil, err)
+		return
+	}
+	c.e, c.remote = e, r.RemoteAddr
+	out, err := s.run(name, f, r.Context(), body, c)
+	s.reply(w, out, err)
+}
+
+var closeHeader = []string{"close"}
+
+// reply writes an operation's output or error in the wire shape.
+func (s *Server) reply(w http.ResponseWriter, out any, err error) {
 	status := http.StatusOK
 	var body []byte
 	if err != nil {
@@ -326,6 +409,14 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Write(body)
 }
 
+// headerValue is the first value of a header, by canonical name.
+func headerValue(h http.Header, name string) string {
+	if v := h[name]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
 // The header values shared by every response, or by every response with
 // an empty body (the answer to most writes). net/http copies a handler's
 // header map before writing it, so sharing the slices is safe.
@@ -335,45 +426,6 @@ var (
 	emptyCRC       = []string{strconv.FormatUint(uint64(crc32.ChecksumIEEE(emptyBody)), 10)}
 	emptyLength    = []string{strconv.Itoa(len(emptyBody))}
 )
-
-// bodies recycles request buffers: decoding copies what it keeps.
-var bodies = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
-
-// readBody reads a request body into a pooled buffer, sized from
-// Content-Length when the client sent one.
-func readBody(r *http.Request) (*[]byte, error) {
-	bp := bodies.Get().(*[]byte)
-	b := (*bp)[:0]
-	if n := r.ContentLength; n > 0 && n <= maxBody {
-		if int64(cap(b)) < n {
-			b = make([]byte, 0, n)
-		}
-		b = b[:n]
-		_, err := io.ReadFull(r.Body, b)
-		*bp = b
-		return bp, err
-	}
-	for {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-		m, err := r.Body.Read(b[len(b):cap(b)])
-		b = b[:len(b)+m]
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			*bp = b
-			return bp, err
-		}
-		if len(b) > maxBody {
-			*bp = b
-			return bp, errors.New("request body too large")
-		}
-	}
-	*bp = b
-	return bp, nil
-}
 
 // encodeOutput writes a response; the outputs of plain writes, which
 // dominate load, are usually empty and skip reflection. The result may be
@@ -396,8 +448,10 @@ func encodeOutput(out any) ([]byte, error) {
 }
 
 // run calls an operation, turning a panic into an internal error so that
-// one bad request cannot bring the server down.
-func (s *server) run(name string, f op, ctx context.Context, body []byte) (out any, err error) {
+// one bad request cannot bring the server down: the body is decoded, the
+// ARNs it names checked against the space, the request authorized when
+// policies are attached, then run.
+func (s *Server) run(name string, f op, ctx context.Context, body []byte, c *call) (out any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			out, err = nil, &Error{Type: ErrInternal, Message: "internal error"}
@@ -407,17 +461,36 @@ func (s *server) run(name string, f op, ctx context.Context, body []byte) (out a
 	if err != nil {
 		return nil, err
 	}
+	if !s.shared() {
+		if err := c.checkARNs(in); err != nil {
+			return nil, err
+		}
+	}
+	if s.opts.Policies != nil {
+		if err := s.authorize(name, in, c); err != nil {
+			return nil, err
+		}
+	}
 	if err := precheck(name, body); err != nil {
 		return nil, err
 	}
-	return f.call(s.e, ctx, in)
+	return f.call(c.e, ctx, in)
 }
 
 // appendError writes an exception in the wire shape.
 func appendError(dst []byte, e *Error) []byte {
 	dst = append(dst, `{"__type":`...)
-	dst = strconv.AppendQuote(dst, errPrefix+e.Type)
-	dst = append(dst, `,"message":`...)
+	if coral[e.Type] {
+		dst = strconv.AppendQuote(dst, coralPrefix+e.Type)
+	} else {
+		dst = strconv.AppendQuote(dst, errPrefix+e.Type)
+	}
+	if e.Type == ErrAccessDenied {
+		// AWS capitalises this one's member; the SDKs read either.
+		dst = append(dst, `,"Message":`...)
+	} else {
+		dst = append(dst, `,"message":`...)
+	}
 	dst = appendJSONString(dst, e.Message)
 	if e.Item != nil {
 		dst = append(dst, `,"Item":`...)

@@ -17,6 +17,7 @@ func post(h http.Handler, op, body string) *httptest.ResponseRecorder {
 	rec := httptest.NewRecorder()
 	req := httptest.NewRequest("POST", "/", strings.NewReader(body))
 	req.Header.Set("X-Amz-Target", targetPrefix+op)
+	placeholderSign(req)
 	h.ServeHTTP(rec, req)
 	return rec
 }
@@ -48,4 +49,14 @@ func TestResponseHeaders(t *testing.T) {
 		seen[id] = true
 	}
 	assert.Equal(t, "{}", string(emptyBody), "the shared empty body is never written to")
+}
+
+// placeholderAuthorization is a signature of the right form that no key
+// verifies: what a server that accepts any credentials needs to see.
+const placeholderAuthorization = "AWS4-HMAC-SHA256 Credential=AKID/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host;x-amz-date, Signature=00"
+
+// placeholderSign gives a raw request the placeholder signature.
+func placeholderSign(r *http.Request) {
+	r.Header.Set("Authorization", placeholderAuthorization)
+	r.Header.Set("X-Amz-Date", "20260101T000000Z")
 }

@@ -197,6 +197,7 @@ func TestServerRejectsBadRequests(t *testing.T) {
 		rec := httptest.NewRecorder()
 		req := httptest.NewRequest("POST", "/", strings.NewReader(tc.body))
 		req.Header.Set("X-Amz-Target", tc.target)
+		placeholderSign(req)
 		h.ServeHTTP(rec, req)
 		assert.Equal(t, 400, rec.Code, tc.body)
 		assert.Contains(t, rec.Body.String(), "#"+tc.typ, tc.body)
@@ -241,6 +242,7 @@ func BenchmarkPutItemHTTPRaw32(b *testing.B) {
 				body := fmt.Sprintf(`{"TableName":"Bench","Item":{"pk":{"S":"user#%012d"},"name":{"S":"someone"},"n":{"N":"12345"},"pad":{"S":"%s"}}}`, seq.Add(1), pad)
 				req, _ := http.NewRequest("POST", url, strings.NewReader(body))
 				req.Header.Set("X-Amz-Target", "DynamoDB_20120810.PutItem")
+				placeholderSign(req)
 				req.Header.Set("Content-Type", "application/x-amz-json-1.0")
 				resp, err := hc.Do(req)
 				if err != nil || resp.StatusCode != 200 {

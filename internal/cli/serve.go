@@ -2,12 +2,12 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"net"
-	"net/http"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -27,6 +27,13 @@ type serveConfig struct {
 	warmRead  int64
 	warmWrite int64
 	lag       time.Duration
+
+	shared      bool
+	credentials string
+	policies    []string
+	inflight    string
+	server      engine.Limits
+	loopback    bool // the address to listen on is a loopback one
 }
 
 // newServeCmd runs the embedded engine as a DynamoDB endpoint.
@@ -38,7 +45,52 @@ func newServeCmd(e *env) *cobra.Command {
 		Short: "Run the embedded DynamoDB-compatible engine on a local address",
 		Long: `Run the embedded DynamoDB-compatible engine on a local address.
 
-Any SDK or the AWS CLI can use it as an endpoint (any credentials).
+Any SDK or the AWS CLI can use it as an endpoint. Tables live in memory:
+everything is lost when the server stops.
+
+Signatures and identities. Every request must be signed (SigV4), as
+DynamoDB requires: an unsigned one is refused with
+MissingAuthenticationTokenException. By default any credentials are
+accepted, as DynamoDB Local does. With --credentials FILE only the access
+keys the file lists are, and signatures are verified for real: an unknown
+key is UnrecognizedClientException, a wrong secret or a tampered request
+InvalidSignatureException, a clock more than 15 minutes off too. The file:
+
+  {"keys": [{"accessKeyId": "AKIAT042EXAMPLE", "secretAccessKey": "...",
+             "account": "111122223333", "user": "api-t042",
+             "tags": {"tenantId": "t042"}}]}
+
+(also "arn" for a role session, "sessionToken" to require one).
+
+Regions and accounts. Tables are scoped by the region the request is
+signed for, and under --credentials by the key's account: a client signing
+for eu-west-1 sees none of us-east-1's tables, and ARNs (table names given
+as ARNs, tag operations) must name its own region and account.
+--shared keeps one space for every region and account.
+
+IAM policies. --policy attaches an IAM policy document to identities
+(WHO=FILE, WHO an access key ID, user name or principal ARN; FILE alone:
+every identity), and every request is then authorized as AWS IAM does for
+DynamoDB: Allow and Deny, actions and resources (tables, indexes) with
+wildcards, the conditions dynamodb:LeadingKeys, dynamodb:Attributes,
+dynamodb:Select, dynamodb:ReturnValues, aws:PrincipalTag/... and the
+others of IAM's String, Numeric, Bool, Arn, IpAddress and Null operators,
+ForAllValues and ForAnyValue, ${aws:PrincipalTag/...} substituted. A
+refusal is AccessDeniedException worded as on AWS. An identity with no
+policy attached may do nothing once any --policy is given.
+
+Exposure. On a loopback address (the default) only requests addressed to
+localhost, 127.0.0.1 or [::1] are answered (no DNS rebinding). Binding any
+other address prints a warning unless --credentials is set.
+
+Limits. Bodies are read as they arrive; at most --max-inflight bytes of
+them are held at once across connections, a request beyond that refused
+with HTTP 503 ServiceUnavailable (SDKs retry it); a body over 32 MiB is
+refused. At most --max-connections are open (by default 4,096 or the
+descriptor limit less 64): when full, the longest idle connection is
+closed, and with none idle a new one is answered 503. Slow, stalled and
+idle connections end at their timeouts. SIGINT or SIGTERM stop accepting,
+let requests in progress finish (--shutdown-timeout), and exit 0.
 
 With --throughput, requests pass DynamoDB's throughput limits as modelled
 by the engine: each table and global secondary index is split into
@@ -56,15 +108,24 @@ limits 100 times the traffic meets on AWS.
 The model's figures (per table, index and partition: consumed and
 throttled units, per second and in total, rates, splits, the most
 throttled keys) are served as JSON at GET ` + engine.ThroughputPath + ` on the same
-address.
+address, for the region of the request's signature (or ?region=, default
+us-east-1). They show partition key values: under --credentials only a
+verified signature gets them, for its own account (and, with policies,
+only an identity allowed dynamodb:DescribeTable on arn:...:table/*).
 
 --gsi-lag delays every change to a global secondary index: a Query or
 Scan of the index sees a write only that long after it, as DynamoDB's
 asynchronous index propagation does. Reads of the table are never
-delayed.`,
+delayed.
+
+Exit codes: 0 after a clean shutdown, 1 on an internal failure, 2 on bad
+flags, a bad credentials or policy file, or an address that cannot be
+listened on.`,
 		Example: `  cardapio serve --addr 127.0.0.1:8000
   cardapio serve --throughput --throughput-scale 0.01 --gsi-lag 50ms
-  curl http://127.0.0.1:8000` + engine.ThroughputPath,
+  cardapio serve --credentials keys.json --policy api-t042=tenant-policy.json
+  curl http://127.0.0.1:8000` + engine.ThroughputPath + `
+  curl --aws-sigv4 aws:amz:us-east-1:dynamodb --user AKID:SECRET http://127.0.0.1:8000` + engine.ThroughputPath,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f := cmd.Flags()
@@ -75,17 +136,18 @@ delayed.`,
 					}
 				}
 			}
-			eng, err := newEngine(c)
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			c.loopback = loopbackAddr(addr)
+			srv, err := newServer(ctx, c, e)
 			if err != nil {
 				return badInput(err)
 			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
-			defer stop()
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
 				return badInput(fmt.Errorf("listen on %s: %w", addr, err))
 			}
-			return serve(ctx, ln, eng, e)
+			return serve(ctx, ln, srv, c, e)
 		},
 	}
 	f := cmd.Flags()
@@ -96,15 +158,26 @@ delayed.`,
 	f.Int64Var(&c.warmWrite, "warm-write", throughput.DefaultWarmWrite, "warm write throughput (units/s, AWS scale) of on-demand tables and indexes created without one")
 	f.Int64Var(&c.warmRead, "warm-read", throughput.DefaultWarmRead, "warm read throughput (units/s, AWS scale) of on-demand tables and indexes created without one")
 	f.DurationVar(&c.lag, "gsi-lag", 0, "delay before global secondary index reads see base-table writes (e.g. 50ms; 0: none)")
+	f.BoolVar(&c.shared, "shared", false, "one space of tables for every region and account (default: a space per region, and per account under --credentials)")
+	f.StringVar(&c.credentials, "credentials", "", "JSON file of the access keys accepted (secret, account, user or arn, tags); signatures are then verified")
+	f.StringArrayVar(&c.policies, "policy", nil, "attach an IAM policy document: [WHO=]FILE, WHO an access key ID, user name or principal ARN (none: every identity); repeatable")
+	f.StringVar(&c.inflight, "max-inflight", "512MiB", "most bytes of request bodies held at once, across connections (B, KiB, MiB, GiB)")
+	f.IntVar(&c.server.MaxConnections, "max-connections", 0, "most open connections (0: 4096, or the descriptor limit less 64 when lower)")
+	f.DurationVar(&c.server.ReadHeaderTimeout, "read-header-timeout", engine.DefaultReadHeaderTimeout, "time a client may take to send a request's headers")
+	f.DurationVar(&c.server.ReadTimeout, "read-timeout", engine.DefaultReadTimeout, "time a client may take to send a whole request")
+	f.DurationVar(&c.server.WriteTimeout, "write-timeout", engine.DefaultWriteTimeout, "time answering a request may take")
+	f.DurationVar(&c.server.IdleTimeout, "idle-timeout", engine.DefaultIdleTimeout, "time a kept-alive connection may wait for its next request")
+	f.DurationVar(&c.server.ShutdownTimeout, "shutdown-timeout", engine.DefaultShutdownTimeout, "on SIGINT or SIGTERM, time requests in progress have to finish")
 	return cmd
 }
 
-// newEngine builds the engine the flags describe.
-func newEngine(c serveConfig) (*engine.Engine, error) {
+// newServer builds the server the flags describe: its trust (keys and
+// policies), its limits, and how it creates the engine of each region and
+// account, each with its own throughput model and TTL sweep.
+func newServer(ctx context.Context, c serveConfig, e *env) (*engine.Server, error) {
 	if c.lag < 0 {
 		return nil, fmt.Errorf("--gsi-lag must not be negative, got %v", c.lag)
 	}
-	opts := engine.Options{TTLSweep: c.sweep, IndexLag: c.lag}
 	if c.limits {
 		if math.IsNaN(c.scale) || math.IsInf(c.scale, 0) || c.scale <= 0 {
 			return nil, fmt.Errorf("--throughput-scale must be a positive number, got %v", c.scale)
@@ -112,43 +185,105 @@ func newEngine(c serveConfig) (*engine.Engine, error) {
 		if c.warmRead < 1 || c.warmWrite < 1 {
 			return nil, fmt.Errorf("--warm-read and --warm-write must be at least 1, got %d and %d", c.warmRead, c.warmWrite)
 		}
-		m, err := throughput.New(throughput.Config{Scale: c.scale})
+	}
+	lim := c.server
+	if c.inflight != "" {
+		n, err := parseBytes(c.inflight)
 		if err != nil {
+			return nil, fmt.Errorf("--max-inflight: %w", err)
+		}
+		lim.MaxInflight = n
+	}
+	if lim.MaxConnections < 0 {
+		return nil, fmt.Errorf("--max-connections must not be negative, got %d", lim.MaxConnections)
+	}
+	for name, d := range map[string]time.Duration{"read-header-timeout": lim.ReadHeaderTimeout, "read-timeout": lim.ReadTimeout,
+		"write-timeout": lim.WriteTimeout, "idle-timeout": lim.IdleTimeout, "shutdown-timeout": lim.ShutdownTimeout} {
+		if d < 0 {
+			return nil, fmt.Errorf("--%s must not be negative, got %v", name, d)
+		}
+	}
+	trust, err := engine.LoadTrust(c.credentials, c.policies)
+	if err != nil {
+		return nil, err
+	}
+	space := func(region, account string) (*engine.Engine, error) {
+		opts := engine.Options{Region: region, Account: account, TTLSweep: c.sweep, IndexLag: c.lag}
+		if c.limits {
+			m, err := throughput.New(throughput.Config{Scale: c.scale})
+			if err != nil {
+				return nil, err
+			}
+			opts.Throughput, opts.WarmRead, opts.WarmWrite = m, c.warmRead, c.warmWrite
+		}
+		eng := engine.New(opts)
+		go eng.RunTTL(ctx)
+		return eng, nil
+	}
+	o := engine.ServerOptions{NewSpace: space, Keys: trust.Keys, Policies: trust.Policies(), Limits: lim, LoopbackHosts: c.loopback}
+	if c.shared {
+		if o.Engine, err = space("", ""); err != nil {
 			return nil, err
 		}
-		opts.Throughput, opts.WarmRead, opts.WarmWrite = m, c.warmRead, c.warmWrite
 	}
-	return engine.New(opts), nil
+	if trust.Keys != nil {
+		fmt.Fprintf(e.stdout, "signatures verified: %d access keys from %s\n", len(trust.Keys.Identities()), c.credentials)
+	}
+	if n := trust.Attached(); n > 0 {
+		fmt.Fprintf(e.stdout, "IAM policies enforced: %d attached\n", n)
+	}
+	return engine.NewServer(o)
 }
 
-// serve answers DynamoDB requests on ln until ctx ends, and the
-// throughput model's figures at engine.ThroughputPath.
-func serve(ctx context.Context, ln net.Listener, eng *engine.Engine, e *env) error {
-	api, figures := eng.Handler(), eng.ThroughputHandler()
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == engine.ThroughputPath {
-			figures.ServeHTTP(w, r)
-			return
+// parseBytes reads a size: a number of bytes, or with a KiB, MiB or GiB
+// (or KB, MB, GB) suffix.
+func parseBytes(s string) (int64, error) {
+	units := []struct {
+		suffix string
+		mul    int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"B", 1}}
+	mul := int64(1)
+	num := strings.TrimSpace(s)
+	for _, u := range units {
+		if strings.HasSuffix(num, u.suffix) {
+			num, mul = strings.TrimSpace(strings.TrimSuffix(num, u.suffix)), u.mul
+			break
 		}
-		api.ServeHTTP(w, r)
-	})
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	go eng.RunTTL(ctx)
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n <= 0 || n > math.MaxInt64/mul {
+		return 0, fmt.Errorf("%q: want a positive size such as 512MiB", s)
+	}
+	return n * mul, nil
+}
+
+// serve answers DynamoDB requests on ln until ctx ends (SIGINT, SIGTERM),
+// then drains.
+func serve(ctx context.Context, ln net.Listener, srv *engine.Server, c serveConfig, e *env) error {
+	loopback := isLoopback(ln.Addr())
 	fmt.Fprintf(e.stdout, "cardapio engine listening on http://%s\n", ln.Addr())
-	if s, ok := eng.Throughput(); ok {
-		fmt.Fprintf(e.stdout, "throughput model on at scale %g; figures at http://%s%s\n", s.Scale, ln.Addr(), engine.ThroughputPath)
+	if !loopback && c.credentials == "" {
+		fmt.Fprintf(e.stderr, "warning: %s is reachable from other machines, and any credentials are accepted: anyone who can reach it can read and change every table (use a loopback address, or --credentials)\n", ln.Addr())
 	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	select {
-	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		return srv.Shutdown(sctx)
-	case err := <-done:
-		if errors.Is(err, http.ErrServerClosed) {
-			return nil
-		}
-		return err
+	if c.limits {
+		fmt.Fprintf(e.stdout, "throughput model on at scale %g; figures at http://%s%s\n", c.scale, ln.Addr(), engine.ThroughputPath)
 	}
+	err := srv.Serve(ctx, ln)
+	if ctx.Err() != nil {
+		fmt.Fprintf(e.stderr, "cardapio engine stopped\n")
+	}
+	return err
+}
+
+// loopbackAddr reports whether an address to listen on is a loopback one
+// (127.0.0.1:8000, [::1]:8000, localhost:8000; not :8000).
+func loopbackAddr(addr string) bool {
+	ta, err := net.ResolveTCPAddr("tcp", addr)
+	return err == nil && ta.IP.IsLoopback()
+}
+
+// isLoopback reports whether a listener's address is a loopback one.
+func isLoopback(a net.Addr) bool {
+	ta, ok := a.(*net.TCPAddr)
+	return ok && ta.IP.IsLoopback()
 }

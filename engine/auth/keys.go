@@ -1,0 +1,276 @@
+package auth
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cardapio/cardapio/internal/jsonpos"
+)
+
+// DefaultAccount is the account of identities that name none, and of
+// every request when any credentials are accepted.
+const DefaultAccount = "000000000000"
+
+// MaxKeysFile caps the size of a credentials file.
+const MaxKeysFile = 4 << 20
+
+// Identity is who signed a request: an access key and the principal it
+// belongs to.
+type Identity struct {
+	AccessKey string
+	Secret    string
+	// Token, when set, is the session token the key must be sent with
+	// (X-Amz-Security-Token).
+	Token   string
+	Account string
+	// ARN is the principal's ARN (aws:PrincipalArn): a user,
+	// arn:aws:iam::ACCOUNT:user/NAME, unless the file gives another.
+	ARN string
+	// Name is the user name (aws:username), empty for other principals.
+	Name string
+	// Tags are the principal's tags (aws:PrincipalTag/KEY).
+	Tags map[string]string
+	// Verified is true when the signature was checked with the secret.
+	Verified bool
+}
+
+// Anonymous is the identity of a request when any credentials are
+// accepted: the access key it was signed with, as a user of the default
+// account, with no tags.
+func Anonymous(accessKey string) *Identity {
+	return &Identity{AccessKey: accessKey, Account: DefaultAccount, Name: accessKey,
+		ARN: "arn:aws:iam::" + DefaultAccount + ":user/" + accessKey}
+}
+
+// Keys are the access keys a server accepts, by access key ID.
+type Keys struct {
+	byID map[string]*Identity
+	list []*Identity
+
+	mu      sync.Mutex
+	signing map[signingScope][]byte
+}
+
+type signingScope struct{ key, day, region, service string }
+
+// keyFile is the credentials file's JSON.
+type keyFile struct {
+	Keys []keyEntry `json:"keys"`
+}
+
+type keyEntry struct {
+	AccessKeyID     string            `json:"accessKeyId"`
+	SecretAccessKey string            `json:"secretAccessKey"`
+	SessionToken    string            `json:"sessionToken"`
+	Account         string            `json:"account"`
+	User            string            `json:"user"`
+	ARN             string            `json:"arn"`
+	Tags            map[string]string `json:"tags"`
+}
+
+var (
+	accountRE   = regexp.MustCompile(`^[0-9]{12}$`)
+	accessKeyRE = regexp.MustCompile(`^[A-Za-z0-9_.+=@-]{3,128}$`)
+	userRE      = regexp.MustCompile(`^[A-Za-z0-9_+=,.@-]{1,64}$`)
+	arnRE       = regexp.MustCompile(`^arn:aws[a-z-]*:(iam|sts)::[0-9]{12}:[A-Za-z0-9_+=,.@/-]{1,512}$`)
+	tagKeyRE    = regexp.MustCompile(`^[\p{L}\p{Z}\p{N}_.:/=+\-@]{1,128}$`)
+)
+
+// LoadKeys reads a credentials file (see ParseKeys), at most MaxKeysFile
+// bytes.
+func LoadKeys(path string) (*Keys, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxKeysFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(data) > MaxKeysFile {
+		return nil, fmt.Errorf("%s: larger than %d bytes: not a credentials file", path, MaxKeysFile)
+	}
+	return ParseKeys(path, data)
+}
+
+// ParseKeys reads the access keys of a credentials file called name:
+//
+//	{"keys": [
+//	  {"accessKeyId": "AKIAT042EXAMPLE", "secretAccessKey": "...",
+//	   "account": "111122223333", "user": "api-t042",
+//	   "tags": {"tenantId": "t042"}}
+//	]}
+//
+// accessKeyId and secretAccessKey are required; account defaults to
+// 000000000000; the principal is the IAM user "user" (default: the access
+// key ID) unless "arn" names another (a role session,
+// arn:aws:sts::ACCOUNT:assumed-role/ROLE/SESSION); sessionToken, when
+// set, must come with every request signed by the key. Unknown members
+// are errors, so that a misspelt one is not silently ignored.
+func ParseKeys(name string, data []byte) (*Keys, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var f keyFile
+	if err := dec.Decode(&f); err != nil {
+		if strings.HasPrefix(err.Error(), "json: unknown field ") {
+			return nil, fmt.Errorf("%s:%s: unknown member %s (want accessKeyId, secretAccessKey, sessionToken, account, user, arn, tags)",
+				name, posAt(data, dec.InputOffset()), strings.TrimPrefix(err.Error(), "json: unknown field "))
+		}
+		return nil, jsonpos.Wrap(name, data, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%s:%s: more than one JSON document", name, posAt(data, dec.InputOffset()))
+	}
+	if len(f.Keys) == 0 {
+		return nil, fmt.Errorf("%s: no keys: want {\"keys\": [{\"accessKeyId\": ..., \"secretAccessKey\": ...}]}", name)
+	}
+	k := &Keys{byID: map[string]*Identity{}, signing: map[signingScope][]byte{}}
+	var errs []string
+	bad := func(i int, format string, args ...any) {
+		errs = append(errs, fmt.Sprintf("%s: keys[%d]: ", name, i)+fmt.Sprintf(format, args...))
+	}
+	for i, e := range f.Keys {
+		switch {
+		case e.AccessKeyID == "":
+			bad(i, "accessKeyId is required")
+			continue
+		case !accessKeyRE.MatchString(e.AccessKeyID):
+			bad(i, "accessKeyId %q: want 3 to 128 letters, digits or _.+=@-", e.AccessKeyID)
+			continue
+		case k.byID[e.AccessKeyID] != nil:
+			bad(i, "accessKeyId %q is listed twice", e.AccessKeyID)
+			continue
+		}
+		if e.SecretAccessKey == "" {
+			bad(i, "secretAccessKey is required")
+		}
+		id := &Identity{AccessKey: e.AccessKeyID, Secret: e.SecretAccessKey, Token: e.SessionToken, Account: e.Account, Tags: e.Tags}
+		if id.Account == "" {
+			id.Account = DefaultAccount
+		} else if !accountRE.MatchString(id.Account) {
+			bad(i, "account %q: want 12 digits", id.Account)
+		}
+		switch {
+		case e.ARN != "" && e.User != "":
+			bad(i, "give user or arn, not both")
+		case e.ARN != "":
+			if !arnRE.MatchString(e.ARN) {
+				bad(i, "arn %q: want arn:aws:iam::ACCOUNT:user/NAME, ...:role/NAME or arn:aws:sts::ACCOUNT:assumed-role/ROLE/SESSION", e.ARN)
+			} else if acct := strings.Split(e.ARN, ":")[4]; e.Account != "" && acct != id.Account {
+				bad(i, "arn %q is in account %s, not %s", e.ARN, acct, id.Account)
+			} else {
+				id.Account = acct
+			}
+			id.ARN = e.ARN
+			if res := strings.SplitN(e.ARN, ":", 6); len(res) == 6 && strings.HasPrefix(res[5], "user/") {
+				id.Name = res[5][strings.LastIndexByte(res[5], '/')+1:]
+			}
+		default:
+			id.Name = e.User
+			if id.Name == "" {
+				id.Name = e.AccessKeyID
+			}
+			if !userRE.MatchString(id.Name) {
+				bad(i, "user %q: want 1 to 64 letters, digits or _+=,.@-", id.Name)
+			}
+			id.ARN = "arn:aws:iam::" + id.Account + ":user/" + id.Name
+		}
+		for _, tk := range sortedTags(e.Tags) {
+			if !tagKeyRE.MatchString(tk) {
+				bad(i, "tag key %q: want 1 to 128 letters, digits, spaces or _.:/=+-@", tk)
+			}
+			if len(e.Tags[tk]) > 256 {
+				bad(i, "tag %q: value longer than 256 characters", tk)
+			}
+		}
+		k.byID[id.AccessKey] = id
+		k.list = append(k.list, id)
+	}
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("%s", strings.Join(errs, "\n"))
+	}
+	return k, nil
+}
+
+func posAt(data []byte, off int64) string {
+	l, c := jsonpos.Position(data, off)
+	return fmt.Sprintf("%d:%d", l, c)
+}
+
+func sortedTags(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Identities lists the keys' identities in file order.
+func (k *Keys) Identities() []*Identity { return k.list }
+
+// Lookup finds an identity by access key ID.
+func (k *Keys) Lookup(accessKey string) (*Identity, bool) {
+	id, ok := k.byID[accessKey]
+	return id, ok
+}
+
+// Verify checks a request's signature, parsed by Parse, against the keys:
+// the credential scope and the date (within MaxSkew of now), the key, the
+// signature recomputed from the signed headers, the path, the query and
+// body, and the session token. It returns the identity that signed.
+func (k *Keys) Verify(r *http.Request, body []byte, s *Signature, now time.Time) (*Identity, *Error) {
+	if err := s.checkScope(now); err != nil {
+		return nil, err
+	}
+	id, ok := k.byID[s.AccessKey]
+	if !ok {
+		return nil, fail(ErrUnrecognized, unrecognizedMessage)
+	}
+	creq, toSign := s.canonical(r, body)
+	want := hmacSHA256(k.signingKey(id, s), toSign)
+	got, err := hex.DecodeString(s.Signature)
+	if err != nil || !hmac.Equal(got, want) {
+		return nil, fail(ErrInvalidSignature, signatureMismatchMsg+"\n\nThe Canonical String for this request should have been\n'"+
+			creq+"'\n\nThe String-to-Sign should have been\n'"+toSign+"'\n")
+	}
+	token := headerValue(r.Header, "X-Amz-Security-Token")
+	if s.query {
+		token = r.URL.Query().Get("X-Amz-Security-Token")
+	}
+	if token != id.Token {
+		return nil, fail(ErrUnrecognized, strings.TrimSuffix(unrecognizedMessage, "."))
+	}
+	v := *id
+	v.Verified = true
+	return &v, nil
+}
+
+// signingKey derives, or recalls, the signing key of one identity, day,
+// region and service.
+func (k *Keys) signingKey(id *Identity, s *Signature) []byte {
+	sc := signingScope{id.AccessKey, s.Date, s.Region, s.Service}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if key, ok := k.signing[sc]; ok {
+		return key
+	}
+	if len(k.signing) >= 4096 {
+		clear(k.signing)
+	}
+	key := signingKey(id.Secret, s.Date, s.Region, s.Service)
+	k.signing[sc] = key
+	return key
+}

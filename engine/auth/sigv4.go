@@ -1,0 +1,396 @@
+package auth
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"net/url"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The exceptions of authentication, as DynamoDB names them (in the wire
+// "__type" they follow "com.amazon.coral.service#").
+const (
+	ErrMissingToken      = "MissingAuthenticationTokenException"
+	ErrIncomplete        = "IncompleteSignatureException"
+	ErrInvalidSignature  = "InvalidSignatureException"
+	ErrUnrecognized      = "UnrecognizedClientException"
+	algorithm            = "AWS4-HMAC-SHA256"
+	amzDateLayout        = "20060102T150405Z"
+	terminator           = "aws4_request"
+	service              = "dynamodb"
+	unrecognizedMessage  = "The security token included in the request is invalid."
+	missingTokenMessage  = "Request is missing Authentication Token"
+	signatureMismatchMsg = "The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details."
+)
+
+// MaxSkew is how far a request's date may be from the server's clock.
+const MaxSkew = 15 * time.Minute
+
+// Error is an authentication failure: Type is the exception name.
+type Error struct {
+	Type    string
+	Message string
+}
+
+func (e *Error) Error() string { return e.Type + ": " + e.Message }
+
+func fail(typ, msg string) *Error { return &Error{Type: typ, Message: msg} }
+
+// Signature is what a request's Authorization header (or its query
+// string, for a presigned request) says. Its strings share the header's
+// memory.
+type Signature struct {
+	Algorithm     string
+	AccessKey     string
+	Date          string // the credential scope's day, YYYYMMDD
+	Region        string
+	Service       string
+	Terminator    string
+	SignedHeaders string // lower-case names joined by ';', as sent
+	Signature     string // hex
+	AmzDate       string // X-Amz-Date (or the Date header), as sent
+	query         bool   // presigned: the parameters are in the query string
+}
+
+// Parse reads the signature of a request from its headers (or its query
+// string) and checks its form, as DynamoDB does before looking at the
+// key: present, complete, dated, with a five-part credential scope. It
+// does not check the signature itself (Keys.Verify does).
+func Parse(h http.Header, rawQuery string) (*Signature, *Error) {
+	authz := headerValue(h, "Authorization")
+	query := strings.Contains(rawQuery, "X-Amz-Algorithm=")
+	if authz != "" && query {
+		return nil, fail(ErrInvalidSignature, "Found both 'X-Amz-Algorithm' as a query-string param and 'Authorization' as HTTP header.")
+	}
+	if query {
+		return parseQuery(rawQuery)
+	}
+	trimmed := strings.TrimSpace(authz)
+	if len(trimmed) < 5 || trimmed[:5] != "AWS4-" {
+		return nil, fail(ErrMissingToken, missingTokenMessage)
+	}
+	s := &Signature{}
+	alg, params, _ := strings.Cut(trimmed, " ")
+	s.Algorithm = alg
+	var credential string
+	var haveCred, haveSig, haveSigned bool
+	for params != "" {
+		var p string
+		p, params, _ = cutAny(params, ", ")
+		if p == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(p, "=")
+		switch k {
+		case "Credential":
+			credential, haveCred = v, v != ""
+		case "Signature":
+			s.Signature, haveSig = v, v != ""
+		case "SignedHeaders":
+			s.SignedHeaders, haveSigned = v, v != ""
+		}
+	}
+	s.AmzDate = headerValue(h, "X-Amz-Date")
+	if s.AmzDate == "" {
+		s.AmzDate = headerValue(h, "Date")
+	}
+	if !haveCred || !haveSig || !haveSigned || s.AmzDate == "" {
+		var msg strings.Builder
+		for _, p := range []struct {
+			name string
+			ok   bool
+		}{{"Credential", haveCred}, {"Signature", haveSig}, {"SignedHeaders", haveSigned}} {
+			if !p.ok {
+				msg.WriteString("Authorization header requires '" + p.name + "' parameter. ")
+			}
+		}
+		if s.AmzDate == "" {
+			msg.WriteString("Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header. ")
+		}
+		msg.WriteString("Authorization=" + authz)
+		return nil, fail(ErrIncomplete, msg.String())
+	}
+	return s.finish(credential)
+}
+
+// parseQuery reads a presigned request's parameters.
+func parseQuery(rawQuery string) (*Signature, *Error) {
+	q, err := url.ParseQuery(rawQuery)
+	if err != nil {
+		return nil, fail(ErrIncomplete, "AWS query-string parameters must be well formed. Re-examine the query-string parameters.")
+	}
+	var msg strings.Builder
+	for _, p := range []string{"X-Amz-Algorithm", "X-Amz-Credential", "X-Amz-Signature", "X-Amz-SignedHeaders", "X-Amz-Date"} {
+		if q.Get(p) == "" {
+			msg.WriteString("AWS query-string parameters must include '" + p + "'. ")
+		}
+	}
+	if msg.Len() > 0 {
+		msg.WriteString("Re-examine the query-string parameters.")
+		return nil, fail(ErrIncomplete, msg.String())
+	}
+	s := &Signature{Algorithm: q.Get("X-Amz-Algorithm"), Signature: q.Get("X-Amz-Signature"),
+		SignedHeaders: q.Get("X-Amz-SignedHeaders"), AmzDate: q.Get("X-Amz-Date"), query: true}
+	return s.finish(q.Get("X-Amz-Credential"))
+}
+
+// finish checks the date's form, the algorithm and the credential scope's
+// shape, and splits the scope.
+func (s *Signature) finish(credential string) (*Signature, *Error) {
+	if !basicDate(s.AmzDate) {
+		if _, err := http.ParseTime(s.AmzDate); err != nil {
+			return nil, fail(ErrIncomplete, "Date must be in ISO-8601 'basic format'. Got '"+s.AmzDate+"'. See http://en.wikipedia.org/wiki/ISO_8601")
+		}
+	}
+	if s.Algorithm != algorithm {
+		return nil, fail(ErrIncomplete, "Unsupported AWS 'algorithm': '"+s.Algorithm+"' (only AWS4-HMAC-SHA256 for now). ")
+	}
+	scope := strings.TrimRight(credential, "/")
+	parts := [5]string{}
+	n := 0
+	for rest := scope; ; n++ {
+		part, after, more := strings.Cut(rest, "/")
+		if n < 5 {
+			parts[n] = part
+		}
+		if !more {
+			n++
+			break
+		}
+		rest = after
+	}
+	if n != 5 {
+		return nil, fail(ErrIncomplete, "Credential must have exactly 5 slash-delimited elements, e.g. keyid/date/region/service/term, got '"+scope+"'")
+	}
+	s.AccessKey, s.Date, s.Region, s.Service, s.Terminator = parts[0], parts[1], parts[2], parts[3], parts[4]
+	return s, nil
+}
+
+// Scope is the signature's credential scope without the key.
+func (s *Signature) Scope() string {
+	return s.Date + "/" + s.Region + "/" + s.Service + "/" + s.Terminator
+}
+
+// basicDate reports whether v is an ISO 8601 basic date-time in UTC,
+// 20060102T150405Z.
+func basicDate(v string) bool {
+	if len(v) != 16 || v[8] != 'T' || v[15] != 'Z' {
+		return false
+	}
+	for i := 0; i < 15; i++ {
+		if i != 8 && (v[i] < '0' || v[i] > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// signedAt is the time the signature claims.
+func (s *Signature) signedAt() (time.Time, bool) {
+	if t, err := time.Parse(amzDateLayout, s.AmzDate); err == nil {
+		return t, true
+	}
+	t, err := http.ParseTime(s.AmzDate)
+	return t.UTC(), err == nil
+}
+
+// validRegion is the shape of AWS region names (us-east-1,
+// us-gov-west-1, cn-north-1, eu-central-2, ...).
+var validRegion = regexp.MustCompile(`^[a-z]{2}(-[a-z]+)+-[0-9]{1,2}$`)
+
+// ValidRegion reports whether name has the shape of an AWS region.
+func ValidRegion(name string) bool { return validRegion.MatchString(name) }
+
+// checkScope checks the credential scope's parts and the request's date
+// against the server's clock, as DynamoDB does before looking up the key.
+func (s *Signature) checkScope(now time.Time) *Error {
+	t, ok := s.signedAt()
+	if !ok {
+		return fail(ErrIncomplete, "Date must be in ISO-8601 'basic format'. Got '"+s.AmzDate+"'. See http://en.wikipedia.org/wiki/ISO_8601")
+	}
+	now = now.UTC()
+	if t.Before(now.Add(-MaxSkew)) {
+		return fail(ErrInvalidSignature, "Signature expired: "+t.Format(amzDateLayout)+" is now earlier than "+
+			now.Add(-MaxSkew).Format(amzDateLayout)+" ("+now.Format(amzDateLayout)+" - 15 min.)")
+	}
+	if t.After(now.Add(MaxSkew)) {
+		return fail(ErrInvalidSignature, "Signature not yet current: "+t.Format(amzDateLayout)+" is still later than "+
+			now.Add(MaxSkew).Format(amzDateLayout)+" ("+now.Format(amzDateLayout)+" + 15 min.)")
+	}
+	if !hasHeader(s.SignedHeaders, "host") {
+		return fail(ErrInvalidSignature, "'Host' must be a 'SignedHeader' in the AWS Authorization.")
+	}
+	var msg strings.Builder
+	if !ValidRegion(s.Region) {
+		msg.WriteString("Credential should be scoped to a valid region, not '" + s.Region + "'. ")
+	}
+	if s.Service != service {
+		msg.WriteString("Credential should be scoped to correct service: '" + service + "'. ")
+	}
+	if s.Terminator != terminator {
+		msg.WriteString("Credential should be scoped with a valid terminator: '" + terminator + "', not '" + s.Terminator + "'. ")
+	}
+	if day := t.Format("20060102"); s.Date != day {
+		msg.WriteString("Date in Credential scope does not match YYYYMMDD from ISO-8601 version of date from HTTP: '" + s.Date + "' != '" + day + "', from '" + s.AmzDate + "'.")
+	}
+	if msg.Len() > 0 {
+		return fail(ErrInvalidSignature, strings.TrimSpace(msg.String()))
+	}
+	return nil
+}
+
+func hasHeader(signed, name string) bool {
+	for signed != "" {
+		var h string
+		h, signed, _ = strings.Cut(signed, ";")
+		if strings.EqualFold(h, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// canonical builds the canonical request and the string to sign of r as
+// SigV4 defines them, from the headers the signature names, the path, the
+// query string and the hash of body.
+func (s *Signature) canonical(r *http.Request, body []byte) (creq, toSign string) {
+	var b strings.Builder
+	b.WriteString(r.Method)
+	b.WriteByte('\n')
+	b.WriteString(canonicalPath(r.URL.EscapedPath()))
+	b.WriteByte('\n')
+	b.WriteString(canonicalQuery(r.URL.RawQuery, s.query))
+	b.WriteByte('\n')
+	for rest := s.SignedHeaders; rest != ""; {
+		var name string
+		name, rest, _ = strings.Cut(rest, ";")
+		b.WriteString(name)
+		b.WriteByte(':')
+		b.WriteString(headerFor(r, name))
+		b.WriteByte('\n')
+	}
+	b.WriteByte('\n')
+	b.WriteString(s.SignedHeaders)
+	b.WriteByte('\n')
+	sum := sha256.Sum256(body)
+	b.WriteString(hex.EncodeToString(sum[:]))
+	creq = b.String()
+	h := sha256.Sum256([]byte(creq))
+	toSign = algorithm + "\n" + s.AmzDate + "\n" + s.Scope() + "\n" + hex.EncodeToString(h[:])
+	return creq, toSign
+}
+
+// headerFor is the canonical value of one signed header: every value sent
+// under the name, trimmed, inner runs of spaces collapsed, joined by
+// commas; Host and Content-Length as the request carried them.
+func headerFor(r *http.Request, name string) string {
+	switch name {
+	case "host":
+		return r.Host
+	case "content-length":
+		if v := r.Header.Get("Content-Length"); v != "" {
+			return v
+		}
+		if r.ContentLength >= 0 {
+			return strconv.FormatInt(r.ContentLength, 10)
+		}
+	case "transfer-encoding":
+		return strings.Join(r.TransferEncoding, ",")
+	}
+	vals := r.Header.Values(name)
+	out := make([]string, len(vals))
+	for i, v := range vals {
+		out[i] = strings.Join(strings.Fields(v), " ")
+	}
+	return strings.Join(out, ",")
+}
+
+// canonicalPath URI-encodes an escaped path once more, as SigV4 asks of
+// every service but S3; the empty path is "/".
+func canonicalPath(p string) string {
+	if p == "" {
+		return "/"
+	}
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if unreserved(c) || c == '/' {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteString("%" + strings.ToUpper(hex.EncodeToString([]byte{c})))
+	}
+	return b.String()
+}
+
+// canonicalQuery sorts the query's parameters by name and value, each
+// encoded per RFC 3986; a presigned request's signature is left out.
+func canonicalQuery(raw string, presigned bool) string {
+	if raw == "" {
+		return ""
+	}
+	q, _ := url.ParseQuery(raw)
+	var pairs []string
+	for k, vs := range q {
+		if presigned && k == "X-Amz-Signature" {
+			continue
+		}
+		for _, v := range vs {
+			pairs = append(pairs, encode(k)+"="+encode(v))
+		}
+	}
+	sort.Strings(pairs)
+	return strings.Join(pairs, "&")
+}
+
+func unreserved(c byte) bool {
+	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.' || c == '~'
+}
+
+func encode(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if unreserved(s[i]) {
+			b.WriteByte(s[i])
+		} else {
+			b.WriteString("%" + strings.ToUpper(hex.EncodeToString([]byte{s[i]})))
+		}
+	}
+	return b.String()
+}
+
+func hmacSHA256(key []byte, data string) []byte {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(data))
+	return m.Sum(nil)
+}
+
+// signingKey derives SigV4's key for one secret, day and region.
+func signingKey(secret, day, region, svc string) []byte {
+	k := hmacSHA256([]byte("AWS4"+secret), day)
+	k = hmacSHA256(k, region)
+	k = hmacSHA256(k, svc)
+	return hmacSHA256(k, terminator)
+}
+
+// headerValue is the first value of a header, without allocating.
+func headerValue(h http.Header, canonicalName string) string {
+	if v := h[canonicalName]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
+// cutAny is strings.Cut at the first of any byte of seps.
+func cutAny(s, seps string) (before, after string, found bool) {
+	if i := strings.IndexAny(s, seps); i >= 0 {
+		return s[:i], s[i+1:], true
+	}
+	return s, "", false
+}

@@ -1,0 +1,332 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Limits bound what a Server holds for its clients, so that no client,
+// however slow, large or numerous its requests, can take the process's
+// memory or descriptors. The zero value of each field means its default.
+type Limits struct {
+	// MaxInflight caps the bytes of request bodies held at once, across
+	// every connection. Bodies are read as they arrive, in buffers grown
+	// as they fill (never reserved from Content-Length up front); a
+	// request whose body would take the total over the cap is refused
+	// with HTTP 503 ServiceUnavailable, which SDKs retry, and its
+	// connection closed. Default DefaultMaxInflight.
+	MaxInflight int64
+	// MaxConnections caps open client connections. When the cap is
+	// reached, the connection idle the longest (between requests, or
+	// opened without sending one) is closed to make room; with none idle,
+	// the new connection is answered 503 and closed. Default: 4,096, or
+	// the process's descriptor limit less DescriptorReserve when that is
+	// lower.
+	MaxConnections int
+	// ReadHeaderTimeout is how long a client may take to send a request's
+	// headers; ReadTimeout the whole request, body included; WriteTimeout
+	// how long answering may take, from the end of the headers; IdleTimeout
+	// how long a kept-alive connection may wait for its next request.
+	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+	// ShutdownTimeout is how long Serve waits, once its context ends, for
+	// requests in progress to finish before closing their connections.
+	ShutdownTimeout time.Duration
+}
+
+// The default limits.
+const (
+	DefaultMaxInflight       = 512 << 20
+	DefaultMaxConnections    = 4096
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultReadTimeout       = 60 * time.Second
+	DefaultWriteTimeout      = 60 * time.Second
+	DefaultIdleTimeout       = 120 * time.Second
+	DefaultShutdownTimeout   = 10 * time.Second
+	// DescriptorReserve is what the default connection cap leaves of the
+	// descriptor limit for the listener, files and the runtime.
+	DescriptorReserve = 64
+)
+
+// withDefaults fills the zero fields.
+func (l Limits) withDefaults() Limits {
+	if l.MaxInflight <= 0 {
+		l.MaxInflight = DefaultMaxInflight
+	}
+	if l.MaxConnections <= 0 {
+		l.MaxConnections = DefaultConnections()
+	}
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&l.ReadHeaderTimeout, DefaultReadHeaderTimeout)
+	def(&l.ReadTimeout, DefaultReadTimeout)
+	def(&l.WriteTimeout, DefaultWriteTimeout)
+	def(&l.IdleTimeout, DefaultIdleTimeout)
+	def(&l.ShutdownTimeout, DefaultShutdownTimeout)
+	return l
+}
+
+// DefaultConnections is the default connection cap: DefaultMaxConnections,
+// or the descriptor limit less DescriptorReserve when that is lower.
+func DefaultConnections() int {
+	n := DefaultMaxConnections
+	if fds, ok := DescriptorLimit(); ok && fds-DescriptorReserve < uint64(n) {
+		n = int(fds) - DescriptorReserve
+		if n < 1 {
+			n = 1
+		}
+	}
+	return n
+}
+
+// DescriptorLimit is the process's limit of open files (the soft limit,
+// which the Go runtime raises to the hard limit at start).
+func DescriptorLimit() (uint64, bool) {
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil {
+		return 0, false
+	}
+	return rl.Cur, true
+}
+
+// budget counts the bytes of request bodies held, against a cap.
+type budget struct {
+	limit int64
+	used  atomic.Int64
+	peak  atomic.Int64
+}
+
+// take reserves n bytes, or reports false and reserves nothing.
+func (b *budget) take(n int64) bool {
+	if b == nil {
+		return true
+	}
+	u := b.used.Add(n)
+	if u > b.limit {
+		b.used.Add(-n)
+		return false
+	}
+	for p := b.peak.Load(); u > p && !b.peak.CompareAndSwap(p, u); p = b.peak.Load() {
+	}
+	return true
+}
+
+func (b *budget) give(n int64) {
+	if b != nil {
+		b.used.Add(-n)
+	}
+}
+
+// errBusy refuses a request that the in-flight cap cannot hold.
+var errBusy = &Error{Type: ErrServiceUnavailable, Message: "The service is currently unavailable or busy."}
+
+// errTooLarge refuses a body over maxBody.
+var errTooLarge = &Error{Type: ErrSerialization, Message: "request body too large"}
+
+// bodies recycles request buffers: decoding copies what it keeps.
+var bodies = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+// pooledCap is the largest buffer put back in the pool.
+const pooledCap = 64 << 10
+
+// body is a request body read into a buffer charged to a budget.
+type body struct {
+	buf     *[]byte
+	charged int64
+	b       *budget
+}
+
+// release returns the buffer's charge and, when small, the buffer.
+func (bd *body) release() {
+	if bd.buf == nil {
+		return
+	}
+	bd.b.give(bd.charged)
+	bd.charged = 0
+	if cap(*bd.buf) <= pooledCap {
+		*bd.buf = (*bd.buf)[:0]
+		bodies.Put(bd.buf)
+	}
+	bd.buf = nil
+}
+
+// readBody reads a request body as it arrives, growing its buffer by
+// doubling up to the announced Content-Length, each growth charged to the
+// budget first: a client that announces 32 MiB and sends nothing holds
+// one small pooled buffer. The returned body must be released, even on
+// error.
+func readBody(r *http.Request, b *budget) (*body, error) {
+	bd := &body{b: b}
+	bp := bodies.Get().(*[]byte)
+	if !b.take(int64(cap(*bp))) {
+		bodies.Put(bp)
+		return bd, errBusy
+	}
+	bd.buf, bd.charged = bp, int64(cap(*bp))
+	want := r.ContentLength
+	if want > maxBody {
+		return bd, errTooLarge
+	}
+	buf := (*bp)[:0]
+	for want < 0 || int64(len(buf)) < want {
+		if len(buf) == cap(buf) {
+			n := 2 * cap(buf)
+			if want > 0 && int64(n) > want {
+				n = int(want)
+			}
+			if n > maxBody+1 {
+				n = maxBody + 1
+			}
+			if !b.take(int64(n)) {
+				return bd, errBusy
+			}
+			grown := make([]byte, len(buf), n)
+			copy(grown, buf)
+			bd.release() // gives back the old buffer's charge, pools it when small
+			bd.buf, bd.charged = &grown, int64(n)
+			buf = grown
+		}
+		m, err := r.Body.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+m]
+		*bd.buf = buf
+		if len(buf) > maxBody {
+			return bd, errTooLarge
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return bd, err
+		}
+	}
+	return bd, nil
+}
+
+// Serve answers requests on ln with the server's limits until ctx ends,
+// then stops accepting, lets requests in progress finish for up to
+// ShutdownTimeout, and closes what remains. It returns nil after a
+// shutdown, or the listener's error.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	l := s.limits
+	cl := &connLimit{Listener: ln, max: l.MaxConnections, conns: map[net.Conn]*connInfo{}}
+	srv := &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: l.ReadHeaderTimeout,
+		ReadTimeout:       l.ReadTimeout,
+		WriteTimeout:      l.WriteTimeout,
+		IdleTimeout:       l.IdleTimeout,
+		MaxHeaderBytes:    64 << 10,
+		ConnState:         cl.state,
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(cl) }()
+	select {
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), l.ShutdownTimeout)
+		defer cancel()
+		err := srv.Shutdown(sctx)
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = srv.Close()
+			if err == nil {
+				err = fmt.Errorf("requests still in progress after %s were cut off", l.ShutdownTimeout)
+			}
+		}
+		<-done
+		return err
+	case err := <-done:
+		if errors.Is(err, http.ErrServerClosed) {
+			return nil
+		}
+		return err
+	}
+}
+
+// connLimit is a listener that keeps at most max connections open,
+// closing the longest idle one to make room.
+type connLimit struct {
+	net.Listener
+	max int
+
+	mu    sync.Mutex
+	conns map[net.Conn]*connInfo
+	// Refused counts connections answered 503 for want of room; Evicted
+	// those closed idle to make room.
+	refused, evicted atomic.Int64
+}
+
+type connInfo struct {
+	idle  bool // between requests, or not yet sending one
+	since time.Time
+}
+
+// busyResponse answers a connection there is no room for.
+var busyResponse = func() []byte {
+	const b = `{"__type":"com.amazonaws.dynamodb.v20120810#ServiceUnavailable","message":"The service is currently unavailable or busy: too many open connections."}`
+	return []byte("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/x-amz-json-1.0\r\nConnection: close\r\nContent-Length: " + strconv.Itoa(len(b)) + "\r\n\r\n" + b)
+}()
+
+func (l *connLimit) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		l.mu.Lock()
+		if len(l.conns) >= l.max {
+			var oldest net.Conn
+			var at time.Time
+			for oc, in := range l.conns {
+				if in.idle && (oldest == nil || in.since.Before(at)) {
+					oldest, at = oc, in.since
+				}
+			}
+			if oldest == nil {
+				l.mu.Unlock()
+				l.refused.Add(1)
+				_ = c.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
+				_, _ = c.Write(busyResponse)
+				_ = c.Close()
+				continue
+			}
+			delete(l.conns, oldest)
+			l.evicted.Add(1)
+			// Closing makes the server's goroutine for it end; the
+			// connection no longer counts from now.
+			_ = oldest.Close()
+		}
+		l.conns[c] = &connInfo{idle: true, since: time.Now()}
+		l.mu.Unlock()
+		return c, nil
+	}
+}
+
+// state follows connections through http.Server.ConnState.
+func (l *connLimit) state(c net.Conn, st http.ConnState) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	in, ok := l.conns[c]
+	switch st {
+	case http.StateClosed, http.StateHijacked:
+		delete(l.conns, c)
+	case http.StateActive:
+		if ok {
+			in.idle = false
+		}
+	case http.StateIdle:
+		if ok {
+			in.idle, in.since = true, time.Now()
+		}
+	}
+}
