@@ -220,6 +220,7 @@ func readBody(r *http.Request, b *budget) (*body, error) {
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	l := s.limits
 	cl := &connLimit{Listener: ln, max: l.MaxConnections, conns: map[net.Conn]*connInfo{}}
+	s.conns.Store(cl)
 	srv := &http.Server{
 		Handler:           s,
 		ReadHeaderTimeout: l.ReadHeaderTimeout,
@@ -251,6 +252,30 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		}
 		return err
 	}
+}
+
+// ConnStats are a serving Server's connection figures.
+type ConnStats struct {
+	Open, Active     int   // open now, and of them in a request
+	Evicted, Refused int64 // closed idle to make room; answered 503 for want of it
+}
+
+// Conns reports the connections of the listener Serve runs on (zero
+// before Serve).
+func (s *Server) Conns() ConnStats {
+	cl := s.conns.Load()
+	if cl == nil {
+		return ConnStats{}
+	}
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	st := ConnStats{Open: len(cl.conns), Evicted: cl.evicted.Load(), Refused: cl.refused.Load()}
+	for _, in := range cl.conns {
+		if !in.idle {
+			st.Active++
+		}
+	}
+	return st
 }
 
 // connLimit is a listener that keeps at most max connections open,

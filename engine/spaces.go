@@ -87,6 +87,7 @@ type Server struct {
 	limits Limits
 	budget *budget
 	seq    atomic.Uint64
+	conns  atomic.Pointer[connLimit]
 
 	mu      sync.Mutex // serialises the creation of spaces
 	spaces  atomic.Pointer[map[spaceKey]*Engine]

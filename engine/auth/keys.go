@@ -124,9 +124,13 @@ func ParseKeys(name string, data []byte) (*Keys, error) {
 	dec.DisallowUnknownFields()
 	var f keyFile
 	if err := dec.Decode(&f); err != nil {
-		if strings.HasPrefix(err.Error(), "json: unknown field ") {
+		if field, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			off := dec.InputOffset()
+			if i := bytes.LastIndex(data[:off], []byte(field)); i >= 0 {
+				off = int64(i)
+			}
 			return nil, fmt.Errorf("%s:%s: unknown member %s (want accessKeyId, secretAccessKey, sessionToken, account, user, arn, tags)",
-				name, posAt(data, dec.InputOffset()), strings.TrimPrefix(err.Error(), "json: unknown field "))
+				name, posAt(data, off), field)
 		}
 		return nil, jsonpos.Wrap(name, data, err)
 	}

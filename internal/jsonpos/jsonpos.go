@@ -41,7 +41,7 @@ func Wrap(name string, data []byte, err error) error {
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		l, c := Position(data, te.Offset)
+		l, c := Position(data, valueStart(data, te.Offset))
 		where := ""
 		if te.Field != "" {
 			where = te.Field + ": "
@@ -70,4 +70,24 @@ func Kind(goKind string) string {
 		return "a number"
 	}
 	return "another type"
+}
+
+// valueStart finds the start of the scalar JSON value that ends at off
+// (encoding/json reports type errors after the value).
+func valueStart(data []byte, off int64) int64 {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	if off > 0 && data[off-1] == '"' {
+		for i := off - 2; i >= 0; i-- {
+			if data[i] == '"' && (i == 0 || data[i-1] != '\\') {
+				return i
+			}
+		}
+		return off
+	}
+	for off > 0 && !bytes.ContainsRune([]byte(":,[{ \t\r\n"), rune(data[off-1])) {
+		off--
+	}
+	return off
 }
