@@ -36,8 +36,10 @@
 //     ends the run too, and Options.Retries re-runs the operation from
 //     its first step that many times;
 //   - a query reads one page per shard, or Budget.Pages pages: the next
-//     page continues from LastEvaluatedKey, or starts over when the
-//     answer had no more (the variant repeats its page);
+//     page continues from LastEvaluatedKey; when the answer had no more,
+//     the variant repeats its page, which is the request just sent and is
+//     counted again at its measured figure (StepResult.Repeated) instead
+//     of being sent again;
 //   - a fan-out over a sharded index sends one query per shard value,
 //     0 to count-1, in order.
 package executor

@@ -27,6 +27,9 @@ type Options struct {
 	// Retries is how many times a run whose failure the model declares
 	// retry is run again from its first step (0: never).
 	Retries int
+	// Loader writes what Seed makes (a *target.Target); nil sends
+	// BatchWriteItem requests through the API.
+	Loader Loader
 }
 
 // Executor runs a model's operations through an API. It is safe for
@@ -37,6 +40,8 @@ type Executor struct {
 	opts    Options
 	reverse map[string]string // name on the target -> model table
 	tables  map[string]*capacity.Table
+
+	loader  Loader
 
 	mu    sync.Mutex
 	plans map[planKey]*Plan
@@ -49,7 +54,10 @@ func New(m *catalog.Model, api API, o Options) *Executor {
 	if o.Keys == "" || o.Keys == target.KeysAuto {
 		o.Keys = target.KeysNative
 	}
-	x := &Executor{m: m, api: api, opts: o, reverse: map[string]string{}, tables: map[string]*capacity.Table{}, plans: map[planKey]*Plan{}}
+	x := &Executor{m: m, api: api, opts: o, reverse: map[string]string{}, tables: map[string]*capacity.Table{}, plans: map[planKey]*Plan{}, loader: o.Loader}
+	if x.loader == nil {
+		x.loader = apiLoader{api}
+	}
 	for _, t := range m.Tables {
 		name := t.Name
 		if n, ok := o.Tables[t.Name]; ok {

@@ -46,7 +46,7 @@ func fresh(t testing.TB, m *catalog.Model, keys target.Keys) (*executor.Executor
 	require.NoError(t, err)
 	ts, err := tg.CreateTables(ctx, m, target.TableOptions{Prefix: "t-", Keys: keys})
 	require.NoError(t, err)
-	x := executor.New(m, tg.Client, executor.Options{Tables: ts.Names(), Keys: ts.Keys})
+	x := executor.New(m, tg.Client, executor.Options{Tables: ts.Names(), Keys: ts.Keys, Loader: tg})
 	return x, func() { _ = ts.Delete(ctx) }
 }
 

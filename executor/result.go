@@ -87,6 +87,10 @@ type StepResult struct {
 	ID       string           `json:"id"`
 	Kind     catalog.StepKind `json:"kind"`
 	Requests int              `json:"requests"`
+	// Repeated counts the pages of a variant that reads its answer more
+	// than once (Budget.Pages) that were counted again, at the figure
+	// measured for the same request, rather than sent again.
+	Repeated int `json:"repeated,omitempty"`
 	// Items is how many items a read returned (after filters).
 	Items int `json:"items,omitempty"`
 	// Failed tells that this step's condition failed or its item was

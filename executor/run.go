@@ -240,9 +240,18 @@ func (r *run) read(ctx context.Context, sp *StepPlan, sr *StepResult) *Outcome {
 			}
 		}
 		var start map[string]types.AttributeValue
+		var lastPage *types.ConsumedCapacity
 		for page := 0; page < pages; page++ {
 			if err := ctx.Err(); err != nil {
 				return r.fail(sp, err)
+			}
+			if page > 0 && start == nil && lastPage != nil {
+				// The answer had no more: the next page the variant reads
+				// starts over, the very request just sent, and is counted
+				// again at what it consumed rather than sent again.
+				r.chargeOne(sr, lastPage, false)
+				sr.Repeated++
+				continue
 			}
 			var items []map[string]types.AttributeValue
 			var cc *types.ConsumedCapacity
@@ -271,6 +280,7 @@ func (r *run) read(ctx context.Context, sp *StepPlan, sr *StepResult) *Outcome {
 				items, cc, last = out.Items, out.ConsumedCapacity, out.LastEvaluatedKey
 			}
 			r.chargeOne(sr, cc, false)
+			lastPage = cc
 			sr.Items += len(items)
 			if !bound && len(sp.Bind) > 0 && len(items) > 0 {
 				bound = true

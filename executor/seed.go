@@ -42,7 +42,7 @@ func (x *Executor) Seed(ctx context.Context, in Input) (*Seeded, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &seeder{x: x, p: p, env: params, seen: map[string]bool{}, out: &Seeded{Before: map[string]attr.Item{}}, batches: map[string][]types.WriteRequest{}}
+	s := &seeder{x: x, p: p, env: params, seen: map[string]bool{}, out: &Seeded{Before: map[string]attr.Item{}}, batches: map[string][]attr.Item{}}
 	if err := s.plan(ctx); err != nil {
 		return nil, fmt.Errorf("seed %s/%s: %w", p.Operation.Name, variantName(p.Variant), err)
 	}
@@ -58,7 +58,7 @@ type seeder struct {
 	env     map[string]attr.Value
 	seen    map[string]bool // table + key of every item written
 	out     *Seeded
-	batches map[string][]types.WriteRequest
+	batches map[string][]attr.Item
 	pending int
 }
 
@@ -310,10 +310,10 @@ func (s *seeder) write(ctx context.Context, t *catalog.Table, name string, it at
 	}
 	s.seen[id.String()] = true
 	it = s.synthetic(t, it)
-	s.batches[name] = append(s.batches[name], types.WriteRequest{PutRequest: &types.PutRequest{Item: attr.ToSDKItem(it)}})
+	s.batches[name] = append(s.batches[name], it)
 	s.pending++
 	s.out.Items++
-	if s.pending >= 25 {
+	if s.pending >= 1000 {
 		return s.flush(ctx, false)
 	}
 	return nil
@@ -337,34 +337,47 @@ func (s *seeder) synthetic(t *catalog.Table, it attr.Item) attr.Item {
 	return it
 }
 
-// flush sends the queued items, 25 a request, retrying what the target
-// leaves unprocessed.
+// flush writes the queued items through the loader.
 func (s *seeder) flush(ctx context.Context, all bool) error {
-	for s.pending >= 25 || all && s.pending > 0 {
-		req := map[string][]types.WriteRequest{}
-		n := 0
-		for name, list := range s.batches {
-			take := min(25-n, len(list))
-			if take == 0 {
-				continue
-			}
-			req[name] = list[:take]
-			s.batches[name] = list[take:]
-			n += take
-			if n == 25 {
-				break
-			}
+	for name, items := range s.batches {
+		if len(items) == 0 {
+			continue
 		}
-		s.pending -= n
+		s.out.Requests += (len(items) + 24) / 25
+		if err := s.x.loader.Load(ctx, name, items); err != nil {
+			return err
+		}
+		s.batches[name] = items[:0]
+	}
+	s.pending = 0
+	return nil
+}
+
+// Loader writes the items Seed makes. target.Target is one (batches to
+// the embedded engine without the wire, or through its SDK client);
+// without one, Seed sends BatchWriteItem requests through the API.
+type Loader interface {
+	Load(ctx context.Context, table string, items []attr.Item) error
+}
+
+// apiLoader loads through the executor's API, 25 items a request.
+type apiLoader struct{ api API }
+
+func (l apiLoader) Load(ctx context.Context, table string, items []attr.Item) error {
+	for len(items) > 0 {
+		n := min(25, len(items))
+		req := map[string][]types.WriteRequest{table: make([]types.WriteRequest, n)}
+		for i, it := range items[:n] {
+			req[table][i].PutRequest = &types.PutRequest{Item: attr.ToSDKItem(it)}
+		}
+		items = items[n:]
 		delay := 10 * time.Millisecond
 		for attempt := 0; len(req) > 0; attempt++ {
-			s.out.Requests++
-			out, err := s.x.api.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: req})
+			out, err := l.api.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: req})
 			if err != nil {
 				return err
 			}
-			req = out.UnprocessedItems
-			if len(req) == 0 {
+			if req = out.UnprocessedItems; len(req) == 0 {
 				break
 			}
 			if attempt >= 20 {
@@ -563,6 +576,7 @@ func (s *seeder) match(ctx context.Context, sp *StepPlan, mt catalog.Match, cond
 	if free == "" {
 		return fmt.Errorf("%d items are asked for, but the query fixes every attribute of the key of %s", mt.Count, e.Name)
 	}
+	vary := s.varier(e, first, free, build)
 	next := variations(s.x.m, free, vals[free], widthOf(e, free))
 	for tries := 0; made < mt.Count; tries++ {
 		if tries > 200*mt.Count+10000 {
@@ -576,7 +590,7 @@ func (s *seeder) match(ctx context.Context, sp *StepPlan, mt catalog.Match, cond
 			continue
 		}
 		vals[free] = v
-		it, err := build(vals)
+		it, err := vary(vals)
 		if err != nil {
 			continue
 		}
@@ -592,6 +606,107 @@ func (s *seeder) match(ctx context.Context, sp *StepPlan, mt catalog.Match, cond
 		made++
 	}
 	return nil
+}
+
+// varier returns a fast build of the items that differ from base only
+// in attribute free and what follows from it: the computed attributes it
+// feeds and the keys whose templates hold them. It gives the item build
+// gives, without rebuilding it whole (a fan-out seeds tens of thousands).
+func (s *seeder) varier(e *catalog.Entity, base attr.Item, free string, build func(map[string]attr.Value) (attr.Item, error)) func(map[string]attr.Value) (attr.Item, error) {
+	type computed struct {
+		name string
+		c    *catalog.Computed
+	}
+	var deps []computed
+	touched := map[string]bool{free: true}
+	for _, ea := range e.Attributes {
+		a := s.x.m.Attribute(ea.Name)
+		if a == nil || a.Computed == nil || ea.Presence == catalog.KeyOnly {
+			continue
+		}
+		switch a.Computed.Kind {
+		case catalog.KindHashMod:
+			if a.Computed.Input == free {
+				deps = append(deps, computed{a.Name, a.Computed})
+				touched[a.Name] = true
+			}
+		case catalog.KindTemplate:
+			for _, in := range a.Computed.Template.Placeholders() {
+				if in == free {
+					// Templates may chain; the general build handles it.
+					return build
+				}
+			}
+		}
+	}
+	var keys []catalog.KeyPart
+	for _, k := range e.Key {
+		for _, p := range k.Template.Placeholders() {
+			if touched[p] {
+				keys = append(keys, k)
+				break
+			}
+		}
+	}
+	index := func(name string) int {
+		for i := range base {
+			if base[i].Name == name {
+				return i
+			}
+		}
+		return -1
+	}
+	stored := e.Has(free) == catalog.Required || e.Has(free) == catalog.Optional
+	at := map[string]int{}
+	for n := range touched {
+		at[n] = index(n)
+	}
+	for _, k := range keys {
+		at[k.Attribute] = index(k.Attribute)
+	}
+	for n, i := range at {
+		if i < 0 && (n != free || stored) {
+			return build // an attribute the base item lacks: rebuild whole
+		}
+	}
+	return func(vals map[string]attr.Value) (attr.Item, error) {
+		it := make(attr.Item, len(base))
+		copy(it, base)
+		if stored {
+			it[at[free]].Value = vals[free]
+		}
+		for _, d := range deps {
+			if _, has := vals[d.name]; !has && index(d.name) < 0 {
+				continue
+			}
+			v, err := d.c.Eval(vals, nil)
+			if err != nil {
+				return nil, err
+			}
+			if i := at[d.name]; i >= 0 {
+				it[i].Value = v
+			}
+		}
+		if len(deps) > 0 {
+			// Keys render from the item's values: the computed ones too.
+			tv := make(map[string]attr.Value, len(vals)+len(deps))
+			for n, v := range vals {
+				tv[n] = v
+			}
+			for _, d := range deps {
+				tv[d.name] = it[at[d.name]].Value
+			}
+			vals = tv
+		}
+		for _, k := range keys {
+			str, err := k.Template.Render(vals)
+			if err != nil {
+				return nil, err
+			}
+			it[at[k.Attribute]].Value = attr.Str(str)
+		}
+		return it, nil
+	}
 }
 
 func (s *seeder) id(sp *StepPlan, it attr.Item) string {
