@@ -156,17 +156,6 @@ func TestAgreesWithRender(t *testing.T) {
 		for _, c := range rec.calls {
 			rename(c, ts)
 		}
-		// A variant that reads its page several times (pages) repeats the
-		// same request; SampleRun renders it once.
-		if b := op.Budget(ov[1]); b != nil && b.Pages > 1 {
-			var once []*catalog.Call
-			for i, c := range rec.calls {
-				if i%b.Pages == 0 {
-					once = append(once, c)
-				}
-			}
-			rec.calls = once
-		}
 		// A run ends where its variant's failure is; SampleRun renders
 		// every step.
 		require.Equal(t, canon(t, want[:min(len(want), len(rec.calls))]), canon(t, rec.calls), "%s/%s", ov[0], ov[1])

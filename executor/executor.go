@@ -41,7 +41,7 @@ type Executor struct {
 	reverse map[string]string // name on the target -> model table
 	tables  map[string]*capacity.Table
 
-	loader  Loader
+	loader Loader
 
 	mu    sync.Mutex
 	plans map[planKey]*Plan
