@@ -836,8 +836,15 @@ type LoadItem struct {
 	Count     float64 `json:"count,omitempty"`
 	Window    string  `json:"window,omitempty"`
 	Rate      *Rate   `json:"rate,omitempty"`
-	Tenant    string  `json:"tenant,omitempty"`
-	Note      string  `json:"note,omitempty"`
+	// PeakPerSecond is the highest rate within the window, when the
+	// count does not arrive evenly; nil: Count/Window (or Rate).
+	PeakPerSecond *float64 `json:"peakPerSecond,omitempty"`
+	// Focus pins the load to one value of partition-key attributes:
+	// attribute -> "largest" (the value the attribute's skew makes the
+	// largest), so that the whole load lands on that value's partitions.
+	Focus  map[string]string `json:"focus,omitempty"`
+	Tenant string            `json:"tenant,omitempty"`
+	Note   string            `json:"note,omitempty"`
 }
 
 // Review holds review answers and accepted findings.

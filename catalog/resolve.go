@@ -121,6 +121,7 @@ func (r *resolver) resolve() *Model {
 	r.resolveOperations()
 	r.resolveRest()
 	r.crossChecks()
+	r.checkLoads()
 	return m
 }
 

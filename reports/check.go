@@ -19,6 +19,8 @@ type Check struct {
 	Variants []estimate.Variant
 	// Strict makes review warnings the model does not accept a failure.
 	Strict bool
+	// Peaks is the peak gate's finding; nil when it was not run.
+	Peaks *estimate.Peaks
 }
 
 // failures names what fails the check, one phrase each ("1 variant over
@@ -27,6 +29,9 @@ func (c *Check) failures() []string {
 	var out []string
 	if n := len(c.Over()); n > 0 {
 		out = append(out, count(n, "variant")+" over budget")
+	}
+	if n := len(c.HotPartitions()); n > 0 {
+		out = append(out, count(n, "hot partition"))
 	}
 	if n := Unaccepted(c.Model.Warnings); c.Strict && n > 0 {
 		out = append(out, count(n, "review warning")+" not accepted (--strict)")
@@ -71,7 +76,11 @@ type checkSection struct {
 }
 
 func (c *Check) sections() []checkSection {
-	return []checkSection{mapSection(c.Model), warningSection(c.Model), capacitySection(c.Variants)}
+	out := []checkSection{mapSection(c.Model), warningSection(c.Model), capacitySection(c.Variants)}
+	if c.Peaks != nil {
+		out = append(out, c.peakSection())
+	}
+	return out
 }
 
 // Text writes the report as check prints it.
@@ -92,6 +101,9 @@ func (c *Check) Text(w io.Writer) {
 	holds := ""
 	if len(c.Variants) > 0 {
 		holds = ", every budget holds"
+	}
+	if c.Peaks != nil {
+		holds += ", no partition over its limit at the declared peaks"
 	}
 	fmt.Fprintf(w, "\nok: no errors, %s (%d accepted)%s\n", count(n, "warning"), len(m.Warnings)-n, holds)
 }

@@ -457,9 +457,9 @@ func (e *Estimator) query(t *capacity.Table, q *catalog.Request, b *catalog.Budg
 		n = b.Pages
 		why = append(why, capacity.Reason{Target: target(ix), Rule: RulePages, Text: fmt.Sprintf("x %d pages read in this variant", n)})
 	}
-	if q.Shards != nil && q.Shards.FanOut == "all" && q.Index != nil && q.Index.Shards != nil {
-		n *= q.Index.Shards.Count
-		why = append(why, capacity.Reason{Target: target(ix), Rule: RuleShards, Text: fmt.Sprintf("x %d shards: the same page read on every shard", q.Index.Shards.Count)})
+	if k, text := FanOutQueries(q); k > 1 {
+		n *= k
+		why = append(why, capacity.Reason{Target: target(ix), Rule: RuleShards, Text: text})
 	}
 	if n > 1 {
 		c = scaled(c, float64(n))
@@ -467,6 +467,25 @@ func (e *Estimator) query(t *capacity.Table, q *catalog.Request, b *catalog.Budg
 		why[len(why)-1].Text += fmt.Sprintf(" = %s RRU", Num(c.Total().Read))
 	}
 	return c, why, nil
+}
+
+// FanOutQueries returns how many queries a step's fan-out makes, with the
+// reason in words: one per shard of a sharded index; on an index that
+// declares no shards, one per worker, every one of them reading the same
+// partition (such a fan-out is charged for every query it makes, not as
+// one); 1 without a fan-out over all shards.
+func FanOutQueries(q *catalog.Request) (int, string) {
+	if q == nil || q.Shards == nil || q.Shards.FanOut != "all" {
+		return 1, ""
+	}
+	if q.Index != nil && q.Index.Shards != nil {
+		n := q.Index.Shards.Count
+		return n, fmt.Sprintf("x %d shards: the same page read on every shard", n)
+	}
+	if w := q.Shards.Workers; w > 1 {
+		return w, fmt.Sprintf("x %d workers: the index declares no shards, so each of the %d queries reads the same partition", w, w)
+	}
+	return 1, ""
 }
 
 // images says how large the items of a write are, for reasons.

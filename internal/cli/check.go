@@ -41,8 +41,11 @@ Text output goes to stdout and errors to stderr.
 
 Exit codes: 0 ok; 2 the model is invalid (errors are listed with
 file:line:column) or cannot be read; 3 an operation exceeds its budget (the
-step and the cause are named), or --strict and a warning that the model does
-not accept.`,
+step and the cause are named), the hottest partition of a table or index
+takes more than 1,000 WCU/s or 3,000 RCU/s at a declared peak (the index,
+the key, the operation and the numbers are named, with the shard count
+that would fit), or --strict and a warning that the model does not
+accept.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			o.path = "model.yaml"
@@ -74,21 +77,30 @@ func runCheck(e *env, o *checkOptions) error {
 	if err != nil {
 		return checkFailed(e, o, err)
 	}
-	vs, err := estimate.New(m, capacity.Default()).Operations()
+	est := estimate.New(m, capacity.Default())
+	vs, err := est.Operations()
 	if err != nil {
 		return checkFailed(e, o, fmt.Errorf("%s: static capacity: %w", o.path, err))
 	}
-	r := &reports.Check{Path: o.path, Model: m, Variants: vs, Strict: o.strict}
+	peaks, err := est.Peaks()
+	if err != nil {
+		return checkFailed(e, o, fmt.Errorf("%s: peak gate: %w", o.path, err))
+	}
+	r := &reports.Check{Path: o.path, Model: m, Variants: vs, Strict: o.strict, Peaks: peaks}
 	if o.format == "json" {
 		_ = r.JSON(e.stdout)
 	} else {
 		r.Text(e.stdout)
 	}
-	if over := r.Over(); len(over) > 0 {
-		for _, s := range over {
-			fmt.Fprintf(e.stderr, "cardapio: over budget: %s\n", s)
-		}
-		return failed(fmt.Errorf("%d over budget", len(over)))
+	over, hot := r.Over(), r.HotPartitions()
+	for _, s := range over {
+		fmt.Fprintf(e.stderr, "cardapio: over budget: %s\n", s)
+	}
+	for _, h := range hot {
+		fmt.Fprintf(e.stderr, "cardapio: hot partition: %s\n", h)
+	}
+	if len(over)+len(hot) > 0 {
+		return failed(fmt.Errorf("%d over budget, %d hot partitions", len(over), len(hot)))
 	}
 	if o.strict {
 		if ws := r.Unaccepted(); len(ws) > 0 {

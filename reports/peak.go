@@ -1,0 +1,87 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/cardapio/cardapio/capacity/estimate"
+	"github.com/cardapio/cardapio/catalog"
+)
+
+// HotPartition is one failure of the peak gate, placed at the table or
+// index to fix: "model.yaml:1040:3: indexes.GSI1: 2,000 WCU/s on ...".
+type HotPartition struct {
+	Pos     catalog.Pos `json:"-"`
+	Path    string      `json:"path"`
+	Message string      `json:"message"`
+}
+
+func (h HotPartition) String() string { return fmt.Sprintf("%s: %s: %s", h.Pos, h.Path, h.Message) }
+
+// HotPartitions lists the peak gate's failures with their positions.
+func (c *Check) HotPartitions() []HotPartition {
+	if c.Peaks == nil {
+		return nil
+	}
+	var out []HotPartition
+	for _, f := range c.Peaks.Failures() {
+		path := []string{"tables", f.Structure.Table}
+		if f.Structure.Index != "" {
+			path = []string{"indexes", f.Structure.Index}
+		}
+		pos, _ := c.Model.Locate(path...)
+		out = append(out, HotPartition{Pos: pos, Path: path[0] + "." + path[1], Message: f.Message()})
+	}
+	return out
+}
+
+func (c *Check) peakSection() checkSection {
+	p := c.Peaks
+	return checkSection{
+		key:   "peak",
+		title: fmt.Sprintf("Peak: the hottest partition of each table and index at the declared peaks (limits %s WCU/s, %s RCU/s)", estimate.Num(p.WriteLimit), estimate.Num(p.ReadLimit)),
+		data:  p,
+		text: func(w io.Writer) {
+			tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+			for _, s := range p.Structures {
+				name := s.Name()
+				if s.Shards > 0 {
+					name += fmt.Sprintf(" (%d shards)", s.Shards)
+				}
+				verdict := "PASS"
+				if s.Write.Over() || s.Read.Over() {
+					verdict = "FAIL"
+				}
+				if s.Write == nil && s.Read == nil {
+					verdict = "no declared peak"
+				}
+				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", name, peakUnits(s.Write), peakUnits(s.Read), verdict, peakSource(s))
+			}
+			_ = tw.Flush()
+			for _, h := range c.HotPartitions() {
+				fmt.Fprintf(w, "  FAIL %s\n", h)
+			}
+		},
+	}
+}
+
+// peakUnits writes "125 WCU/s", or "-" with no declared peak.
+func peakUnits(l *estimate.PeakLoad) string {
+	if l == nil {
+		return "-"
+	}
+	return estimate.Rate(l.Units) + " " + l.Unit + "/s"
+}
+
+// peakSource names what drives the structure nearest to its limit.
+func peakSource(s estimate.PeakStructure) string {
+	l := s.Write
+	if l == nil || s.Read != nil && s.Read.Units/s.Read.Limit > l.Units/l.Limit {
+		l = s.Read
+	}
+	if l == nil || len(l.Terms) == 0 {
+		return ""
+	}
+	return l.Terms[0].Operation + " (" + l.Source + ")"
+}
