@@ -34,13 +34,13 @@ func (r Rules) cancelled(t *Table, op WriteOp, failing, explain bool) (Consumed,
 	if label == "" {
 		label = "item"
 	}
-	what := "its condition holds"
+	what := "its condition holds, but another action's fails, which cancels the transaction"
 	if failing {
-		what = "its condition fails"
+		what = "its condition fails, which cancels the transaction"
 	}
 	bs, as := r.ItemSize(op.Before), r.ItemSize(op.After)
 	var why []Reason
-	tell(&why, "table", c.Table.Write, "%s of %s: %s, so the transaction is cancelled; DynamoDB reports nothing and does not document the bill: charged as an upper bound, 2 x %s WRU (the %q rule, %s) = %s WRU, no index charge",
+	tell(&why, "table", c.Table.Write, "%s of %s: %s; DynamoDB reports nothing and does not document the bill: charged as an upper bound, 2 x %s WRU (the %q rule, %s) = %s WRU, no index charge",
 		op.Kind, label, what, units(f.Table.Write), r.FailedWrite, r.failedNote(op.Before, op.After, bs, as), units(c.Table.Write))
 	return c, why
 }

@@ -87,12 +87,11 @@ func TestCancelledTransaction(t *testing.T) {
 	assert.False(t, v.Steps[1].Failed)
 	assert.Equal(t, []estimate.Target{{Table: "things", WRU: 6}}, v.Targets, "no index charge")
 	r := reasons(v)
-	assert.Contains(t, r, "tx/child: table: put of CHILD failed its condition")
-	assert.Contains(t, r, "tx/child: table: its condition fails, so the transaction is cancelled")
+	assert.Contains(t, r, "tx/child: table: put of CHILD: its condition fails, which cancels the transaction")
 	// The action whose condition holds is not said to have failed it.
-	assert.Contains(t, r, "tx/grow: table: update of BIG: its condition holds, but action child fails and cancels the transaction")
+	assert.Contains(t, r, "tx/grow: table: update of BIG: its condition holds, but another action's fails, which cancels the transaction")
 	assert.NotContains(t, r, "update of BIG failed its condition")
-	assert.NotContains(t, r, "tx/grow: table: its condition fails")
+	assert.NotContains(t, r, "tx/grow: table: update of BIG: its condition fails")
 }
 
 // A query page ends at 1 MB, the item crossing it included, and every

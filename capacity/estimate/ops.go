@@ -349,21 +349,12 @@ func (e *Estimator) step(op *catalog.Operation, s *catalog.Step, b *catalog.Budg
 		st.Failed = s.ID == b.FailedStep
 		switch {
 		case cancelled:
-			// Every action of a cancelled transaction is sized by the
-			// failed-write rule; only the failing one failed its
-			// condition, and only its reason says so.
-			wop.Txn, wop.Failed = false, true
-			f, fwhy := e.Rules.ExplainWrite(t, wop)
-			c = capacity.Consumed{TableName: t.Name, Txn: true, Table: capacity.Capacity{Write: 2 * f.Table.Write}}
-			if st.Failed {
-				why = append(fwhy, capacity.Reason{Target: "table", Units: c.Table.Write, Rule: capacity.RuleCancelled,
-					Text: fmt.Sprintf("its condition fails, so the transaction is cancelled: DynamoDB reports nothing and does not document the bill; charged as an upper bound, 2 x %s = %s WRU, no index charge",
-						Num(f.Table.Write), Num(c.Table.Write))})
-				break
+			// Every action of a cancelled transaction is charged by
+			// capacity's one rule; only the failing one is said to fail.
+			c, why = e.Rules.ExplainCancelled(t, wop, st.Failed)
+			for i := range why {
+				why[i].Rule = capacity.RuleCancelled
 			}
-			why = []capacity.Reason{{Target: "table", Units: c.Table.Write, Rule: capacity.RuleCancelled,
-				Text: fmt.Sprintf("%s of %s: its condition holds, but action %s fails and cancels the transaction, which DynamoDB neither reports nor documents; charged as an upper bound, 2 x %s WRU (the %q failed-write rule, %s) = %s WRU, no index charge",
-					kind, label, b.FailedStep, Num(f.Table.Write), e.Rules.FailedWrite, e.images(before, after), Num(c.Table.Write))}}
 		default:
 			wop.Failed = st.Failed
 			c, why = e.Rules.ExplainWrite(t, wop)
@@ -486,15 +477,6 @@ func FanOutQueries(q *catalog.Request) (int, string) {
 		return w, fmt.Sprintf("x %d workers: the index declares no shards, so each of the %d queries reads the same partition", w, w)
 	}
 	return 1, ""
-}
-
-// images says how large the items of a write are, for reasons.
-func (e *Estimator) images(before, after attr.Item) string {
-	a := Num(float64(e.Rules.ItemSize(after)))
-	if before == nil {
-		return "no existing item, new " + a + " B"
-	}
-	return "existing " + Num(float64(e.Rules.ItemSize(before))) + " B, new " + a + " B"
 }
 
 func target(ix *capacity.Index) string {

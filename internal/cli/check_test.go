@@ -204,3 +204,45 @@ func TestCheckOverBudget(t *testing.T) {
 	}
 	assert.Equal(t, 1, over)
 }
+
+// The reference model with GSI1 unsharded fails the peak gate with the
+// 00h07 numbers, at the index's line, and says how many shards would fit.
+func TestCheckHotPartition(t *testing.T) {
+	out, errOut, code := runCheckCLI("check", "testdata/check/unsharded-gsi1.yaml")
+	assert.Equal(t, ExitFailed, code)
+	assert.True(t, strings.HasPrefix(errOut, "cardapio: hot partition: testdata/check/unsharded-gsi1.yaml:1060:3: indexes.GSI1: 2,001 WCU/s on `tenantId = its largest value (focus), nextActionDate = one value"), errOut)
+	assert.Contains(t, errOut, "RescheduleNextAction: 2,000 updates/s, 1 WCU each")
+	assert.Contains(t, errOut, "; 3 shards would fit\n")
+	assert.Contains(t, out, "\nFAIL: 1 hot partition; no errors")
+	checkGolden(t, "unsharded-gsi1.txt", out)
+	checkGolden(t, "unsharded-gsi1.stderr", errOut)
+
+	out, _, code = runCheckCLI("check", "--format", "json", "testdata/check/unsharded-gsi1.yaml")
+	assert.Equal(t, ExitFailed, code)
+	var doc struct {
+		OK       bool
+		Sections struct {
+			Peak struct {
+				Structures []struct {
+					Index string
+					Write *struct {
+						Units float64
+						Fit   int
+					}
+				}
+			}
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &doc))
+	assert.False(t, doc.OK)
+	found := false
+	for _, s := range doc.Sections.Peak.Structures {
+		if s.Index == "GSI1" {
+			found = true
+			require.NotNil(t, s.Write)
+			assert.InDelta(t, 2001.25, s.Write.Units, 0.001)
+			assert.Equal(t, 3, s.Write.Fit)
+		}
+	}
+	assert.True(t, found)
+}

@@ -1,0 +1,107 @@
+package estimate_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cardapio/cardapio/capacity"
+	"github.com/cardapio/cardapio/capacity/estimate"
+	"github.com/cardapio/cardapio/catalog"
+)
+
+func peaks(t *testing.T, name string, data []byte) *estimate.Peaks {
+	t.Helper()
+	m, err := catalog.Parse(name, data)
+	require.NoError(t, err)
+	p, err := estimate.New(m, capacity.Default()).Peaks()
+	require.NoError(t, err)
+	return p
+}
+
+func structure(t *testing.T, p *estimate.Peaks, name string) estimate.PeakStructure {
+	t.Helper()
+	for _, s := range p.Structures {
+		if s.Name() == name {
+			return s
+		}
+	}
+	require.Failf(t, "no structure", name)
+	return estimate.PeakStructure{}
+}
+
+// Every new ticket enters the queue partition of the constant OPEN: 1,500
+// puts a second on one partition, against 1,000. Ten shards spread them.
+func TestPeakConstantPartition(t *testing.T) {
+	data, err := os.ReadFile("testdata/queue.yaml")
+	require.NoError(t, err)
+	p := peaks(t, "queue.yaml", data)
+	q := structure(t, p, "QUEUE")
+	require.NotNil(t, q.Write)
+	assert.Equal(t, 1500.0, q.Write.Units)
+	assert.True(t, q.Write.Over())
+	assert.Equal(t, 2, q.Write.Fit, "ceil(1,500 / 1,000)")
+	fs := p.Failures()
+	require.Len(t, fs, 1)
+	assert.Equal(t, "QUEUE: 1,500 WCU/s on `queueState = OPEN` vs 1,000 (OpenTicket: 1,500 puts/s, 1 WCU each; operations.OpenTicket.volume.peakPerSecond); 2 shards would fit", fs[0].String())
+	// The readers: the velocity of the question, 20 a second, each run a
+	// fan-out of 4 workers on the one partition, 4 x 1 RRU: 20 RCU/s.
+	require.NotNil(t, q.Read)
+	assert.Equal(t, 20.0, q.Read.Units)
+	assert.Equal(t, "accessPatterns.desk.queue.velocity.peak, 4 requests a run", q.Read.Source)
+
+	sharded := strings.NewReplacer(
+		"  subject: {type: S, description: what it is about}\n",
+		"  subject: {type: S, description: what it is about}\n  queueShard: {type: N, description: shard, computed: {kind: hashMod, hash: fnv1a32, input: ticketId, modulo: 10}}\n",
+		"queueState: optional, openedAt", "queueState: optional, queueShard: required, openedAt",
+		"openedAt: \"2026-03-01T09:00:00.000Z\", subject: printer}", "openedAt: \"2026-03-01T09:00:00.000Z\", subject: printer, queueShard: 9}",
+		"    partition: [queueState]\n", "    partition: [queueState, queueShard]\n",
+		"    unsharded: a test of the gate\n", "    shards: {attribute: queueShard, count: 10}\n",
+		"        queueState: {eq: OPEN}\n", "        queueState: {eq: OPEN}\n        queueShard: {eq: \"{queueShard}\"}\n",
+		"            queueState: {eq: OPEN}\n", "            queueState: {eq: OPEN}\n            queueShard: {eq: \"{queueShard}\"}\n",
+		"item: {queueState: OPEN,", "item: {queueShard: \"{queueShard}\", queueState: OPEN,",
+		"      subject: {sample: printer}\n", "      subject: {sample: printer}\n      queueShard: {sample: 9}\n",
+		"    params: {}\n", "    params:\n      queueShard: {sample: 9}\n",
+		"      page: {rru: 4}", "      page: {rru: 10}",
+	).Replace(string(data))
+	p = peaks(t, "sharded.yaml", []byte(sharded))
+	q = structure(t, p, "QUEUE")
+	assert.Equal(t, 150.0, q.Write.Units, "1,500 / 10 shards")
+	assert.Empty(t, p.Failures())
+	assert.Contains(t, q.Write.Terms[0].Partition, "queueShard = one of 10 shards")
+}
+
+// The reference model passes: at 00h07 the largest tenant's reschedules
+// reach about 2,000 a second, 125 on each of GSI1's 16 shards.
+func TestPeakReference(t *testing.T) {
+	data, err := os.ReadFile("../../model.yaml")
+	require.NoError(t, err)
+	p := peaks(t, "model.yaml", data)
+	assert.Empty(t, p.Failures())
+	g := structure(t, p, "GSI1")
+	require.NotNil(t, g.Write)
+	assert.InDelta(t, 125, g.Write.Units, 0.1, "2,000 a second / 16 shards, and the midnight settlements")
+	assert.Equal(t, "scenarios.midnight-0007", g.Write.Source)
+	assert.Equal(t, "RescheduleNextAction", g.Write.Terms[0].Operation)
+	assert.Equal(t, 2000.0, g.Write.Terms[0].Rate)
+	assert.Equal(t, 16, g.Shards)
+}
+
+// With GSI1 unsharded the 00h07 numbers fail it: about 2,000
+// reschedules a second, each entry entering tomorrow's partition of the
+// largest tenant (1 WCU), against 1,000.
+func TestPeakReferenceUnsharded(t *testing.T) {
+	data, err := os.ReadFile("../../internal/cli/testdata/check/unsharded-gsi1.yaml")
+	require.NoError(t, err)
+	p := peaks(t, "unsharded-gsi1.yaml", data)
+	fs := p.Failures()
+	require.Len(t, fs, 1)
+	f := fs[0]
+	assert.Equal(t, "GSI1", f.Structure.Name())
+	assert.InDelta(t, 2001.25, f.Load.Units, 0.001, "2,000 reschedules + 50 settlements spread over 40 tenants")
+	assert.Equal(t, 3, f.Load.Fit)
+	assert.Contains(t, f.String(), "GSI1: 2,001 WCU/s on `tenantId = its largest value (focus), nextActionDate = one value (no spread declared: the peak may land on one)` vs 1,000 (RescheduleNextAction: 2,000 updates/s, 1 WCU each (the entry moves to another partition: counted on the one it enters)")
+}
