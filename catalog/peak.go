@@ -1,6 +1,5 @@
 package catalog
 
-
 // Rates for the peak gate (capacity/estimate weighs them against the
 // partition limits): how fast an operation runs at its peaks, as the
 // model declares it.
