@@ -2,7 +2,9 @@ package estimate
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -547,7 +549,7 @@ func (e *Estimator) spread(x *catalog.Index, name string, focus map[string]strin
 	}
 	if d := a.Values; d != nil && d.Kind == "weighted" && len(d.Weights) > 0 {
 		top, which := 0.0, ""
-		for _, k := range sortedKeys(d.Weights) {
+		for _, k := range slices.Sorted(maps.Keys(d.Weights)) {
 			if d.Weights[k] > top {
 				top, which = d.Weights[k], k
 			}
@@ -720,19 +722,10 @@ func showValue(v attr.Value) string {
 
 func focusKey(f map[string]string) string {
 	var b strings.Builder
-	for _, k := range sortedKeys(f) {
+	for _, k := range slices.Sorted(maps.Keys(f)) {
 		b.WriteString(k + "=" + f[k] + ";")
 	}
 	return b.String()
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // Rate formats a rate or a unit count the short way: whole numbers from
