@@ -102,8 +102,11 @@ func (c *Check) Text(w io.Writer) {
 	if len(c.Variants) > 0 {
 		holds = ", every budget holds"
 	}
-	if c.Peaks != nil {
+	switch {
+	case c.Peaks != nil && c.declared():
 		holds += ", no partition over its limit at the declared peaks"
+	case c.Peaks != nil:
+		holds += ", no peak declared to weigh partitions against"
 	}
 	fmt.Fprintf(w, "\nok: no errors, %s (%d accepted)%s\n", count(n, "warning"), len(m.Warnings)-n, holds)
 }

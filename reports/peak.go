@@ -56,7 +56,11 @@ func (c *Check) peakSection() checkSection {
 				if s.Write == nil && s.Read == nil {
 					verdict = "no declared peak"
 				}
-				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", name, peakUnits(s.Write), peakUnits(s.Read), verdict, peakSource(s))
+				line := fmt.Sprintf("  %s\t%s\t%s\t%s", name, peakUnits(s.Write), peakUnits(s.Read), verdict)
+				if src := peakSource(s); src != "" {
+					line += "\t" + src
+				}
+				fmt.Fprintln(tw, line)
 			}
 			_ = tw.Flush()
 			for _, h := range c.HotPartitions() {
@@ -64,6 +68,16 @@ func (c *Check) peakSection() checkSection {
 			}
 		},
 	}
+}
+
+// declared reports whether any declared peak touches a structure.
+func (c *Check) declared() bool {
+	for _, s := range c.Peaks.Structures {
+		if s.Write != nil || s.Read != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // peakUnits writes "125 WCU/s", or "-" with no declared peak.
