@@ -105,3 +105,52 @@ func TestPeakReferenceUnsharded(t *testing.T) {
 	assert.Equal(t, 3, f.Load.Fit)
 	assert.Contains(t, f.String(), "GSI1: 2,001 WCU/s on `tenantId = its largest value (focus), nextActionDate = one value (no spread declared: the peak may land on one)` vs 1,000 (RescheduleNextAction: 2,000 updates/s, 1 WCU each (the entry moves to another partition: counted on the one it enters)")
 }
+
+// A system unlike either example: a ticket on-sale. The planted
+// regressions are each caught with their cause at their line.
+func TestPeakOnSale(t *testing.T) {
+	data, err := os.ReadFile("testdata/onsale.yaml")
+	require.NoError(t, err)
+	p := peaks(t, "onsale.yaml", data)
+	fs := p.Failures()
+	require.Len(t, fs, 1, "the table's seats are spread by seat; the state index is not")
+	assert.Equal(t, "BYSTATE", fs[0].Structure.Name())
+	assert.Equal(t, 5000.0, fs[0].Load.Units)
+	assert.Equal(t, 5, fs[0].Load.Fit)
+	assert.Contains(t, fs[0].String(), "5,000 WCU/s on `eventId = its largest value (focus), state = HELD` vs 1,000 (HoldSeat: 5,000 updates/s, 1 WCU each")
+
+	// Sharded 8 ways by a hash of the seat: 625 WCU/s a partition.
+	sharded := strings.NewReplacer(
+		"  rev: {type: N, description: revision of the seat}\n",
+		"  rev: {type: N, description: revision of the seat}\n  seatShard: {type: N, description: shard, computed: {kind: hashMod, hash: fnv1a32, input: seatId, modulo: 8}}\n",
+		"buyer: optional, rev: required}", "buyer: optional, rev: required, seatShard: required}",
+		"state: FREE, rev: 4}", "state: FREE, rev: 4, seatShard: 4}",
+		"state: HELD, buyer: b77, rev: 5}", "state: HELD, buyer: b77, rev: 5, seatShard: 4}",
+		"    partition: [eventId, state]\n", "    partition: [eventId, state, seatShard]\n",
+		"    unsharded: few states per event\n", "    shards: {attribute: seatShard, count: 8}\n",
+		"        state: {eq: FREE}\n", "        state: {eq: FREE}\n        seatShard: {eq: \"{seatShard}\"}\n      shards: {fanOut: all}\n",
+		"            state: {eq: FREE}\n", "            state: {eq: FREE}\n            seatShard: {eq: \"{seatShard}\"}\n          shards: {fanOut: all}\n",
+		"      eventId: {sample: e1}\n    steps:\n      - id: page", "      eventId: {sample: e1}\n      seatShard: {sample: 4}\n    steps:\n      - id: page",
+		"      page: {rru: 1}", "      page: {rru: 4}",
+	).Replace(string(data))
+	p = peaks(t, "sharded.yaml", []byte(sharded))
+	assert.Empty(t, p.Failures())
+	assert.Equal(t, 625.0, structure(t, p, "BYSTATE").Write.Units)
+
+	// A sample that contradicts its update, and an exact question on a
+	// GSI: refused at the line of the cause.
+	for _, c := range []struct{ name, from, to, want string }{
+		{"contradicting sample", "state: HELD, buyer: b77, rev: 5}", "state: HELD, buyer: b77, rev: 6}",
+			`onsale.yaml:75:18: operations.HoldSeat.steps[0].update.after: sample held is not what the update leaves of sample free: rev (sample 6, computed 5)` + "\nhint: fix the sample, or drop after: the catalog computes it"},
+		{"exact question on a GSI", "    consistency: eventual\n    answer:\n      index: BYSTATE", "    consistency: exact\n    answer:\n      index: BYSTATE",
+			"onsale.yaml:41:14: accessPatterns.seats.free.answer.index: an exact question cannot be answered by global index BYSTATE: GSIs are eventually consistent only\nhint: answer it from the base table with a strongly consistent read or a conditional write"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			bad := strings.Replace(string(data), c.from, c.to, 1)
+			require.NotEqual(t, string(data), bad)
+			_, err := catalog.Parse("onsale.yaml", []byte(bad))
+			require.Error(t, err)
+			assert.Equal(t, c.want, err.Error(), "one error, with its cause, at its line")
+		})
+	}
+}
