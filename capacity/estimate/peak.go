@@ -36,9 +36,11 @@ import (
 // partition; with weighted values, the heaviest value's; a hashMod
 // computes one of its modulo; a cardinality or an enum spreads them
 // evenly; a constant (a literal in the key condition or in the item
-// written) holds them all on its value; and an attribute of which nothing
-// is declared may take the whole peak on one value, which is what is
-// assumed (the 00h07 batch moves every entry to tomorrow's date). An
+// written) holds them all on its value; a time (a civil date, an instant)
+// takes the whole peak on one value (the 00h07 batch moves every entry to
+// tomorrow's date); an identifier, or the one key of an entity of known
+// population, spreads them one value per item; an attribute of which
+// nothing is declared is assumed to spread, and the report says so. An
 // entry that moves between partitions is charged on the one it enters or
 // leaves, whichever is dearer; the steps of one run are added as if on
 // one partition, an upper bound.
@@ -471,6 +473,17 @@ func (e *Estimator) runContributions(op *catalog.Operation, focus map[string]str
 						continue
 					}
 					k := structKey{c.TableName, name}
+					if x.Local {
+						// A local index lives in the table's partitions:
+						// its units land on the item's partition, which
+						// the table's own units share.
+						share, part := e.tableShare(cs, focus)
+						for dir, units := range [2]float64{u.Write, u.Read} {
+							add(k, dir, units, share, part, "")
+							add(structKey{c.TableName, ""}, dir, units, share, part, "with its local index "+name)
+						}
+						continue
+					}
 					if u.Read > 0 {
 						share, part := e.readShare(cs, x, focus)
 						add(k, 1, u.Read, share, part, "")
@@ -565,7 +578,34 @@ func (e *Estimator) spread(x *catalog.Index, name string, focus map[string]strin
 	if a.Unit == "id" || a.Unit == "hex" {
 		return 0, name + " = a value of its own per item (an identifier)"
 	}
-	return 1, name + " = one value (no spread declared: the peak may land on one)"
+	switch a.Unit {
+	case catalog.UnitCivilDate, catalog.UnitInstant, catalog.UnitEpochSeconds:
+		return 1, name + " = one value (a time: the peak falls on one)"
+	}
+	if n := e.identity(name); n > 1 {
+		return 1 / n, fmt.Sprintf("%s = one of %s values (one per item of its entity)", name, Num(math.Round(n)))
+	}
+	return 0, name + " = spread (nothing declared: give it a cardinality, a skew or weighted values to weigh it)"
+}
+
+// identity returns how many distinct values an attribute takes when it
+// alone keys the partitions of an entity with a known population (an
+// account's id): one per item. 0 when no entity says.
+func (e *Estimator) identity(name string) float64 {
+	best := 0.0
+	for _, en := range e.Model.Entities {
+		for _, k := range en.Key {
+			if en.Table == nil || k.Attribute != en.Table.PartitionKey {
+				continue
+			}
+			if ph := k.Template.Placeholders(); len(ph) == 1 && ph[0] == name {
+				if n, ok := e.Population(en); ok && n > 0 && (best == 0 || n < best) {
+					best = n
+				}
+			}
+		}
+	}
+	return best
 }
 
 // combine multiplies the spreads of a partition key's attributes, constants

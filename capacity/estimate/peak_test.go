@@ -103,7 +103,7 @@ func TestPeakReferenceUnsharded(t *testing.T) {
 	assert.Equal(t, "GSI1", f.Structure.Name())
 	assert.InDelta(t, 2001.25, f.Load.Units, 0.001, "2,000 reschedules + 50 settlements spread over 40 tenants")
 	assert.Equal(t, 3, f.Load.Fit)
-	assert.Contains(t, f.String(), "GSI1: 2,001 WCU/s on `tenantId = its largest value (focus), nextActionDate = one value (no spread declared: the peak may land on one)` vs 1,000 (RescheduleNextAction: 2,000 updates/s, 1 WCU each (the entry moves to another partition: counted on the one it enters)")
+	assert.Contains(t, f.String(), "GSI1: 2,001 WCU/s on `tenantId = its largest value (focus), nextActionDate = one value (a time: the peak falls on one)` vs 1,000 (RescheduleNextAction: 2,000 updates/s, 1 WCU each (the entry moves to another partition: counted on the one it enters)")
 }
 
 // A system unlike either example: a ticket on-sale. The planted
@@ -153,4 +153,36 @@ func TestPeakOnSale(t *testing.T) {
 			assert.Equal(t, c.want, err.Error(), "one error, with its cause, at its line")
 		})
 	}
+}
+
+// A local index lives in its table's partitions: its units add to the
+// table's, spread like the item's key. An account id without a declared
+// spread is assumed to spread, and the report says so; the population of
+// the entity it alone keys weighs it.
+func TestPeakLocalIndexAndIdentity(t *testing.T) {
+	data, err := os.ReadFile("../../catalog/testdata/valid/consistency.yaml")
+	require.NoError(t, err)
+	src := strings.NewReplacer(
+		"    question: The transfers of an account, latest first\n    askedBy: [teller]\n",
+		"    question: The transfers of an account, latest first\n    askedBy: [teller]\n    velocity: {peak: {count: 500, per: second}}\n",
+		"      expected: {attribute: rev, sample: 3}\n    steps:",
+		"      expected: {attribute: rev, sample: 3}\n    volume: {perDay: 100000, peakPerSecond: 300}\n    steps:",
+	).Replace(string(data))
+	p := peaks(t, "ledger.yaml", []byte(src))
+	tb := structure(t, p, "ledger")
+	require.NotNil(t, tb.Write)
+	assert.Zero(t, tb.Write.Units)
+	assert.Contains(t, tb.Write.Terms[0].Partition, "accountId = spread (nothing declared")
+
+	withPop := strings.Replace(src, "    attributes: {accountId: key, balance: required, rev: required}\n",
+		"    attributes: {accountId: key, balance: required, rev: required}\n    population: {total: 100}\n", 1)
+	p = peaks(t, "ledger.yaml", []byte(withPop))
+	tb = structure(t, p, "ledger")
+	// A booking: TRANSFER put 2 + its BYTIME entry 1 (the local index, in
+	// the same partition) + ACCOUNT update 2 = 5 WCU, on one of 100
+	// accounts: 300 x 5 / 100.
+	assert.InDelta(t, 15, tb.Write.Units, 1e-9)
+	assert.Contains(t, tb.Write.Terms[0].Partition, "accountId = one of 100 values (one per item of its entity)")
+	lsi := structure(t, p, "BYTIME")
+	assert.InDelta(t, 3, lsi.Write.Units, 1e-9, "300 entries a second over 100 accounts")
 }
