@@ -243,7 +243,7 @@ func (e *Estimator) Peaks() (*Peaks, error) {
 	// Scenarios: their loads run together.
 	for _, sc := range e.Model.Scenarios {
 		terms := map[structKey][2][]termOf{}
-		for i, l := range sc.Load {
+		for _, l := range sc.Load {
 			op := e.Model.Operation(l.Operation)
 			rate, ok := l.PerSecond()
 			if op == nil || !ok || rate <= 0 {
@@ -253,7 +253,6 @@ func (e *Estimator) Peaks() (*Peaks, error) {
 			if err != nil {
 				return nil, err
 			}
-			_ = i
 			for k, cc := range c {
 				t := terms[k]
 				for dir, con := range cc {
