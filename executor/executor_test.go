@@ -120,17 +120,9 @@ func budget(m *catalog.Model, op, v string) *catalog.Budget {
 // knownDrift lists where the measured figure differs from the static
 // estimate, and why. Each entry is a fault of the estimate, reported to
 // its owner; the test fails when the figures move, so that a fix shows.
-var knownDrift = map[string]struct{ static, measured, why string }{
-	"DunningAgenda/page-per-shard": {"index GSI1: 0 WRU 456 RRU", "index GSI1: 0 WRU 455.5 RRU", shardZero},
-	"PromisesDue/page-per-shard":   {"index GSI1: 0 WRU 336 RRU", "index GSI1: 0 WRU 335.5 RRU", shardZero},
-	"PromisesThisWeek/week":        {"index GSI1: 0 WRU 6944 RRU", "index GSI1: 0 WRU 6940.5 RRU", shardZero},
-}
-
-// shardZero: the estimate charges every shard of a fan-out the page of
-// the sample's shard (10), but an entry of shard 0 is one byte smaller
-// (the number 0 is 1 byte, 10 is 2), which on these pages crosses a 4 KB
-// boundary: 0.5 RRU less on shard 0 per page.
-const shardZero = "shard 0's entries are 1 B smaller than the sample's shard 10"
+// None is left: the estimate sizes each shard of a fan-out with its own
+// shard value (shard 0's entries are a byte smaller).
+var knownDrift = map[string]struct{ static, measured, why string }{}
 
 // outcomes is the outcome of each variant of the reference model.
 var outcomes = map[string]string{

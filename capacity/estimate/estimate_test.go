@@ -216,9 +216,11 @@ func TestReferenceShardFanOut(t *testing.T) {
 	require.NoError(t, err)
 	e := estimate.New(m, capacity.Default())
 	v := variant(t, e, "DunningAgenda", "page-per-shard")
-	assert.Equal(t, 456.0, v.RRU, "28.5 RRU per page x 16 shards")
-	assert.Contains(t, reasons(v), "x 16 shards: the same page read on every shard = 456 RRU")
-	assert.Equal(t, []estimate.Target{{Table: "collections", Index: "GSI1", RRU: 456}}, v.Targets)
+	// Shard 0's entries carry the number 0, a byte smaller than 1 to 15:
+	// its page is 229,000 B, 56 x 4 KB, 28 RRU; the others' 28.5.
+	assert.Equal(t, 455.5, v.RRU, "28 + 15 x 28.5 RRU")
+	assert.Contains(t, reasons(v), "x 16 shards, one page each, sized with each shard's value of shard: 1 page of 28 RRU (shard = 0), 15 pages of 28.5 RRU (shard 1 to 15) = 455.5 RRU")
+	assert.Equal(t, []estimate.Target{{Table: "collections", Index: "GSI1", RRU: 455.5}}, v.Targets)
 }
 
 func TestNum(t *testing.T) {

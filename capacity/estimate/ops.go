@@ -371,12 +371,79 @@ func (e *Estimator) step(op *catalog.Operation, s *catalog.Step, b *catalog.Budg
 }
 
 // query charges the pages of a query: its matches are one page of one
-// shard (split further when they pass the page size or 1 MB).
+// shard (split further when they pass the page size or 1 MB). A fan-out
+// reads that page on every shard, with the shard attribute set to each
+// shard's value (0 to count-1, as the queries are sent), since a value's
+// size is part of every entry's (the number 0 is a byte smaller than 10).
 func (e *Estimator) query(t *capacity.Table, q *catalog.Request, b *catalog.Budget) (capacity.Consumed, []capacity.Reason, error) {
 	var ix *capacity.Index
 	if q.Index != nil {
 		ix, _, _ = t.Index(q.Index.Name)
 	}
+	c, why, err := e.page(t, ix, q, nil)
+	if err != nil {
+		return c, nil, err
+	}
+	n := 1
+	if b.Pages > 1 {
+		n = b.Pages
+		why = append(why, capacity.Reason{Target: target(ix), Rule: RulePages, Text: fmt.Sprintf("x %d pages read in this variant", n)})
+	}
+	if k, text := FanOutQueries(q); k > 1 && (q.Index == nil || q.Index.Shards == nil) {
+		// One partition read by every worker: the same page each time.
+		n *= k
+		why = append(why, capacity.Reason{Target: target(ix), Rule: RuleShards, Text: text})
+	} else if k > 1 {
+		sh := q.Index.Shards
+		var all capacity.Consumed
+		byUnits := map[float64][]int{}
+		var order []float64
+		for v := range sh.Count {
+			val := attr.Num(strconv.Itoa(v))
+			if a := e.Model.Attribute(sh.Attribute); a != nil && a.Type == attr.S {
+				val = attr.Str(strconv.Itoa(v))
+			}
+			sc, _, err := e.page(t, ix, q, &shardValue{sh.Attribute, val})
+			if err != nil {
+				return c, nil, err
+			}
+			all.Add(sc)
+			u := sc.Total().Read
+			if _, ok := byUnits[u]; !ok {
+				order = append(order, u)
+			}
+			byUnits[u] = append(byUnits[u], v)
+		}
+		if len(order) > 1 {
+			var parts []string
+			for _, u := range order {
+				parts = append(parts, fmt.Sprintf("%s of %s RRU (%s %s)", plural(len(byUnits[u]), "page"), Num(u), sh.Attribute, shardList(byUnits[u])))
+			}
+			text = fmt.Sprintf("x %d shards, one page each, sized with each shard's value of %s: %s", sh.Count, sh.Attribute, strings.Join(parts, ", "))
+		}
+		c = all
+		why = append(why, capacity.Reason{Target: target(ix), Rule: RuleShards, Text: text})
+	}
+	if n > 1 {
+		c = scaled(c, float64(n))
+	}
+	if len(why) > 0 && (n > 1 || why[len(why)-1].Rule == RuleShards) {
+		why[len(why)-1].Units = c.Total().Read
+		why[len(why)-1].Text += fmt.Sprintf(" = %s RRU", Num(c.Total().Read))
+	}
+	return c, why, nil
+}
+
+// shardValue is the value a fan-out's query gives the shard attribute.
+type shardValue struct {
+	attr  string
+	value attr.Value
+}
+
+// page charges the matches of one query, split into pages by the page
+// size and the 1 MB limit; with a shard value, every matched item that
+// carries the shard attribute takes that value.
+func (e *Estimator) page(t *capacity.Table, ix *capacity.Index, q *catalog.Request, shard *shardValue) (capacity.Consumed, []capacity.Reason, error) {
 	type run struct {
 		size, count int
 	}
@@ -389,6 +456,11 @@ func (e *Estimator) query(t *capacity.Table, q *catalog.Request, b *catalog.Budg
 		}
 		if it == nil {
 			continue
+		}
+		if shard != nil {
+			if _, ok := it.Get(shard.attr); ok {
+				it = it.With(shard.attr, shard.value)
+			}
 		}
 		size := e.Rules.ItemSize(it)
 		if ix != nil {
@@ -408,7 +480,6 @@ func (e *Estimator) query(t *capacity.Table, q *catalog.Request, b *catalog.Budg
 	if ix != nil {
 		label += " entrie" // capacity adds the plural s
 	}
-	// Split into pages by the page size and the 1 MB limit.
 	var pages []capacity.ReadOp
 	p := capacity.Pager{Limit: q.PageSize}
 	cur := capacity.ReadOp{Kind: capacity.Page, Consistency: consistency(q), Label: label}
@@ -443,21 +514,30 @@ func (e *Estimator) query(t *capacity.Table, q *catalog.Request, b *catalog.Budg
 		c.Add(pc)
 		why = append(why, pwhy...)
 	}
-	n := 1
-	if b.Pages > 1 {
-		n = b.Pages
-		why = append(why, capacity.Reason{Target: target(ix), Rule: RulePages, Text: fmt.Sprintf("x %d pages read in this variant", n)})
-	}
-	if k, text := FanOutQueries(q); k > 1 {
-		n *= k
-		why = append(why, capacity.Reason{Target: target(ix), Rule: RuleShards, Text: text})
-	}
-	if n > 1 {
-		c = scaled(c, float64(n))
-		why[len(why)-1].Units = c.Total().Read
-		why[len(why)-1].Text += fmt.Sprintf(" = %s RRU", Num(c.Total().Read))
-	}
 	return c, why, nil
+}
+
+// plural writes "1 page", "15 pages".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// shardList writes shard values briefly: "= 0", "1 to 15", "in 0, 3, 7".
+func shardList(vs []int) string {
+	if len(vs) == 1 {
+		return "= " + strconv.Itoa(vs[0])
+	}
+	if len(vs) > 2 && vs[len(vs)-1]-vs[0] == len(vs)-1 {
+		return fmt.Sprintf("%d to %d", vs[0], vs[len(vs)-1])
+	}
+	var parts []string
+	for _, v := range vs {
+		parts = append(parts, strconv.Itoa(v))
+	}
+	return "in " + strings.Join(parts, ", ")
 }
 
 // FanOutQueries returns how many queries a step's fan-out makes, with the
