@@ -60,12 +60,19 @@ func Explain(m *catalog.Model, op *catalog.Operation, b *catalog.Budget, rules c
 		case st.Static.of(unit) != st.Measured.of(unit):
 			fmt.Fprintf(&text, " measured, %s by the static estimate", num(st.Static.of(unit)))
 		}
-		for _, l := range st.Reasons {
-			if unitOf(l.Rule) == unit && l.Text != "" {
-				fmt.Fprintf(&text, "\n    %s: %s", l.Target, l.Text)
+		for _, part := range st.parts() {
+			pad := "    "
+			if len(st.Actions) > 0 {
+				fmt.Fprintf(&text, "\n    action %s (%s): %s %s static", part.ID, part.Kind, num(part.Static.of(unit)), unit)
+				pad = "      "
 			}
+			for _, l := range part.Reasons {
+				if unitOf(l.Rule) == unit && l.Text != "" {
+					fmt.Fprintf(&text, "\n%s%s: %s", pad, l.Target, l.Text)
+				}
+			}
+			ex.Causes = append(ex.Causes, x.causes(part, unit)...)
 		}
-		ex.Causes = append(ex.Causes, x.causes(st, unit)...)
 	}
 	sort.SliceStable(ex.Causes, func(i, j int) bool { return ex.Causes[i].Extra > ex.Causes[j].Extra })
 	if len(ex.Causes) > 0 {
@@ -170,15 +177,16 @@ func (r *stepRef) at(m *catalog.Model, more ...string) Location {
 	return positioned(m, append(path, more...)...)
 }
 
-// causes turns the step's reasons in one dimension into causes.
-func (x *explainer) causes(st *Step, unit string) []Cause {
+// causes turns the reasons of a step (or transaction action) in one
+// dimension into causes.
+func (x *explainer) causes(st Action, unit string) []Cause {
 	r := x.ref(st.ID)
 	var out []Cause
 	for _, l := range st.Reasons {
 		if unitOf(l.Rule) != unit {
 			continue
 		}
-		c, ok := x.cause(st, r, l)
+		c, ok := x.cause(&st, r, l)
 		if ok {
 			c.Step, c.Target = st.ID, l.Target
 			out = append(out, c)
@@ -187,7 +195,7 @@ func (x *explainer) causes(st *Step, unit string) []Cause {
 	return out
 }
 
-func (x *explainer) cause(st *Step, r *stepRef, l estimate.Line) (Cause, bool) {
+func (x *explainer) cause(st *Action, r *stepRef, l estimate.Line) (Cause, bool) {
 	label := "the item"
 	if r != nil && r.entity != nil {
 		label = r.entity.Name
@@ -337,7 +345,7 @@ func (x *explainer) cause(st *Step, r *stepRef, l estimate.Line) (Cause, bool) {
 	return c, true
 }
 
-func stepName(st *Step) string { return "step " + st.ID }
+func stepName(st *Action) string { return "step " + st.ID }
 
 func (x *explainer) failedStep() string {
 	if x.b != nil && x.b.FailedStep != "" {

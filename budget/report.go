@@ -174,8 +174,28 @@ type Step struct {
 	Computed bool             `json:"computed,omitempty"`
 	Static   Units            `json:"static"`
 	// Reasons are the static estimate's reasons for the step's charge,
-	// from the billing rules.
+	// from the billing rules; a transaction's are in its actions.
 	Reasons []estimate.Line `json:"reasons,omitempty"`
+	// Actions are a transaction's actions, as the static estimate
+	// charges them (the response reports the transaction as a whole).
+	Actions []Action `json:"actions,omitempty"`
+}
+
+// Action is one action of a transaction, statically.
+type Action struct {
+	ID      string          `json:"id"` // "apply/settlement"
+	Kind    string          `json:"kind"`
+	Static  Units           `json:"static"`
+	Reasons []estimate.Line `json:"reasons,omitempty"`
+}
+
+// parts returns what a step's charge is made of: its actions, or the
+// step itself.
+func (s *Step) parts() []Action {
+	if len(s.Actions) > 0 {
+		return s.Actions
+	}
+	return []Action{{ID: s.ID, Kind: s.Kind, Static: s.Static, Reasons: s.Reasons}}
 }
 
 // Excess is a budget a variant exceeds.

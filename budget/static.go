@@ -26,11 +26,25 @@ func Static(m *catalog.Model, rules capacity.Rules, vs []estimate.Variant) []Res
 			}
 		}
 		res := Result{Operation: v.Operation, Variant: v.Name, Measured: measuredOf(v.Targets)}
+		// Steps as a run reports them: a transaction as one step.
+		byID := map[string]int{}
 		for _, s := range v.Steps {
-			st := Step{ID: s.ID, Kind: s.Kind, Table: s.Table, Measured: Units{s.WRU, s.RRU}}
+			id := parentID(s.ID)
+			i, ok := byID[id]
+			if !ok {
+				i = len(res.Steps)
+				byID[id] = i
+				res.Steps = append(res.Steps, Step{ID: id, Table: s.Table, Tables: map[string]Units{}, Indexes: map[string]Units{}})
+			}
+			st := &res.Steps[i]
+			st.Measured = st.Measured.add(Units{s.WRU, s.RRU})
 			mu := measuredOf(s.Targets)
-			st.Tables, st.Indexes = mu.Tables, mu.Indexes
-			res.Steps = append(res.Steps, st)
+			for k, u := range mu.Tables {
+				st.Tables[k] = st.Tables[k].add(u)
+			}
+			for k, u := range mu.Indexes {
+				st.Indexes[k] = st.Indexes[k].add(u)
+			}
 		}
 		j := &judgement{m: m, op: op, b: b, rules: rules, static: v}
 		j.judge(&res)

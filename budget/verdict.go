@@ -79,36 +79,67 @@ func (j *judgement) judge(res *Result) {
 	res.Explanation = strings.Join(text, "\n")
 }
 
+// staticOf returns the estimate's steps that make up a measured step:
+// the step itself, or the actions of a transaction ("apply/settlement"
+// for step "apply").
+func (j *judgement) staticOf(id string) []*estimate.Step {
+	var out []*estimate.Step
+	for i := range j.static.Steps {
+		s := &j.static.Steps[i]
+		if s.ID == id || strings.HasPrefix(s.ID, id+"/") {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func parentID(id string) string {
+	p, _, _ := strings.Cut(id, "/")
+	return p
+}
+
 // attachStatic pairs every measured step with its static charge and
 // reasons, and adds the static steps the run did not reach.
 func (j *judgement) attachStatic(res *Result) {
-	byID := map[string]*estimate.Step{}
-	for i := range j.static.Steps {
-		byID[j.static.Steps[i].ID] = &j.static.Steps[i]
-	}
 	seen := map[string]bool{}
 	for i := range res.Steps {
 		st := &res.Steps[i]
-		if s := byID[st.ID]; s != nil {
-			seen[st.ID] = true
-			st.Static = Units{s.WRU, s.RRU}
-			st.Reasons = s.Reasons
-			if st.Kind == "" {
-				st.Kind = s.Kind
-			}
+		seen[st.ID] = true
+		ss := j.staticOf(st.ID)
+		st.Static, st.Reasons, st.Actions = Units{}, nil, nil
+		for _, s := range ss {
+			st.Static = st.Static.add(Units{s.WRU, s.RRU})
 			if st.Table == "" {
 				st.Table = s.Table
 			}
+			if s.ID == st.ID {
+				st.Reasons = s.Reasons
+				if st.Kind == "" {
+					st.Kind = s.Kind
+				}
+				continue
+			}
+			st.Actions = append(st.Actions, Action{ID: s.ID, Kind: s.Kind, Static: Units{s.WRU, s.RRU}, Reasons: s.Reasons})
 		}
+		if len(st.Actions) > 0 && st.Kind == "" {
+			st.Kind = string(catalog.Transaction)
+		}
+	}
+	if res.Verdict == Error {
+		return
 	}
 	for i := range j.static.Steps {
 		s := &j.static.Steps[i]
-		if !seen[s.ID] && res.Verdict != Error {
-			// A step the estimate charges but the run never sent: the run
-			// took another path; its figure stands at zero measured.
-			res.Steps = append(res.Steps, Step{ID: s.ID, Kind: s.Kind, Table: s.Table, Outcome: "not run",
-				Static: Units{s.WRU, s.RRU}, Reasons: s.Reasons})
+		id := parentID(s.ID)
+		if seen[id] {
+			continue
 		}
+		// A step the estimate charges but the run never sent: the run
+		// took another path; its figure stands at zero measured.
+		seen[id] = true
+		st := Step{ID: id, Table: s.Table, Outcome: "not run"}
+		res.Steps = append(res.Steps, st)
+		j.attachStatic(&Result{Steps: res.Steps[len(res.Steps)-1:], Verdict: Error})
 	}
 }
 
@@ -118,13 +149,8 @@ func (j *judgement) attachStatic(res *Result) {
 func (j *judgement) drift(res *Result) {
 	for i := range res.Steps {
 		st := &res.Steps[i]
-		var s *estimate.Step
-		for k := range j.static.Steps {
-			if j.static.Steps[k].ID == st.ID {
-				s = &j.static.Steps[k]
-			}
-		}
-		if s == nil {
+		ss := j.staticOf(st.ID)
+		if len(ss) == 0 {
 			for _, unit := range []string{WRU, RRU} {
 				if got := st.Measured.of(unit); got > 0 {
 					res.Drift = append(res.Drift, Drift{Step: st.ID, Target: "table", Unit: unit, Measured: got})
@@ -133,7 +159,11 @@ func (j *judgement) drift(res *Result) {
 			continue
 		}
 		want := map[string]Units{}
-		for _, t := range s.Targets {
+		var targets []estimate.Target
+		for _, s := range ss {
+			targets = append(targets, s.Targets...)
+		}
+		for _, t := range targets {
 			key := "table"
 			if t.Index != "" {
 				key = t.Index

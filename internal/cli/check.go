@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cardapio/cardapio/budget"
 	"github.com/cardapio/cardapio/capacity"
 	"github.com/cardapio/cardapio/capacity/estimate"
 	"github.com/cardapio/cardapio/catalog"
@@ -37,7 +38,11 @@ units with the declared budget (write and read units separately).
 With --format json, stdout holds one JSON document whatever the outcome:
 a bad model gives "ok": false and its errors (file, line, column, path,
 message, hint); a file that cannot be read gives one error without a line.
-Text output goes to stdout and errors to stderr.
+With --format sarif, stdout holds one SARIF 2.1.0 log: the errors of a bad
+model, or the review warnings (accepted ones suppressed, with their
+reason) and every budget the static estimate exceeds with its causes, each
+at its line of the model, for GitHub code scanning. Text output goes to
+stdout and errors to stderr.
 
 Exit codes: 0 ok; 2 the model is invalid (errors are listed with
 file:line:column) or cannot be read; 3 an operation exceeds its budget (the
@@ -52,13 +57,13 @@ accept.`,
 			if len(args) == 1 {
 				o.path = args[0]
 			}
-			if o.format != "text" && o.format != "json" {
-				return badInput(fmt.Errorf("--format must be text or json, not %q", o.format))
+			if o.format != "text" && o.format != "json" && o.format != "sarif" {
+				return badInput(fmt.Errorf("--format must be text, json or sarif, not %q", o.format))
 			}
 			return runCheck(e, o)
 		},
 	}
-	c.Flags().StringVar(&o.format, "format", "text", "output format: text or json")
+	c.Flags().StringVar(&o.format, "format", "text", "output format: text, json, or sarif (findings and static excesses positioned in the model, for code scanning)")
 	c.Flags().BoolVar(&o.strict, "strict", false, "fail (exit 3) on review warnings the model does not accept")
 	return c
 }
@@ -67,9 +72,13 @@ func runCheck(e *env, o *checkOptions) error {
 	m, err := catalog.LoadWith(o.path, catalog.Options{ItemSize: capacity.Default().ItemSize})
 	var errs catalog.ErrorList
 	if errors.As(err, &errs) {
-		if o.format == "json" {
+		switch o.format {
+		case "json":
 			_ = reports.CheckErrorsJSON(e.stdout, o.path, errs)
-		} else {
+		case "sarif":
+			_ = reports.CheckErrorsSARIF(e.stdout, o.path, errs, nil)
+			fmt.Fprintln(e.stderr, errs.Error())
+		default:
 			fmt.Fprintln(e.stderr, errs.Error())
 		}
 		return reported(ExitBadInput, errs)
@@ -87,9 +96,12 @@ func runCheck(e *env, o *checkOptions) error {
 		return checkFailed(e, o, fmt.Errorf("%s: peak gate: %w", o.path, err))
 	}
 	r := &reports.Check{Path: o.path, Model: m, Variants: vs, Strict: o.strict, Peaks: peaks}
-	if o.format == "json" {
+	switch o.format {
+	case "json":
 		_ = r.JSON(e.stdout)
-	} else {
+	case "sarif":
+		_ = reports.CheckSARIF(e.stdout, r, budget.Static(m, capacity.Default(), vs))
+	default:
 		r.Text(e.stdout)
 	}
 	over, hot := r.Over(), r.HotPartitions()
@@ -117,8 +129,11 @@ func runCheck(e *env, o *checkOptions) error {
 // file cannot be read): on stderr, and with --format json also as the
 // report's only error, so that stdout is always one JSON document.
 func checkFailed(e *env, o *checkOptions, err error) error {
-	if o.format == "json" {
+	switch o.format {
+	case "json":
 		_ = reports.CheckUnreadableJSON(e.stdout, o.path, err)
+	case "sarif":
+		_ = reports.CheckErrorsSARIF(e.stdout, o.path, nil, err)
 	}
 	return badInput(err)
 }

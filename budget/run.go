@@ -1,0 +1,634 @@
+package budget
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/cardapio/cardapio/capacity"
+	"github.com/cardapio/cardapio/capacity/estimate"
+	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/executor"
+	"github.com/cardapio/cardapio/target"
+)
+
+// Options say how the gate runs.
+type Options struct {
+	// Target is the engine: embedded (the zero value), an endpoint URL,
+	// or AWS.
+	Target target.Options
+	// TablePrefix names the tables the run creates; "" gives a prefix
+	// unique to the run.
+	TablePrefix string
+	// Keys is how multi-attribute index keys are created: native,
+	// synthetic, or auto (probe the target; the zero value).
+	Keys target.Keys
+	// Keep leaves the tables in place at the end (for inspection).
+	Keep bool
+	// Only restricts the run to these operations ("Op") and variants
+	// ("Op/variant"); empty runs everything.
+	Only []string
+	// FailOnDrift makes a disagreement with the static estimate fail the
+	// variant.
+	FailOnDrift bool
+	// Rules are the billing rules of static and computed figures; the
+	// zero value is capacity.Default().
+	Rules *capacity.Rules
+	// Progress, when set, is called after each variant.
+	Progress func(r *Result)
+}
+
+// InputError is a problem with what the gate was asked to do (an unknown
+// operation in Only, an unusable target option): the command's exit
+// code 2.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+func inputf(format string, args ...any) error {
+	return &InputError{fmt.Errorf(format, args...)}
+}
+
+// selection is the set of variants to run.
+type selection map[string]bool
+
+// parseOnly checks every --only entry against the model.
+func parseOnly(m *catalog.Model, only []string) (selection, error) {
+	if len(only) == 0 {
+		return nil, nil
+	}
+	sel := selection{}
+	var problems []string
+	for _, raw := range only {
+		for _, o := range strings.Split(raw, ",") {
+			o = strings.TrimSpace(o)
+			if o == "" {
+				continue
+			}
+			name, variant, hasVariant := strings.Cut(o, "/")
+			op := m.Operation(name)
+			if op == nil {
+				var names []string
+				for _, x := range m.Operations {
+					names = append(names, x.Name)
+				}
+				problems = append(problems, fmt.Sprintf("--only %s: the model has no operation %q%s", o, name, suggest(name, names)))
+				continue
+			}
+			if !hasVariant {
+				sel[name] = true
+				continue
+			}
+			found := false
+			var names []string
+			for _, b := range op.Budgets {
+				names = append(names, b.Name)
+				found = found || b.Name == variant
+			}
+			if !found {
+				what := "declares no budget variants"
+				if len(names) > 0 {
+					what = "has variants " + strings.Join(names, ", ")
+				}
+				problems = append(problems, fmt.Sprintf("--only %s: %s %s%s", o, name, what, suggest(variant, names)))
+				continue
+			}
+			sel[name+"/"+variant] = true
+		}
+	}
+	if len(problems) > 0 {
+		return nil, &InputError{errors.New(strings.Join(problems, "\n"))}
+	}
+	return sel, nil
+}
+
+func (s selection) has(op, variant string) bool {
+	return s == nil || s[op] || s[op+"/"+variant]
+}
+
+// suggest returns ` (did you mean "x"?)` for a near name.
+func suggest(s string, names []string) string {
+	best, bd := "", 4
+	for _, n := range names {
+		if d := editDistance(strings.ToLower(s), strings.ToLower(n)); d < bd {
+			best, bd = n, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := 1
+			if a[i-1] == b[j-1] {
+				c = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+// Run measures every selected operation and variant of m on the target
+// and judges them. The tables it creates are deleted before it returns
+// (unless Keep), when ctx is cancelled too; the error is for a run that
+// could not happen (bad options, an unreachable target), never for a
+// budget exceeded, which is in the report.
+func Run(ctx context.Context, m *catalog.Model, path string, o Options) (rep *Report, err error) {
+	start := time.Now()
+	rules := capacity.Default()
+	if o.Rules != nil {
+		rules = *o.Rules
+	}
+	sel, err := parseOnly(m, o.Only)
+	if err != nil {
+		return nil, err
+	}
+	vs, err := estimate.New(m, rules).Operations()
+	if err != nil {
+		return nil, &InputError{fmt.Errorf("%s: static capacity: %w", path, err)}
+	}
+	if o.Target.AWS && o.Target.EndpointURL != "" {
+		return nil, inputf("choose one target: --aws or --endpoint-url, not both")
+	}
+	tg, err := target.Open(ctx, o.Target)
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	defer tg.Close()
+	tables, err := tg.CreateTables(ctx, m, target.TableOptions{Prefix: o.TablePrefix, Keys: o.Keys, OnDemand: true})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", tg.Name, err)
+	}
+	defer func() {
+		if o.Keep {
+			return
+		}
+		// Deleted even after a failure or an interruption: a context
+		// of its own, bounded.
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+		defer cancel()
+		if derr := tables.Delete(dctx); derr != nil && err == nil {
+			err = fmt.Errorf("delete the run's tables: %w", derr)
+		}
+	}()
+	rep = &Report{Model: path, Name: m.Name, Target: tg.Name, Kind: string(tg.Kind), Keys: string(tables.Keys),
+		Retry: tg.Retry.String(), TablePrefix: tables.Prefix, Notes: append([]string{}, tables.Notes...)}
+	if o.Keep {
+		rep.Notes = append(rep.Notes, "tables kept (--keep): "+strings.Join(sortedValues(tables.Names()), ", "))
+	}
+	quirks, notes, err := probe(ctx, tg, tables.Prefix)
+	if err != nil {
+		return nil, err
+	}
+	rep.Notes = append(rep.Notes, notes...)
+	if tables.Keys == target.KeysSynthetic {
+		rep.Notes = append(rep.Notes, "indexes with several key attributes are keyed on the model's synthetic fallback: their items carry the concatenated key attributes, which the static estimate (of the native design) does not count")
+	}
+	var todo []*estimate.Variant
+	for i := range vs {
+		if sel.has(vs[i].Operation, vs[i].Name) {
+			todo = append(todo, &vs[i])
+		}
+	}
+	results, err := runAll(ctx, m, rules, tg, tables, quirks, o, todo)
+	if err != nil {
+		return nil, err
+	}
+	rep.Results = results
+	if rep.Results == nil {
+		rep.Results = []Result{}
+	}
+	rep.Duration = time.Since(start)
+	rep.Finish(false)
+	return rep, nil
+}
+
+func sortedValues(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for _, v := range m {
+		out = append(out, v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// workers is how many variants run at once: on the embedded engine one
+// per processor, each worker on tables of its own (so that variants stay
+// isolated); elsewhere one, so that a run creates one set of tables on a
+// server it does not own.
+func workers(tg *target.Target, n int) int {
+	if tg.Kind != target.Embedded {
+		return 1
+	}
+	return max(1, min(runtime.GOMAXPROCS(0), n, 8))
+}
+
+// runAll runs the variants, in parallel where workers allows, and
+// returns their results in the order given. The dearest variants start
+// first, so that workers finish together.
+func runAll(ctx context.Context, m *catalog.Model, rules capacity.Rules, tg *target.Target, first *target.Tables, quirks Quirks, o Options, todo []*estimate.Variant) ([]Result, error) {
+	results := make([]Result, len(todo))
+	order := make([]int, len(todo))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		x, y := todo[order[a]], todo[order[b]]
+		return x.WRU+x.RRU > y.WRU+y.RRU
+	})
+	jobs := make(chan int)
+	n := workers(tg, len(todo))
+	if o.Keep {
+		n = 1 // what is kept is every table the run made
+	}
+	errs := make([]error, n)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for w := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tables := first
+			if w > 0 {
+				ts, err := tg.CreateTables(ctx, m, target.TableOptions{Prefix: fmt.Sprintf("%sw%d-", first.Prefix, w), Keys: first.Keys, OnDemand: true})
+				if err != nil {
+					errs[w] = fmt.Errorf("%s: %w", tg.Name, err)
+					for range jobs { // let the others take the work
+					}
+					return
+				}
+				defer func() {
+					dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+					defer cancel()
+					if err := ts.Delete(dctx); err != nil && errs[w] == nil {
+						errs[w] = fmt.Errorf("delete the run's tables: %w", err)
+					}
+				}()
+				tables = ts
+			}
+			g := &gate{m: m, rules: rules, tg: tg, tables: tables, quirks: quirks, failOnDrift: o.FailOnDrift}
+			g.newExecutor()
+			fresh := true
+			for i := range jobs {
+				if errs[w] != nil || ctx.Err() != nil {
+					continue
+				}
+				if !fresh {
+					if err := g.reset(ctx); err != nil {
+						errs[w] = err
+						continue
+					}
+				}
+				fresh = false
+				results[i] = g.variant(ctx, todo[i])
+				if o.Progress != nil && ctx.Err() == nil {
+					mu.Lock()
+					o.Progress(&results[i])
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for _, i := range order {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("interrupted: %w", err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return results, nil
+}
+
+// gate is one worker's state.
+type gate struct {
+	m           *catalog.Model
+	rules       capacity.Rules
+	tg          *target.Target
+	tables      *target.Tables
+	x           *executor.Executor
+	quirks      Quirks
+	failOnDrift bool
+	// seeded is how many items the last variant seeded, to choose how
+	// to empty the tables.
+	seeded int
+}
+
+func (g *gate) newExecutor() {
+	g.x = executor.New(g.m, g.tg.Client, executor.Options{Tables: g.tables.Names(), Keys: g.tables.Keys, Rules: g.rules})
+}
+
+// variant seeds, runs and judges one variant.
+func (g *gate) variant(ctx context.Context, v *estimate.Variant) Result {
+	start := time.Now()
+	op := g.m.Operation(v.Operation)
+	b := &catalog.Budget{}
+	for _, x := range op.Budgets {
+		if x.Name == v.Name {
+			b = x
+		}
+	}
+	res := Result{Operation: v.Operation, Variant: v.Name}
+	j := &judgement{m: g.m, op: op, b: b, rules: g.rules, static: v, quirks: g.quirks, failOnDrift: g.failOnDrift}
+	in := executor.Input{Operation: v.Operation, Variant: v.Name}
+	seeded, err := g.x.Seed(ctx, in)
+	if err != nil {
+		return g.errored(j, res, start, "the variant's starting state could not be written: "+err.Error())
+	}
+	g.seeded = seeded.Items
+	in.Before = seeded.Before
+	out, err := g.x.Run(ctx, in)
+	if err != nil {
+		return g.errored(j, res, start, err.Error())
+	}
+	res.Outcome = string(out.Outcome.Kind)
+	if out.Outcome.Step != "" {
+		res.Outcome += " at step " + out.Outcome.Step
+	}
+	res.Measured = measured(out.Capacity)
+	for _, sr := range out.Steps {
+		st := Step{ID: sr.ID, Kind: string(sr.Kind), Requests: sr.Requests, Measured: Units{sr.Capacity.WRU, sr.Capacity.RRU},
+			Computed: sr.Capacity.Computed}
+		mu := measured(sr.Capacity)
+		st.Tables, st.Indexes = mu.Tables, mu.Indexes
+		switch {
+		case sr.Failed && out.Outcome.Step != "":
+			st.Outcome = string(out.Outcome.Kind)
+		case sr.Failed:
+			st.Outcome = "failed"
+		default:
+			st.Outcome = "ok"
+		}
+		if sr.Capacity.Missing {
+			res.Known = append(res.Known, fmt.Sprintf("step %s: the target reported no consumed capacity", sr.ID))
+		}
+		res.Steps = append(res.Steps, st)
+	}
+	if why := g.unexpected(op, b, out); why != "" {
+		return g.errored(j, res, start, why)
+	}
+	j.judge(&res)
+	res.Duration = time.Since(start)
+	res.Seconds = round3(res.Duration.Seconds())
+	return res
+}
+
+func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
+
+// errored records a variant that could not be measured.
+func (g *gate) errored(j *judgement, res Result, start time.Time, why string) Result {
+	res.Verdict = Error
+	res.Explanation = fmt.Sprintf("%s could not be measured on the %s: %s", res.Name(), g.tg.Name, why)
+	j.judge(&res)
+	res.Duration = time.Since(start)
+	res.Seconds = round3(res.Duration.Seconds())
+	return res
+}
+
+// unexpected says why a run did not take the variant's path: an error or
+// throttling on the target, a condition that should have failed and held,
+// or a failure the variant does not declare.
+func (g *gate) unexpected(op *catalog.Operation, b *catalog.Budget, out *executor.Result) string {
+	o := out.Outcome
+	switch o.Kind {
+	case executor.Applied:
+		if b.FailedStep != "" {
+			return fmt.Sprintf("the variant expects the condition of step %s to fail, and every step applied", b.FailedStep)
+		}
+		return ""
+	case executor.Error, executor.Throttled, executor.Conflict:
+		msg := o.Message
+		if msg == "" && o.Err != nil {
+			msg = o.Err.Error()
+		}
+		return fmt.Sprintf("step %s: %s: %s", o.Step, o.Kind, msg)
+	}
+	step := o.Step
+	if i := strings.LastIndex(step, "/"); i >= 0 {
+		step = step[i+1:]
+	}
+	if b.FailedStep != "" {
+		if step == b.FailedStep {
+			return ""
+		}
+		return fmt.Sprintf("the variant expects the condition of step %s to fail; the run ended at step %s (%s)", b.FailedStep, o.Step, o.Kind)
+	}
+	// A read of an item the variant declares absent ends the run as
+	// the model says: that is the variant's path.
+	if s := op.Step(step); s != nil && o.Kind == executor.NotFound {
+		_, _, sample := b.SamplesFor(s)
+		if sample == catalog.Absent {
+			return ""
+		}
+	}
+	return fmt.Sprintf("the run ended at step %s (%s%s), which the variant does not declare as failing", o.Step, o.Kind, meaning(o))
+}
+
+func meaning(o executor.Outcome) string {
+	if o.Meaning == "" {
+		return ""
+	}
+	return ": " + o.Meaning
+}
+
+// measured converts the executor's capacity.
+func measured(c executor.Capacity) Measured {
+	m := Measured{WRU: c.WRU, RRU: c.RRU, Tables: map[string]Units{}, Indexes: map[string]Units{}, Computed: c.Computed}
+	for k, v := range c.Tables {
+		m.Tables[k] = Units{WRU: v.Write, RRU: v.Read}
+	}
+	for k, v := range c.Indexes {
+		m.Indexes[k] = Units{WRU: v.Write, RRU: v.Read}
+	}
+	return m
+}
+
+// emptyBelow is how many seeded items the gate deletes one by one; above
+// it, tables are dropped and created again where the target does that at
+// once.
+const emptyBelow = 100
+
+// reset gives the next variant empty tables: the embedded engine and
+// local servers drop and recreate them (immediate there), AWS has them
+// emptied item by item (a table takes seconds to create). Either way only
+// the run's own tables are touched.
+func (g *gate) reset(ctx context.Context) error {
+	if g.tg.Kind == target.AWS || g.seeded < emptyBelow && g.tg.Kind != target.Embedded {
+		return g.empty(ctx)
+	}
+	if err := g.tables.Delete(ctx); err != nil {
+		return err
+	}
+	for _, name := range g.tables.Names() {
+		if err := g.gone(ctx, name); err != nil {
+			return err
+		}
+	}
+	ts, err := g.tg.CreateTables(ctx, g.m, target.TableOptions{Prefix: g.tables.Prefix, Keys: g.tables.Keys, OnDemand: true})
+	if err != nil {
+		return fmt.Errorf("%s: recreate the run's tables: %w", g.tg.Name, err)
+	}
+	*g.tables = *ts
+	return nil
+}
+
+// gone waits until a deleted table no longer exists (servers that delete
+// tables asynchronously refuse to create one of the same name before).
+func (g *gate) gone(ctx context.Context, name string) error {
+	delay := 10 * time.Millisecond
+	for start := time.Now(); ; {
+		_, err := g.tg.Client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+		var nf *types.ResourceNotFoundException
+		switch {
+		case errors.As(err, &nf):
+			return nil
+		case err != nil:
+			return fmt.Errorf("wait for table %s to be deleted: %w", name, err)
+		case time.Since(start) > time.Minute:
+			return fmt.Errorf("table %s still exists a minute after its deletion", name)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, 500*time.Millisecond)
+	}
+}
+
+// empty deletes every item of the run's tables: a consistent scan of
+// their keys, deleted 25 at a time.
+func (g *gate) empty(ctx context.Context) error {
+	for _, t := range g.m.Tables {
+		name := g.tables.Name(t.Name)
+		keys := t.KeyAttributes()
+		names := map[string]string{}
+		var proj []string
+		for i, k := range keys {
+			p := fmt.Sprintf("#k%d", i)
+			names[p] = k
+			proj = append(proj, p)
+		}
+		var start map[string]types.AttributeValue
+		for {
+			out, err := g.tg.Client.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(name), ConsistentRead: aws.Bool(true),
+				ProjectionExpression: aws.String(strings.Join(proj, ", ")), ExpressionAttributeNames: names, ExclusiveStartKey: start})
+			if err != nil {
+				return fmt.Errorf("empty table %s: %w", name, err)
+			}
+			for i := 0; i < len(out.Items); i += 25 {
+				var reqs []types.WriteRequest
+				for _, it := range out.Items[i:min(i+25, len(out.Items))] {
+					reqs = append(reqs, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: it}})
+				}
+				if err := g.batch(ctx, name, reqs); err != nil {
+					return fmt.Errorf("empty table %s: %w", name, err)
+				}
+			}
+			if len(out.LastEvaluatedKey) == 0 {
+				break
+			}
+			start = out.LastEvaluatedKey
+		}
+	}
+	return nil
+}
+
+// batch sends deletes until none is left unprocessed.
+func (g *gate) batch(ctx context.Context, table string, reqs []types.WriteRequest) error {
+	delay := 20 * time.Millisecond
+	for tries := 0; len(reqs) > 0; tries++ {
+		out, err := g.tg.Client.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{table: reqs}})
+		if err != nil {
+			return err
+		}
+		reqs = out.UnprocessedItems[table]
+		if len(reqs) == 0 {
+			return nil
+		}
+		if tries == 20 {
+			return fmt.Errorf("%d deletes still unprocessed after %d attempts", len(reqs), tries+1)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, time.Second)
+	}
+	return nil
+}
+
+// probe finds what the target is known to report differently: an
+// endpoint that leaves index capacity out of its responses. The embedded
+// engine and AWS are known; an endpoint is asked with a throwaway table
+// (named after the run's prefix) and one write into its index.
+func probe(ctx context.Context, tg *target.Target, prefix string) (Quirks, []string, error) {
+	if tg.Kind != target.Endpoint {
+		return Quirks{}, nil, nil
+	}
+	name := prefix + "capacity-probe"
+	s := types.ScalarAttributeTypeS
+	_, err := tg.Client.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            aws.String(name),
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: s}, {AttributeName: aws.String("g"), AttributeType: s}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{
+			IndexName:  aws.String("g"),
+			KeySchema:  []types.KeySchemaElement{{AttributeName: aws.String("g"), KeyType: types.KeyTypeHash}},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+		}},
+		BillingMode: types.BillingModePayPerRequest,
+	})
+	if err != nil {
+		return Quirks{}, nil, fmt.Errorf("%s: probe its capacity reports: %w", tg.Name, err)
+	}
+	defer func() {
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
+		_, _ = tg.Client.DeleteTable(dctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+	}()
+	var out *dynamodb.PutItemOutput
+	item := map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "p"}, "g": &types.AttributeValueMemberS{Value: "g"}}
+	for delay := 10 * time.Millisecond; ; delay = min(2*delay, 500*time.Millisecond) {
+		out, err = tg.Client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(name), Item: item, ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes})
+		var nf *types.ResourceNotFoundException
+		var inUse *types.ResourceInUseException
+		if err == nil || !(errors.As(err, &nf) || errors.As(err, &inUse)) || delay > 5*time.Second {
+			break
+		}
+		time.Sleep(delay) // a table still being created
+	}
+	if err != nil {
+		return Quirks{}, nil, fmt.Errorf("%s: probe its capacity reports: %w", tg.Name, err)
+	}
+	if out.ConsumedCapacity == nil || len(out.ConsumedCapacity.GlobalSecondaryIndexes) == 0 {
+		return Quirks{NoIndexCapacity: true}, []string{"the target reports no index capacity (asked for INDEXES, a write into an index came back without it): index figures are computed by the billing rules and marked, not measured"}, nil
+	}
+	return Quirks{}, nil, nil
+}

@@ -1,0 +1,156 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cardapio/cardapio/budget"
+	"github.com/cardapio/cardapio/capacity"
+	"github.com/cardapio/cardapio/capacity/estimate"
+	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/reports"
+	"github.com/cardapio/cardapio/target"
+)
+
+func init() { commands = append(commands, newBudgetCmd) }
+
+type budgetOptions struct {
+	run            budget.Options
+	format, keys   string
+	files          reports.Files
+	baseline       string
+	failOnIncrease bool
+}
+
+func newBudgetCmd(e *env) *cobra.Command {
+	o := &budgetOptions{}
+	c := &cobra.Command{
+		Use:   "budget [model.yaml]",
+		Short: "Measure every business operation on an engine and fail when one exceeds its budget",
+		Long: `Budget runs every business operation of the model (./model.yaml by default),
+in each of its budget variants, on an engine, and compares the write and
+read units the engine reports (ReturnConsumedCapacity INDEXES) with the
+declared budgets. The engine is the embedded one, in process, unless
+--endpoint-url or --aws says otherwise. The model's tables are created
+under a prefix of the run's own (--table-prefix), on demand, emptied
+before every variant, and deleted at the end, after a failure or Ctrl-C
+too (--keep keeps them); no other table is touched.
+
+Beside each measured figure stands the static estimate of check; a
+disagreement is printed as drift (the measured figure decides the
+verdict; --fail-on-drift makes it fatal). Figures a response did not carry
+are computed by the billing rules and marked. Every excess is explained:
+the step, the table or index, and the cause, at its line in model.yaml.
+
+Several outputs from one run: the report on stdout (--format text or
+json), --junit FILE, --markdown FILE (a pull-request comment or
+$GITHUB_STEP_SUMMARY), --sarif FILE (code scanning annotations),
+--write-baseline FILE; --baseline FILE compares with an accepted run
+(which operations got dearer, in units and US$ a month) and
+--fail-on-increase fails on any increase.
+
+Exit codes: 0 every budget holds; 2 a bad model, baseline or flag; 3 a
+variant exceeds its budget, could not be measured, drifts under
+--fail-on-drift or got dearer under --fail-on-increase; 1 cardapio or the
+target failed.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			path := "model.yaml"
+			if len(args) == 1 {
+				path = args[0]
+			}
+			return runBudget(e, o, path)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&o.format, "format", "text", "report on stdout: text or json")
+	f.StringVar(&o.run.Target.EndpointURL, "endpoint-url", "", "a DynamoDB-compatible server (cardapio serve, dynalite, DynamoDB Local)")
+	f.BoolVar(&o.run.Target.AWS, "aws", false, "Amazon DynamoDB through the standard configuration chain")
+	f.StringVar(&o.run.Target.Region, "region", "", "AWS region")
+	f.StringVar(&o.run.Target.Profile, "profile", "", "AWS shared configuration profile")
+	f.StringVar(&o.run.TablePrefix, "table-prefix", "", "prefix of the tables the run creates (default: unique to the run)")
+	f.BoolVar(&o.run.Keep, "keep", false, "keep the tables at the end")
+	f.StringVar(&o.keys, "keys", "auto", "multi-attribute index keys: native, synthetic, or auto (probe the target)")
+	f.StringSliceVar(&o.run.Only, "only", nil, "run only these operations or variants: OP or OP/VARIANT, repeatable")
+	f.BoolVar(&o.run.FailOnDrift, "fail-on-drift", false, "fail a variant whose measured figures disagree with the static estimate")
+	f.StringVar(&o.files.JUnit, "junit", "", "write a JUnit XML report to FILE")
+	f.StringVar(&o.files.Markdown, "markdown", "", "write a Markdown report to FILE")
+	f.StringVar(&o.files.SARIF, "sarif", "", "write SARIF 2.1.0 findings positioned in model.yaml to FILE")
+	f.StringVar(&o.files.Baseline, "write-baseline", "", "write this run's JSON report to FILE, to compare later runs with")
+	f.StringVar(&o.baseline, "baseline", "", "compare with an accepted run's JSON report")
+	f.BoolVar(&o.failOnIncrease, "fail-on-increase", false, "with --baseline: fail on any variant dearer than the baseline, even under budget")
+	return c
+}
+
+func runBudget(e *env, o *budgetOptions, path string) error {
+	var err error
+	if o.format != "text" && o.format != "json" {
+		return badInput(fmt.Errorf("--format must be text or json, not %q", o.format))
+	}
+	if o.failOnIncrease && o.baseline == "" {
+		return badInput(errors.New("--fail-on-increase compares with a baseline: give --baseline FILE"))
+	}
+	if o.run.Keys, err = target.ParseKeys(o.keys); err != nil {
+		return badInput(err)
+	}
+	m, err := catalog.LoadWith(path, catalog.Options{ItemSize: capacity.Default().ItemSize})
+	var errs catalog.ErrorList
+	if errors.As(err, &errs) {
+		fmt.Fprintln(e.stderr, errs.Error())
+		if o.files.SARIF != "" {
+			var b bytes.Buffer
+			_ = reports.CheckErrorsSARIF(&b, path, errs, nil)
+			_ = reports.WriteFile(o.files.SARIF, b.Bytes())
+		}
+		return reported(ExitBadInput, errs)
+	}
+	if err != nil {
+		return badInput(err)
+	}
+	var base *budget.Report
+	if o.baseline != "" {
+		f, err := os.Open(o.baseline)
+		if err != nil {
+			return badInput(fmt.Errorf("read baseline: %w", err))
+		}
+		base, err = budget.ReadBaseline(o.baseline, f)
+		_ = f.Close()
+		if err != nil {
+			return badInput(err)
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rep, err := budget.Run(ctx, m, path, o.run)
+	var ie *budget.InputError
+	switch {
+	case errors.As(err, &ie):
+		return badInput(err)
+	case err != nil:
+		return err
+	}
+	if base != nil {
+		prices := estimate.ModelPrices(capacity.DefaultPrices(), m.Pricing)
+		rep.Baseline = budget.Compare(m, capacity.Default(), prices, rep, base, o.baseline)
+		rep.Finish(o.failOnIncrease)
+	}
+	if o.format == "json" {
+		_ = reports.JSON(e.stdout, rep)
+	} else {
+		reports.BudgetText(e.stdout, rep)
+	}
+	if err := o.files.WriteBudget(rep); err != nil {
+		return err
+	}
+	if !rep.OK {
+		return failed(errors.New("budget gate failed"))
+	}
+	return nil
+}
