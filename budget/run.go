@@ -116,38 +116,13 @@ func (s selection) has(op, variant string) bool {
 	return s == nil || s[op] || s[op+"/"+variant]
 }
 
-// suggest returns ` (did you mean "x"?)` for a near name.
+// suggest returns ` (did you mean "x"?)` for a near name, with the
+// catalog's own hint.
 func suggest(s string, names []string) string {
-	best, bd := "", 4
-	for _, n := range names {
-		if d := editDistance(strings.ToLower(s), strings.ToLower(n)); d < bd {
-			best, bd = n, d
-		}
+	if h := catalog.Hint(s, names); h != "" {
+		return " (" + h + ")"
 	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %q?)", best)
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := 1
-			if a[i-1] == b[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
+	return ""
 }
 
 // Run measures every selected operation and variant of m on the target
