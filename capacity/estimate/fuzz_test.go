@@ -44,6 +44,20 @@ func FuzzEstimate(f *testing.F) {
 				t.Fatalf("%s/%s: %v WRU %v RRU", v.Operation, v.Name, v.WRU, v.RRU)
 			}
 		}
+		pk, err := e.Peaks()
+		if err != nil {
+			return
+		}
+		for _, s := range pk.Structures {
+			for _, l := range []*estimate.PeakLoad{s.Write, s.Read} {
+				if l != nil && (math.IsNaN(l.Units) || l.Units < 0 || l.Fit < 0) {
+					t.Fatalf("%s: %v units, fit %d", s.Name(), l.Units, l.Fit)
+				}
+			}
+		}
+		for _, f := range pk.Failures() {
+			_ = f.String()
+		}
 		b, err := e.Month(estimate.Options{Prices: estimate.Overlay(estimate.ModelPrices(capacity.DefaultPrices(), m.Pricing), p), Utilisation: 0.7})
 		if err != nil {
 			return
@@ -83,6 +97,20 @@ func BenchmarkReferenceMonth(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := e.Month(o); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkReferencePeaks(b *testing.B) {
+	m, err := catalog.Load("../../model.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	e := estimate.New(m, capacity.Default())
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := e.Peaks(); err != nil {
 			b.Fatal(err)
 		}
 	}

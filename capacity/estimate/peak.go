@@ -300,7 +300,9 @@ func (e *Estimator) Peaks() (*Peaks, error) {
 			for _, l := range []*PeakLoad{ps.Write, ps.Read} {
 				if l.Over() {
 					n := max(ps.Shards, 1)
-					l.Fit = int(math.Ceil(l.Units * float64(n) / l.Limit))
+					if fit := math.Ceil(l.Units * float64(n) / l.Limit); fit < math.MaxInt32 {
+						l.Fit = int(fit)
+					}
 				}
 			}
 			out.Structures = append(out.Structures, ps)
