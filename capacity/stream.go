@@ -83,7 +83,8 @@ func (r Rules) SizeStream(in io.Reader, workers int) (*StreamStats, error) {
 		})
 	}
 
-	var readErr error
+	var readErr, stop error
+	skipped := 0         // bytes of a too-long line dropped so far
 	carry := []byte(nil) // start of an unfinished line, copied into the next buffer
 	line := 1
 	long := &StreamStats{} // lines too long to hold, refused by the reader
@@ -101,12 +102,27 @@ func (r Rules) SizeStream(in io.Reader, workers int) (*StreamStats, error) {
 			readErr = err
 		}
 		data := buf[:n]
+		// JSON text never holds a raw NUL byte: a NUL means binary input
+		// (/dev/zero, a compressed file), which is refused whole rather
+		// than read to its end; the lines before it are still sized.
+		if z := bytes.IndexByte(data, 0); z >= 0 {
+			stop = fmt.Errorf("line %d: a NUL byte: this is binary data, not JSON lines", line+bytes.Count(data[:z], []byte{'\n'}))
+			data, carry, eof = data[:bytes.LastIndexByte(data[:z], '\n')+1], nil, true
+			if skipping {
+				data, skipping = data[bytes.IndexByte(data, '\n')+1:], false
+			}
+		}
 		if skipping {
 			i := bytes.IndexByte(data, '\n')
 			if i < 0 {
+				skipped += len(data)
 				data = data[:0]
+				if skipped > maxSkip {
+					stop = fmt.Errorf("line %d: over %d MB without a line break: not JSON lines", line, (maxSkip+MaxLineBytes)>>20)
+					eof = true
+				}
 			} else {
-				data, skipping = data[i+1:], false
+				data, skipping, skipped = data[i+1:], false, 0
 				line++
 			}
 		}
@@ -143,8 +159,13 @@ func (r Rules) SizeStream(in io.Reader, workers int) (*StreamStats, error) {
 	if readErr != nil {
 		return out, fmt.Errorf("read items after line %d: %w", line, readErr)
 	}
-	return out, nil
+	return out, stop
 }
+
+// maxSkip is how much of a line already refused as too long is read in
+// search of its end before the input is refused as not JSON lines (a
+// variable for tests).
+var maxSkip = 1 << 30
 
 // sizeLines decodes and sizes each line of data, whose first line is
 // number first.

@@ -192,3 +192,40 @@ func FuzzSizeStream(f *testing.F) {
 		assert.Equal(t, each.Bad, one.Bad)
 	})
 }
+
+// zeros is an endless stream of NUL bytes, as /dev/zero.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
+
+// TestSizeStreamBinary: NUL bytes end the stream with an error instead of
+// being read for ever; the lines before them are sized.
+func TestSizeStreamBinary(t *testing.T) {
+	st, err := Default().SizeStream(zeros{}, 2)
+	require.EqualError(t, err, "line 1: a NUL byte: this is binary data, not JSON lines")
+	assert.Equal(t, uint64(0), st.Sizes.Count())
+
+	in := io.MultiReader(strings.NewReader("{\"a\":{\"S\":\"x\"}}\n{\"b\":{\"N\":\"1\"}}\n{\"c\""), zeros{})
+	st, err = Default().SizeStream(in, 1)
+	require.EqualError(t, err, "line 3: a NUL byte: this is binary data, not JSON lines")
+	assert.Equal(t, uint64(2), st.Sizes.Count())
+
+	// A line refused as too long, then NULs while skipping it.
+	in = io.MultiReader(io.LimitReader(xs{}, MaxLineBytes+chunkSize), zeros{})
+	_, err = Default().SizeStream(in, 1)
+	require.EqualError(t, err, "line 1: a NUL byte: this is binary data, not JSON lines")
+}
+
+// TestSizeStreamEndlessLine: a line without an end is refused, and the
+// search for its end stops.
+func TestSizeStreamEndlessLine(t *testing.T) {
+	defer func(m int) { maxSkip = m }(maxSkip)
+	maxSkip = 8 << 20
+	st, err := Default().SizeStream(xs{}, 1)
+	require.EqualError(t, err, "line 1: over 24 MB without a line break: not JSON lines")
+	require.Equal(t, 1, st.BadLines)
+	assert.Equal(t, "over 16 MB without a line break: too long for one item", st.Bad[0].Msg)
+}

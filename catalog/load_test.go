@@ -2,8 +2,11 @@ package catalog
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -192,4 +195,30 @@ func TestErrorListCapAndOrder(t *testing.T) {
 	text := el.Error()
 	assert.True(t, strings.HasSuffix(text, "(and 5 more errors)"), text)
 	assert.Equal(t, MaxErrors+1, strings.Count(text, "\n")+1-strings.Count(text, "hint:"))
+}
+
+// TestLargeModel: a model of two thousand operations (the reference's
+// copied under other names) is not taken for an alias bomb, which the
+// invalid corpus keeps refused.
+func TestLargeModel(t *testing.T) {
+	data, err := os.ReadFile("../model.yaml")
+	require.NoError(t, err)
+	lines := strings.Split(string(data), "\n")
+	start := slices.Index(lines, "operations:")
+	require.Positive(t, start)
+	end := start + 1
+	for end < len(lines) && (lines[end] == "" || strings.HasPrefix(lines[end], " ") || strings.HasPrefix(lines[end], "#")) {
+		end++
+	}
+	name := regexp.MustCompile(`^  ([A-Za-z][A-Za-z0-9]*):`)
+	out := append([]string(nil), lines[:end]...)
+	for k := 1; len(out) < 40*len(lines); k++ {
+		for _, l := range lines[start+1 : end] {
+			out = append(out, name.ReplaceAllString(l, fmt.Sprintf("  ${1}Copy%d:", k)))
+		}
+	}
+	out = append(out, lines[end:]...)
+	m, err := Parse("large.yaml", []byte(strings.Join(out, "\n")))
+	require.NoError(t, err)
+	assert.Greater(t, len(m.Operations), 2000)
 }

@@ -15,11 +15,15 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Input limits: a model is a hand-written file of a few hundred lines, so
-// anything far larger is a mistake or an attack (alias bombs).
+// Input limits: a model is a hand-written file, large ones of a few
+// thousand operations, so anything far larger is a mistake or an attack.
+// Values written in the file are bounded by its size; values that aliases
+// add are bounded on their own, since a few lines of nested aliases
+// expand to billions (an alias bomb) while real models use a few.
 const (
-	MaxInputBytes = 10 << 20 // 10 MiB
-	maxNodes      = 50000    // values after alias expansion (the reference model has about 2,600)
+	MaxInputBytes = 10 << 20  // 10 MiB
+	maxNodes      = 2_000_000 // values written in the file (the reference model has about 2,600, one of 2,000 operations about 250,000)
+	maxExpanded   = 50000     // values added by expanding aliases
 	maxDepth      = 64
 )
 
@@ -51,10 +55,13 @@ func (t *tnode) get(key string) *tnode {
 
 // builder turns yaml.v3 nodes into tnodes, collecting errors.
 type builder struct {
-	file  string
-	nodes int
-	errs  ErrorList
-	paths map[string]*tnode // JSON pointer -> node
+	file     string
+	nodes    int        // values written in the file
+	expanded int        // values added by aliases
+	inAlias  int        // depth of alias expansion being built
+	outer    *yaml.Node // the outermost alias being expanded
+	errs     ErrorList
+	paths    map[string]*tnode // JSON pointer -> node
 }
 
 var yamlLine = regexp.MustCompile(`^yaml: (?:line (\d+): )?`)
@@ -347,12 +354,22 @@ func (b *builder) pos(n *yaml.Node) Pos {
 }
 
 func (b *builder) build(n *yaml.Node, ptr string, depth int) *tnode {
-	b.nodes++
-	if b.nodes > maxNodes {
-		if b.nodes == maxNodes+1 {
-			b.errorf(n, "document expands to more than %d values (aliases?): too large for a model", maxNodes)
+	if b.inAlias > 0 {
+		b.expanded++
+		if b.expanded > maxExpanded {
+			if b.expanded == maxExpanded+1 {
+				b.errorf(b.outer, "aliases expand to more than %d values (an alias bomb?): too large for a model", maxExpanded)
+			}
+			return nil
 		}
-		return nil
+	} else {
+		b.nodes++
+		if b.nodes > maxNodes {
+			if b.nodes == maxNodes+1 {
+				b.errorf(n, "document has more than %d values: too large for a model", maxNodes)
+			}
+			return nil
+		}
 	}
 	if depth > maxDepth {
 		b.errorf(n, "nesting deeper than %d levels", maxDepth)
@@ -364,7 +381,12 @@ func (b *builder) build(n *yaml.Node, ptr string, depth int) *tnode {
 			b.errorf(n, "unknown alias")
 			return nil
 		}
+		if b.inAlias == 0 {
+			b.outer = n
+		}
+		b.inAlias++
 		t := b.build(n.Alias, ptr, depth+1)
+		b.inAlias--
 		if t != nil {
 			c := *t
 			c.pos = pos

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -76,10 +77,31 @@ Exit codes: 0 ok; 2 a model, the price file or a flag is invalid.`,
 	return c
 }
 
+// maxPriceFile caps a price file: a few dozen figures, far below this.
+const maxPriceFile = 1 << 20
+
+// readCapped reads a whole file of at most max bytes, refusing a larger
+// one (a device, a stream or a wrong file) without holding it.
+func readCapped(path string, max int64, what string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%s: larger than %d KiB: not %s", path, max>>10, what)
+	}
+	return data, nil
+}
+
 func runCost(e *env, o *costOptions, paths []string) error {
 	var file *capacity.Prices
 	if o.prices != "" {
-		data, err := os.ReadFile(o.prices)
+		data, err := readCapped(o.prices, maxPriceFile, "a price file")
 		if err != nil {
 			return badInput(err)
 		}
