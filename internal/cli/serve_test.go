@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -174,4 +175,81 @@ func TestServeThroughputOff(t *testing.T) {
 func placeholderSign(r *http.Request) {
 	r.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential=AKID/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host;x-amz-date, Signature=00")
 	r.Header.Set("X-Amz-Date", "20260101T000000Z")
+}
+
+func TestServeTrustFlags(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := dir + "/" + name
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o600))
+		return p
+	}
+	keys := write("keys.json", `{"keys":[{"accessKeyId":"AKIA1","secretAccessKey":"s","user":"ana"}]}`)
+	pol := write("p.json", `{"Version":"2012-10-17","Statement":{"Effect":"Allow","Action":"dynamodb:*","Resource":"*"}}`)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--credentials", write("bad.json", `{"keys":[{"accessKeyId":"AKIA1"}]}`)}, "bad.json: keys[0]: secretAccessKey is required"},
+		{[]string{"--credentials", dir + "/none.json"}, "no such file"},
+		{[]string{"--credentials", keys, "--policy", "bob=" + pol}, `no access key, user or principal ARN "bob"`},
+		{[]string{"--policy", write("bad-policy.json", `{"Statement":{"Effect":"Allow","Action":"*","Resource":"*","Principal":"*"}}`)}, "bad-policy.json:1:60: Statement.Principal"},
+		{[]string{"--max-inflight", "lots"}, `--max-inflight: "lots": want a positive size such as 512MiB`},
+		{[]string{"--max-connections", "-1"}, "--max-connections must not be negative"},
+		{[]string{"--read-timeout", "-1s"}, "--read-timeout must not be negative"},
+	} {
+		var stderr bytes.Buffer
+		code := Main(append([]string{"serve", "--addr", "127.0.0.1:0"}, tc.args...), nil, io.Discard, &stderr)
+		assert.Equal(t, ExitBadInput, code, "%v: %s", tc.args, stderr.String())
+		assert.Contains(t, stderr.String(), tc.want, "%v", tc.args)
+	}
+	for in, want := range map[string]int64{"512MiB": 512 << 20, "1GiB": 1 << 30, "64KB": 64000, "1000": 1000, "2 MiB": 2 << 20} {
+		n, err := parseBytes(in)
+		require.NoError(t, err, in)
+		assert.Equal(t, want, n, in)
+	}
+}
+
+// anyAddr is a loopback listener that says it listens on every interface.
+type anyAddr struct{ net.Listener }
+
+func (anyAddr) Addr() net.Addr { return &net.TCPAddr{IP: net.IPv4zero, Port: 8000} }
+
+func TestServeWarnsWhenExposed(t *testing.T) {
+	for _, withKeys := range []bool{false, true} {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		c := serveConfig{}
+		if withKeys {
+			c.credentials = "keys.json"
+		}
+		srv, err := engine.NewServer(engine.ServerOptions{})
+		require.NoError(t, err)
+		ctx, cancel := context.WithCancel(context.Background())
+		var stdout, stderr bytes.Buffer
+		done := make(chan error, 1)
+		go func() { done <- serve(ctx, anyAddr{ln}, srv, c, &env{stdout: &stdout, stderr: &stderr}) }()
+		cancel()
+		require.NoError(t, <-done)
+		if withKeys {
+			assert.NotContains(t, stderr.String(), "warning")
+		} else {
+			assert.Contains(t, stderr.String(), "warning: 0.0.0.0:8000 is reachable from other machines, and any credentials are accepted")
+		}
+	}
+	assert.True(t, loopbackAddr("127.0.0.1:8000"))
+	assert.True(t, loopbackAddr("localhost:8000"))
+	assert.True(t, loopbackAddr("[::1]:8000"))
+	assert.False(t, loopbackAddr(":8000"))
+	assert.False(t, loopbackAddr("0.0.0.0:8000"))
+}
+
+func TestServeHelpDocumentsTheLimits(t *testing.T) {
+	var stdout bytes.Buffer
+	require.Equal(t, ExitOK, Main([]string{"serve", "--help"}, nil, &stdout, io.Discard))
+	for _, s := range []string{"--credentials", "--policy", "--shared", "--max-inflight", "--max-connections", "--read-timeout",
+		"--write-timeout", "--idle-timeout", "--shutdown-timeout", "MissingAuthenticationTokenException", "AccessDeniedException",
+		"DNS rebinding", "lost when the server stops"} {
+		assert.Contains(t, stdout.String(), s)
+	}
 }
