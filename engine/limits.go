@@ -219,7 +219,7 @@ func readBody(r *http.Request, b *budget) (*body, error) {
 // shutdown, or the listener's error.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	l := s.limits
-	cl := &connLimit{Listener: ln, max: l.MaxConnections, conns: map[net.Conn]*connInfo{}}
+	cl := &connLimit{Listener: ln, max: l.MaxConnections, conns: map[*limitConn]struct{}{}}
 	s.conns.Store(cl)
 	srv := &http.Server{
 		Handler:           s,
@@ -270,8 +270,8 @@ func (s *Server) Conns() ConnStats {
 	cl.mu.Lock()
 	defer cl.mu.Unlock()
 	st := ConnStats{Open: len(cl.conns), Evicted: cl.evicted.Load(), Refused: cl.refused.Load()}
-	for _, in := range cl.conns {
-		if !in.idle {
+	for c := range cl.conns {
+		if !c.idle.Load() {
 			st.Active++
 		}
 	}
@@ -279,21 +279,26 @@ func (s *Server) Conns() ConnStats {
 }
 
 // connLimit is a listener that keeps at most max connections open,
-// closing the longest idle one to make room.
+// closing the longest idle one to make room. The set of connections
+// changes under mu when one opens or closes; a connection's idleness is
+// kept in the connection itself, so that the requests of a kept-alive
+// connection take no lock.
 type connLimit struct {
 	net.Listener
 	max int
 
 	mu    sync.Mutex
-	conns map[net.Conn]*connInfo
-	// Refused counts connections answered 503 for want of room; Evicted
+	conns map[*limitConn]struct{}
+	// refused counts connections answered 503 for want of room; evicted
 	// those closed idle to make room.
 	refused, evicted atomic.Int64
 }
 
-type connInfo struct {
-	idle  bool // between requests, or not yet sending one
-	since time.Time
+// limitConn is a connection of a connLimit.
+type limitConn struct {
+	net.Conn
+	idle  atomic.Bool  // between requests, or not yet sending one
+	since atomic.Int64 // when it last became idle, in Unix nanoseconds
 }
 
 // busyResponse answers a connection there is no room for.
@@ -308,13 +313,15 @@ func (l *connLimit) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
+		lc := &limitConn{Conn: c}
+		lc.idle.Store(true)
+		lc.since.Store(time.Now().UnixNano())
 		l.mu.Lock()
 		if len(l.conns) >= l.max {
-			var oldest net.Conn
-			var at time.Time
-			for oc, in := range l.conns {
-				if in.idle && (oldest == nil || in.since.Before(at)) {
-					oldest, at = oc, in.since
+			var oldest *limitConn
+			for oc := range l.conns {
+				if oc.idle.Load() && (oldest == nil || oc.since.Load() < oldest.since.Load()) {
+					oldest = oc
 				}
 			}
 			if oldest == nil {
@@ -331,27 +338,27 @@ func (l *connLimit) Accept() (net.Conn, error) {
 			// connection no longer counts from now.
 			_ = oldest.Close()
 		}
-		l.conns[c] = &connInfo{idle: true, since: time.Now()}
+		l.conns[lc] = struct{}{}
 		l.mu.Unlock()
-		return c, nil
+		return lc, nil
 	}
 }
 
 // state follows connections through http.Server.ConnState.
 func (l *connLimit) state(c net.Conn, st http.ConnState) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	in, ok := l.conns[c]
+	lc, ok := c.(*limitConn)
+	if !ok {
+		return
+	}
 	switch st {
 	case http.StateClosed, http.StateHijacked:
-		delete(l.conns, c)
+		l.mu.Lock()
+		delete(l.conns, lc)
+		l.mu.Unlock()
 	case http.StateActive:
-		if ok {
-			in.idle = false
-		}
+		lc.idle.Store(false)
 	case http.StateIdle:
-		if ok {
-			in.idle, in.since = true, time.Now()
-		}
+		lc.since.Store(time.Now().UnixNano())
+		lc.idle.Store(true)
 	}
 }

@@ -354,7 +354,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body := *bd.buf
 	c := &call{sig: sig}
 	if s.opts.Keys != nil {
-		id, aerr := s.opts.Keys.Verify(r, body, sig, s.opts.Now())
+		id, aerr := s.opts.Keys.Verify(r, body, &c.sig, s.opts.Now())
 		if aerr != nil {
 			s.reply(w, nil, authError(aerr))
 			return

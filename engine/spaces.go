@@ -193,7 +193,7 @@ func (s *Server) space(region, account string) (*Engine, error) {
 // identity that signed it (nil when any credentials are accepted), and
 // the engine of its space.
 type call struct {
-	sig    *auth.Signature
+	sig    auth.Signature
 	id     *auth.Identity
 	e      *Engine
 	remote string
@@ -237,6 +237,9 @@ func LoopbackHost(host string) bool {
 		h = hh
 	}
 	h = strings.TrimSuffix(strings.Trim(h, "[]"), ".")
+	if h == "127.0.0.1" || h == "localhost" {
+		return true
+	}
 	if strings.EqualFold(h, "localhost") || strings.HasSuffix(strings.ToLower(h), ".localhost") {
 		return true
 	}
@@ -261,7 +264,7 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 		sig, aerr := auth.Parse(r.Header, r.URL.RawQuery)
 		if aerr == nil {
 			var id *auth.Identity
-			id, aerr = s.opts.Keys.Verify(r, nil, sig, s.opts.Now())
+			id, aerr = s.opts.Keys.Verify(r, nil, &sig, s.opts.Now())
 			if aerr == nil {
 				region, account = sig.Region, id.Account
 				if s.opts.Policies != nil {

@@ -62,20 +62,20 @@ type Signature struct {
 // string) and checks its form, as DynamoDB does before looking at the
 // key: present, complete, dated, with a five-part credential scope. It
 // does not check the signature itself (Keys.Verify does).
-func Parse(h http.Header, rawQuery string) (*Signature, *Error) {
+func Parse(h http.Header, rawQuery string) (Signature, *Error) {
 	authz := headerValue(h, "Authorization")
 	query := strings.Contains(rawQuery, "X-Amz-Algorithm=")
 	if authz != "" && query {
-		return nil, fail(ErrInvalidSignature, "Found both 'X-Amz-Algorithm' as a query-string param and 'Authorization' as HTTP header.")
+		return Signature{}, fail(ErrInvalidSignature, "Found both 'X-Amz-Algorithm' as a query-string param and 'Authorization' as HTTP header.")
 	}
 	if query {
 		return parseQuery(rawQuery)
 	}
 	trimmed := strings.TrimSpace(authz)
 	if len(trimmed) < 5 || trimmed[:5] != "AWS4-" {
-		return nil, fail(ErrMissingToken, missingTokenMessage)
+		return Signature{}, fail(ErrMissingToken, missingTokenMessage)
 	}
-	s := &Signature{}
+	var s Signature
 	alg, params, _ := strings.Cut(trimmed, " ")
 	s.Algorithm = alg
 	var credential string
@@ -114,16 +114,19 @@ func Parse(h http.Header, rawQuery string) (*Signature, *Error) {
 			msg.WriteString("Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header. ")
 		}
 		msg.WriteString("Authorization=" + authz)
-		return nil, fail(ErrIncomplete, msg.String())
+		return Signature{}, fail(ErrIncomplete, msg.String())
 	}
-	return s.finish(credential)
+	if err := s.finish(credential); err != nil {
+		return Signature{}, err
+	}
+	return s, nil
 }
 
 // parseQuery reads a presigned request's parameters.
-func parseQuery(rawQuery string) (*Signature, *Error) {
+func parseQuery(rawQuery string) (Signature, *Error) {
 	q, err := url.ParseQuery(rawQuery)
 	if err != nil {
-		return nil, fail(ErrIncomplete, "AWS query-string parameters must be well formed. Re-examine the query-string parameters.")
+		return Signature{}, fail(ErrIncomplete, "AWS query-string parameters must be well formed. Re-examine the query-string parameters.")
 	}
 	var msg strings.Builder
 	for _, p := range []string{"X-Amz-Algorithm", "X-Amz-Credential", "X-Amz-Signature", "X-Amz-SignedHeaders", "X-Amz-Date"} {
@@ -133,23 +136,26 @@ func parseQuery(rawQuery string) (*Signature, *Error) {
 	}
 	if msg.Len() > 0 {
 		msg.WriteString("Re-examine the query-string parameters.")
-		return nil, fail(ErrIncomplete, msg.String())
+		return Signature{}, fail(ErrIncomplete, msg.String())
 	}
-	s := &Signature{Algorithm: q.Get("X-Amz-Algorithm"), Signature: q.Get("X-Amz-Signature"),
+	s := Signature{Algorithm: q.Get("X-Amz-Algorithm"), Signature: q.Get("X-Amz-Signature"),
 		SignedHeaders: q.Get("X-Amz-SignedHeaders"), AmzDate: q.Get("X-Amz-Date"), query: true}
-	return s.finish(q.Get("X-Amz-Credential"))
+	if ferr := s.finish(q.Get("X-Amz-Credential")); ferr != nil {
+		return Signature{}, ferr
+	}
+	return s, nil
 }
 
 // finish checks the date's form, the algorithm and the credential scope's
 // shape, and splits the scope.
-func (s *Signature) finish(credential string) (*Signature, *Error) {
+func (s *Signature) finish(credential string) *Error {
 	if !basicDate(s.AmzDate) {
 		if _, err := http.ParseTime(s.AmzDate); err != nil {
-			return nil, fail(ErrIncomplete, "Date must be in ISO-8601 'basic format'. Got '"+s.AmzDate+"'. See http://en.wikipedia.org/wiki/ISO_8601")
+			return fail(ErrIncomplete, "Date must be in ISO-8601 'basic format'. Got '"+s.AmzDate+"'. See http://en.wikipedia.org/wiki/ISO_8601")
 		}
 	}
 	if s.Algorithm != algorithm {
-		return nil, fail(ErrIncomplete, "Unsupported AWS 'algorithm': '"+s.Algorithm+"' (only AWS4-HMAC-SHA256 for now). ")
+		return fail(ErrIncomplete, "Unsupported AWS 'algorithm': '"+s.Algorithm+"' (only AWS4-HMAC-SHA256 for now). ")
 	}
 	scope := strings.TrimRight(credential, "/")
 	parts := [5]string{}
@@ -166,10 +172,10 @@ func (s *Signature) finish(credential string) (*Signature, *Error) {
 		rest = after
 	}
 	if n != 5 {
-		return nil, fail(ErrIncomplete, "Credential must have exactly 5 slash-delimited elements, e.g. keyid/date/region/service/term, got '"+scope+"'")
+		return fail(ErrIncomplete, "Credential must have exactly 5 slash-delimited elements, e.g. keyid/date/region/service/term, got '"+scope+"'")
 	}
 	s.AccessKey, s.Date, s.Region, s.Service, s.Terminator = parts[0], parts[1], parts[2], parts[3], parts[4]
-	return s, nil
+	return nil
 }
 
 // Scope is the signature's credential scope without the key.

@@ -1,0 +1,73 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cardapio/cardapio/engine/auth"
+	"github.com/cardapio/cardapio/engine/iam"
+)
+
+// BenchmarkHandlerPut serves one 300-byte PutItem through the server's
+// handler, without a socket, to show what each trust feature costs a
+// request: any credentials accepted (the default), signatures verified
+// (--credentials), and an IAM policy with a dynamodb:LeadingKeys
+// condition on top (--policy).
+func BenchmarkHandlerPut(b *testing.B) {
+	body := `{"TableName":"Bench","Item":{"pk":{"S":"user#000000000001"},"sk":{"N":"1"},"name":{"S":"someone"},"n":{"N":"12345"},"pad":{"S":"` + strings.Repeat("p", 230) + `"}}}`
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	signed := http.Header{}
+	{
+		req, _ := http.NewRequest("POST", "http://127.0.0.1:8000/", strings.NewReader(body))
+		req.Header.Set("Content-Type", jsonType)
+		req.Header.Set("X-Amz-Target", targetPrefix+"PutItem")
+		sum := sha256.Sum256([]byte(body))
+		require.NoError(b, v4.NewSigner().SignHTTP(context.Background(), aws.Credentials{AccessKeyID: "AKID", SecretAccessKey: "SECRET"},
+			req, hex.EncodeToString(sum[:]), "dynamodb", "us-east-1", at))
+		signed = req.Header
+	}
+	keys, err := auth.ParseKeys("keys.json", []byte(`{"keys":[{"accessKeyId":"AKID","secretAccessKey":"SECRET"}]}`))
+	require.NoError(b, err)
+	pol, err := iam.Parse("p.json", []byte(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["dynamodb:PutItem","dynamodb:CreateTable"],
+		"Resource":"arn:aws:dynamodb:*:*:table/Bench","Condition":{"ForAllValues:StringLike":{"dynamodb:LeadingKeys":["user#*"]}}}]}`))
+	require.NoError(b, err)
+	for _, v := range []struct {
+		name string
+		opts ServerOptions
+	}{
+		{"any-credentials", ServerOptions{LoopbackHosts: true}},
+		{"verified", ServerOptions{LoopbackHosts: true, Keys: keys, Now: func() time.Time { return at }}},
+		{"verified+policy", ServerOptions{LoopbackHosts: true, Keys: keys, Now: func() time.Time { return at },
+			Policies: func(*auth.Identity) []*iam.Policy { return []*iam.Policy{pol} }}},
+	} {
+		b.Run(v.name, func(b *testing.B) {
+			s, err := NewServer(v.opts)
+			require.NoError(b, err)
+			e, err := s.space("us-east-1", auth.DefaultAccount)
+			require.NoError(b, err)
+			benchTable(b, e, "Bench")
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				req := httptest.NewRequest("POST", "/", strings.NewReader(body))
+				req.Host = "127.0.0.1:8000"
+				req.Header = signed
+				rec := httptest.NewRecorder()
+				s.ServeHTTP(rec, req)
+				if rec.Code != 200 {
+					b.Fatal(rec.Body.String())
+				}
+			}
+		})
+	}
+}
