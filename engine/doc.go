@@ -67,4 +67,19 @@
 // its bytes), so an index shows the item as it was when the change was
 // made until a later change propagates. The table itself, and local
 // secondary indexes, are never delayed.
+//
+// # Serving
+//
+// Server serves the wire protocol for one engine (Engine.Handler, or
+// ServerOptions.Engine: one space for every region and account) or for an
+// engine per region and account, created as clients first sign for them
+// (spaces.go). Every request must carry a SigV4 signature; with
+// ServerOptions.Keys it is verified (package auth), and with
+// ServerOptions.Policies the request is authorized by the identity's IAM
+// policies, its condition keys read from the request and the table's
+// key schema (authz.go, package iam). Table ARNs in requests must name
+// the space's region and account. Serve runs a Server on a listener with
+// its Limits (limits.go): bodies read as they arrive within a cap on the
+// memory requests hold, a cap on connections that closes the longest
+// idle one, timeouts, and a draining shutdown.
 package engine

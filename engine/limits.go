@@ -18,12 +18,13 @@ import (
 // however slow, large or numerous its requests, can take the process's
 // memory or descriptors. The zero value of each field means its default.
 type Limits struct {
-	// MaxInflight caps the bytes of request bodies held at once, across
-	// every connection. Bodies are read as they arrive, in buffers grown
-	// as they fill (never reserved from Content-Length up front); a
-	// request whose body would take the total over the cap is refused
-	// with HTTP 503 ServiceUnavailable, which SDKs retry, and its
-	// connection closed. Default DefaultMaxInflight.
+	// MaxInflight caps the memory requests take at once, across every
+	// connection: their bodies, read as they arrive in buffers grown as
+	// they fill (never reserved from Content-Length up front), and the
+	// decoded form of each body, counted as large again. A request that
+	// would take the total over the cap is refused with HTTP 503
+	// ServiceUnavailable, which SDKs retry, and its connection closed.
+	// Default DefaultMaxInflight.
 	MaxInflight int64
 	// MaxConnections caps open client connections. When the cap is
 	// reached, the connection idle the longest (between requests, or
@@ -145,6 +146,16 @@ type body struct {
 	buf     *[]byte
 	charged int64
 	b       *budget
+}
+
+// reserve charges n more bytes to the body (what decoding it will hold),
+// reporting false when the budget cannot take them.
+func (bd *body) reserve(n int64) bool {
+	if !bd.b.take(n) {
+		return false
+	}
+	bd.charged += n
+	return true
 }
 
 // release returns the buffer's charge and, when small, the buffer.

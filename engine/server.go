@@ -352,6 +352,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body := *bd.buf
+	// Decoding holds about as much again (strings, numbers and binaries
+	// copied out of the body) until the request is answered.
+	if !bd.reserve(int64(len(body))) {
+		w.Header()["Connection"] = closeHeader
+		s.reply(w, nil, errBusy)
+		return
+	}
 	c := &call{sig: sig}
 	if s.opts.Keys != nil {
 		id, aerr := s.opts.Keys.Verify(r, body, &c.sig, s.opts.Now())

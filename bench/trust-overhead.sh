@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# Measure what the server's trust features (signatures, regions and
+# accounts, IAM policies, resource limits) cost the hot path: the engine
+# built from a base revision against the engine of this tree, in one run,
+# alternating which goes first in every round.
+#
+# Usage:
+#   bench/trust-overhead.sh BASE [ROUNDS]    (default 5 rounds)
+#
+# BASE is the revision to compare with, e.g. the last commit before the
+# trust features. Per round, for base and this tree:
+#
+#   inproc   BenchmarkPutItemInProcess: puts without HTTP (ns/put)
+#   query    BenchmarkQuery50: one SDK client querying a 50-item
+#            partition over loopback HTTP, client and server in one
+#            process (p50 µs)
+#   http     BenchmarkPutItemHTTP32 (32 SDK goroutines, 300-byte items)
+#            against cardapio serve on a loopback port: the server's CPU
+#            per put, from /proc (µs), and puts/s; the client is this
+#            tree's benchmark binary for both
+#
+# and, for this tree only, the same HTTP load against cardapio serve
+# --credentials (signatures verified) and --credentials --policy (an IAM
+# policy with a dynamodb:LeadingKeys condition decides every put), and the
+# null server (BenchmarkPutItemNullServer32: the most this client reaches
+# on this machine).
+#
+# Printed: every run, then for each metric the median of each side and
+# the ratio this/base computed round by round, min/median/max.
+#
+# Environment: PUTS (per HTTP run, default 40000), INPROC (puts per
+# in-process run, default 300000), QUERIES (default 3000), PORT (first of
+# four loopback ports, default 4590).
+set -euo pipefail
+
+die() { echo "trust-overhead.sh: $*" >&2; exit 2; }
+[[ $# -ge 1 ]] || die "usage: trust-overhead.sh BASE [ROUNDS]"
+base=$1
+rounds=${2:-5}
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || die "ROUNDS must be a positive number"
+puts=${PUTS:-40000}
+inproc=${INPROC:-300000}
+queries=${QUERIES:-3000}
+port=${PORT:-4590}
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+git -C "$repo" rev-parse --verify -q "$base^{commit}" >/dev/null || die "no revision $base"
+work=$(mktemp -d)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do
+		kill "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+echo "building base ($(git -C "$repo" rev-parse --short "$base")) and this tree" >&2
+mkdir -p "$work/base"
+git -C "$repo" archive "$base" | tar -x -C "$work/base"
+for side in base this; do
+	src=$repo
+	[[ $side == base ]] && src=$work/base
+	(cd "$src" && go build -o "$work/cardapio-$side" ./cmd/cardapio && go test -c -o "$work/engine-$side.test" ./engine)
+done
+
+cat >"$work/keys.json" <<'EOF'
+{"keys": [{"accessKeyId": "AKID", "secretAccessKey": "SECRET"}]}
+EOF
+cat >"$work/policy.json" <<'EOF'
+{"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": ["dynamodb:PutItem", "dynamodb:CreateTable"],
+  "Resource": "arn:aws:dynamodb:*:*:table/Bench",
+  "Condition": {"ForAllValues:StringLike": {"dynamodb:LeadingKeys": ["user#*"]}}}]}
+EOF
+
+# start NAME PORT BINARY ARGS...: a server in the background.
+declare -A server_pid
+start() {
+	local name=$1 p=$2 bin=$3
+	shift 3
+	"$bin" serve --addr "127.0.0.1:$p" "$@" >"$work/$name.log" 2>&1 &
+	server_pid[$name]=$!
+	pids+=($!)
+	for _ in $(seq 1 100); do
+		if curl -s -o /dev/null -m 1 "http://127.0.0.1:$p/"; then
+			return
+		fi
+		kill -0 "${server_pid[$name]}" 2>/dev/null || { cat "$work/$name.log" >&2; die "$name exited"; }
+		sleep 0.1
+	done
+	die "$name did not start"
+}
+start base "$port" "$work/cardapio-base"
+start this "$((port + 1))" "$work/cardapio-this"
+start keys "$((port + 2))" "$work/cardapio-this" --credentials "$work/keys.json"
+start policy "$((port + 3))" "$work/cardapio-this" --credentials "$work/keys.json" --policy "$work/policy.json"
+declare -A server_port=([base]=$port [this]=$((port + 1)) [keys]=$((port + 2)) [policy]=$((port + 3)))
+
+results=$work/results
+: >"$results"
+# metric ... : runs one benchmark and appends "ROUND SIDE METRIC VALUE" lines.
+bench() {
+	local bin=$1 pattern=$2 times=$3
+	shift 3
+	(cd "$repo/engine" && env "$@" "$bin" -test.run '^$' -test.bench "^$pattern\$" -test.benchtime "${times}x" 2>&1) | grep "^$pattern" ||
+		die "$pattern failed"
+}
+field() { awk -v u="$1" '{for (i = 1; i < NF; i++) if ($(i+1) == u) print $i}'; }
+record() { echo "$1 $2 $3 $4" | tee -a "$results"; }
+
+run_side() {
+	local r=$1 side=$2 line
+	line=$(bench "$work/engine-$side.test" BenchmarkPutItemInProcess "$inproc")
+	record "$r" "$side" inproc-ns/put "$(field ns/op <<<"$line")"
+	line=$(bench "$work/engine-$side.test" BenchmarkQuery50 "$queries")
+	record "$r" "$side" query-p50-µs "$(field p50-µs <<<"$line")"
+	line=$(bench "$work/engine-this.test" BenchmarkPutItemHTTP32 "$puts" BENCH_ENDPOINT="http://127.0.0.1:${server_port[$side]}" BENCH_SERVER_PID="${server_pid[$side]}")
+	record "$r" "$side" http-server-µs/put "$(field server-cpu-µs/put <<<"$line")"
+	record "$r" "$side" http-puts/s "$(field puts/s <<<"$line")"
+}
+
+echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) before"
+for r in $(seq 1 "$rounds"); do
+	if ((r % 2)); then order="base this"; else order="this base"; fi
+	for side in $order; do run_side "$r" "$side"; done
+	for side in keys policy; do
+		line=$(bench "$work/engine-this.test" BenchmarkPutItemHTTP32 "$puts" BENCH_ENDPOINT="http://127.0.0.1:${server_port[$side]}" BENCH_SERVER_PID="${server_pid[$side]}")
+		record "$r" "$side" http-server-µs/put "$(field server-cpu-µs/put <<<"$line")"
+		record "$r" "$side" http-puts/s "$(field puts/s <<<"$line")"
+	done
+	line=$(bench "$work/engine-this.test" BenchmarkPutItemNullServer32 "$puts")
+	record "$r" null http-puts/s "$(field puts/s <<<"$line")"
+done
+echo "load average $(cut -d' ' -f1-3 /proc/loadavg) after"
+
+# stats SIDE METRIC: min median max of a side's values.
+stats() { awk -v s="$1" -v m="$2" '$2 == s && $3 == m {print $4}' "$results" | sort -g | awk '{v[NR] = $1} END {if (NR) printf "%g %g %g", v[1], (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2, v[NR]}'; }
+# ratios A B METRIC: min median max of A/B, round by round.
+ratios() {
+	awk -v a="$1" -v b="$2" -v m="$3" '$3 == m && $2 == a {x[$1] = $4} $3 == m && $2 == b {y[$1] = $4}
+		END {for (r in x) if (r in y && y[r] > 0) print x[r] / y[r]}' "$results" | sort -g |
+		awk '{v[NR] = $1} END {if (NR) printf "%.3f %.3f %.3f", v[1], (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2, v[NR]}'
+}
+echo
+printf "%-20s %-26s %-26s %s\n" metric "base min/median/max" "this min/median/max" "this/base per round min/median/max"
+for m in inproc-ns/put query-p50-µs http-server-µs/put http-puts/s; do
+	printf "%-20s %-26s %-26s %s\n" "$m" "$(stats base "$m")" "$(stats this "$m")" "$(ratios this base "$m")"
+done
+echo
+printf "%-34s %-26s %s\n" "this tree, HTTP puts" "server µs/put min/med/max" "vs default, per round"
+for side in this keys policy; do
+	label=$side
+	[[ $side == this ]] && label="any credentials (default)"
+	[[ $side == keys ]] && label="--credentials (verified)"
+	[[ $side == policy ]] && label="--credentials --policy"
+	printf "%-34s %-26s %s\n" "$label" "$(stats "$side" http-server-µs/put)" "$(ratios "$side" this http-server-µs/put)"
+done
+printf "%-34s %s puts/s (min/median/max)\n" "null server (the client's ceiling)" "$(stats null http-puts/s)"
