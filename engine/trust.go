@@ -2,12 +2,11 @@ package engine
 
 import (
 	"fmt"
-	"io"
-	"os"
 	"strings"
 
 	"github.com/cardapio/cardapio/engine/auth"
 	"github.com/cardapio/cardapio/engine/iam"
+	"github.com/cardapio/cardapio/internal/files"
 )
 
 // Trust is who may use a server and what they may do: the access keys of
@@ -73,14 +72,9 @@ func (t *Trust) known(who string) bool {
 
 // LoadPolicy reads an IAM policy document, at most iam.MaxDocument bytes.
 func LoadPolicy(path string) (*iam.Policy, error) {
-	f, err := os.Open(path)
+	data, err := files.ReadCapped(path, iam.MaxDocument, "a policy document")
 	if err != nil {
 		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, iam.MaxDocument+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return iam.Parse(path, data)
 }

@@ -6,15 +6,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"os"
 	"regexp"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/cardapio/cardapio/internal/files"
 	"github.com/cardapio/cardapio/internal/jsonpos"
 )
 
@@ -90,17 +89,9 @@ var (
 // LoadKeys reads a credentials file (see ParseKeys), at most MaxKeysFile
 // bytes.
 func LoadKeys(path string) (*Keys, error) {
-	f, err := os.Open(path)
+	data, err := files.ReadCapped(path, MaxKeysFile, "a credentials file")
 	if err != nil {
 		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxKeysFile+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(data) > MaxKeysFile {
-		return nil, fmt.Errorf("%s: larger than %d bytes: not a credentials file", path, MaxKeysFile)
 	}
 	return ParseKeys(path, data)
 }

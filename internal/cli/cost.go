@@ -3,14 +3,13 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cardapio/cardapio/capacity"
 	"github.com/cardapio/cardapio/capacity/estimate"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/internal/files"
 	"github.com/cardapio/cardapio/reports"
 )
 
@@ -80,28 +79,10 @@ Exit codes: 0 ok; 2 a model, the price file or a flag is invalid.`,
 // maxPriceFile caps a price file: a few dozen figures, far below this.
 const maxPriceFile = 1 << 20
 
-// readCapped reads a whole file of at most max bytes, refusing a larger
-// one (a device, a stream or a wrong file) without holding it.
-func readCapped(path string, max int64, what string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if int64(len(data)) > max {
-		return nil, fmt.Errorf("%s: larger than %d KiB: not %s", path, max>>10, what)
-	}
-	return data, nil
-}
-
 func runCost(e *env, o *costOptions, paths []string) error {
 	var file *capacity.Prices
 	if o.prices != "" {
-		data, err := readCapped(o.prices, maxPriceFile, "a price file")
+		data, err := files.ReadCapped(o.prices, maxPriceFile, "a price file")
 		if err != nil {
 			return badInput(err)
 		}

@@ -11,7 +11,7 @@ import (
 func TestEndlessInputsAreRefused(t *testing.T) {
 	_, errOut, code := runCheckCLI("cost", "--prices", "/dev/zero", "../../model.yaml")
 	assert.Equal(t, ExitBadInput, code)
-	assert.Contains(t, errOut, "/dev/zero: larger than 1024 KiB: not a price file")
+	assert.Contains(t, errOut, "/dev/zero: larger than 1 MiB: not a price file")
 
 	_, errOut, code = runCheckCLI("capacity", "item", "--jsonl", "/dev/zero")
 	assert.Equal(t, ExitBadInput, code)
