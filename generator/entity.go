@@ -1,0 +1,634 @@
+package generator
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/cardapio/cardapio/attr"
+	"github.com/cardapio/cardapio/catalog"
+)
+
+// entityPlan is the Go face of an entity: its struct, key builder and
+// parser, constructor and codec.
+type entityPlan struct {
+	E         *catalog.Entity
+	Name      string // Go type: Contract
+	Table     *tablePlan
+	Fields    []*fieldPlan
+	KeyFunc   string // ContractKey
+	ParseFunc string // ParseContractKey
+	NewFunc   string // NewContract
+	Unmarshal string // UnmarshalContract
+	KeyArgs   []*fieldPlan
+	Doc       string
+
+	KeyBody       string // body of KeyFunc
+	ParseBody     string // body of ParseFunc
+	NewBody       string // body of NewFunc
+	MarshalBody   string // body of MarshalItem
+	UnmarshalBody string // body of Unmarshal
+	// ShapeFunc reports whether a key of the table has this entity's
+	// shape, to name the entity of an unexpected key.
+	ShapeFunc string
+	ShapeBody string
+}
+
+// fieldPlan is one attribute of an entity or index entry.
+type fieldPlan struct {
+	Attr     *catalog.Attribute
+	Name     string // Go field name
+	Var      string // Go parameter name
+	T        *gotype
+	Presence catalog.Presence
+	Pointer  bool // optional and not nilable: *T
+	Doc      string
+	Tag      string
+}
+
+// GoType is the field's declared type.
+func (f *fieldPlan) GoType() string {
+	if f.Pointer {
+		return "*" + f.T.Go()
+	}
+	return f.T.Go()
+}
+
+func (p *plan) planEntities() error {
+	for _, e := range p.m.Entities {
+		tp := p.tableByN[e.Table.Name]
+		name := p.names.claim("entity:"+e.Name, exported(e.Name), "Item")
+		ep := &entityPlan{E: e, Name: name, Table: tp,
+			KeyFunc:   p.names.claim("key:"+e.Name, name+"Key", "Func"),
+			ParseFunc: p.names.claim("parse:"+e.Name, "Parse"+name+"Key", "Func"),
+			NewFunc:   p.names.claim("new:"+e.Name, "New"+name, "Item"),
+			Unmarshal: p.names.claim("unmarshal:"+e.Name, "Unmarshal"+name, "Item"),
+			ShapeFunc: "is" + name + "Key"}
+		tp.Entities = append(tp.Entities, ep)
+		p.entities = append(p.entities, ep)
+		p.entityByN[e.Name] = ep
+		if err := p.planFields(ep); err != nil {
+			return err
+		}
+	}
+	for _, ep := range p.entities {
+		if err := p.planEntityCode(ep); err != nil {
+			return fmt.Errorf("entity %s: %w", ep.E.Name, err)
+		}
+	}
+	for _, tp := range p.tables {
+		tp.NeedsUnion = len(tp.Entities) > 0
+	}
+	return nil
+}
+
+// keyPlaceholders lists the attributes an entity's table key templates
+// use, in order of appearance.
+func keyPlaceholders(e *catalog.Entity) []string {
+	var out []string
+	for _, k := range e.Key {
+		for _, ph := range k.Template.Placeholders() {
+			if !slices.Contains(out, ph) {
+				out = append(out, ph)
+			}
+		}
+	}
+	return out
+}
+
+func (p *plan) planFields(ep *entityPlan) error {
+	e := ep.E
+	keyNames := map[string]bool{}
+	for _, k := range e.Table.KeyAttributes() {
+		keyNames[k] = true
+	}
+	used := map[string]bool{}
+	add := func(name string, pr catalog.Presence) error {
+		a := p.m.Attribute(name)
+		if a == nil {
+			return fmt.Errorf("entity %s: attribute %s is not in the dictionary", e.Name, name)
+		}
+		t := p.valueType(a)
+		f := &fieldPlan{Attr: a, Name: exported(name), Var: unexported(name), T: t, Presence: pr}
+		f.Pointer = pr == catalog.Optional && !t.nilable()
+		f.Doc = fieldDoc(a, pr)
+		switch {
+		case pr == catalog.KeyOnly:
+			f.Tag = "`dynamodbav:\"-\"`"
+		case pr == catalog.Optional:
+			f.Tag = "`dynamodbav:\"" + name + ",omitempty\"`"
+		default:
+			f.Tag = "`dynamodbav:\"" + name + "\"`"
+		}
+		for _, g := range ep.Fields {
+			if g.Name == f.Name {
+				f.Name += "Attr"
+			}
+		}
+		used[name] = true
+		ep.Fields = append(ep.Fields, f)
+		return nil
+	}
+	for _, ph := range keyPlaceholders(e) {
+		pr := e.Has(ph)
+		if pr == "" {
+			pr = catalog.KeyOnly
+		}
+		if keyNames[ph] {
+			continue
+		}
+		if err := add(ph, pr); err != nil {
+			return err
+		}
+		ep.KeyArgs = append(ep.KeyArgs, ep.Fields[len(ep.Fields)-1])
+	}
+	var rest []string
+	for _, ea := range e.Attributes {
+		if !used[ea.Name] && !keyNames[ea.Name] && ea.Name != e.Table.Discriminator {
+			rest = append(rest, ea.Name)
+		}
+	}
+	slices.Sort(rest)
+	for _, name := range rest {
+		if err := add(name, e.Has(name)); err != nil {
+			return err
+		}
+	}
+	ep.Doc = entityDoc(e)
+	return nil
+}
+
+func fieldDoc(a *catalog.Attribute, pr catalog.Presence) string {
+	var b strings.Builder
+	b.WriteString("attribute " + a.Name)
+	desc := strings.TrimSuffix(strings.Join(strings.Fields(a.Description), " "), ".")
+	if desc != "" {
+		b.WriteString(": " + lowerFirst(desc))
+	}
+	b.WriteString(".")
+	mentions := func(w string) bool { return strings.Contains(strings.ToLower(desc), w) }
+	switch {
+	case a.Unit == catalog.UnitCivilDate && !mentions("civil date"):
+		b.WriteString(" A civil date, YYYY-MM-DD.")
+	case a.Unit == catalog.UnitInstant && !mentions("rfc 3339"):
+		b.WriteString(" An RFC 3339 instant.")
+	case a.Unit == catalog.UnitEpochSeconds && !mentions("epoch"):
+		b.WriteString(" Epoch seconds.")
+	case a.Unit == catalog.UnitCents && !mentions("cents"):
+		b.WriteString(" Integer cents.")
+	}
+	if a.Computed != nil {
+		b.WriteString(" Computed: " + computedText(a.Computed) + ".")
+	}
+	switch pr {
+	case catalog.KeyOnly:
+		b.WriteString(" It lives only in the key.")
+	case catalog.Optional:
+		b.WriteString(" Absent (nil) in some states.")
+	}
+	return b.String()
+}
+
+func computedText(c *catalog.Computed) string {
+	switch c.Kind {
+	case catalog.KindHashMod:
+		h := c.Hash
+		if h == "fnv1a32" {
+			h = "32-bit FNV-1a"
+		}
+		return fmt.Sprintf("the %s hash of %s mod %d", h, c.Input, c.Modulo)
+	case catalog.KindHMAC:
+		return fmt.Sprintf("the first %d hex characters of HMAC-%s of %s with the %s secret", c.HexLength, strings.ToUpper(c.Algorithm), c.Input, c.Secret)
+	case catalog.KindTemplate:
+		return "the template " + c.Template.Text
+	}
+	return c.Kind
+}
+
+func entityDoc(e *catalog.Entity) string {
+	var keys []string
+	for _, k := range e.Key {
+		keys = append(keys, k.Attribute+" "+k.Template.Text)
+	}
+	d := fmt.Sprintf("is %s %s item of table %s, keyed %s.", article(e.Name), e.Name, e.Table.Name, joinWords(keys))
+	if e.Description != "" {
+		d += " " + sentence(e.Description)
+	}
+	if e.AppendOnly {
+		d += " Append-only: items are written once and never changed."
+	}
+	return d
+}
+
+// field returns the entity's field for an attribute, or nil.
+func (ep *entityPlan) field(name string) *fieldPlan {
+	for _, f := range ep.Fields {
+		if f.Attr.Name == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// scope resolves a template placeholder to a Go expression and its type.
+type scope func(name string) (expr string, t *gotype, ok bool)
+
+// templateExpr returns the Go expression rendering a template through a
+// keyBuilder named k (which records the first error: an empty value, a
+// value holding the separator, a number too wide for its padding).
+func (p *plan) templateExpr(t *catalog.KeyTemplate, sc scope) (string, error) {
+	if t.IsConstant() {
+		return quote(t.Text), nil
+	}
+	var parts []string
+	for _, part := range t.Parts {
+		if part.Attr == "" {
+			parts = append(parts, quote(part.Literal))
+			continue
+		}
+		x, gt, ok := sc(part.Attr)
+		if !ok {
+			return "", fmt.Errorf("template %q: no value for {%s}", t.Text, part.Attr)
+		}
+		if part.Width > 0 && gt.kind != kInt {
+			return "", fmt.Errorf("template %q: {%s:%02d} pads a number, but %s is %s", t.Text, part.Attr, part.Width, part.Attr, gt.Go())
+		}
+		p.use("keyBuilder")
+		parts = append(parts, p.text(gt, part.Attr, x, part.Width))
+	}
+	return strings.Join(parts, " + "), nil
+}
+
+// keyValue returns the Go expression of one table key attribute of the
+// entity from a scope: a string template, or for a number key the one
+// placeholder's value.
+func (p *plan) keyValue(tp *tablePlan, ka *keyAttr, t *catalog.KeyTemplate, sc scope) (string, error) {
+	if ka.T.kind == kString {
+		return p.templateExpr(t, sc)
+	}
+	ph := t.Placeholders()
+	if len(ph) != 1 || len(t.Parts) != 1 {
+		return "", fmt.Errorf("key %s of table %s is a number: its template must be one placeholder, not %q", ka.Name, tp.T.Name, t.Text)
+	}
+	x, gt, ok := sc(ph[0])
+	if !ok {
+		return "", fmt.Errorf("template %q: no value for {%s}", t.Text, ph[0])
+	}
+	if gt.Go() != ka.T.Go() {
+		return ka.T.Go() + "(" + x + ")", nil
+	}
+	return x, nil
+}
+
+func (p *plan) planEntityCode(ep *entityPlan) error {
+	e := ep.E
+	tp := ep.Table
+	zero := tp.Key + "{}"
+	argScope := func(name string) (string, *gotype, bool) {
+		if f := ep.field(name); f != nil {
+			return f.Var, f.T, true
+		}
+		return "", nil, false
+	}
+	// Key builder.
+	var b strings.Builder
+	needK := false
+	var fields []string
+	for _, k := range e.Key {
+		ka := tp.PK
+		if k.Attribute != tp.PK.Name {
+			ka = tp.SK
+		}
+		x, err := p.keyValue(tp, ka, k.Template, argScope)
+		if err != nil {
+			return err
+		}
+		if strings.Contains(x, "k.") {
+			needK = true
+		}
+		fields = append(fields, ka.Field+": "+x)
+	}
+	if needK {
+		b.WriteString("var k keyBuilder\n")
+		fmt.Fprintf(&b, "key := %s{\n%s,\n}\n", tp.Key, strings.Join(fields, ",\n"))
+		fmt.Fprintf(&b, "if k.err != nil {\nreturn %s, fmt.Errorf(\"%s key: %%w\", k.err)\n}\n", zero, e.Name)
+		b.WriteString("return key, nil\n")
+	} else {
+		fmt.Fprintf(&b, "return %s{\n%s,\n}, nil\n", tp.Key, strings.Join(fields, ",\n"))
+	}
+	ep.KeyBody = b.String()
+
+	// Parser.
+	b.Reset()
+	fmt.Fprintf(&b, "var x %s\n", ep.Name)
+	var conds []string
+	var shape strings.Builder
+	var assigns []string
+	seen := map[string]string{}
+	needP := false
+	for i, k := range e.Key {
+		ka := tp.PK
+		if k.Attribute != tp.PK.Name {
+			ka = tp.SK
+		}
+		src := "k." + ka.Field
+		if ka.T.kind != kString {
+			ph := k.Template.Placeholders()[0]
+			f := ep.field(ph)
+			assigns = append(assigns, fmt.Sprintf("x.%s = %s(k.%s)", f.Name, f.T.Go(), ka.Field))
+			continue
+		}
+		if k.Template.IsConstant() {
+			conds = append(conds, fmt.Sprintf("%s == %s", src, quote(k.Template.Text)))
+			continue
+		}
+		lits, phs := splitTemplate(k.Template)
+		v := fmt.Sprintf("v%d", i)
+		p.use("matchKey")
+		quoted := make([]string, len(lits))
+		for j, l := range lits {
+			quoted[j] = quote(l)
+		}
+		fmt.Fprintf(&b, "%s, ok%d := matchKey(%s, %s)\n", v, i, src, strings.Join(quoted, ", "))
+		fmt.Fprintf(&shape, "%s, ok%d := matchKey(%s, %s)\n", v, i, src, strings.Join(quoted, ", "))
+		conds = append(conds, fmt.Sprintf("ok%d", i))
+		for j, part := range phs {
+			f := ep.field(part.Attr)
+			if f == nil {
+				return fmt.Errorf("key template %q: {%s} is not an attribute of %s", k.Template.Text, part.Attr, e.Name)
+			}
+			val := fmt.Sprintf("%s[%d]", v, j)
+			if prev, dup := seen[part.Attr]; dup {
+				conds = append(conds, fmt.Sprintf("%s == %s", val, prev))
+				continue
+			}
+			seen[part.Attr] = val
+			switch {
+			case part.Width > 0:
+				needP = true
+				assigns = append(assigns, fmt.Sprintf("x.%s = p.padded(%s, %s, %d)", f.Name, quote(part.Attr), val, part.Width))
+			case f.T.kind == kInt:
+				needP = true
+				assigns = append(assigns, fmt.Sprintf("x.%s = p.int(%s, %s)", f.Name, quote(part.Attr), val))
+			case f.T.kind == kFloat:
+				needP = true
+				assigns = append(assigns, fmt.Sprintf("x.%s = p.float(%s, %s)", f.Name, quote(part.Attr), val))
+			case f.T.kind == kString && f.T.enum != nil:
+				assigns = append(assigns, fmt.Sprintf("x.%s = %s(%s)", f.Name, f.T.Go(), val))
+			case f.T.kind == kString:
+				assigns = append(assigns, fmt.Sprintf("x.%s = %s", f.Name, val))
+			default:
+				return fmt.Errorf("key template %q: {%s} of type %s cannot be parsed back", k.Template.Text, part.Attr, f.T.Go())
+			}
+		}
+	}
+	if len(conds) > 0 {
+		fmt.Fprintf(&b, "if !(%s) {\nreturn %s{}, %s(%s, k)\n}\n", strings.Join(conds, " && "), ep.Name, tp.ErrorFunc, quote(e.Name))
+		sb := shape.String()
+		for i := range e.Key {
+			v := fmt.Sprintf("v%d", i)
+			if !strings.Contains(strings.Join(conds, " "), v+"[") {
+				sb = strings.Replace(sb, v+", ok", "_, ok", 1)
+			}
+		}
+		ep.ShapeBody = sb + "return " + strings.Join(conds, " && ") + "\n"
+	} else {
+		ep.ShapeBody = "return true\n"
+	}
+	if needP {
+		p.use("keyParser")
+		b.WriteString("var p keyParser\n")
+	}
+	for _, a := range assigns {
+		b.WriteString(a + "\n")
+	}
+	if needP {
+		fmt.Fprintf(&b, "if p.err != nil {\nreturn %s{}, fmt.Errorf(\"%s key: %%w\", p.err)\n}\n", ep.Name, e.Name)
+	}
+	b.WriteString("return x, nil\n")
+	ep.ParseBody = b.String()
+
+	if err := p.planConstructor(ep); err != nil {
+		return err
+	}
+	p.planCodec(ep)
+	return nil
+}
+
+// splitTemplate returns a template's literal texts around its
+// placeholders (one more literal than placeholders; empty where two
+// placeholders or an end meet) and the placeholders.
+func splitTemplate(t *catalog.KeyTemplate) ([]string, []catalog.Part) {
+	lits := []string{""}
+	var phs []catalog.Part
+	for _, part := range t.Parts {
+		if part.Attr == "" {
+			lits[len(lits)-1] += part.Literal
+			continue
+		}
+		phs = append(phs, part)
+		lits = append(lits, "")
+	}
+	return lits, phs
+}
+
+// planConstructor writes NewX: computed attributes filled in, every value
+// checked against the model's domains, the key built once to prove it.
+func (p *plan) planConstructor(ep *entityPlan) error {
+	var b strings.Builder
+	for _, f := range ep.Fields {
+		c := f.Attr.Computed
+		if c == nil {
+			continue
+		}
+		switch c.Kind {
+		case catalog.KindHashMod:
+			in := ep.field(c.Input)
+			cp := p.computedFor(f.Attr.Name)
+			if in == nil || cp == nil {
+				continue
+			}
+			val := cp.Func + "(x." + in.Name + ")"
+			if in.Pointer {
+				fmt.Fprintf(&b, "if x.%s != nil {\n", in.Name)
+				val = cp.Func + "(*x." + in.Name + ")"
+			}
+			if f.Pointer {
+				fmt.Fprintf(&b, "%s := %s\nx.%s = &%s\n", f.Var, val, f.Name, f.Var)
+			} else {
+				fmt.Fprintf(&b, "x.%s = %s\n", f.Name, val)
+			}
+			if in.Pointer {
+				b.WriteString("}\n")
+			}
+		case catalog.KindTemplate:
+			ok := true
+			for _, ph := range c.Template.Placeholders() {
+				if g := ep.field(ph); g == nil || g.Pointer {
+					ok = false
+				}
+			}
+			if !ok || f.T.kind != kString || f.T.enum != nil {
+				continue
+			}
+			x, err := p.templateExpr(c.Template, func(name string) (string, *gotype, bool) {
+				g := ep.field(name)
+				return "x." + g.Name, g.T, true
+			})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(&b, "{\nvar k keyBuilder\nv := %s\nif k.err != nil {\nreturn %s{}, fmt.Errorf(\"%s: %s: %%w\", k.err)\n}\n", x, ep.Name, ep.E.Name, f.Attr.Name)
+			if f.Pointer {
+				b.WriteString("x." + f.Name + " = &v\n}\n")
+			} else {
+				b.WriteString("x." + f.Name + " = v\n}\n")
+			}
+		}
+	}
+	p.use("checks")
+	b.WriteString("var v checks\n")
+	for _, f := range ep.Fields {
+		x := "x." + f.Name
+		for _, chk := range p.valueChecks(f.Attr, f.T, x) {
+			if f.Pointer {
+				fmt.Fprintf(&b, "if %s != nil {\n%s\n}\n", x, strings.ReplaceAll(chk, x, "*"+x))
+			} else {
+				b.WriteString(chk + "\n")
+			}
+		}
+	}
+	args := make([]string, len(ep.KeyArgs))
+	for i, f := range ep.KeyArgs {
+		args[i] = "x." + f.Name
+		if f.Pointer {
+			args[i] = "deref(x." + f.Name + ")"
+			p.use("deref")
+		}
+	}
+	fmt.Fprintf(&b, "if _, err := %s(%s); err != nil {\nv.add(err)\n}\n", ep.KeyFunc, strings.Join(args, ", "))
+	fmt.Fprintf(&b, "if err := v.err(%s); err != nil {\nreturn %s{}, err\n}\nreturn x, nil\n", quote(ep.E.Name), ep.Name)
+	ep.NewBody = b.String()
+	return nil
+}
+
+// valueChecks returns the statements checking a value against its
+// attribute's domain (enum, civil date, instant), each adding to v.
+func (p *plan) valueChecks(a *catalog.Attribute, t *gotype, x string) []string {
+	var out []string
+	if t.kind == kString && t.enum != nil {
+		p.use("checkEnum")
+		out = append(out, fmt.Sprintf("v.add(checkEnum(%s, %s))", quote(a.Name), x))
+	}
+	if t.kind == kString {
+		switch a.Unit {
+		case catalog.UnitCivilDate:
+			p.use("checkCivilDate")
+			out = append(out, fmt.Sprintf("v.add(checkCivilDate(%s, %s))", quote(a.Name), x))
+		case catalog.UnitInstant:
+			p.use("checkInstant")
+			out = append(out, fmt.Sprintf("v.add(checkInstant(%s, %s))", quote(a.Name), x))
+		}
+	}
+	return out
+}
+
+// planCodec writes MarshalItem and UnmarshalX without reflection: each
+// attribute is encoded and decoded by its known type.
+func (p *plan) planCodec(ep *entityPlan) {
+	e := ep.E
+	tp := ep.Table
+	var b strings.Builder
+	args := make([]string, len(ep.KeyArgs))
+	for i, f := range ep.KeyArgs {
+		args[i] = "x." + f.Name
+		if f.Pointer {
+			args[i] = "deref(x." + f.Name + ")"
+			p.use("deref")
+		}
+	}
+	fmt.Fprintf(&b, "key, err := %s(%s)\nif err != nil {\nreturn nil, err\n}\n", ep.KeyFunc, strings.Join(args, ", "))
+	b.WriteString("item := key.item()\n")
+	if tp.T.Discriminator != "" {
+		p.use("stringValue")
+		fmt.Fprintf(&b, "item[%s] = stringValue(%s)\n", quote(tp.T.Discriminator), quote(e.TypeValue))
+	}
+	for _, f := range ep.Fields {
+		if f.Presence == catalog.KeyOnly {
+			continue
+		}
+		x := "x." + f.Name
+		switch {
+		case f.Pointer:
+			fmt.Fprintf(&b, "if %s != nil {\nitem[%s] = %s\n}\n", x, quote(f.Attr.Name), p.encode(f.T, "*"+x))
+		case f.T.nilable():
+			fmt.Fprintf(&b, "if %s != nil {\nitem[%s] = %s\n}\n", x, quote(f.Attr.Name), p.encode(f.T, x))
+		default:
+			fmt.Fprintf(&b, "item[%s] = %s\n", quote(f.Attr.Name), p.encode(f.T, x))
+		}
+	}
+	b.WriteString("return item, nil\n")
+	ep.MarshalBody = b.String()
+
+	b.Reset()
+	p.use("decoder")
+	fmt.Fprintf(&b, "k, err := %s(item)\nif err != nil {\nreturn %s{}, err\n}\n", "keyOf"+tp.Field, ep.Name)
+	fmt.Fprintf(&b, "x, err := %s(k)\nif err != nil {\nreturn %s{}, err\n}\n", ep.ParseFunc, ep.Name)
+	fmt.Fprintf(&b, "d := decoder{item: item, what: %s}\n", quote(e.Name))
+	for _, f := range ep.Fields {
+		if f.Presence == catalog.KeyOnly || slices.Contains(keyArgNames(ep), f.Attr.Name) {
+			continue
+		}
+		b.WriteString(p.decodeField(f, "x."+f.Name, f.Presence == catalog.Required) + "\n")
+	}
+	fmt.Fprintf(&b, "if d.err != nil {\nreturn %s{}, d.err\n}\nreturn x, nil\n", ep.Name)
+	ep.UnmarshalBody = b.String()
+}
+
+func keyArgNames(ep *entityPlan) []string {
+	var out []string
+	for _, f := range ep.KeyArgs {
+		out = append(out, f.Attr.Name)
+	}
+	return out
+}
+
+// decodeField returns the statement decoding attribute f into dst from
+// the decoder d.
+func (p *plan) decodeField(f *fieldPlan, dst string, required bool) string {
+	dec := p.decoder(f.T)
+	name := quote(f.Attr.Name)
+	switch {
+	case required:
+		p.use("required")
+		return fmt.Sprintf("%s = required(&d, %s, %s)", dst, name, dec)
+	case f.Pointer:
+		p.use("optional")
+		return fmt.Sprintf("%s = optional(&d, %s, %s)", dst, name, dec)
+	default:
+		p.use("maybe")
+		return fmt.Sprintf("%s = maybe(&d, %s, %s)", dst, name, dec)
+	}
+}
+
+// sampleGo returns a Go literal of type t for a model value, for doc
+// examples; "" when the value has no simple literal.
+func sampleGo(t *gotype, v attr.Value) string {
+	switch {
+	case t.kind == kString && v.Type == attr.S:
+		if t.enum != nil {
+			for _, ev := range t.enum.Values {
+				if ev.Value == v.Str {
+					return ev.Const
+				}
+			}
+		}
+		return quote(v.Str)
+	case (t.kind == kInt || t.kind == kFloat) && v.Type == attr.N:
+		return v.Str
+	case t.kind == kBool && v.Type == attr.BOOL:
+		return strconv.FormatBool(v.Bool)
+	}
+	return ""
+}

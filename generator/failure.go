@@ -1,0 +1,176 @@
+package generator
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/cardapio/cardapio/catalog"
+)
+
+// failurePlan is one declared failure of a step: a condition that fails
+// or an item that is missing, with its meaning and outcome.
+type failurePlan struct {
+	Var      string // package-level variable: applySettlementSettlement
+	Op, Step string
+	Meaning  string
+	Outcome  string
+	Missing  bool
+	Sentinel *sentinelPlan
+}
+
+// sentinelPlan is an exported error value, one per distinct name.
+type sentinelPlan struct {
+	Name    string // ErrAlreadyApplied
+	Message string // already applied
+	Uses    []*failurePlan
+}
+
+// Doc is the sentinel's doc comment body (after its name).
+func (s *sentinelPlan) Doc() string {
+	var parts []string
+	for _, u := range s.Uses {
+		kind := "a failed condition"
+		if u.Missing {
+			kind = "a missing item"
+		}
+		parts = append(parts, u.Op+" (step "+u.Step+", "+kind+": "+strings.TrimSuffix(u.Meaning, ".")+"; outcome "+u.Outcome+")")
+	}
+	return "is what " + joinWords(parts) + " returns."
+}
+
+var (
+	alreadyRe    = regexp.MustCompile(`(?i)\balready\s+([a-z]+)`)
+	comparisonRe = regexp.MustCompile(`(#?[A-Za-z_][A-Za-z0-9_]*)\s*(=|<>|<=|>=|<|>)\s*:[A-Za-z0-9_]+`)
+	notExistsRe  = regexp.MustCompile(`attribute_not_exists\s*\(\s*(#?[A-Za-z_][A-Za-z0-9_]*)\s*\)`)
+	clauseEnd    = regexp.MustCompile(`\s*(;|\(| - |: |,)`)
+)
+
+// failureName derives the name of a failure (without the Err prefix) from
+// the model: the shape of the condition and the words of its meaning.
+//
+//   - an item that is missing: the entity, NotFound (ChargeNotFound);
+//   - a condition that the item must not exist (attribute_not_exists of a
+//     table key): the meaning's "already <verb>" (AlreadyApplied), else
+//     the entity, Exists (ProfileExists);
+//   - an equality on an attribute whose unit is version: VersionConflict;
+//   - an attribute that must stay below a value (a < :max): the
+//     operation's object, LimitReached (ClaimContact: ContactLimitReached);
+//   - otherwise the first words of the meaning.
+func (p *plan) failureName(op *catalog.Operation, st *catalog.Step, q *catalog.Request, missing bool) string {
+	ent := ""
+	if q.Entity != nil {
+		ent = exported(q.Entity.Name)
+	}
+	if missing {
+		return ent + "NotFound"
+	}
+	f := q.OnConditionFailed
+	cond := q.Condition
+	resolve := func(ref string) string {
+		if n, ok := q.Names[ref]; ok {
+			return n
+		}
+		return ref
+	}
+	keys := q.Table.KeyAttributes()
+	for _, m := range notExistsRe.FindAllStringSubmatch(cond, -1) {
+		if slices.Contains(keys, resolve(m[1])) {
+			if w := alreadyRe.FindStringSubmatch(f.Meaning); w != nil {
+				return "Already" + exported(w[1])
+			}
+			return ent + "Exists"
+		}
+	}
+	for _, m := range comparisonRe.FindAllStringSubmatch(cond, -1) {
+		a := p.m.Attribute(resolve(m[1]))
+		if a == nil {
+			continue
+		}
+		switch {
+		case m[2] == "=" && a.Unit == "version":
+			return "VersionConflict"
+		case m[2] == "<" || m[2] == "<=":
+			return objectOf(op.Name, ent) + "LimitReached"
+		}
+	}
+	if w := alreadyRe.FindStringSubmatch(f.Meaning); w != nil {
+		return "Already" + exported(w[1])
+	}
+	return meaningName(f.Meaning, exported(st.ID)+"Failed")
+}
+
+// objectOf returns the object of an operation named verb-first
+// (ClaimContact -> Contact), or fallback.
+func objectOf(op, fallback string) string {
+	ws := words(op)
+	if len(ws) < 2 {
+		if fallback != "" {
+			return fallback
+		}
+		return exported(op)
+	}
+	return exported(strings.Join(ws[1:], " "))
+}
+
+var stopWords = map[string]bool{"the": true, "a": true, "an": true, "this": true, "that": true, "it": true, "is": true, "was": true, "are": true, "do": true, "of": true}
+
+// meaningName turns the first clause of a meaning into a name of at most
+// four words.
+func meaningName(meaning, fallback string) string {
+	first := meaning
+	if loc := clauseEnd.FindStringIndex(meaning); loc != nil {
+		first = meaning[:loc[0]]
+	}
+	var ws []string
+	for _, w := range strings.Fields(first) {
+		lw := strings.ToLower(w)
+		if stopWords[lw] {
+			continue
+		}
+		ws = append(ws, lw)
+		if len(ws) == 4 {
+			break
+		}
+	}
+	if len(ws) == 0 {
+		return fallback
+	}
+	return exported(strings.Join(ws, " "))
+}
+
+// failureFor registers the failure of a step and returns it.
+func (p *plan) failureFor(opp *opPlan, st *catalog.Step, q *catalog.Request, missing bool) *failurePlan {
+	f := q.OnConditionFailed
+	if missing {
+		f = q.OnMissing
+	}
+	fp := &failurePlan{Op: opp.Op.Name, Step: st.ID, Meaning: f.Meaning, Outcome: f.Outcome, Missing: missing}
+	suffix := ""
+	if missing {
+		suffix = "Missing"
+	}
+	fp.Var = p.names.claim("failure:"+opp.Op.Name+":"+st.ID+suffix, unexported(opp.Op.Name)+exported(st.ID)+suffix, "Failure")
+	name := "Err" + p.failureName(opp.Op, st, q, missing)
+	fp.Sentinel = p.sentinel(name)
+	fp.Sentinel.Uses = append(fp.Sentinel.Uses, fp)
+	p.failures = append(p.failures, fp)
+	opp.failures = append(opp.failures, fp)
+	return fp
+}
+
+func (p *plan) sentinel(name string) *sentinelPlan {
+	for _, s := range p.sentinels {
+		if s.Name == name {
+			return s
+		}
+	}
+	id := p.names.claim("sentinel:"+name, name, "Error")
+	s := &sentinelPlan{Name: id, Message: strings.ToLower(strings.Join(words(strings.TrimPrefix(name, "Err")), " "))}
+	p.sentinels = append(p.sentinels, s)
+	return s
+}
+
+func (p *plan) planSentinels() {
+	slices.SortFunc(p.sentinels, func(a, b *sentinelPlan) int { return strings.Compare(a.Name, b.Name) })
+}

@@ -1,0 +1,840 @@
+package generator
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/cardapio/cardapio/attr"
+	"github.com/cardapio/cardapio/catalog"
+)
+
+// tableDef is a table as DynamoDB's CreateTable and CloudFormation see
+// it, computed once for both.
+type tableDef struct {
+	t          *catalog.Table
+	attrs      []attrDef
+	keys       []keyDef
+	gsis, lsis []indexDef
+}
+
+type attrDef struct{ name, typ string }
+
+type keyDef struct{ name, kind string } // kind HASH or RANGE
+
+type indexDef struct {
+	x          *catalog.Index
+	name       string
+	keys       []keyDef
+	projection string
+	nonKey     []string
+}
+
+// tableDefs lays out every table with its indexes: multi-attribute keys
+// natively, or the synthetic attributes with Synthetic keys.
+func tableDefs(m *catalog.Model, keys Keys) ([]tableDef, error) {
+	var out []tableDef
+	for _, t := range m.Tables {
+		td := tableDef{t: t}
+		seen := map[string]bool{}
+		addAttr := func(name string, typ attr.Type) error {
+			if seen[name] {
+				return nil
+			}
+			if !typ.IsScalar() {
+				return fmt.Errorf("table %s: key attribute %s is %s; keys are S, N or B", t.Name, name, typ)
+			}
+			seen[name] = true
+			td.attrs = append(td.attrs, attrDef{name, typ.String()})
+			return nil
+		}
+		typeOf := func(name string) attr.Type {
+			if a := m.Attribute(name); a != nil {
+				return a.Type
+			}
+			return attr.S
+		}
+		for i, k := range t.KeyAttributes() {
+			if err := addAttr(k, typeOf(k)); err != nil {
+				return nil, err
+			}
+			kind := "HASH"
+			if i == 1 {
+				kind = "RANGE"
+			}
+			td.keys = append(td.keys, keyDef{k, kind})
+		}
+		for _, x := range t.Indexes {
+			id := indexDef{x: x, name: x.Name, projection: x.Projection.Type}
+			if x.Projection.Type == "INCLUDE" {
+				id.nonKey = append(id.nonKey, x.Projection.Attributes...)
+			}
+			synthetic := keys == Synthetic && x.Synthetic != nil && (len(x.Partition) > 1 || len(x.Sort) > 1)
+			if synthetic {
+				id.keys = append(id.keys, keyDef{x.Synthetic.Partition.Attribute, "HASH"})
+				if err := addAttr(x.Synthetic.Partition.Attribute, attr.S); err != nil {
+					return nil, err
+				}
+				if x.Synthetic.Sort != nil {
+					id.keys = append(id.keys, keyDef{x.Synthetic.Sort.Attribute, "RANGE"})
+					if err := addAttr(x.Synthetic.Sort.Attribute, attr.S); err != nil {
+						return nil, err
+					}
+				}
+			} else {
+				for _, a := range x.Partition {
+					id.keys = append(id.keys, keyDef{a, "HASH"})
+					if err := addAttr(a, typeOf(a)); err != nil {
+						return nil, err
+					}
+				}
+				for _, a := range x.Sort {
+					id.keys = append(id.keys, keyDef{a, "RANGE"})
+					if err := addAttr(a, typeOf(a)); err != nil {
+						return nil, err
+					}
+				}
+			}
+			if x.Local {
+				td.lsis = append(td.lsis, id)
+			} else {
+				td.gsis = append(td.gsis, id)
+			}
+		}
+		out = append(out, td)
+	}
+	return out, nil
+}
+
+func billingMode(b catalog.Billing) string {
+	if b.Mode == "provisioned" {
+		return "PROVISIONED"
+	}
+	return "PAY_PER_REQUEST"
+}
+
+// tablesSource prints tables.go: CreateTableInput values and CreateTables.
+func (p *plan) tablesSource() (string, error) {
+	defs, err := tableDefs(p.m, p.o.Keys)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "package %s\n", p.o.Package)
+	var funcs []string
+	for _, td := range defs {
+		tp := p.tableByN[td.t.Name]
+		fn := p.names.claim("tableinput:"+td.t.Name, tp.Field+"Table", "Input")
+		funcs = append(funcs, fn+"(t."+tp.Field+")")
+		doc := fmt.Sprintf("%s returns the CreateTable request of table %s, under name.", fn, td.t.Name)
+		if td.t.Description != "" {
+			doc += " " + firstSentence(td.t.Description)
+		}
+		doc += " Deletion protection stays off, so that test and measurement tables can be dropped"
+		if td.t.PITR {
+			doc += "; the CloudFormation template turns it on, with point-in-time recovery, which CreateTable cannot set"
+		} else {
+			doc += "; the CloudFormation template turns it on"
+		}
+		doc += "."
+		if len(td.gsis) > 0 {
+			if p.o.Keys == Synthetic {
+				doc += " Indexes with multi-attribute keys are keyed by their synthetic attributes."
+			} else {
+				doc += " Global indexes use multi-attribute keys where the model declares them (up to four partition and four sort attributes)."
+			}
+		}
+		b.WriteString("\n" + comment("// ", doc) + "\n")
+		fmt.Fprintf(&b, "func %s(name string) *dynamodb.CreateTableInput {\nreturn &dynamodb.CreateTableInput{\nTableName: aws.String(name),\n", fn)
+		b.WriteString("AttributeDefinitions: []types.AttributeDefinition{\n")
+		for _, a := range td.attrs {
+			fmt.Fprintf(&b, "{AttributeName: aws.String(%s), AttributeType: types.ScalarAttributeType%s},\n", quote(a.name), a.typ)
+		}
+		b.WriteString("},\n")
+		b.WriteString("KeySchema: " + keySchemaGo(td.keys) + ",\n")
+		bill := td.t.Billing
+		if billingMode(bill) == "PROVISIONED" {
+			b.WriteString("BillingMode: types.BillingModeProvisioned,\n")
+			fmt.Fprintf(&b, "ProvisionedThroughput: %s,\n", provisionedGo(bill))
+		} else {
+			b.WriteString("BillingMode: types.BillingModePayPerRequest,\n")
+			if mo := bill.MaxOnDemand; mo != nil {
+				fmt.Fprintf(&b, "OnDemandThroughput: &types.OnDemandThroughput{%s},\n", pairGo("MaxReadRequestUnits", mo.Read, "MaxWriteRequestUnits", mo.Write))
+			}
+		}
+		if wt := bill.WarmThroughput; wt != nil {
+			fmt.Fprintf(&b, "WarmThroughput: &types.WarmThroughput{%s},\n", pairGo("ReadUnitsPerSecond", wt.Read, "WriteUnitsPerSecond", wt.Write))
+		}
+		if td.t.Class != "" {
+			fmt.Fprintf(&b, "TableClass: types.TableClass(%s),\n", quote(td.t.Class))
+		}
+		if td.t.Stream != nil {
+			fmt.Fprintf(&b, "StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewType(%s)},\n", quote(td.t.Stream.View))
+		}
+		if len(td.gsis) > 0 {
+			b.WriteString("GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{\n")
+			for _, x := range td.gsis {
+				fmt.Fprintf(&b, "{\nIndexName: aws.String(%s),\nKeySchema: %s,\nProjection: %s,\n", quote(x.name), keySchemaGo(x.keys), projectionGo(x))
+				if billingMode(bill) == "PROVISIONED" {
+					fmt.Fprintf(&b, "ProvisionedThroughput: %s,\n", provisionedGo(bill))
+				}
+				b.WriteString("},\n")
+			}
+			b.WriteString("},\n")
+		}
+		if len(td.lsis) > 0 {
+			b.WriteString("LocalSecondaryIndexes: []types.LocalSecondaryIndex{\n")
+			for _, x := range td.lsis {
+				fmt.Fprintf(&b, "{\nIndexName: aws.String(%s),\nKeySchema: %s,\nProjection: %s,\n},\n", quote(x.name), keySchemaGo(x.keys), projectionGo(x))
+			}
+			b.WriteString("},\n")
+		}
+		b.WriteString("}\n}\n")
+	}
+	b.WriteString(`
+// CreateTableInputs returns the CreateTable requests of every table of the
+// model, named by t.
+func CreateTableInputs(t Tables) []*dynamodb.CreateTableInput {
+	return []*dynamodb.CreateTableInput{` + strings.Join(funcs, ", ") + `}
+}
+
+// TableAdmin is the part of the DynamoDB API CreateTables uses.
+// *dynamodb.Client satisfies it.
+type TableAdmin interface {
+	CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error)
+	DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
+	UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiveInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error)
+}
+
+var _ TableAdmin = (*dynamodb.Client)(nil)
+`)
+	var ttl []string
+	for _, td := range defs {
+		if td.t.TTL != "" {
+			ttl = append(ttl, fmt.Sprintf("t.%s: %s,", p.tableByN[td.t.Name].Field, quote(td.t.TTL)))
+		}
+	}
+	b.WriteString(`
+// CreateTables creates every table of the model under the names t gives,
+// waits until each is active`)
+	if len(ttl) > 0 {
+		b.WriteString(`, and turns on time to live where the model
+// declares it`)
+	}
+	b.WriteString(`. Point-in-time recovery and deletion protection are the
+// CloudFormation template's: CreateTables makes tables that can be
+// dropped.
+func CreateTables(ctx context.Context, db TableAdmin, t Tables) error {
+`)
+	if len(ttl) > 0 {
+		b.WriteString("ttl := map[string]string{\n" + strings.Join(ttl, "\n") + "\n}\n")
+	}
+	b.WriteString(`	for _, in := range CreateTableInputs(t) {
+		if _, err := db.CreateTable(ctx, in); err != nil {
+			return fmt.Errorf("create table %s: %w", aws.ToString(in.TableName), err)
+		}
+		w := dynamodb.NewTableExistsWaiter(db, func(o *dynamodb.TableExistsWaiterOptions) { o.MinDelay = time.Second })
+		if err := w.Wait(ctx, &dynamodb.DescribeTableInput{TableName: in.TableName}, 10*time.Minute); err != nil {
+			return fmt.Errorf("wait for table %s: %w", aws.ToString(in.TableName), err)
+		}
+`)
+	if len(ttl) > 0 {
+		b.WriteString(`		if a, ok := ttl[aws.ToString(in.TableName)]; ok {
+			_, err := db.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
+				TableName:               in.TableName,
+				TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(a), Enabled: aws.Bool(true)},
+			})
+			if err != nil {
+				return fmt.Errorf("time to live of table %s: %w", aws.ToString(in.TableName), err)
+			}
+		}
+`)
+	}
+	b.WriteString("}\nreturn nil\n}\n")
+	return b.String(), nil
+}
+
+func keySchemaGo(keys []keyDef) string {
+	var parts []string
+	for _, k := range keys {
+		kind := "types.KeyTypeHash"
+		if k.kind == "RANGE" {
+			kind = "types.KeyTypeRange"
+		}
+		parts = append(parts, fmt.Sprintf("{AttributeName: aws.String(%s), KeyType: %s}", quote(k.name), kind))
+	}
+	return "[]types.KeySchemaElement{\n" + strings.Join(parts, ",\n") + ",\n}"
+}
+
+func projectionGo(x indexDef) string {
+	switch x.projection {
+	case "KEYS_ONLY":
+		return "&types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}"
+	case "INCLUDE":
+		q := make([]string, len(x.nonKey))
+		for i, a := range x.nonKey {
+			q[i] = quote(a)
+		}
+		return "&types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{" + strings.Join(q, ", ") + "}}"
+	}
+	return "&types.Projection{ProjectionType: types.ProjectionTypeAll}"
+}
+
+func provisionedGo(b catalog.Billing) string {
+	var r, w int64 = 1, 1
+	if b.Read != nil {
+		r = b.Read.Units
+	}
+	if b.Write != nil {
+		w = b.Write.Units
+	}
+	return fmt.Sprintf("&types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(%d), WriteCapacityUnits: aws.Int64(%d)}", r, w)
+}
+
+func pairGo(rn string, r int64, wn string, w int64) string {
+	var parts []string
+	if r > 0 {
+		parts = append(parts, fmt.Sprintf("%s: aws.Int64(%d)", rn, r))
+	}
+	if w > 0 {
+		parts = append(parts, fmt.Sprintf("%s: aws.Int64(%d)", wn, w))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// yamlStr quotes a scalar for YAML: a JSON string is a valid YAML
+// double-quoted scalar.
+func yamlStr(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// CloudFormation returns a CloudFormation template (YAML) declaring every
+// table of the model as an AWS::DynamoDB::Table (multi-attribute GSI
+// KeySchema, billing, warm throughput, TTL, stream, point-in-time
+// recovery, deletion protection) and, for a table isolated by tenant,
+// the tenant policy as an AWS::IAM::ManagedPolicy.
+func CloudFormation(m *catalog.Model, o Options) ([]byte, error) {
+	if o.Keys == "" {
+		o.Keys = Native
+	}
+	defs, err := tableDefs(m, o.Keys)
+	if err != nil {
+		return nil, err
+	}
+	src := o.Source
+	if src == "" {
+		src = "model.yaml"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Code generated by cardapio from %s. DO NOT EDIT.\n", src)
+	b.WriteString("AWSTemplateFormatVersion: \"2010-09-09\"\n")
+	desc := "Tables of model " + m.Name
+	if m.Description != "" {
+		desc += ": " + lowerFirst(firstSentence(m.Description))
+	}
+	fmt.Fprintf(&b, "Description: %s\n", yamlStr(desc))
+	b.WriteString("Parameters:\n  TableNamePrefix:\n    Type: String\n    Default: \"\"\n    Description: \"Put in front of every table name (an environment, a test stack).\"\n")
+	b.WriteString("Resources:\n")
+	var outputs strings.Builder
+	for _, td := range defs {
+		t := td.t
+		id := exported(t.Name) + "Table"
+		fmt.Fprintf(&b, "  %s:\n    Type: AWS::DynamoDB::Table\n", id)
+		b.WriteString("    # Retained on stack deletion: a table holds data no template can recreate.\n")
+		b.WriteString("    DeletionPolicy: Retain\n    UpdateReplacePolicy: Retain\n    Properties:\n")
+		fmt.Fprintf(&b, "      TableName: !Sub %s\n", yamlStr("${TableNamePrefix}"+t.Name))
+		b.WriteString("      AttributeDefinitions:\n")
+		for _, a := range td.attrs {
+			fmt.Fprintf(&b, "        - AttributeName: %s\n          AttributeType: %s\n", yamlStr(a.name), a.typ)
+		}
+		b.WriteString("      KeySchema:\n" + keySchemaYAML(td.keys, "        "))
+		mode := billingMode(t.Billing)
+		fmt.Fprintf(&b, "      BillingMode: %s\n", mode)
+		if mode == "PROVISIONED" {
+			b.WriteString(provisionedYAML(t.Billing, "      "))
+		} else if mo := t.Billing.MaxOnDemand; mo != nil {
+			b.WriteString("      OnDemandThroughput:\n")
+			if mo.Read > 0 {
+				fmt.Fprintf(&b, "        MaxReadRequestUnits: %d\n", mo.Read)
+			}
+			if mo.Write > 0 {
+				fmt.Fprintf(&b, "        MaxWriteRequestUnits: %d\n", mo.Write)
+			}
+		}
+		if wt := t.Billing.WarmThroughput; wt != nil {
+			b.WriteString("      WarmThroughput:\n")
+			if wt.Read > 0 {
+				fmt.Fprintf(&b, "        ReadUnitsPerSecond: %d\n", wt.Read)
+			}
+			if wt.Write > 0 {
+				fmt.Fprintf(&b, "        WriteUnitsPerSecond: %d\n", wt.Write)
+			}
+		}
+		if t.Class != "" {
+			fmt.Fprintf(&b, "      TableClass: %s\n", t.Class)
+		}
+		if t.TTL != "" {
+			fmt.Fprintf(&b, "      TimeToLiveSpecification:\n        AttributeName: %s\n        Enabled: true\n", yamlStr(t.TTL))
+		}
+		if t.Stream != nil {
+			fmt.Fprintf(&b, "      StreamSpecification:\n        StreamViewType: %s\n", t.Stream.View)
+		}
+		fmt.Fprintf(&b, "      PointInTimeRecoverySpecification:\n        PointInTimeRecoveryEnabled: %v\n", t.PITR)
+		b.WriteString("      DeletionProtectionEnabled: true\n")
+		if len(td.gsis) > 0 {
+			b.WriteString("      GlobalSecondaryIndexes:\n")
+			for _, x := range td.gsis {
+				fmt.Fprintf(&b, "        - IndexName: %s\n", yamlStr(x.name))
+				if x.x.Description != "" {
+					// A comment keeps the index's purpose next to its keys.
+					fmt.Fprintf(&b, "          # %s\n", strings.ReplaceAll(firstSentence(x.x.Description), "\n", " "))
+				}
+				b.WriteString("          KeySchema:\n" + keySchemaYAML(x.keys, "            "))
+				b.WriteString("          Projection:\n")
+				fmt.Fprintf(&b, "            ProjectionType: %s\n", x.projection)
+				if len(x.nonKey) > 0 {
+					b.WriteString("            NonKeyAttributes:\n")
+					for _, a := range x.nonKey {
+						fmt.Fprintf(&b, "              - %s\n", yamlStr(a))
+					}
+				}
+				if mode == "PROVISIONED" {
+					b.WriteString(provisionedYAML(t.Billing, "          "))
+				}
+			}
+		}
+		if len(td.lsis) > 0 {
+			b.WriteString("      LocalSecondaryIndexes:\n")
+			for _, x := range td.lsis {
+				fmt.Fprintf(&b, "        - IndexName: %s\n          KeySchema:\n%s          Projection:\n            ProjectionType: %s\n", yamlStr(x.name), keySchemaYAML(x.keys, "            "), x.projection)
+				if len(x.nonKey) > 0 {
+					b.WriteString("            NonKeyAttributes:\n")
+					for _, a := range x.nonKey {
+						fmt.Fprintf(&b, "              - %s\n", yamlStr(a))
+					}
+				}
+			}
+		}
+		fmt.Fprintf(&outputs, "  %sName:\n    Value: !Ref %s\n  %sArn:\n    Value: !GetAtt %s.Arn\n", id, id, id, id)
+		if t.Stream != nil {
+			fmt.Fprintf(&outputs, "  %sStreamArn:\n    Value: !GetAtt %s.StreamArn\n", id, id)
+		}
+		if t.Isolation != nil {
+			doc, err := policyDoc(m, t, "", true)
+			if err != nil {
+				return nil, err
+			}
+			pid := exported(t.Name) + "TenantPolicy"
+			b.WriteString("\n" + yamlComment(policyComment(m, t), "  "))
+			fmt.Fprintf(&b, "  %s:\n    Type: AWS::IAM::ManagedPolicy\n    Properties:\n", pid)
+			fmt.Fprintf(&b, "      Description: %s\n", yamlStr("Confines a principal tagged with its tenant to the tenant's items of table "+t.Name+"."))
+			b.WriteString("      PolicyDocument:\n")
+			b.WriteString(jsonAsYAML(doc, "        "))
+			fmt.Fprintf(&outputs, "  %sArn:\n    Value: !Ref %s\n", pid, pid)
+		}
+	}
+	b.WriteString("Outputs:\n" + outputs.String())
+	return []byte(b.String()), nil
+}
+
+func keySchemaYAML(keys []keyDef, indent string) string {
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s- AttributeName: %s\n%s  KeyType: %s\n", indent, yamlStr(k.name), indent, k.kind)
+	}
+	return b.String()
+}
+
+func provisionedYAML(bill catalog.Billing, indent string) string {
+	var r, w int64 = 1, 1
+	if bill.Read != nil {
+		r = bill.Read.Units
+	}
+	if bill.Write != nil {
+		w = bill.Write.Units
+	}
+	return fmt.Sprintf("%sProvisionedThroughput:\n%s  ReadCapacityUnits: %d\n%s  WriteCapacityUnits: %d\n", indent, indent, r, indent, w)
+}
+
+func yamlComment(text, indent string) string {
+	var b strings.Builder
+	for _, para := range strings.Split(text, "\n\n") {
+		b.WriteString(comment(indent+"# ", para) + "\n")
+		b.WriteString(indent + "#\n")
+	}
+	return strings.TrimSuffix(b.String(), indent+"#\n")
+}
+
+// jsonAsYAML prints a JSON value as block YAML; CloudFormation
+// intrinsic functions ({"Fn::Sub": ...}, {"Fn::GetAtt": ...}) pass
+// through as they are.
+func jsonAsYAML(v any, indent string) string {
+	var b strings.Builder
+	var walk func(v any, ind string, inList bool)
+	walk = func(v any, ind string, inList bool) {
+		switch x := v.(type) {
+		case map[string]any:
+			keys := sortedNames(x)
+			if order, ok := x["\x00order"].([]string); ok {
+				keys = order
+			}
+			first := true
+			for _, k := range keys {
+				if k == "\x00order" {
+					continue
+				}
+				pre := ind
+				if inList && first {
+					pre = ""
+				}
+				first = false
+				switch val := x[k].(type) {
+				case map[string]any, []any:
+					fmt.Fprintf(&b, "%s%s:\n", pre, k)
+					walk(val, ind+"  ", false)
+				default:
+					fmt.Fprintf(&b, "%s%s: %s\n", pre, k, scalarYAML(val))
+				}
+			}
+		case []any:
+			for _, e := range x {
+				b.WriteString(ind + "- ")
+				switch ev := e.(type) {
+				case map[string]any:
+					walk(ev, ind+"  ", true)
+				case []any:
+					b.WriteString("\n")
+					walk(ev, ind+"  ", false)
+				default:
+					b.WriteString(scalarYAML(ev) + "\n")
+				}
+			}
+		default:
+			b.WriteString(ind + scalarYAML(x) + "\n")
+		}
+	}
+	walk(v, indent, false)
+	return b.String()
+}
+
+func scalarYAML(v any) string {
+	switch x := v.(type) {
+	case string:
+		return yamlStr(x)
+	case bool:
+		return strconv.FormatBool(x)
+	case nil:
+		return "null"
+	}
+	return fmt.Sprint(v)
+}
+
+// principalTag finds the ${aws:PrincipalTag/NAME} variable of a
+// LeadingKeys pattern.
+var principalTag = regexp.MustCompile(`\$\{aws:PrincipalTag/([^}]+)\}`)
+
+// policyComment says what the tenant policy covers and what it does not.
+func policyComment(m *catalog.Model, t *catalog.Table) string {
+	iso := t.Isolation
+	tag := "the tenant"
+	if mm := principalTag.FindStringSubmatch(iso.LeadingKeys); mm != nil {
+		tag = mm[1]
+	}
+	var lead, other []string
+	for _, x := range t.Indexes {
+		if len(x.Partition) > 0 && x.Partition[0] == tag {
+			lead = append(lead, x.Name)
+		} else {
+			other = append(other, x.Name)
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Tenant isolation of table %s by dynamodb:LeadingKeys. LeadingKeys is the partition key value a request names: for GetItem, PutItem, UpdateItem, DeleteItem, Query on the table and every action of TransactWriteItems it is the table's partition key %s, which every item of a tenant starts with %s, so a key built for another tenant is AccessDeniedException, not a leak.",
+		t.Name, t.PartitionKey, strings.ReplaceAll(iso.LeadingKeys, "*", "..."))
+	b.WriteString("\n\n")
+	b.WriteString("For a Query on a secondary index LeadingKeys is the index's partition key value, not the table's, so the table's pattern never matches there.")
+	if len(lead) > 0 {
+		fmt.Fprintf(&b, " Indexes whose partition key starts with %s (%s) get their own statement matching the tenant's id itself. How DynamoDB fills LeadingKeys for a multi-attribute partition key (the first attribute, or every one) is not documented: check on AWS that the statement lets the index's queries through before relying on it.", tag, joinWords(lead))
+	}
+	if len(other) > 0 {
+		fmt.Fprintf(&b, " Indexes whose partition key does not carry the tenant (%s) are not granted: a tenant's principal cannot query them.", joinWords(other))
+	}
+	b.WriteString(" LeadingKeys does not restrict what an index entry projects, nor Scan, which is not granted.")
+	b.WriteString("\n\n")
+	b.WriteString("Nothing here conditions dynamodb:ReturnConsumedCapacity: every request of the generated code asks for INDEXES, and capacity budgets depend on the answer.")
+	return b.String()
+}
+
+// TablePolicy returns the IAM policy document (JSON) confining a
+// principal to one tenant's items of a table the model isolates by
+// dynamodb:LeadingKeys. With tenant "" the document keeps the model's
+// policy variable (${aws:PrincipalTag/tenantId}), so one policy serves
+// every principal tagged with its tenant; with a tenant the variable is
+// replaced by it, for a principal of that tenant only. The actions are
+// those the model's operations and access patterns send to the table
+// (transaction actions are authorised one by one, as PutItem, UpdateItem,
+// DeleteItem or ConditionCheckItem), with the ones the model lists.
+func TablePolicy(m *catalog.Model, table, tenant string) ([]byte, error) {
+	t := m.Table(table)
+	if t == nil {
+		return nil, fmt.Errorf("no table %q in model %s", table, m.Name)
+	}
+	if t.Isolation == nil {
+		return nil, fmt.Errorf("table %s declares no isolation (isolation.leadingKeys)", table)
+	}
+	if tenant != "" {
+		if err := checkTenant(tenant); err != nil {
+			return nil, err
+		}
+	}
+	doc, err := policyDoc(m, t, tenant, false)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(orderedJSON(doc)); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// checkTenant refuses a tenant id that would widen or break the policy:
+// IAM wildcards, policy variables, characters IAM documents cannot hold.
+func checkTenant(tenant string) error {
+	for _, r := range tenant {
+		if r == '*' || r == '?' || r == '$' || r == '"' || r == '\\' || r < 0x20 || r > 0xff {
+			return fmt.Errorf("tenant %q: a tenant id in a policy cannot hold %q", tenant, r)
+		}
+	}
+	return nil
+}
+
+// tableActions lists the DynamoDB actions the model sends to a table.
+func tableActions(m *catalog.Model, t *catalog.Table) (table, index []string) {
+	add := func(list *[]string, a string) {
+		if !slices.Contains(*list, a) {
+			*list = append(*list, a)
+		}
+	}
+	for _, op := range m.Operations {
+		forEachRequest(op, func(s *catalog.Step, q *catalog.Request) {
+			if q.Table != t {
+				return
+			}
+			if q.Index != nil {
+				add(&index, "dynamodb:"+map[catalog.StepKind]string{catalog.Query: "Query", catalog.Scan: "Scan"}[s.Kind])
+				return
+			}
+			switch s.Kind {
+			case catalog.Get:
+				add(&table, "dynamodb:GetItem")
+			case catalog.Put:
+				add(&table, "dynamodb:PutItem")
+			case catalog.Update:
+				add(&table, "dynamodb:UpdateItem")
+			case catalog.Delete:
+				add(&table, "dynamodb:DeleteItem")
+			case catalog.ConditionCheck:
+				add(&table, "dynamodb:ConditionCheckItem")
+			case catalog.Query:
+				add(&table, "dynamodb:Query")
+			}
+		})
+	}
+	for _, ap := range m.AccessPatterns {
+		if ap.Answer == nil || ap.Answer.Table != t {
+			continue
+		}
+		if ap.Answer.Index != nil {
+			add(&index, "dynamodb:Query")
+		} else if ap.Answer.Operation == "GetItem" || ap.Answer.Operation == "Query" {
+			add(&table, "dynamodb:"+ap.Answer.Operation)
+		}
+	}
+	for _, a := range t.Isolation.Actions {
+		add(&table, "dynamodb:"+strings.TrimPrefix(a, "dynamodb:"))
+	}
+	slices.Sort(table)
+	slices.Sort(index)
+	// Scan reads every tenant's items whatever the leading keys: never
+	// granted under tenant isolation.
+	table = slices.DeleteFunc(table, func(a string) bool { return a == "dynamodb:Scan" })
+	index = slices.DeleteFunc(index, func(a string) bool { return a == "dynamodb:Scan" || a == "dynamodb:" })
+	return table, index
+}
+
+// policyDoc builds the policy as ordered maps. With cfn, resources are
+// CloudFormation references to the template's table.
+func policyDoc(m *catalog.Model, t *catalog.Table, tenant string, cfn bool) (map[string]any, error) {
+	iso := t.Isolation
+	pattern := iso.LeadingKeys
+	tagVar := ""
+	tag := ""
+	if mm := principalTag.FindStringSubmatch(pattern); mm != nil {
+		tagVar, tag = mm[0], mm[1]
+	}
+	if tenant != "" && tagVar != "" {
+		pattern = strings.ReplaceAll(pattern, tagVar, tenant)
+	}
+	id := exported(t.Name) + "Table"
+	tableARN := any("arn:aws:dynamodb:*:*:table/" + t.Name)
+	indexARN := func(x string) any { return "arn:aws:dynamodb:*:*:table/" + t.Name + "/index/" + x }
+	if cfn {
+		tableARN = map[string]any{"Fn::GetAtt": []any{id, "Arn"}}
+		indexARN = func(x string) any { return map[string]any{"Fn::Sub": "${" + id + ".Arn}/index/" + x} }
+	}
+	tableActs, indexActs := tableActions(m, t)
+	statements := []any{ordered(
+		"Sid", "TenantItems",
+		"Effect", "Allow",
+		"Action", strs(tableActs),
+		"Resource", []any{tableARN},
+		"Condition", map[string]any{"ForAllValues:StringLike": map[string]any{"dynamodb:LeadingKeys": []any{pattern}}},
+	)}
+	var idx []any
+	for _, x := range t.Indexes {
+		if tag != "" && len(x.Partition) > 0 && x.Partition[0] == tag {
+			idx = append(idx, indexARN(x.Name))
+		}
+	}
+	if len(idx) > 0 && len(indexActs) > 0 {
+		value := tagVar
+		if tenant != "" {
+			value = tenant
+		}
+		statements = append(statements, ordered(
+			"Sid", "TenantIndexQueries",
+			"Effect", "Allow",
+			"Action", strs(indexActs),
+			"Resource", idx,
+			"Condition", map[string]any{"ForAllValues:StringEquals": map[string]any{"dynamodb:LeadingKeys": []any{value}}},
+		))
+	}
+	return ordered("Version", "2012-10-17", "Statement", statements), nil
+}
+
+func strs(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+// ordered builds a map whose keys print in the given order.
+func ordered(kv ...any) map[string]any {
+	m := map[string]any{}
+	var order []string
+	for i := 0; i+1 < len(kv); i += 2 {
+		k := kv[i].(string)
+		m[k] = kv[i+1]
+		order = append(order, k)
+	}
+	m["\x00order"] = order
+	return m
+}
+
+// orderedJSON turns ordered maps into values encoding/json prints in
+// order.
+func orderedJSON(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		keys := sortedNames(x)
+		if order, ok := x["\x00order"].([]string); ok {
+			keys = order
+		}
+		var om orderedMap
+		for _, k := range keys {
+			if k == "\x00order" {
+				continue
+			}
+			om = append(om, kv{k, orderedJSON(x[k])})
+		}
+		return om
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = orderedJSON(e)
+		}
+		return out
+	}
+	return v
+}
+
+type kv struct {
+	k string
+	v any
+}
+
+type orderedMap []kv
+
+func (o orderedMap) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, e := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(e.k)
+		b.Write(k)
+		b.WriteByte(':')
+		var vb bytes.Buffer
+		enc := json.NewEncoder(&vb)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(e.v); err != nil {
+			return nil, err
+		}
+		b.Write(bytes.TrimRight(vb.Bytes(), "\n"))
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// iamSource prints iam.go: the tenant policy as a function.
+func (p *plan) iamSource() (string, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "package %s\n", p.o.Package)
+	var isolated []*catalog.Table
+	for _, t := range p.m.Tables {
+		if t.Isolation != nil {
+			isolated = append(isolated, t)
+		}
+	}
+	for _, t := range isolated {
+		doc, err := TablePolicy(p.m, t.Name, "")
+		if err != nil {
+			return "", err
+		}
+		fn := "TenantPolicy"
+		if len(isolated) > 1 {
+			fn = exported(t.Name) + "TenantPolicy"
+		}
+		tagVar := ""
+		if mm := principalTag.FindStringSubmatch(t.Isolation.LeadingKeys); mm != nil {
+			tagVar = mm[0]
+		}
+		cv := unexported(t.Name) + "Policy"
+		fmt.Fprintf(&b, "\n// %s is the tenant policy of table %s, with the policy variable %s.\n", cv, t.Name, tagVar)
+		fmt.Fprintf(&b, "const %s = %s\n", cv, "`"+strings.TrimRight(string(doc), "\n")+"`")
+		b.WriteString("\n" + comment("// ", fn+" returns the IAM policy document (JSON) confining a principal to the items of one tenant of table "+t.Name+". With tenant \"\" it keeps the policy variable "+tagVar+", so one policy serves every principal tagged with its tenant; the same document is iam-"+t.Name+".json and a resource of cloudformation.yaml.") + "\n//\n")
+		for i, para := range strings.Split(policyComment(p.m, t), "\n\n") {
+			if i > 0 {
+				b.WriteString("//\n")
+			}
+			b.WriteString(comment("// ", para) + "\n")
+		}
+		fmt.Fprintf(&b, "func %s(tenant string) (string, error) {\n", fn)
+		b.WriteString("if tenant == \"\" {\nreturn " + cv + ", nil\n}\n")
+		b.WriteString("for _, r := range tenant {\nif r == '*' || r == '?' || r == '$' || r == '\"' || r == '\\\\' || r < 0x20 || r > 0xff {\nreturn \"\", fmt.Errorf(\"tenant %q: a tenant id in a policy cannot hold %q\", tenant, r)\n}\n}\n")
+		fmt.Fprintf(&b, "return strings.ReplaceAll(%s, %s, tenant), nil\n}\n", cv, quote(tagVar))
+	}
+	return b.String(), nil
+}

@@ -1,0 +1,287 @@
+package generator
+
+import (
+	"go/token"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// initialisms are the words Go spells in one case (Effective Go, the
+// standard library's habit): tenantId becomes TenantID, not TenantId.
+var initialisms = map[string]bool{
+	"ACL": true, "API": true, "ARN": true, "ASCII": true, "CPU": true, "CSS": true, "DNS": true, "EOF": true,
+	"GSI": true, "GUID": true, "HMAC": true, "HTML": true, "HTTP": true, "HTTPS": true, "ID": true, "IP": true,
+	"JSON": true, "LSI": true, "PK": true, "QPS": true, "RAM": true, "RPC": true, "SK": true, "SLA": true,
+	"SQL": true, "SSH": true, "TCP": true, "TLS": true, "TTL": true, "UDP": true, "UI": true, "UID": true,
+	"URI": true, "URL": true, "UTF8": true, "UUID": true, "VM": true, "XML": true,
+}
+
+// words splits a name written in any of the usual styles (tenantId,
+// CONTRACT, ORDER_NOTE, collections-history, orders.by-customer, GSI1PK,
+// SMS_D45) into its words. Digits stay with the letters before them.
+func words(s string) []string {
+	var out []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			out = append(out, string(cur))
+			cur = cur[:0]
+		}
+	}
+	rs := []rune(s)
+	for i, r := range rs {
+		switch {
+		case !unicode.IsLetter(r) && !unicode.IsDigit(r):
+			flush()
+		case unicode.IsUpper(r):
+			// A new word starts at an upper-case letter after a lower-case
+			// one (tenantId), or at the last capital of a run followed by
+			// a lower-case letter (HTTPServer -> HTTP Server).
+			if len(cur) > 0 {
+				prev := cur[len(cur)-1]
+				next := rune(0)
+				if i+1 < len(rs) {
+					next = rs[i+1]
+				}
+				if unicode.IsLower(prev) || unicode.IsDigit(prev) && !allUpper(cur) || unicode.IsUpper(prev) && unicode.IsLower(next) {
+					flush()
+				}
+			}
+			cur = append(cur, r)
+		default:
+			cur = append(cur, r)
+		}
+	}
+	flush()
+	return out
+}
+
+func allUpper(rs []rune) bool {
+	for _, r := range rs {
+		if unicode.IsLower(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// exported turns a model name into an exported Go identifier: tenantId ->
+// TenantID, CONTRACT -> Contract, collections-history ->
+// CollectionsHistory, D031_060 -> D031_060 (an underscore is kept only
+// between two digits, where dropping it would merge two numbers).
+func exported(s string) string {
+	ws := words(s)
+	var b strings.Builder
+	for i, w := range ws {
+		up := strings.ToUpper(w)
+		switch {
+		case initialisms[up]:
+			b.WriteString(up)
+		case isInitialismDigits(up), up == w && strings.ContainsAny(w, "0123456789") && unicode.IsLetter(rune(w[0])):
+			// GSI1PK, and ids such as AP03 or OP01, keep their capitals.
+			b.WriteString(up)
+		default:
+			r, n := utf8.DecodeRuneInString(w)
+			b.WriteRune(unicode.ToUpper(r))
+			b.WriteString(strings.ToLower(w[n:]))
+		}
+		if i+1 < len(ws) && endsDigit(w) && startsDigit(ws[i+1]) {
+			b.WriteByte('_')
+		}
+	}
+	id := b.String()
+	if id == "" {
+		return "X"
+	}
+	if r, _ := utf8.DecodeRuneInString(id); unicode.IsDigit(r) {
+		id = "X" + id
+	}
+	return id
+}
+
+// isInitialismDigits reports initialisms followed by digits: GSI1, GSI1PK.
+func isInitialismDigits(up string) bool {
+	i := strings.IndexFunc(up, unicode.IsDigit)
+	if i <= 0 {
+		return false
+	}
+	head, tail := up[:i], strings.TrimLeftFunc(up[i:], unicode.IsDigit)
+	return initialisms[head] && (tail == "" || initialisms[tail])
+}
+
+func endsDigit(s string) bool {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return unicode.IsDigit(r)
+}
+
+func startsDigit(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsDigit(r)
+}
+
+// unexported turns a model name into an unexported Go identifier that is
+// not a keyword: tenantId -> tenantID, PK -> pk, type -> typ.
+func unexported(s string) string {
+	id := exported(s)
+	ws := words(id)
+	if len(ws) == 0 {
+		return "x"
+	}
+	first := ws[0]
+	rest := id[len(first):]
+	var lead string
+	if initialisms[strings.ToUpper(first)] || isInitialismDigits(strings.ToUpper(first)) || allUpper([]rune(first)) {
+		lead = strings.ToLower(first)
+	} else {
+		r, n := utf8.DecodeRuneInString(first)
+		lead = string(unicode.ToLower(r)) + first[n:]
+	}
+	id = lead + rest
+	if token.IsKeyword(id) || predeclared[id] {
+		switch id {
+		case "type":
+			return "typ"
+		case "func":
+			return "fn"
+		}
+		return id + "Value"
+	}
+	return id
+}
+
+// predeclared are identifiers a parameter must not shadow.
+var predeclared = map[string]bool{
+	"any": true, "append": true, "bool": true, "byte": true, "cap": true, "clear": true, "close": true,
+	"complex": true, "copy": true, "delete": true, "error": true, "false": true, "float64": true, "imag": true,
+	"int": true, "int64": true, "iota": true, "len": true, "make": true, "max": true, "min": true, "new": true,
+	"nil": true, "panic": true, "print": true, "println": true, "real": true, "recover": true, "rune": true,
+	"string": true, "true": true, "uint": true,
+	// names the generated functions use for themselves
+	"c": true, "ctx": true, "opts": true, "err": true, "in": true, "out": true, "res": true, "item": true,
+	"key": true, "q": true, "o": true, "d": true, "i": true, "ok": true, "page": true, "yield": true,
+	"strconv": true, "strings": true, "errors": true, "fmt": true, "types": true, "dynamodb": true, "aws": true,
+	"context": true, "iter": true, "sync": true, "time": true, "big": true, "bytes": true, "slices": true,
+}
+
+// names hands out package-level identifiers, so that two model names that
+// map to the same Go name (an entity STATUS and an enum status) never
+// collide: the first claim wins, later ones take a suffix.
+type names struct{ used map[string]string }
+
+func newNames() *names {
+	n := &names{used: map[string]string{}}
+	// Identifiers every generated package declares.
+	for _, id := range []string{"DynamoDB", "TableAdmin", "Client", "New", "Tables", "DefaultTables", "Capacity", "Units",
+		"Page", "ReadOption", "PageSize", "StartAt", "Workers", "Collect", "Entity", "KeyError", "Failure",
+		"Separator", "CreateTableInputs", "CreateTables", "TenantPolicy", "Model"} {
+		n.used[id] = "builtin"
+	}
+	return n
+}
+
+// claim returns id, or id with suffix (then a number) when id is taken.
+func (n *names) claim(owner, id, suffix string) string {
+	if prev, ok := n.used[id]; !ok || prev == owner {
+		n.used[id] = owner
+		return id
+	}
+	cand := id + suffix
+	for i := 2; ; i++ {
+		if prev, ok := n.used[cand]; !ok || prev == owner {
+			n.used[cand] = owner
+			return cand
+		}
+		cand = id + suffix + strconv.Itoa(i)
+	}
+}
+
+// quote returns a Go string literal.
+func quote(s string) string { return strconv.Quote(s) }
+
+// comment wraps prose into Go comment lines of about 76 columns, each
+// starting with prefix ("// " or "//\t"). Blank text gives no lines.
+func comment(prefix, text string) string {
+	text = strings.Join(strings.Fields(text), " ")
+	if text == "" {
+		return ""
+	}
+	var b strings.Builder
+	line := 0
+	for _, w := range strings.Fields(text) {
+		if line > 0 && line+1+len(w) > 76 {
+			b.WriteString("\n")
+			line = 0
+		}
+		if line == 0 {
+			b.WriteString(prefix)
+		} else {
+			b.WriteByte(' ')
+		}
+		b.WriteString(w)
+		line += len(w) + 1
+	}
+	return b.String()
+}
+
+// sentence returns text with its first letter upper-case and a final
+// period, for doc comments built from model prose.
+func sentence(text string) string {
+	text = strings.TrimSpace(strings.Join(strings.Fields(text), " "))
+	if text == "" {
+		return ""
+	}
+	r, n := utf8.DecodeRuneInString(text)
+	text = string(unicode.ToUpper(r)) + text[n:]
+	if !strings.HasSuffix(text, ".") && !strings.HasSuffix(text, "?") && !strings.HasSuffix(text, "!") {
+		text += "."
+	}
+	return text
+}
+
+// lowerFirst returns text with its first letter lower-case unless the
+// first word is an acronym (GSI1, PK).
+func lowerFirst(text string) string {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return ""
+	}
+	first := strings.Fields(text)[0]
+	rs := []rune(first)
+	if len(rs) > 1 && (allUpper(rs) || strings.IndexFunc(string(rs[1:]), unicode.IsUpper) >= 0) {
+		return text // an acronym or a name written in camel case
+	}
+	r, n := utf8.DecodeRuneInString(text)
+	return string(unicode.ToLower(r)) + text[n:]
+}
+
+// article returns "a" or "an" for the word that follows.
+func article(word string) string {
+	if word == "" {
+		return "a"
+	}
+	switch unicode.ToLower(rune(word[0])) {
+	case 'a', 'e', 'i', 'o', 'u':
+		return "an"
+	}
+	return "a"
+}
+
+// groupParams prints parameters, joining neighbours of one type as Go
+// style does: "tenantID, debtorKey string, seq int64".
+func groupParams(names, types []string) string {
+	var b strings.Builder
+	for i := range names {
+		b.WriteString(names[i])
+		if i+1 < len(names) && types[i+1] == types[i] {
+			b.WriteString(", ")
+			continue
+		}
+		b.WriteString(" " + types[i])
+		if i+1 < len(names) {
+			b.WriteString(", ")
+		}
+	}
+	return b.String()
+}
