@@ -12,19 +12,19 @@ import (
 // indexPlan is the Go face of a secondary index: the type of its entries
 // and the order of its sort key.
 type indexPlan struct {
-	X        *catalog.Index
-	Table    *tablePlan
-	Entries  []*entityPlan
-	All      bool   // projection ALL: an entry is the whole item
-	Name     string // entry type (not ALL): DunningAgendaEntry
-	Fields   []*fieldPlan
-	Doc      string
-	Decode   string // function decoding an entry: unmarshalDunningAgendaEntry, or the entity's / table's
-	Body     string
-	Compare  string // compareDunningAgenda: the index's sort order on raw items
+	X       *catalog.Index
+	Table   *tablePlan
+	Entries []*entityPlan
+	All     bool   // projection ALL: an entry is the whole item
+	Name    string // entry type (not ALL): DunningAgendaEntry
+	Fields  []*fieldPlan
+	Doc     string
+	Decode  string // function decoding an entry: unmarshalDunningAgendaEntry, or the entity's / table's
+	Body    string
+	Compare string // compareDunningAgenda: the index's sort order on raw items
 	// UsedCompare is set when a fan-out read merges the index's shards.
 	UsedCompare bool
-	CompBody string
+	CompBody    string
 	// Synthetic keys (Options.Keys == Synthetic): the concatenated
 	// attributes and their templates.
 	SynPK, SynSK *catalog.SyntheticKey

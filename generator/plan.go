@@ -17,7 +17,7 @@ type plan struct {
 	o     Options
 	names *names
 
-	types   map[string]*gotype     // attribute name -> Go type
+	types   map[string]*gotype      // attribute name -> Go type
 	samples map[string][]attr.Value // attribute name -> every value the model shows
 	padded  map[string]bool         // attributes zero-padded in some template
 	used    map[string]bool         // support helpers the generated code calls

@@ -22,9 +22,11 @@ var templateFS embed.FS
 var goFiles = []string{"client.go", "keys.go", "entities.go", "patterns.go", "operations.go", "errors.go", "tables.go", "iam.go", "codec.go"}
 
 var templates = template.Must(template.New("").Funcs(template.FuncMap{
-	"quote":   quote,
-	"join":    strings.Join,
-	"trimdot": func(s string) string { return strings.TrimSuffix(strings.TrimSpace(strings.Join(strings.Fields(s), " ")), ".") },
+	"quote": quote,
+	"join":  strings.Join,
+	"trimdot": func(s string) string {
+		return strings.TrimSuffix(strings.TrimSpace(strings.Join(strings.Fields(s), " ")), ".")
+	},
 	"doc": func(prefix, text string) string {
 		return comment(prefix, text)
 	},
@@ -247,7 +249,7 @@ func (v *view) EnumType(ev enumValue) string {
 }
 
 // Entities etc. expose the plan to the templates.
-func (v *view) Entities() []*entityPlan   { return v.entities }
+func (v *view) Entities() []*entityPlan    { return v.entities }
 func (v *view) Tables() []*tablePlan       { return v.tables }
 func (v *view) Enums() []*enumPlan         { return v.enums }
 func (v *view) Indexes() []*indexPlan      { return v.indexes }

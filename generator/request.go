@@ -32,7 +32,7 @@ func (a arg) GoType() string {
 // being built.
 type exprNames struct {
 	names  map[string]string // #placeholder -> attribute
-	values []valueCode        // in order of first use
+	values []valueCode       // in order of first use
 }
 
 type valueCode struct {

@@ -13,19 +13,19 @@ import (
 type kind int
 
 const (
-	kString kind = iota // string, or a named string type (an enum)
-	kInt                // int64
-	kFloat              // float64
-	kBytes              // []byte
-	kBool               // bool
-	kNull               // a NULL value: no Go value
-	kList               // []Elem
-	kMap                // map[string]Elem
-	kStringSet          // []string (SS)
-	kIntSet             // []int64 (NS of integers)
-	kFloatSet           // []float64 (NS)
-	kBytesSet           // [][]byte (BS)
-	kRaw                // types.AttributeValue: a value whose shape the model does not fix
+	kString    kind = iota // string, or a named string type (an enum)
+	kInt                   // int64
+	kFloat                 // float64
+	kBytes                 // []byte
+	kBool                  // bool
+	kNull                  // a NULL value: no Go value
+	kList                  // []Elem
+	kMap                   // map[string]Elem
+	kStringSet             // []string (SS)
+	kIntSet                // []int64 (NS of integers)
+	kFloatSet              // []float64 (NS)
+	kBytesSet              // [][]byte (BS)
+	kRaw                   // types.AttributeValue: a value whose shape the model does not fix
 )
 
 // gotype is the Go type of an attribute or parameter value, with what the

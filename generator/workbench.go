@@ -18,9 +18,9 @@ import (
 // every sample carries them.
 
 type wbModel struct {
-	ModelName     string      `json:"ModelName"`
-	ModelMetadata wbMetadata  `json:"ModelMetadata"`
-	DataModel     []wbTable   `json:"DataModel"`
+	ModelName     string     `json:"ModelName"`
+	ModelMetadata wbMetadata `json:"ModelMetadata"`
+	DataModel     []wbTable  `json:"DataModel"`
 }
 
 type wbMetadata struct {
