@@ -121,6 +121,11 @@ func startsDigit(s string) bool {
 	return unicode.IsDigit(r)
 }
 
+// Identifier returns the exported Go identifier the generator gives a
+// model name (an access pattern's id, an operation, a parameter):
+// AP03 -> AP03, ApplySettlement -> ApplySettlement, tenantId -> TenantID.
+func Identifier(name string) string { return exported(name) }
+
 // unexported turns a model name into an unexported Go identifier that is
 // not a keyword: tenantId -> tenantID, PK -> pk, type -> typ.
 func unexported(s string) string {
