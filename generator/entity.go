@@ -239,7 +239,11 @@ type scope func(name string) (expr string, t *gotype, ok bool)
 // value holding the separator, a number too wide for its padding).
 func (p *plan) templateExpr(t *catalog.KeyTemplate, sc scope) (string, error) {
 	if t.IsConstant() {
-		return quote(t.Text), nil
+		var lit strings.Builder
+		for _, part := range t.Parts {
+			lit.WriteString(part.Literal)
+		}
+		return quote(lit.String()), nil
 	}
 	var parts []string
 	for _, part := range t.Parts {

@@ -33,14 +33,18 @@ import (
 // values reflection cannot find.
 type harness struct {
 	model *catalog.Model
-	// newClient returns the package's *Client over db.
-	newClient func(db *dynamodb.Client) any
+	// newClient returns the package's *Client over db (a *dynamodb.Client
+	// or a wrapper of one).
+	newClient func(db any, prefix string) any
 	// createTables runs the package's CreateTables with DefaultTables.
 	createTables func(ctx context.Context, db *dynamodb.Client) error
 	// pageSize is the package's PageSize(n) ReadOption.
 	pageSize func(n int) any
 	// failure is a pointer to a nil *Failure of the package, for errors.As.
 	failure any
+	// keys is the package's key mode: a synthetic package's items carry
+	// the synthetic index keys.
+	keys target.Keys
 }
 
 // open returns a fresh embedded engine with the model's tables.
@@ -50,7 +54,7 @@ func (h *harness) open(t *testing.T) (*dynamodb.Client, reflect.Value) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = tg.Close() })
 	require.NoError(t, h.createTables(context.Background(), tg.Client))
-	return tg.Client, reflect.ValueOf(h.newClient(tg.Client))
+	return tg.Client, reflect.ValueOf(h.newClient(tg.Client, ""))
 }
 
 // seeded is one item of a dataset with every value that went into it,
@@ -154,7 +158,7 @@ func build(m *catalog.Model, e *catalog.Entity, vals map[string]attr.Value, secr
 // attributes come and go, so sparse indexes hold some items and not
 // others. Later items with the same key replace earlier ones, as a
 // put does.
-func dataset(m *catalog.Model, n int, seed uint64) []seeded {
+func dataset(m *catalog.Model, n int, seed uint64, keys target.Keys) []seeded {
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	byKey := map[string]int{}
 	var out []seeded
@@ -245,6 +249,7 @@ func dataset(m *catalog.Model, n int, seed uint64) []seeded {
 				if err != nil {
 					continue
 				}
+				sd.item = withSynthetic(e.Table, sd.item, keys)
 				if j, ok := byKey[sd.key()]; ok {
 					out[j] = sd
 					continue
@@ -631,7 +636,7 @@ func sameOrder(t *testing.T, what string, got []string, groups [][]string) {
 // the oracle's.
 func (h *harness) checkPatterns(t *testing.T, n int) {
 	m := h.model
-	items := dataset(m, n, 7)
+	items := dataset(m, n, 7, h.keys)
 	db, client := h.open(t)
 	seed(t, db, items)
 	r := rand.New(rand.NewPCG(1, 2))
@@ -777,12 +782,12 @@ func (h *harness) checkOperations(t *testing.T) {
 					}
 					for _, name := range []string{before, sample} {
 						if it, ok := stateSample(q.Entity, name); ok {
-							seedItems = append(seedItems, seeded{entity: q.Entity, item: it})
+							seedItems = append(seedItems, seeded{entity: q.Entity, item: withSynthetic(q.Table, it, h.keys)})
 						}
 					}
 					for _, mt := range q.Matches {
 						if it, ok := mt.Entity.Sample(mt.Sample); ok {
-							seedItems = append(seedItems, seeded{entity: mt.Entity, item: it})
+							seedItems = append(seedItems, seeded{entity: mt.Entity, item: withSynthetic(mt.Entity.Table, it, h.keys)})
 						}
 					}
 				}
@@ -816,6 +821,9 @@ func (h *harness) checkOperations(t *testing.T) {
 				state := snapshot(t, db, m)
 				want := effect(t, op, b, steps, beforeState)
 				for key, it := range want {
+					if it != nil {
+						it = resynthesize(m.Table(strings.SplitN(key, "|", 2)[0]), it, h.keys)
+					}
 					got, ok := state[key]
 					if it == nil {
 						assert.False(t, ok, "after %s: %s should be gone", op.Name, key)
@@ -924,4 +932,44 @@ func effect(t *testing.T, op *catalog.Operation, b *catalog.Budget, steps []*cat
 		}
 	}
 	return out
+}
+
+// withSynthetic adds the synthetic index keys an item's attributes make,
+// when the table's indexes are keyed synthetically.
+func withSynthetic(t *catalog.Table, it attr.Item, keys target.Keys) attr.Item {
+	for _, x := range t.Indexes {
+		if !target.UsesSynthetic(x, keys) {
+			continue
+		}
+		for _, sk := range []*catalog.SyntheticKey{x.Synthetic.Partition, x.Synthetic.Sort} {
+			if sk == nil {
+				continue
+			}
+			if v, err := sk.Template.RenderItem(it); err == nil {
+				it = it.With(sk.Attribute, attr.Str(v))
+			}
+		}
+	}
+	return it
+}
+
+// resynthesize renders an item's synthetic keys afresh from its natural
+// attributes: a write keeps each synthetic key in step with them.
+func resynthesize(t *catalog.Table, it attr.Item, keys target.Keys) attr.Item {
+	var out attr.Item
+	synthetic := map[string]bool{}
+	for _, x := range t.Indexes {
+		if target.UsesSynthetic(x, keys) {
+			synthetic[x.Synthetic.Partition.Attribute] = true
+			if x.Synthetic.Sort != nil {
+				synthetic[x.Synthetic.Sort.Attribute] = true
+			}
+		}
+	}
+	for _, f := range it {
+		if !synthetic[f.Name] {
+			out = append(out, f)
+		}
+	}
+	return withSynthetic(t, out, keys)
 }

@@ -142,7 +142,7 @@ func (p *plan) planEntry(ip *indexPlan) error {
 		if ip.SynSK != nil {
 			ip.Doc += " and " + ip.SynSK.Attribute
 		}
-		ip.Doc += "; the key fields are parsed back from them."
+		ip.Doc += ", and projects the natural key attributes."
 	}
 
 	// Decoder.
@@ -151,59 +151,7 @@ func (p *plan) planEntry(ip *indexPlan) error {
 	fmt.Fprintf(&b, "k, err := keyOf%s(item)\nif err != nil {\nreturn %s{}, err\n}\n", ip.Table.Field, ip.Name)
 	fmt.Fprintf(&b, "x := %s{Key: k}\n", ip.Name)
 	fmt.Fprintf(&b, "d := decoder{item: item, what: %s}\n", quote("an entry of index "+x.Name))
-	parsed := map[string]bool{}
-	if ip.synthetic() {
-		for i, sk := range []*catalog.SyntheticKey{ip.SynPK, ip.SynSK} {
-			if sk == nil {
-				continue
-			}
-			lits, phs := splitTemplate(sk.Template)
-			quoted := make([]string, len(lits))
-			for j, l := range lits {
-				quoted[j] = quote(l)
-			}
-			p.use("matchKey")
-			p.use("required")
-			p.use("asString")
-			fmt.Fprintf(&b, "s%d := required(&d, %s, asString[string])\n", i, quote(sk.Attribute))
-			fmt.Fprintf(&b, "v%d, ok := matchKey(s%d, %s)\nif !ok && d.err == nil {\nreturn %s{}, fmt.Errorf(\"an entry of index %s: %s %%q does not have the form %s\", s%d)\n}\n",
-				i, i, strings.Join(quoted, ", "), ip.Name, x.Name, sk.Attribute, sk.Template.Text, i)
-			fmt.Fprintf(&b, "if ok {\nvar p keyParser\n")
-			p.use("keyParser")
-			for j, part := range phs {
-				f := ip.fieldOf(part.Attr)
-				if f == nil {
-					continue
-				}
-				parsed[part.Attr] = true
-				val := fmt.Sprintf("v%d[%d]", i, j)
-				dst := "x." + f.Name
-				var conv string
-				switch {
-				case part.Width > 0:
-					conv = fmt.Sprintf("p.padded(%s, %s, %d)", quote(part.Attr), val, part.Width)
-				case f.T.kind == kInt:
-					conv = fmt.Sprintf("p.int(%s, %s)", quote(part.Attr), val)
-				case f.T.kind == kFloat:
-					conv = fmt.Sprintf("p.float(%s, %s)", quote(part.Attr), val)
-				case f.T.kind == kString && f.T.enum != nil:
-					conv = f.T.Go() + "(" + val + ")"
-				default:
-					conv = val
-				}
-				if f.Pointer {
-					fmt.Fprintf(&b, "%sv := %s\n%s = &%sv\n", f.Var, conv, dst, f.Var)
-				} else {
-					fmt.Fprintf(&b, "%s = %s\n", dst, conv)
-				}
-			}
-			fmt.Fprintf(&b, "if p.err != nil {\nreturn %s{}, fmt.Errorf(\"an entry of index %s: %%w\", p.err)\n}\n}\n", ip.Name, x.Name)
-		}
-	}
 	for _, f := range ip.Fields {
-		if parsed[f.Attr.Name] {
-			continue
-		}
 		b.WriteString(p.decodeField(f, "x."+f.Name, f.Presence == catalog.Required) + "\n")
 	}
 	fmt.Fprintf(&b, "if d.err != nil {\nreturn %s{}, d.err\n}\nreturn x, nil\n", ip.Name)

@@ -74,6 +74,17 @@ func tableDefs(m *catalog.Model, keys Keys) ([]tableDef, error) {
 				id.nonKey = append(id.nonKey, x.Projection.Attributes...)
 			}
 			synthetic := keys == Synthetic && x.Synthetic != nil && (len(x.Partition) > 1 || len(x.Sort) > 1)
+			if synthetic && id.projection != "ALL" {
+				// The natural key attributes are keys no longer: project
+				// them, so that entries hold what they hold natively (as
+				// target.CreateTableInput does).
+				id.projection = "INCLUDE"
+				for _, a := range x.KeyAttributes() {
+					if a != t.PartitionKey && a != t.SortKey && !slices.Contains(id.nonKey, a) {
+						id.nonKey = append(id.nonKey, a)
+					}
+				}
+			}
 			if synthetic {
 				id.keys = append(id.keys, keyDef{x.Synthetic.Partition.Attribute, "HASH"})
 				if err := addAttr(x.Synthetic.Partition.Attribute, attr.S); err != nil {
@@ -105,6 +116,7 @@ func tableDefs(m *catalog.Model, keys Keys) ([]tableDef, error) {
 				td.gsis = append(td.gsis, id)
 			}
 		}
+		slices.SortFunc(td.attrs, func(a, b attrDef) int { return strings.Compare(a.name, b.name) })
 		out = append(out, td)
 	}
 	return out, nil

@@ -16,6 +16,7 @@ import (
 
 	"github.com/cardapio/cardapio/catalog"
 	"github.com/cardapio/cardapio/examples/lastro"
+	lastrosynthetic "github.com/cardapio/cardapio/generator/testdata/golden/lastro-synthetic"
 	"github.com/cardapio/cardapio/target"
 )
 
@@ -23,14 +24,44 @@ func lastroHarness(t *testing.T) *harness {
 	m, err := catalog.Load("../model.yaml")
 	require.NoError(t, err)
 	return &harness{
-		model:     m,
-		newClient: func(db *dynamodb.Client) any { return lastro.New(db, lastro.DefaultTables()) },
+		model: m,
+		newClient: func(db any, prefix string) any {
+			return lastro.New(db.(lastro.DynamoDB), lastro.DefaultTables().WithPrefix(prefix))
+		},
 		createTables: func(ctx context.Context, db *dynamodb.Client) error {
 			return lastro.CreateTables(ctx, db, lastro.DefaultTables())
 		},
 		pageSize: func(n int) any { return lastro.PageSize(n) },
 		failure:  new(*lastro.Failure),
+		keys:     target.KeysNative,
 	}
+}
+
+// lastroSyntheticHarness drives the Lastro package generated with
+// --keys synthetic (a golden of the generator's tests).
+func lastroSyntheticHarness(t *testing.T) *harness {
+	m, err := catalog.Load("../model.yaml")
+	require.NoError(t, err)
+	return &harness{
+		model: m,
+		newClient: func(db any, prefix string) any {
+			return lastrosynthetic.New(db.(lastrosynthetic.DynamoDB), lastrosynthetic.DefaultTables().WithPrefix(prefix))
+		},
+		createTables: func(ctx context.Context, db *dynamodb.Client) error {
+			return lastrosynthetic.CreateTables(ctx, db, lastrosynthetic.DefaultTables())
+		},
+		pageSize: func(n int) any { return lastrosynthetic.PageSize(n) },
+		failure:  new(*lastrosynthetic.Failure),
+		keys:     target.KeysSynthetic,
+	}
+}
+
+func TestLastroSyntheticPatterns(t *testing.T) { lastroSyntheticHarness(t).checkPatterns(t, 60) }
+
+func TestLastroSyntheticOperations(t *testing.T) { lastroSyntheticHarness(t).checkOperations(t) }
+
+func TestLastroSyntheticAgreesWithExecutor(t *testing.T) {
+	lastroSyntheticHarness(t).checkAgreement(t, target.KeysSynthetic)
 }
 
 func TestLastroPatterns(t *testing.T) { lastroHarness(t).checkPatterns(t, 60) }
@@ -234,3 +265,6 @@ func TestLastroTenantIsolation(t *testing.T) {
 	require.ErrorContains(t, err, "tenantId is empty")
 }
 
+func TestLastroAgreesWithExecutor(t *testing.T) {
+	lastroHarness(t).checkAgreement(t, target.KeysNative)
+}

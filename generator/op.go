@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/executor"
 )
 
 // opPlan is the Go face of a business operation: its input, result and
@@ -23,12 +24,13 @@ type opPlan struct {
 	Validate     string
 	Body         string
 
-	paths    map[string][]string // variant constant -> budget variants it covers
-	pathOf   map[string]string   // budget variant -> variant constant
-	bound    map[string]*gotype  // attributes bound by reads
-	fan      map[string]bool     // parameters standing for a fan-out attribute
-	usesK    bool
-	failures []*failurePlan
+	paths      map[string][]string // variant constant -> budget variants it covers
+	pathOf     map[string]string   // budget variant -> variant constant
+	bound      map[string]*gotype  // attributes bound by reads
+	referenced map[string]bool     // parameters the requests read
+	plans      map[string]*executor.StepPlan
+	usesK      bool
+	failures   []*failurePlan
 }
 
 type variantPlan struct{ Const, Value, Doc string }
@@ -120,7 +122,7 @@ func (p *plan) planOperations() error {
 		opp := &opPlan{Op: op, Name: name,
 			Input:  p.names.claim("input:"+op.Name, name+"Input", "Params"),
 			Result: p.names.claim("result:"+op.Name, name+"Result", "Output"),
-			bound:  map[string]*gotype{}, fan: map[string]bool{}, pathOf: map[string]string{}, paths: map[string][]string{}}
+			bound:  map[string]*gotype{}, referenced: map[string]bool{}, pathOf: map[string]string{}, paths: map[string][]string{}}
 		if err := p.planOp(opp); err != nil {
 			return fmt.Errorf("operation %s: %w", op.Name, err)
 		}
@@ -129,81 +131,13 @@ func (p *plan) planOperations() error {
 	return nil
 }
 
-// usedParams lists the parameters the requests read, in the order of the
-// operation's parameters, leaving out those that only stand for a fan-out
-// attribute (every shard is read).
-func usedParams(op *catalog.Operation) (used map[string]bool, fan map[string]bool) {
-	used, fan = map[string]bool{}, map[string]bool{}
-	mark := func(o catalog.Operand) {
-		for _, ph := range o.Placeholders() {
-			used[ph] = true
-		}
-	}
-	forEachRequest(op, func(_ *catalog.Step, q *catalog.Request) {
-		for _, a := range q.Key {
-			mark(a.Value)
-		}
-		for _, a := range q.Item {
-			mark(a.Value)
-		}
-		for _, v := range q.Values {
-			mark(v.Value)
-		}
-		f := fanOut(q.Index, q.Shards)
-		for _, c := range q.KeyCondition {
-			if f != nil && c.Attribute == f.attr {
-				for _, o := range c.Operands {
-					for _, ph := range o.Placeholders() {
-						fan[ph] = true
-					}
-				}
-				continue
-			}
-			for _, o := range c.Operands {
-				mark(o)
-			}
-		}
-	})
-	for ph := range fan {
-		if used[ph] {
-			delete(fan, ph)
-		}
-	}
-	return used, fan
-}
-
 func (p *plan) planOp(opp *opPlan) error {
 	op := opp.Op
-	used, fan := usedParams(op)
-	opp.fan = fan
-	var unused []string
-	for _, prm := range op.Params {
-		if !used[prm.Name] {
-			unused = append(unused, prm.Name)
-			continue
-		}
-		t := p.paramType(prm)
-		doc := prm.Name
-		if prm.Description != "" {
-			doc += ": " + strings.TrimSuffix(prm.Description, ".")
-		}
-		if prm.Attribute != nil && prm.Attribute.Name != prm.Name {
-			doc += " (a value of " + prm.Attribute.Name + ")"
-		}
-		if prm.Sample != nil {
-			if s := sampleGo(t, *prm.Sample); s != "" && len(s) < 60 {
-				doc += ", for example " + strings.Trim(s, "\"")
-			}
-		}
-		opp.Fields = append(opp.Fields, arg{Name: prm.Name, Var: exported(prm.Name), T: t, Doc: doc + "."})
+	plans, err := p.stepPlans(op)
+	if err != nil {
+		return err
 	}
-	for i := range opp.Fields {
-		for j := 0; j < i; j++ {
-			if opp.Fields[j].Var == opp.Fields[i].Var {
-				opp.Fields[i].Var += "2"
-			}
-		}
-	}
+	opp.plans = plans
 	// Variants.
 	if groups := pathGroups(op); groups != nil {
 		opp.VariantType = p.names.claim("variant:"+op.Name, opp.Name+"Variant", "Kind")
@@ -230,6 +164,31 @@ func (p *plan) planOp(opp *opPlan) error {
 		}
 		slices.SortFunc(opp.Variants, func(a, b variantPlan) int { return strings.Compare(a.Const, b.Const) })
 	}
+	if err := p.planOpBody(opp); err != nil {
+		return err
+	}
+	// The input holds the parameters the requests read.
+	var unused []string
+	for _, prm := range op.Params {
+		if !opp.referenced[prm.Name] {
+			unused = append(unused, prm.Name)
+			continue
+		}
+		t := p.paramType(prm)
+		doc := prm.Name
+		if prm.Description != "" {
+			doc += ": " + strings.TrimSuffix(prm.Description, ".")
+		}
+		if prm.Attribute != nil && prm.Attribute.Name != prm.Name {
+			doc += " (a value of " + prm.Attribute.Name + ")"
+		}
+		if prm.Sample != nil {
+			if s := sampleGo(t, *prm.Sample); s != "" && len(s) < 60 {
+				doc += ", for example " + strings.Trim(s, "\"")
+			}
+		}
+		opp.Fields = append(opp.Fields, arg{Name: prm.Name, Var: opp.fieldName(prm.Name), T: t, Doc: doc + "."})
+	}
 	// Doc.
 	var doc strings.Builder
 	fmt.Fprintf(&doc, "%s runs business operation %s", opp.Name, op.Name)
@@ -253,29 +212,58 @@ func (p *plan) planOp(opp *opPlan) error {
 	}
 	if len(unused) > 0 {
 		fmt.Fprintf(&doc, " Parameter %s of the model is not an input: no request reads it", joinWords(unused))
-		if len(fan) > 0 {
-			doc.WriteString(" (every shard is read)")
+		for _, s := range op.Steps {
+			if _, _, ok := s.ShardInput(); ok {
+				doc.WriteString(" (a fan-out reads every shard)")
+				break
+			}
 		}
 		doc.WriteString(".")
 	}
 	opp.Doc = doc.String()
-	return p.planOpBody(opp)
+	p.planValidate(opp)
+	return nil
 }
 
-// opScope resolves placeholders inside an operation: parameters are
-// fields of in, attributes bound by earlier reads are locals.
+// fieldName is the input field of a parameter.
+func (opp *opPlan) fieldName(param string) string {
+	name := exported(param)
+	for _, prm := range opp.Op.Params {
+		if prm.Name != param && exported(prm.Name) == name && prm.Name < param {
+			return name + "2"
+		}
+	}
+	return name
+}
+
+// opScope resolves placeholders inside an operation: attributes bound by
+// earlier reads are locals, parameters are fields of in (and recorded as
+// inputs).
 func (p *plan) opScope(opp *opPlan) scope {
 	return func(name string) (string, *gotype, bool) {
 		if t, ok := opp.bound[name]; ok {
 			return unexported(name), t, true
 		}
-		for _, f := range opp.Fields {
-			if f.Name == name {
-				return "in." + f.Var, f.T, true
-			}
+		if prm := opp.Op.Param(name); prm != nil {
+			opp.referenced[name] = true
+			return "in." + opp.fieldName(name), p.paramType(prm), true
 		}
 		return "", nil, false
 	}
+}
+
+// known reports whether a name is a parameter or bound by some step (the
+// executor's test for the sources of a synthetic key).
+func (opp *opPlan) known(name string) bool {
+	if opp.Op.Param(name) != nil {
+		return true
+	}
+	for _, s := range opp.Op.Steps {
+		if slices.Contains(s.Bind, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // stepGuard returns the condition under which a step with variants runs.
@@ -311,20 +299,20 @@ func (p *plan) planOpBody(opp *opPlan) error {
 	// Attributes bound by reads are declared up front: a later step, or
 	// the result, reads them.
 	var decls []string
+	declared := map[string]bool{}
 	for _, s := range op.Steps {
 		for _, bn := range s.Bind {
 			a := p.m.Attribute(bn)
 			if a == nil {
 				return fmt.Errorf("step %s binds %s, which is not an attribute", s.ID, bn)
 			}
-			if _, dup := opp.bound[bn]; dup {
+			if declared[bn] {
 				continue
 			}
-			opp.bound[bn] = p.valueType(a)
-			decls = append(decls, fmt.Sprintf("%s %s", unexported(bn), opp.bound[bn].Go()))
+			declared[bn] = true
+			decls = append(decls, fmt.Sprintf("%s %s", unexported(bn), p.valueType(a).Go()))
 		}
 	}
-	opp.bound = map[string]*gotype{}
 	if len(decls) > 0 {
 		body.WriteString("var (\n" + strings.Join(decls, "\n") + "\n)\n")
 	}
@@ -350,17 +338,15 @@ func (p *plan) planOpBody(opp *opPlan) error {
 	body.WriteString(steps.String())
 	body.WriteString("return res, nil\n")
 	opp.Body = body.String()
-	p.planValidate(opp)
 	return nil
 }
 
 // planValidate writes the input check: enum values, civil dates and
-// instants of the parameters the chosen variant uses, and the variant.
+// instants of the parameters the chosen variant reads, and the variant.
 func (p *plan) planValidate(opp *opPlan) {
 	var b strings.Builder
 	p.use("checks")
 	b.WriteString("var v checks\n")
-	// Which parameters each variant constant reads.
 	usedBy := map[string][]string{}
 	if opp.VariantType != "" {
 		for _, v := range opp.Variants {
@@ -397,7 +383,7 @@ func (p *plan) planValidate(opp *opPlan) {
 			checks[i] = strings.Replace(checks[i], quote(a.Name), quote(f.Name), 1)
 		}
 		guard := ""
-		if opp.VariantType != "" && len(usedBy[f.Name]) < len(opp.Variants) {
+		if opp.VariantType != "" && len(usedBy[f.Name]) > 0 && len(usedBy[f.Name]) < len(opp.Variants) {
 			var parts []string
 			for _, c := range usedBy[f.Name] {
 				parts = append(parts, "in.Variant == "+c)
@@ -462,36 +448,40 @@ func (p *plan) stepCode(opp *opPlan, s *catalog.Step, n int) (string, error) {
 	if s.Description != "" {
 		b.WriteString(comment("// ", sentence(s.Description)) + "\n")
 	}
+	sp := opp.plans[s.ID]
+	if sp == nil {
+		return "", fmt.Errorf("the step runs in no variant")
+	}
 	switch s.Kind {
 	case catalog.Transaction:
 		return p.transactionCode(opp, s, &b)
 	case catalog.Query:
-		return p.queryStepCode(opp, s, &b)
+		return p.queryStepCode(opp, s, sp, &b)
 	case catalog.Scan:
 		return "", fmt.Errorf("a Scan step has no generated form; read the table with an access pattern")
 	}
-	q := s.Request
-	tp := p.tableByN[q.Table.Name]
-	rc, err := p.requestCode(opp, s, q, tp, v)
+	fail := func(e string) string { return fmt.Sprintf("return res, fmt.Errorf(%q, %s)", where, e) }
+	cc, err := p.writeCall(sp, p.opScope(opp), v+"Key", fail, opp.known)
 	if err != nil {
 		return "", err
 	}
-	b.WriteString(rc.pre)
+	b.WriteString(cc.pre)
 	input := map[catalog.StepKind]string{catalog.Get: "GetItemInput", catalog.Put: "PutItemInput", catalog.Update: "UpdateItemInput", catalog.Delete: "DeleteItemInput"}[s.Kind]
 	call := map[catalog.StepKind]string{catalog.Get: "GetItem", catalog.Put: "PutItem", catalog.Update: "UpdateItem", catalog.Delete: "DeleteItem"}[s.Kind]
-	fmt.Fprintf(&b, "%sIn := &dynamodb.%s{\n%s\nReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes,\n}\n", v, input, strings.Join(rc.fields, ",\n")+",")
-	if rc.usesK {
-		fmt.Fprintf(&b, "if k.err != nil {\nreturn res, fmt.Errorf(%q, k.err)\n}\n", where)
+	fmt.Fprintf(&b, "%sIn := &dynamodb.%s{\n%s\nReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes,\n}\n", v, input, strings.Join(cc.fields, ",\n")+",")
+	if cc.usesK {
+		opp.usesK = true
+		fmt.Fprintf(&b, "if k.err != nil {\n%s\n}\n", fail("k.err"))
 	}
 	fmt.Fprintf(&b, "%sOut, err := c.db.%s(ctx, %sIn)\n", v, call, v)
+	q := s.Request
 	if q.Condition != "" && q.OnConditionFailed != nil {
 		fp := p.failureFor(opp, s, q, false)
 		p.use("writeError")
 		fmt.Fprintf(&b, "if err != nil {\nreturn res, writeError(err, %s)\n}\n", fp.Var)
 	} else {
-		fmt.Fprintf(&b, "if err != nil {\nreturn res, fmt.Errorf(%q, err)\n}\n", where)
+		fmt.Fprintf(&b, "if err != nil {\n%s\n}\n", fail("err"))
 	}
-	p.use("capacityAdd")
 	fmt.Fprintf(&b, "res.Capacity.add(%sOut.ConsumedCapacity)\n", v)
 	if s.Kind == catalog.Get {
 		if err := p.getResult(opp, s, q, &b, v); err != nil {
@@ -531,243 +521,48 @@ func stepSummary(s *catalog.Step) string {
 	return txt + "."
 }
 
-// reqCode is a request being printed: statements that must run first, and
-// the fields of its input literal.
-type reqCode struct {
-	pre    string
-	fields []string
-	usesK  bool
-	fail   *failurePlan
-}
-
-// requestCode prints the fields of a get, put, update, delete or
-// condition check (the same fields serve the transaction actions).
-func (p *plan) requestCode(opp *opPlan, s *catalog.Step, q *catalog.Request, tp *tablePlan, v string) (reqCode, error) {
-	var rc reqCode
-	sc := p.opScope(opp)
-	ep := p.entityByN[q.Entity.Name]
-	fields := []string{fmt.Sprintf("TableName: aws.String(c.tables.%s)", tp.Field)}
-	// The key, through the entity's key builder when the request keys the
-	// item by the entity's own templates.
-	keyVar := v + "Key"
-	keyCode, err := p.requestKey(opp, ep, tp, q, sc, keyVar, s.ID)
-	if err != nil {
-		return rc, err
-	}
-	rc.pre += keyCode
-	if s.Kind == catalog.Put {
-		var items []string
-		for _, ka := range tp.Keys() {
-			items = append(items, quote(ka.Name)+": "+p.encode(ka.T, keyVar+"."+ka.Field))
-		}
-		if tp.T.Discriminator != "" && q.Entity.TypeValue != "" {
-			p.use("stringValue")
-			items = append(items, quote(tp.T.Discriminator)+": stringValue("+quote(q.Entity.TypeValue)+")")
-		}
-		for _, a := range q.Item {
-			x, err := p.assignCode(opp, a, sc)
-			if err != nil {
-				return rc, fmt.Errorf("item %s: %w", a.Attribute, err)
-			}
-			items = append(items, quote(a.Attribute)+": "+x)
-		}
-		fields = append(fields, "Item: map[string]types.AttributeValue{\n"+strings.Join(items, ",\n")+",\n}")
-	} else {
-		fields = append(fields, "Key: "+keyVar+".item()")
-	}
-	if q.Update != "" {
-		fields = append(fields, "UpdateExpression: aws.String("+quote(q.Update)+")")
-	}
-	if q.Condition != "" {
-		fields = append(fields, "ConditionExpression: aws.String("+quote(q.Condition)+")")
-	}
-	names := map[string]string{}
-	for k, n := range q.Names {
-		names[k] = n
-	}
-	if len(q.Projection) > 0 {
-		en := exprNames{names: names}
-		var refs []string
-		for _, a := range q.Projection {
-			refs = append(refs, en.ref(a))
-		}
-		names = en.names
-		fields = append(fields, "ProjectionExpression: aws.String("+quote(strings.Join(refs, ", "))+")")
-	}
-	if n := namesCode(names); n != "" {
-		fields = append(fields, "ExpressionAttributeNames: "+n)
-	}
-	var vals []valueCode
-	for _, nv := range q.Values {
-		x, err := p.operandCode(nv.Value, sc)
-		if err != nil {
-			return rc, fmt.Errorf("value %s: %w", nv.Name, err)
-		}
-		vals = append(vals, valueCode{nv.Name, x})
-	}
-	if vc := valuesCode(vals); vc != "" {
-		fields = append(fields, "ExpressionAttributeValues: "+vc)
-	}
-	if q.ConsistentRead {
-		fields = append(fields, "ConsistentRead: aws.Bool(true)")
-	}
-	if q.ReturnValues != "" {
-		fields = append(fields, "ReturnValues: types.ReturnValue("+quote(q.ReturnValues)+")")
-	}
-	if q.ReturnValuesOnConditionCheckFailure != "" {
-		fields = append(fields, "ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailure("+quote(q.ReturnValuesOnConditionCheckFailure)+")")
-	}
-	rc.fields = fields
-	joined := strings.Join(fields, "\n")
-	if strings.Contains(joined, "k.") {
-		rc.usesK = true
-		opp.usesK = true
-	}
-	return rc, nil
-}
-
-// assignCode prints the value of an item attribute: a parameter converted
-// to its attribute's type, a template, or a literal.
-func (p *plan) assignCode(opp *opPlan, a catalog.Assign, sc scope) (string, error) {
-	at := p.m.Attribute(a.Attribute)
-	if a.Value.Param != "" && at != nil {
-		x, t, ok := sc(a.Value.Param)
-		if !ok {
-			return "", fmt.Errorf("no value for {%s}", a.Value.Param)
-		}
-		want := p.valueType(at)
-		if t.kind == want.kind && t.enum != want.enum && t.kind == kString {
-			return p.encode(t, x), nil
-		}
-		return p.encode(t, x), nil
-	}
-	return p.operandCode(a.Value, sc)
-}
-
-// requestKey prints the statements computing a request's key into
-// keyVar.
-func (p *plan) requestKey(opp *opPlan, ep *entityPlan, tp *tablePlan, q *catalog.Request, sc scope, keyVar, step string) (string, error) {
-	where := opp.Op.Name + ": " + step
-	own := len(q.Key) == len(ep.E.Key)
-	for _, a := range q.Key {
-		match := false
-		for _, k := range ep.E.Key {
-			if k.Attribute == a.Attribute && a.Value.Template != nil && a.Value.Template.Text == k.Template.Text {
-				match = true
-			}
-		}
-		if !match {
-			own = false
-		}
-	}
-	if own {
-		var args []string
-		for _, f := range ep.KeyArgs {
-			x, t, ok := sc(f.Attr.Name)
-			if !ok {
-				return "", fmt.Errorf("the key of %s needs {%s}", ep.E.Name, f.Attr.Name)
-			}
-			if t.Go() != f.T.Go() {
-				x = f.T.Go() + "(" + x + ")"
-			}
-			args = append(args, x)
-		}
-		return fmt.Sprintf("%s, err := %s(%s)\nif err != nil {\nreturn res, fmt.Errorf(%q, err)\n}\n", keyVar, ep.KeyFunc, strings.Join(args, ", "), where+": %w"), nil
-	}
-	var fields []string
-	for _, ka := range tp.Keys() {
-		var val *catalog.Operand
-		for i := range q.Key {
-			if q.Key[i].Attribute == ka.Name {
-				val = &q.Key[i].Value
-			}
-		}
-		if val == nil {
-			return "", fmt.Errorf("the request has no value for key %s", ka.Name)
-		}
-		var x string
-		var err error
-		switch {
-		case val.Template != nil && ka.T.kind == kString:
-			x, err = p.templateExpr(val.Template, sc)
-		case val.Template != nil:
-			x, err = p.keyValue(tp, ka, val.Template, sc)
-		case val.Param != "":
-			y, t, ok := sc(val.Param)
-			if !ok {
-				return "", fmt.Errorf("no value for {%s}", val.Param)
-			}
-			x = y
-			if t.Go() != ka.T.Go() {
-				x = ka.T.Go() + "(" + y + ")"
-			}
-		case val.Literal != nil:
-			x = quote(val.Literal.Str)
-			if ka.T.kind != kString {
-				x = val.Literal.Str
-			}
-		}
-		if err != nil {
-			return "", err
-		}
-		fields = append(fields, ka.Field+": "+x)
-	}
-	code := fmt.Sprintf("%s := %s{%s}\n", keyVar, tp.Key, strings.Join(fields, ", "))
-	if strings.Contains(code, "k.") {
-		opp.usesK = true
-		code += fmt.Sprintf("if k.err != nil {\nreturn res, fmt.Errorf(%q, k.err)\n}\n", where+": %w")
-	}
-	return code, nil
-}
-
-// getResult handles a read item: a missing item's failure, the bound
-// attributes and the item in the result.
+// getResult handles a read item as the executor does: a missing item
+// with a declared onMissing ends the operation (its failure, or success
+// when the model says succeed); a missing item that later steps needed
+// is an error; the bound attributes are read, and the item kept in the
+// result.
 func (p *plan) getResult(opp *opPlan, s *catalog.Step, q *catalog.Request, b *strings.Builder, v string) error {
 	ep := p.entityByN[q.Entity.Name]
 	out := v + "Out"
 	field := exported(s.ID)
-	if q.OnMissing != nil && q.OnMissing.Outcome != "succeed" {
+	where := opp.Op.Name + ": " + s.ID + ": %w"
+	switch {
+	case q.OnMissing != nil && q.OnMissing.Outcome != "succeed":
 		fp := p.failureFor(opp, s, q, true)
-		p.use("failureWith")
-		fmt.Fprintf(b, "if %s.Item == nil {\nreturn res, %s.with(nil, nil)\n}\n", out, fp.Var)
-	} else {
-		ret := "res, nil"
-		if len(s.Bind) == 0 {
-			fmt.Fprintf(b, "if %s.Item != nil {\n", out)
-		} else {
-			fmt.Fprintf(b, "if %s.Item == nil {\nreturn %s\n}\n", out, ret)
-		}
+		p.use("failure")
+		fmt.Fprintf(b, "if len(%s.Item) == 0 {\nreturn res, %s.with(nil, nil)\n}\n", out, fp.Var)
+	case q.OnMissing != nil:
+		fmt.Fprintf(b, "if len(%s.Item) == 0 {\n// %s\nreturn res, nil\n}\n", out, sentence(q.OnMissing.Meaning))
+	case len(s.Bind) > 0:
+		fmt.Fprintf(b, "if len(%s.Item) == 0 {\nreturn res, fmt.Errorf(\"%s: %s: no %s item to read %s from\")\n}\n", out, opp.Op.Name, s.ID, q.Entity.Name, strings.Join(s.Bind, ", "))
+	default:
+		fmt.Fprintf(b, "if len(%s.Item) > 0 {\n", out)
 	}
-	guarded := (q.OnMissing == nil || q.OnMissing.Outcome == "succeed") && len(s.Bind) == 0
+	guarded := q.OnMissing == nil && len(s.Bind) == 0
 	if len(q.Projection) == 0 {
-		fmt.Fprintf(b, "%sItem, err := %s(%s.Item)\nif err != nil {\nreturn res, fmt.Errorf(%q, err)\n}\nres.%s = &%sItem\n", v, ep.Unmarshal, out, opp.Op.Name+": "+s.ID+": %w", field, v)
+		fmt.Fprintf(b, "%sItem, err := %s(%s.Item)\nif err != nil {\nreturn res, fmt.Errorf(%q, err)\n}\nres.%s = &%sItem\n", v, ep.Unmarshal, out, where, field, v)
 		opp.ResultFields = append(opp.ResultFields, arg{Name: s.ID, Var: field, Type: "*" + ep.Name,
 			Doc: fmt.Sprintf("%s is the %s item step %s read; nil when there is none.", field, q.Entity.Name, s.ID)})
-		for _, bn := range s.Bind {
-			f := ep.field(bn)
-			if f == nil {
-				continue
-			}
-			if f.Pointer {
-				p.use("deref")
-				fmt.Fprintf(b, "%s = deref(%sItem.%s)\n", unexported(bn), v, f.Name)
-			} else {
-				fmt.Fprintf(b, "%s = %sItem.%s\n", unexported(bn), v, f.Name)
-			}
-		}
-	} else if len(s.Bind) > 0 {
+	}
+	if len(s.Bind) > 0 {
 		p.use("decoder")
+		p.use("required")
 		fmt.Fprintf(b, "%sRead := decoder{item: %s.Item, what: %s}\n", v, out, quote(q.Entity.Name))
 		for _, bn := range s.Bind {
-			a := p.m.Attribute(bn)
-			t := p.valueType(a)
-			p.use("required")
+			t := p.valueType(p.m.Attribute(bn))
 			fmt.Fprintf(b, "%s = required(&%sRead, %s, %s)\n", unexported(bn), v, quote(bn), p.decoder(t))
-			opp.ResultFields = append(opp.ResultFields, arg{Name: bn, Var: exported(bn), T: t,
-				Doc: fmt.Sprintf("%s is the %s step %s read from the %s item.", exported(bn), bn, s.ID, q.Entity.Name)})
-			fmt.Fprintf(b, "res.%s = %s\n", exported(bn), unexported(bn))
+			if len(q.Projection) > 0 {
+				opp.ResultFields = append(opp.ResultFields, arg{Name: bn, Var: exported(bn), T: t,
+					Doc: fmt.Sprintf("%s is the %s step %s read from the %s item.", exported(bn), bn, s.ID, q.Entity.Name)})
+				fmt.Fprintf(b, "res.%s = %s\n", exported(bn), unexported(bn))
+			}
 		}
-		fmt.Fprintf(b, "if %sRead.err != nil {\nreturn res, fmt.Errorf(%q, %sRead.err)\n}\n", v, opp.Op.Name+": "+s.ID+": %w", v)
+		fmt.Fprintf(b, "if %sRead.err != nil {\nreturn res, fmt.Errorf(%q, %sRead.err)\n}\n", v, where, v)
 	}
 	if guarded {
 		b.WriteString("}\n")
@@ -780,50 +575,56 @@ func (p *plan) getResult(opp *opPlan, s *catalog.Step, q *catalog.Request, b *st
 // failure of the first action whose condition failed.
 func (p *plan) transactionCode(opp *opPlan, s *catalog.Step, b *strings.Builder) (string, error) {
 	v := unexported(s.ID)
-	where := opp.Op.Name + ": " + s.ID + ": %w"
 	fmt.Fprintf(b, "var %sItems []types.TransactWriteItem\n", v)
 	fmt.Fprintf(b, "var %sFailures []*failure\n", v)
 	p.use("failure")
+	usesK := false
 	for _, it := range s.Items {
+		sp := opp.plans[s.ID+"/"+it.ID]
+		if sp == nil {
+			continue // runs in no variant
+		}
 		q := it.Request
-		tp := p.tableByN[q.Table.Name]
 		av := unexported(it.ID)
-		rc, err := p.requestCode(opp, it, q, tp, av)
+		where := opp.Op.Name + ": " + it.ID + ": %w"
+		fail := func(e string) string { return fmt.Sprintf("return res, fmt.Errorf(%q, %s)", where, e) }
+		cc, err := p.writeCall(sp, p.opScope(opp), av+"Key", fail, opp.known)
 		if err != nil {
 			return "", fmt.Errorf("action %s: %w", it.ID, err)
 		}
+		usesK = usesK || cc.usesK
 		kind := map[catalog.StepKind]string{catalog.Put: "Put", catalog.Update: "Update", catalog.Delete: "Delete", catalog.ConditionCheck: "ConditionCheck"}[it.Kind]
 		var code strings.Builder
 		fmt.Fprintf(&code, "// %s: %s\n", it.ID, stepSummary(it))
-		code.WriteString(rc.pre)
-		fmt.Fprintf(&code, "%sItems = append(%sItems, types.TransactWriteItem{%s: &types.%s{\n%s\n}})\n", v, v, kind, kind, strings.Join(rc.fields, ",\n")+",")
-		fail := "nil"
+		code.WriteString(cc.pre)
+		fmt.Fprintf(&code, "%sItems = append(%sItems, types.TransactWriteItem{%s: &types.%s{\n%s\n}})\n", v, v, kind, kind, strings.Join(cc.fields, ",\n")+",")
+		fail2 := "nil"
 		if q.Condition != "" && q.OnConditionFailed != nil {
-			fail = p.failureFor(opp, it, q, false).Var
-			fail = "&" + fail
+			fail2 = "&" + p.failureFor(opp, it, q, false).Var
 		}
-		fmt.Fprintf(&code, "%sFailures = append(%sFailures, %s)\n", v, v, fail)
+		fmt.Fprintf(&code, "%sFailures = append(%sFailures, %s)\n", v, v, fail2)
 		if g := opp.stepGuard(it); g != "" {
 			fmt.Fprintf(b, "if %s {\n%s}\n", g, code.String())
 		} else {
 			b.WriteString(code.String())
 		}
 	}
-	if opp.usesK {
-		fmt.Fprintf(b, "if k.err != nil {\nreturn res, fmt.Errorf(%q, k.err)\n}\n", where)
+	if usesK {
+		opp.usesK = true
+		fmt.Fprintf(b, "if k.err != nil {\nreturn res, fmt.Errorf(%q, k.err)\n}\n", opp.Op.Name+": "+s.ID+": %w")
 	}
 	p.use("transactionError")
 	fmt.Fprintf(b, "%sOut, err := c.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{\nTransactItems: %sItems,\nReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes,\n})\n", v, v)
 	fmt.Fprintf(b, "if err != nil {\nreturn res, transactionError(%q, %q, err, %sFailures)\n}\n", opp.Op.Name, s.ID, v)
-	p.use("capacityAddAll")
 	fmt.Fprintf(b, "res.Capacity.addAll(%sOut.ConsumedCapacity)\n", v)
 	return b.String(), nil
 }
 
-// queryStepCode writes a query step: one request for each partition the
-// step names (each shard of a fan-out), Limit the step's page size, the
-// items in the index's order.
-func (p *plan) queryStepCode(opp *opPlan, s *catalog.Step, b *strings.Builder) (string, error) {
+// queryStepCode writes a query step as the executor runs it: one request
+// for each shard of a fan-out (one in all when it does not fan out),
+// Limit the step's page size, the first page of each; the items merged
+// in the index's order.
+func (p *plan) queryStepCode(opp *opPlan, s *catalog.Step, sp *executor.StepPlan, b *strings.Builder) (string, error) {
 	q := s.Request
 	v := unexported(s.ID)
 	where := opp.Op.Name + ": " + s.ID + ": %w"
@@ -837,90 +638,58 @@ func (p *plan) queryStepCode(opp *opPlan, s *catalog.Step, b *strings.Builder) (
 		listed = append(listed, m.Entity)
 	}
 	res := p.resultOf(tp, ip, q.KeyCondition, listed)
-	fan := fanOut(q.Index, q.Shards)
-	sc := p.opScope(opp)
-	inner := sc
 	shardVar := ""
-	if fan != nil {
-		shardVar = unexported(fan.attr)
-		inner = func(name string) (string, *gotype, bool) {
-			for _, c := range q.KeyCondition {
-				if c.Attribute == fan.attr {
-					for _, o := range c.Operands {
-						if o.Param == name {
-							return shardVar, tInt, true
-						}
-					}
-				}
-			}
-			if name == fan.attr {
-				return shardVar, tInt, true
-			}
-			return sc(name)
-		}
+	if sp.ShardCount > 0 {
+		shardVar = "shard"
 	}
-	conds, err := p.keyConditions(ip, q.KeyCondition, inner)
+	cc, err := p.queryCall(sp, p.opScope(opp), shardVar)
 	if err != nil {
 		return "", err
 	}
-	n := exprNames{names: map[string]string{}}
-	for k, nm := range q.Names {
-		n.names[k] = nm
-	}
-	for _, nv := range q.Values {
-		x, err := p.operandCode(nv.Value, sc)
-		if err != nil {
-			return "", fmt.Errorf("value %s: %w", nv.Name, err)
-		}
-		n.values = append(n.values, valueCode{nv.Name, x})
-	}
-	qi := queryInput{table: tp.Field, consistent: q.ConsistentRead, descending: q.Order == "descending", limit: q.PageSize, filter: q.Filter}
-	if ip != nil {
-		qi.index = ip.X.Name
-	}
-	qi.keyCond = keyConditionCode(conds, &n)
-	if len(q.Projection) > 0 {
-		var refs []string
-		for _, a := range q.Projection {
-			refs = append(refs, n.ref(a))
-		}
-		qi.projection = strings.Join(refs, ", ")
-	}
-	qi.names, qi.values = n.names, n.values
-	code := qi.code()
-	if strings.Contains(code, "k.") {
+	if cc.usesK {
 		opp.usesK = true
 	}
+	code := "&dynamodb.QueryInput{\n" + strings.Join(cc.fields, ",\n") + ",\nReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes,\n}"
 	field := exported(s.ID)
-	opp.ResultFields = append(opp.ResultFields, arg{Name: s.ID, Var: field, Type: "[]" + res.Type,
-		Doc: fmt.Sprintf("%s holds the items step %s read: the first page", field, s.ID)})
-	last := &opp.ResultFields[len(opp.ResultFields)-1]
-	if fan != nil {
-		last.Doc += fmt.Sprintf(" of each of the %d shards, merged in the index's order", fan.count)
+	doc := fmt.Sprintf("%s holds the items step %s read: the first page", field, s.ID)
+	if sp.ShardCount > 0 {
+		doc += fmt.Sprintf(" of each of the %d shards, merged in the index's order", sp.ShardCount)
 	}
-	last.Doc += ". More tells whether a page stopped short of the end."
-	p.use("readPage")
-	if fan == nil {
-		fmt.Fprintf(b, "%sIn := %s\n", v, code)
-		if strings.Contains(code, "k.") {
-			fmt.Fprintf(b, "if k.err != nil {\nreturn res, fmt.Errorf(%q, k.err)\n}\n", where)
-		}
-		fmt.Fprintf(b, "%sPage, err := readPage(ctx, c.db, %sIn, %s)\n", v, v, res.Decode)
-		fmt.Fprintf(b, "res.Capacity = res.Capacity.plus(%sPage.Capacity)\n", v)
-		fmt.Fprintf(b, "if err != nil {\nreturn res, fmt.Errorf(%q, err)\n}\n", where)
-		fmt.Fprintf(b, "res.%s = %sPage.Items\nres.More = res.More || %sPage.Next != nil\n", field, v, v)
-	} else {
-		p.use("readShards")
+	opp.ResultFields = append(opp.ResultFields, arg{Name: s.ID, Var: field, Type: "[]" + res.Type, Doc: doc + "."})
+	n := max(sp.ShardCount, 1)
+	p.use("readShards")
+	compare := "nil"
+	if ip != nil && n > 1 {
 		ip.UsedCompare = true
-		fmt.Fprintf(b, "%sIn := make([]*dynamodb.QueryInput, 0, %d)\n", v, fan.count)
-		fmt.Fprintf(b, "for %s := range int64(%d) {\n%sIn = append(%sIn, %s)\n}\n", shardVar, fan.count, v, v, code)
-		if strings.Contains(code, "k.") {
-			fmt.Fprintf(b, "if k.err != nil {\nreturn res, fmt.Errorf(%q, k.err)\n}\n", where)
+		compare = ip.Compare
+	}
+	fmt.Fprintf(b, "%sIn := make([]*dynamodb.QueryInput, 0, %d)\n", v, n)
+	if sp.ShardCount > 0 {
+		fmt.Fprintf(b, "for %s := range int64(%d) {\n%sIn = append(%sIn, %s)\n}\n", shardVar, sp.ShardCount, v, v, code)
+	} else {
+		fmt.Fprintf(b, "%sIn = append(%sIn, %s)\n", v, v, code)
+	}
+	if cc.usesK {
+		fmt.Fprintf(b, "if k.err != nil {\nreturn res, fmt.Errorf(%q, k.err)\n}\n", where)
+	}
+	workers := n
+	if q.Shards != nil && q.Shards.Workers > 0 {
+		workers = min(q.Shards.Workers, n)
+	}
+	fmt.Fprintf(b, "%sPage, err := readShards(ctx, c.db, %sIn, %d, %s, %s, %v)\n", v, v, workers, res.Decode, compare, q.Order == "descending")
+	b.WriteString("res.Capacity = res.Capacity.plus(" + v + "Page.Capacity)\n")
+	fmt.Fprintf(b, "if err != nil {\nreturn res, fmt.Errorf(%q, err)\n}\n", where)
+	fmt.Fprintf(b, "res.%s = %sPage.Items\nres.More = res.More || %sPage.more\n", field, v, v)
+	if len(s.Bind) > 0 {
+		p.use("decoder")
+		p.use("required")
+		fmt.Fprintf(b, "if %sPage.first == nil {\nreturn res, fmt.Errorf(\"%s: %s: read no item to read %s from\")\n}\n", v, opp.Op.Name, s.ID, strings.Join(s.Bind, ", "))
+		fmt.Fprintf(b, "%sRead := decoder{item: %sPage.first, what: %s}\n", v, v, quote("an item of step "+s.ID))
+		for _, bn := range s.Bind {
+			t := p.valueType(p.m.Attribute(bn))
+			fmt.Fprintf(b, "%s = required(&%sRead, %s, %s)\n", unexported(bn), v, quote(bn), p.decoder(t))
 		}
-		fmt.Fprintf(b, "%sPage, err := readShards(ctx, c.db, %sIn, %d, %s, %s, %v)\n", v, v, fan.workers, res.Decode, ip.Compare, q.Order == "descending")
-		fmt.Fprintf(b, "res.Capacity = res.Capacity.plus(%sPage.Capacity)\n", v)
-		fmt.Fprintf(b, "if err != nil {\nreturn res, fmt.Errorf(%q, err)\n}\n", where)
-		fmt.Fprintf(b, "res.%s = %sPage.Items\nres.More = res.More || %sPage.more\n", field, v, v)
+		fmt.Fprintf(b, "if %sRead.err != nil {\nreturn res, fmt.Errorf(%q, %sRead.err)\n}\n", v, where, v)
 	}
 	opp.hasMore()
 	return b.String(), nil
@@ -932,5 +701,5 @@ func (opp *opPlan) hasMore() {
 			return
 		}
 	}
-	opp.ResultFields = append(opp.ResultFields, arg{Name: "more", Var: "More", T: tBool, Doc: "More is true when a query stopped at its page size or 1 MB before the end of its partition; the access pattern's iterator reads on."})
+	opp.ResultFields = append(opp.ResultFields, arg{Name: "more", Var: "More", T: tBool, Doc: "More is true when a query stopped at its page size or at 1 MB before the end of its partition; the access pattern's iterator reads on."})
 }

@@ -332,210 +332,60 @@ func fanOut(x *catalog.Index, f *catalog.FanOut) *fanout {
 	return &fanout{attr: x.Shards.Attribute, count: x.Shards.Count, workers: w}
 }
 
-// entityKeyCall returns a call of the entity's key builder when the key
-// conditions are exactly its templates, each a placeholder in scope.
-func (p *plan) entityKeyCall(ep *entityPlan, conds []catalog.KeyCondition, sc scope) (string, bool) {
-	if ep == nil || len(conds) != len(ep.E.Key) {
-		return "", false
-	}
-	for _, k := range ep.E.Key {
-		found := false
-		for _, c := range conds {
-			if c.Attribute != k.Attribute || c.Op != catalog.OpEq || len(c.Operands) != 1 {
-				continue
-			}
-			o := c.Operands[0]
-			switch {
-			case o.Template != nil && o.Template.Text == k.Template.Text:
-				found = true
-			case o.Param != "" && k.Template.Text == "{"+o.Param+"}":
-				found = true
-			}
-		}
-		if !found {
-			return "", false
-		}
-	}
-	var args []string
-	for _, f := range ep.KeyArgs {
-		x, t, ok := sc(f.Attr.Name)
-		if !ok {
-			return "", false
-		}
-		if t.Go() != f.T.Go() {
-			x = f.T.Go() + "(" + x + ")"
-		}
-		args = append(args, x)
-	}
-	return ep.KeyFunc + "(" + strings.Join(args, ", ") + ")", true
-}
-
-// keyLiteral returns statements computing a table key value named key
-// from equality conditions (through the entity's builder when they are
-// its templates), and whether a keyBuilder was used.
-func (p *plan) keyStatements(tp *tablePlan, ep *entityPlan, conds []catalog.KeyCondition, sc scope, varName, fail string) (string, error) {
-	if call, ok := p.entityKeyCall(ep, conds, sc); ok {
-		return fmt.Sprintf("%s, err := %s\nif err != nil {\n%s\n}\n", varName, call, fmt.Sprintf(fail, "err")), nil
-	}
-	var fields []string
-	for _, ka := range tp.Keys() {
-		var cond *catalog.KeyCondition
-		for i := range conds {
-			if conds[i].Attribute == ka.Name {
-				cond = &conds[i]
-			}
-		}
-		if cond == nil || cond.Op != catalog.OpEq || len(cond.Operands) != 1 {
-			return "", fmt.Errorf("a GetItem needs an equality on %s", ka.Name)
-		}
-		o := cond.Operands[0]
-		var x string
-		switch {
-		case o.Template != nil:
-			var err error
-			if ka.T.kind == kString {
-				x, err = p.templateExpr(o.Template, sc)
-			} else {
-				x, err = p.keyValue(tp, ka, o.Template, sc)
-			}
-			if err != nil {
-				return "", err
-			}
-		case o.Param != "":
-			v, t, ok := sc(o.Param)
-			if !ok {
-				return "", fmt.Errorf("no value for {%s}", o.Param)
-			}
-			x = v
-			if t.Go() != ka.T.Go() {
-				x = ka.T.Go() + "(" + v + ")"
-			}
-		case o.Literal != nil:
-			x = quote(o.Literal.Str)
-		}
-		fields = append(fields, ka.Field+": "+x)
-	}
-	lit := fmt.Sprintf("%s{%s}", tp.Key, strings.Join(fields, ", "))
-	if !strings.Contains(lit, "k.") {
-		return fmt.Sprintf("%s := %s\n", varName, lit), nil
-	}
-	p.use("keyBuilder")
-	return fmt.Sprintf("var k keyBuilder\n%s := %s\nif k.err != nil {\n%s\n}\n", varName, lit, fmt.Sprintf(fail, "k.err")), nil
-}
-
 func (p *plan) getPatternBody(pp *patternPlan, tp *tablePlan, ans *catalog.Answer, sc scope, res readResult) (string, error) {
-	var b strings.Builder
-	var ep *entityPlan
-	if len(res.Entities) == 1 {
-		ep = res.Entities[0]
-	}
-	ret := "nil"
-	fail := "return nil, Capacity{}, fmt.Errorf(\"" + pp.Name + ": %%w\", %s)"
-	ks, err := p.keyStatements(tp, ep, ans.Key, sc, "key", fail)
+	sp, err := p.answerPlan(pp.AP)
 	if err != nil {
 		return "", err
 	}
-	b.WriteString(ks)
-	fmt.Fprintf(&b, "out, err := c.db.GetItem(ctx, &dynamodb.GetItemInput{\nTableName: aws.String(c.tables.%s),\nKey: key.item(),\n", tp.Field)
-	if ans.ConsistentRead {
-		b.WriteString("ConsistentRead: aws.Bool(true),\n")
+	var b strings.Builder
+	fail := func(e string) string {
+		return fmt.Sprintf("return nil, Capacity{}, fmt.Errorf(%q, %s)", pp.Name+": %w", e)
 	}
-	b.WriteString("ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes,\n})\n")
-	fmt.Fprintf(&b, "if err != nil {\nreturn %s, Capacity{}, fmt.Errorf(%q, err)\n}\n", ret, pp.Name+": %w")
+	cc, err := p.writeCall(sp, sc, "key", fail, func(string) bool { return false })
+	if err != nil {
+		return "", err
+	}
+	// The entity's key builder, when the condition keys its templates.
+	if len(res.Entities) == 1 {
+		if pre, err := p.keyCode(res.Entities[0], tp, sp.Key, sc, "key", fail); err == nil {
+			cc.pre = pre
+		}
+	}
+	b.WriteString(cc.pre)
+	fmt.Fprintf(&b, "out, err := c.db.GetItem(ctx, &dynamodb.GetItemInput{\n%s,\nReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes,\n})\n", strings.Join(cc.fields, ",\n"))
+	fmt.Fprintf(&b, "if err != nil {\n%s\n}\n", fail("err"))
 	p.use("capacityOf")
 	b.WriteString("used := capacityOf(out.ConsumedCapacity)\n")
-	fmt.Fprintf(&b, "if out.Item == nil {\nreturn nil, used, nil\n}\n")
+	b.WriteString("if len(out.Item) == 0 {\nreturn nil, used, nil\n}\n")
 	fmt.Fprintf(&b, "x, err := %s(out.Item)\nif err != nil {\nreturn nil, used, fmt.Errorf(%q, err)\n}\nreturn &x, used, nil\n", res.Decode, pp.Name+": %w")
 	return b.String(), nil
 }
 
-// queryInput prints a QueryInput literal.
-type queryInput struct {
-	table, index string
-	keyCond      string
-	filter       string
-	projection   string
-	names        map[string]string
-	values       []valueCode
-	consistent   bool
-	descending   bool
-	limit        int
-}
-
-func (q queryInput) code() string {
-	var b strings.Builder
-	b.WriteString("&dynamodb.QueryInput{\n")
-	fmt.Fprintf(&b, "TableName: aws.String(c.tables.%s),\n", q.table)
-	if q.index != "" {
-		fmt.Fprintf(&b, "IndexName: aws.String(%s),\n", quote(q.index))
-	}
-	fmt.Fprintf(&b, "KeyConditionExpression: aws.String(%s),\n", quote(q.keyCond))
-	if q.filter != "" {
-		fmt.Fprintf(&b, "FilterExpression: aws.String(%s),\n", quote(q.filter))
-	}
-	if q.projection != "" {
-		fmt.Fprintf(&b, "ProjectionExpression: aws.String(%s),\n", quote(q.projection))
-	}
-	if n := namesCode(q.names); n != "" {
-		fmt.Fprintf(&b, "ExpressionAttributeNames: %s,\n", n)
-	}
-	if v := valuesCode(q.values); v != "" {
-		fmt.Fprintf(&b, "ExpressionAttributeValues: %s,\n", v)
-	}
-	if q.consistent {
-		b.WriteString("ConsistentRead: aws.Bool(true),\n")
-	}
-	if q.descending {
-		b.WriteString("ScanIndexForward: aws.Bool(false),\n")
-	}
-	if q.limit > 0 {
-		fmt.Fprintf(&b, "Limit: aws.Int32(%d),\n", q.limit)
-	}
-	b.WriteString("ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes,\n}")
-	return b.String()
-}
-
 func (p *plan) queryPatternBody(pp *patternPlan, tp *tablePlan, ip *indexPlan, ans *catalog.Answer, sc scope, res readResult, fan *fanout) (string, error) {
-	var b strings.Builder
-	inner := sc
-	shardVar := ""
-	if fan != nil {
-		shardVar = unexported(fan.attr)
-		st := tInt
-		if a := p.m.Attribute(fan.attr); a != nil {
-			st = p.valueType(a)
-		}
-		inner = func(name string) (string, *gotype, bool) {
-			if name == fan.attr {
-				if st.kind == kInt {
-					return shardVar, tInt, true
-				}
-				return st.Go() + "(" + shardVar + ")", st, true
-			}
-			return sc(name)
-		}
-	}
-	conds, err := p.keyConditions(ip, ans.Key, inner)
+	sp, err := p.answerPlan(pp.AP)
 	if err != nil {
 		return "", err
 	}
-	var n exprNames
-	q := queryInput{table: tp.Field, consistent: ans.ConsistentRead, descending: ans.Order == "descending"}
-	if ip != nil {
-		q.index = ip.X.Name
+	// The page size is the reader's (PageSize), the model's by default.
+	sp.Limit = 0
+	var b strings.Builder
+	shardVar := ""
+	if sp.ShardCount > 0 {
+		shardVar = unexported(fan.attr)
 	}
-	q.keyCond = keyConditionCode(conds, &n)
-	q.names, q.values = n.names, n.values
-	code := q.code()
-	usesK := strings.Contains(code, "k.")
-	if usesK {
+	cc, err := p.queryCall(sp, sc, shardVar)
+	if err != nil {
+		return "", err
+	}
+	code := "&dynamodb.QueryInput{\n" + strings.Join(cc.fields, ",\n") + ",\nReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes,\n}"
+	if cc.usesK {
 		b.WriteString("var k keyBuilder\n")
 	}
 	p.use("readOptions")
-	if fan == nil {
+	if fan == nil || sp.ShardCount == 0 {
 		p.use("queryPages")
 		fmt.Fprintf(&b, "q := %s\n", code)
-		if usesK {
+		if cc.usesK {
 			fmt.Fprintf(&b, "if k.err != nil {\nreturn failed[Page[%s]](fmt.Errorf(%q, k.err))\n}\n", res.Type, pp.Name+": %w")
 			p.use("failed")
 		}
@@ -544,9 +394,9 @@ func (p *plan) queryPatternBody(pp *patternPlan, tp *tablePlan, ip *indexPlan, a
 	}
 	p.use("scatterPages")
 	ip.UsedCompare = true
-	fmt.Fprintf(&b, "qs := make([]*dynamodb.QueryInput, 0, %d)\n", fan.count)
-	fmt.Fprintf(&b, "for %s := range int64(%d) {\nqs = append(qs, %s)\n}\n", shardVar, fan.count, code)
-	if usesK {
+	fmt.Fprintf(&b, "qs := make([]*dynamodb.QueryInput, 0, %d)\n", sp.ShardCount)
+	fmt.Fprintf(&b, "for %s := range int64(%d) {\nqs = append(qs, %s)\n}\n", shardVar, sp.ShardCount, code)
+	if cc.usesK {
 		fmt.Fprintf(&b, "if k.err != nil {\nreturn failed[Page[%s]](fmt.Errorf(%q, k.err))\n}\n", res.Type, pp.Name+": %w")
 		p.use("failed")
 	}

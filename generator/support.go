@@ -673,7 +673,8 @@ func queryPages[T any](ctx context.Context, db DynamoDB, q *dynamodb.QueryInput,
 type shardPage struct {
 	items    []map[string]types.AttributeValue
 	capacity Capacity
-	last     bool
+	last     bool // no page follows on the channel
+	more     bool // the shard has more items (LastEvaluatedKey)
 	err      error
 }
 
@@ -696,7 +697,8 @@ func readShard(ctx context.Context, db DynamoDB, q *dynamodb.QueryInput, sem cha
 		} else {
 			p.capacity.add(out.ConsumedCapacity)
 			p.items = out.Items
-			p.last = out.LastEvaluatedKey == nil || !all
+			p.more = out.LastEvaluatedKey != nil
+			p.last = !p.more || !all
 			in.ExclusiveStartKey = out.LastEvaluatedKey
 		}
 		select {
@@ -797,15 +799,19 @@ func scatterPages[T any](ctx context.Context, db DynamoDB, qs []*dynamodb.QueryI
 	}
 }`},
 	"readShards": {deps: []string{"shardRead"}, src: `
-// shardsPage is the first page of every shard, merged.
+// shardsPage is the first page of every shard of a query, merged.
 type shardsPage[T any] struct {
 	Items    []T
 	Capacity Capacity
-	more     bool
+	more     bool // a shard had more items
+	// first is the first item of the first shard (in shard order) that
+	// returned any: what a step binds from.
+	first map[string]types.AttributeValue
 }
 
-// readShards sends one query per shard, at most workers at a time, and
-// merges the first pages in the index's order.
+// readShards sends the first page of each query (one per shard, or one
+// alone), at most workers at a time, and merges their items in the
+// index's order (compare; nil keeps the shards' order).
 func readShards[T any](ctx context.Context, db DynamoDB, qs []*dynamodb.QueryInput, workers int, decode func(map[string]types.AttributeValue) (T, error), compare func(a, b map[string]types.AttributeValue) int, descending bool) (shardsPage[T], error) {
 	var res shardsPage[T]
 	ctx, cancel := context.WithCancel(ctx)
@@ -824,17 +830,23 @@ func readShards[T any](ctx context.Context, db DynamoDB, qs []*dynamodb.QueryInp
 		if p.err != nil && firstErr == nil {
 			firstErr = p.err
 		}
+		if res.first == nil && len(p.items) > 0 {
+			res.first = p.items[0]
+		}
+		res.more = res.more || p.more
 		raw = append(raw, p.items...)
 	}
 	if firstErr != nil {
 		return res, firstErr
 	}
-	slices.SortStableFunc(raw, func(a, b map[string]types.AttributeValue) int {
-		if descending {
-			return compare(b, a)
-		}
-		return compare(a, b)
-	})
+	if compare != nil {
+		slices.SortStableFunc(raw, func(a, b map[string]types.AttributeValue) int {
+			if descending {
+				return compare(b, a)
+			}
+			return compare(a, b)
+		})
+	}
 	for _, it := range raw {
 		x, err := decode(it)
 		if err != nil {

@@ -161,7 +161,7 @@ func (c *Client) ApplySettlement(ctx context.Context, in ApplySettlementInput) (
 		return res, fmt.Errorf("ApplySettlement: charge: %w", err)
 	}
 	res.Capacity.add(chargeOut.ConsumedCapacity)
-	if chargeOut.Item == nil {
+	if len(chargeOut.Item) == 0 {
 		return res, applySettlementChargeMissing.with(nil, nil)
 	}
 	chargeRead := decoder{item: chargeOut.Item, what: "CHARGE"}
@@ -187,11 +187,11 @@ func (c *Client) ApplySettlement(ctx context.Context, in ApplySettlementInput) (
 		Item: map[string]types.AttributeValue{
 			"PK":          stringValue(settlementKey.PK),
 			"SK":          stringValue(settlementKey.SK),
-			"type":        stringValue("SETTLEMENT"),
 			"amountCents": intValue(in.AmountCents),
 			"appliedTo":   stringValue(k.text("contractId", contractID) + "#" + k.padded("seq", seq, 3)),
 			"expiresAt":   intValue(in.KeepUntil),
 			"receivedAt":  stringValue(in.ReceivedAt),
+			"type":        stringValue("SETTLEMENT"),
 		},
 		ConditionExpression: aws.String("attribute_not_exists(PK)"),
 	}})
@@ -311,11 +311,10 @@ type ArchivedAuditTrailInput struct {
 
 // ArchivedAuditTrailResult is what ArchivedAuditTrail read and consumed.
 type ArchivedAuditTrailResult struct {
-	// Events holds the items step events read: the first page. More tells whether
-	// a page stopped short of the end.
+	// Events holds the items step events read: the first page.
 	Events []Event
-	// More is true when a query stopped at its page size or 1 MB before the end
-	// of its partition; the access pattern's iterator reads on.
+	// More is true when a query stopped at its page size or at 1 MB before the
+	// end of its partition; the access pattern's iterator reads on.
 	More bool
 	// Capacity is what the requests consumed, also when the operation
 	// fails part way.
@@ -337,7 +336,8 @@ func (c *Client) ArchivedAuditTrail(ctx context.Context, in ArchivedAuditTrailIn
 	}
 	var k keyBuilder
 	// Step 1, events (AP16): query table collections-history on PK = "T#{tenantId}#D#{debtorKey}" AND begins_with(SK, "CT#{contractId}#EV#{seq:03}#").
-	eventsIn := &dynamodb.QueryInput{
+	eventsIn := make([]*dynamodb.QueryInput, 0, 1)
+	eventsIn = append(eventsIn, &dynamodb.QueryInput{
 		TableName:              aws.String(c.tables.CollectionsHistory),
 		KeyConditionExpression: aws.String("PK = :PK AND begins_with(SK, :SK)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
@@ -345,17 +345,17 @@ func (c *Client) ArchivedAuditTrail(ctx context.Context, in ArchivedAuditTrailIn
 			":SK": stringValue("CT#" + k.text("contractId", in.ContractID) + "#EV#" + k.padded("seq", in.Seq, 3) + "#"),
 		},
 		ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes,
-	}
+	})
 	if k.err != nil {
 		return res, fmt.Errorf("ArchivedAuditTrail: events: %w", k.err)
 	}
-	eventsPage, err := readPage(ctx, c.db, eventsIn, UnmarshalEvent)
+	eventsPage, err := readShards(ctx, c.db, eventsIn, 1, UnmarshalEvent, nil, false)
 	res.Capacity = res.Capacity.plus(eventsPage.Capacity)
 	if err != nil {
 		return res, fmt.Errorf("ArchivedAuditTrail: events: %w", err)
 	}
 	res.Events = eventsPage.Items
-	res.More = res.More || eventsPage.Next != nil
+	res.More = res.More || eventsPage.more
 	return res, nil
 }
 
@@ -373,11 +373,10 @@ type AuditTrailInput struct {
 
 // AuditTrailResult is what AuditTrail read and consumed.
 type AuditTrailResult struct {
-	// Events holds the items step events read: the first page. More tells whether
-	// a page stopped short of the end.
+	// Events holds the items step events read: the first page.
 	Events []Event
-	// More is true when a query stopped at its page size or 1 MB before the end
-	// of its partition; the access pattern's iterator reads on.
+	// More is true when a query stopped at its page size or at 1 MB before the
+	// end of its partition; the access pattern's iterator reads on.
 	More bool
 	// Capacity is what the requests consumed, also when the operation
 	// fails part way.
@@ -398,7 +397,8 @@ func (c *Client) AuditTrail(ctx context.Context, in AuditTrailInput) (AuditTrail
 	}
 	var k keyBuilder
 	// Step 1, events (AP09): query table collections on PK = "T#{tenantId}#D#{debtorKey}" AND begins_with(SK, "CT#{contractId}#EV#{seq:03}#").
-	eventsIn := &dynamodb.QueryInput{
+	eventsIn := make([]*dynamodb.QueryInput, 0, 1)
+	eventsIn = append(eventsIn, &dynamodb.QueryInput{
 		TableName:              aws.String(c.tables.Collections),
 		KeyConditionExpression: aws.String("PK = :PK AND begins_with(SK, :SK)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
@@ -406,17 +406,17 @@ func (c *Client) AuditTrail(ctx context.Context, in AuditTrailInput) (AuditTrail
 			":SK": stringValue("CT#" + k.text("contractId", in.ContractID) + "#EV#" + k.padded("seq", in.Seq, 3) + "#"),
 		},
 		ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes,
-	}
+	})
 	if k.err != nil {
 		return res, fmt.Errorf("AuditTrail: events: %w", k.err)
 	}
-	eventsPage, err := readPage(ctx, c.db, eventsIn, UnmarshalEvent)
+	eventsPage, err := readShards(ctx, c.db, eventsIn, 1, UnmarshalEvent, nil, false)
 	res.Capacity = res.Capacity.plus(eventsPage.Capacity)
 	if err != nil {
 		return res, fmt.Errorf("AuditTrail: events: %w", err)
 	}
 	res.Events = eventsPage.Items
-	res.More = res.More || eventsPage.Next != nil
+	res.More = res.More || eventsPage.more
 	return res, nil
 }
 
@@ -431,11 +431,10 @@ type BureauEligibleInput struct {
 // BureauEligibleResult is what BureauEligible read and consumed.
 type BureauEligibleResult struct {
 	// Eligible holds the items step eligible read: the first page of each of the
-	// 16 shards, merged in the index's order. More tells whether a page stopped
-	// short of the end.
+	// 16 shards, merged in the index's order.
 	Eligible []DunningAgendaEntry
-	// More is true when a query stopped at its page size or 1 MB before the end
-	// of its partition; the access pattern's iterator reads on.
+	// More is true when a query stopped at its page size or at 1 MB before the
+	// end of its partition; the access pattern's iterator reads on.
 	More bool
 	// Capacity is what the requests consumed, also when the operation
 	// fails part way.
@@ -452,7 +451,7 @@ func (in BureauEligibleInput) validate() error {
 // BureauEligible runs business operation BureauEligible: contracts whose
 // credit-bureau reporting is due today, by shard. It serves AP10. Trigger:
 // dunning scheduler, daily. Parameter shard of the model is not an input: no
-// request reads it (every shard is read).
+// request reads it (a fan-out reads every shard).
 func (c *Client) BureauEligible(ctx context.Context, in BureauEligibleInput) (BureauEligibleResult, error) {
 	var res BureauEligibleResult
 	if err := in.validate(); err != nil {
@@ -502,7 +501,8 @@ type ClaimContactInput struct {
 	// MaxDaily is maxDaily: from the tenant's charges policy (a value of
 	// maxDailyContacts), for example 3.
 	MaxDaily int64
-	// Result is result, for example ResultSent.
+	// Result is result: the provider's answer to the attempt; CONTACT is
+	// append-only, so the put records it once, for example ResultDelivered.
 	Result Result
 	// Template is template, for example SMS_D45.
 	Template string
@@ -550,14 +550,16 @@ func (c *Client) ClaimContact(ctx context.Context, in ClaimContactInput) (ClaimC
 		return res, fmt.Errorf("ClaimContact: claim: %w", err)
 	}
 	claimIn := &dynamodb.UpdateItemInput{
-		TableName:           aws.String(c.tables.Collections),
-		Key:                 claimKey.item(),
-		UpdateExpression:    aws.String("SET expiresAt = if_not_exists(expiresAt, :ttl) ADD attempts :one"),
-		ConditionExpression: aws.String("attribute_not_exists(attempts) OR attempts < :max"),
+		TableName:                aws.String(c.tables.Collections),
+		Key:                      claimKey.item(),
+		UpdateExpression:         aws.String("SET expiresAt = if_not_exists(expiresAt, :ttl), #type = :type ADD attempts :one"),
+		ConditionExpression:      aws.String("attribute_not_exists(attempts) OR attempts < :max"),
+		ExpressionAttributeNames: map[string]string{"#type": "type"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":max": intValue(in.MaxDaily),
-			":one": &types.AttributeValueMemberN{Value: "1"},
-			":ttl": intValue(in.TTL),
+			":max":  intValue(in.MaxDaily),
+			":one":  &types.AttributeValueMemberN{Value: "1"},
+			":ttl":  intValue(in.TTL),
+			":type": stringValue("LIMIT"),
 		},
 		ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes,
 	}
@@ -576,11 +578,11 @@ func (c *Client) ClaimContact(ctx context.Context, in ClaimContactInput) (ClaimC
 		Item: map[string]types.AttributeValue{
 			"PK":         stringValue(recordKey.PK),
 			"SK":         stringValue(recordKey.SK),
-			"type":       stringValue("CONTACT"),
 			"channel":    stringValue(in.Channel),
 			"contractId": stringValue(in.ContractID),
 			"result":     stringValue(in.Result),
 			"template":   stringValue(in.Template),
+			"type":       stringValue("CONTACT"),
 		},
 		ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes,
 	}
@@ -604,11 +606,10 @@ type ContactsOfDayInput struct {
 
 // ContactsOfDayResult is what ContactsOfDay read and consumed.
 type ContactsOfDayResult struct {
-	// Contacts holds the items step contacts read: the first page. More tells
-	// whether a page stopped short of the end.
+	// Contacts holds the items step contacts read: the first page.
 	Contacts []Contact
-	// More is true when a query stopped at its page size or 1 MB before the end
-	// of its partition; the access pattern's iterator reads on.
+	// More is true when a query stopped at its page size or at 1 MB before the
+	// end of its partition; the access pattern's iterator reads on.
 	More bool
 	// Counter is the LIMIT item step counter read; nil when there is none.
 	Counter *Limit
@@ -635,7 +636,8 @@ func (c *Client) ContactsOfDay(ctx context.Context, in ContactsOfDayInput) (Cont
 	}
 	var k keyBuilder
 	// Step 1, contacts (AP15): query table collections on PK = "T#{tenantId}#D#{debtorKey}" AND begins_with(SK, "CONTACT#{localDate}").
-	contactsIn := &dynamodb.QueryInput{
+	contactsIn := make([]*dynamodb.QueryInput, 0, 1)
+	contactsIn = append(contactsIn, &dynamodb.QueryInput{
 		TableName:              aws.String(c.tables.Collections),
 		KeyConditionExpression: aws.String("PK = :PK AND begins_with(SK, :SK)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
@@ -643,17 +645,17 @@ func (c *Client) ContactsOfDay(ctx context.Context, in ContactsOfDayInput) (Cont
 			":SK": stringValue("CONTACT#" + k.text("localDate", in.LocalDate)),
 		},
 		ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes,
-	}
+	})
 	if k.err != nil {
 		return res, fmt.Errorf("ContactsOfDay: contacts: %w", k.err)
 	}
-	contactsPage, err := readPage(ctx, c.db, contactsIn, UnmarshalContact)
+	contactsPage, err := readShards(ctx, c.db, contactsIn, 1, UnmarshalContact, nil, false)
 	res.Capacity = res.Capacity.plus(contactsPage.Capacity)
 	if err != nil {
 		return res, fmt.Errorf("ContactsOfDay: contacts: %w", err)
 	}
 	res.Contacts = contactsPage.Items
-	res.More = res.More || contactsPage.Next != nil
+	res.More = res.More || contactsPage.more
 	// Step 2, counter: get LIMIT.
 	counterKey, err := LimitKey(in.TenantID, in.DebtorKey, in.LocalDate)
 	if err != nil {
@@ -669,13 +671,15 @@ func (c *Client) ContactsOfDay(ctx context.Context, in ContactsOfDayInput) (Cont
 		return res, fmt.Errorf("ContactsOfDay: counter: %w", err)
 	}
 	res.Capacity.add(counterOut.ConsumedCapacity)
-	if counterOut.Item != nil {
-		counterItem, err := UnmarshalLimit(counterOut.Item)
-		if err != nil {
-			return res, fmt.Errorf("ContactsOfDay: counter: %w", err)
-		}
-		res.Counter = &counterItem
+	if len(counterOut.Item) == 0 {
+		// No contact was claimed that day.
+		return res, nil
 	}
+	counterItem, err := UnmarshalLimit(counterOut.Item)
+	if err != nil {
+		return res, fmt.Errorf("ContactsOfDay: counter: %w", err)
+	}
+	res.Counter = &counterItem
 	return res, nil
 }
 
@@ -744,12 +748,12 @@ func (c *Client) CreateCharge(ctx context.Context, in CreateChargeInput) (Create
 		Item: map[string]types.AttributeValue{
 			"PK":          stringValue(lookupKey.PK),
 			"SK":          stringValue(lookupKey.SK),
-			"type":        stringValue("CHARGE"),
 			"amountCents": intValue(in.AmountCents),
 			"contractId":  stringValue(in.ContractID),
 			"debtorKey":   stringValue(in.DebtorKey),
 			"expiresAt":   intValue(in.ExpiresAt),
 			"seq":         intValue(in.Seq),
+			"type":        stringValue("CHARGE"),
 		},
 		ConditionExpression: aws.String("attribute_not_exists(PK)"),
 	}})
@@ -764,11 +768,11 @@ func (c *Client) CreateCharge(ctx context.Context, in CreateChargeInput) (Create
 		Item: map[string]types.AttributeValue{
 			"PK":          stringValue(evidenceKey.PK),
 			"SK":          stringValue(evidenceKey.SK),
-			"type":        stringValue("EVENT"),
 			"actor":       stringValue(in.Actor),
 			"amountCents": intValue(in.AmountCents),
 			"chargeRef":   stringValue(in.ChargeRef),
 			"eventType":   stringValue("ChargeCreated"),
+			"type":        stringValue("EVENT"),
 		},
 		ConditionExpression: aws.String("attribute_not_exists(PK)"),
 	}})
@@ -794,11 +798,10 @@ type DebtorViewInput struct {
 
 // DebtorViewResult is what DebtorView read and consumed.
 type DebtorViewResult struct {
-	// Collection holds the items step collection read: the first page. More tells
-	// whether a page stopped short of the end.
+	// Collection holds the items step collection read: the first page.
 	Collection []Item
-	// More is true when a query stopped at its page size or 1 MB before the end
-	// of its partition; the access pattern's iterator reads on.
+	// More is true when a query stopped at its page size or at 1 MB before the
+	// end of its partition; the access pattern's iterator reads on.
 	More bool
 	// Capacity is what the requests consumed, also when the operation
 	// fails part way.
@@ -820,24 +823,25 @@ func (c *Client) DebtorView(ctx context.Context, in DebtorViewInput) (DebtorView
 	}
 	var k keyBuilder
 	// Step 1, collection (AP01): query table collections on PK = "T#{tenantId}#D#{debtorKey}".
-	collectionIn := &dynamodb.QueryInput{
+	collectionIn := make([]*dynamodb.QueryInput, 0, 1)
+	collectionIn = append(collectionIn, &dynamodb.QueryInput{
 		TableName:              aws.String(c.tables.Collections),
 		KeyConditionExpression: aws.String("PK = :PK"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":PK": stringValue("T#" + k.text("tenantId", in.TenantID) + "#D#" + k.text("debtorKey", in.DebtorKey)),
 		},
 		ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes,
-	}
+	})
 	if k.err != nil {
 		return res, fmt.Errorf("DebtorView: collection: %w", k.err)
 	}
-	collectionPage, err := readPage(ctx, c.db, collectionIn, UnmarshalCollectionsItem)
+	collectionPage, err := readShards(ctx, c.db, collectionIn, 1, UnmarshalCollectionsItem, nil, false)
 	res.Capacity = res.Capacity.plus(collectionPage.Capacity)
 	if err != nil {
 		return res, fmt.Errorf("DebtorView: collection: %w", err)
 	}
 	res.Collection = collectionPage.Items
-	res.More = res.More || collectionPage.Next != nil
+	res.More = res.More || collectionPage.more
 	return res, nil
 }
 
@@ -855,11 +859,10 @@ type DunningAgendaInput struct {
 // DunningAgendaResult is what DunningAgenda read and consumed.
 type DunningAgendaResult struct {
 	// Agenda holds the items step agenda read: the first page of each of the 16
-	// shards, merged in the index's order. More tells whether a page stopped
-	// short of the end.
+	// shards, merged in the index's order.
 	Agenda []DunningAgendaEntry
-	// More is true when a query stopped at its page size or 1 MB before the end
-	// of its partition; the access pattern's iterator reads on.
+	// More is true when a query stopped at its page size or at 1 MB before the
+	// end of its partition; the access pattern's iterator reads on.
 	More bool
 	// Capacity is what the requests consumed, also when the operation
 	// fails part way.
@@ -876,7 +879,7 @@ func (in DunningAgendaInput) validate() error {
 // DunningAgenda runs business operation DunningAgenda: the 08:00 dunning run;
 // 16 workers, one paginated Query per shard, no coordination, no locks. It
 // serves AP03. Trigger: dunning scheduler, daily. Parameter shard of the
-// model is not an input: no request reads it (every shard is read).
+// model is not an input: no request reads it (a fan-out reads every shard).
 func (c *Client) DunningAgenda(ctx context.Context, in DunningAgendaInput) (DunningAgendaResult, error) {
 	var res DunningAgendaResult
 	if err := in.validate(); err != nil {
@@ -918,11 +921,10 @@ type EnumerateTenantDebtorsInput struct {
 
 // EnumerateTenantDebtorsResult is what EnumerateTenantDebtors read and consumed.
 type EnumerateTenantDebtorsResult struct {
-	// Debtors holds the items step debtors read: the first page. More tells
-	// whether a page stopped short of the end.
+	// Debtors holds the items step debtors read: the first page.
 	Debtors []OffboardingEntry
-	// More is true when a query stopped at its page size or 1 MB before the end
-	// of its partition; the access pattern's iterator reads on.
+	// More is true when a query stopped at its page size or at 1 MB before the
+	// end of its partition; the access pattern's iterator reads on.
 	More bool
 	// Capacity is what the requests consumed, also when the operation
 	// fails part way.
@@ -944,7 +946,8 @@ func (c *Client) EnumerateTenantDebtors(ctx context.Context, in EnumerateTenantD
 		return res, err
 	}
 	// Step 1, debtors (AP14): query index GSI3 on tenantId = {tenantId}.
-	debtorsIn := &dynamodb.QueryInput{
+	debtorsIn := make([]*dynamodb.QueryInput, 0, 1)
+	debtorsIn = append(debtorsIn, &dynamodb.QueryInput{
 		TableName:              aws.String(c.tables.Collections),
 		IndexName:              aws.String("GSI3"),
 		KeyConditionExpression: aws.String("tenantId = :tenantId"),
@@ -953,14 +956,14 @@ func (c *Client) EnumerateTenantDebtors(ctx context.Context, in EnumerateTenantD
 		},
 		Limit:                  aws.Int32(1000),
 		ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes,
-	}
-	debtorsPage, err := readPage(ctx, c.db, debtorsIn, unmarshalOffboardingEntry)
+	})
+	debtorsPage, err := readShards(ctx, c.db, debtorsIn, 1, unmarshalOffboardingEntry, nil, false)
 	res.Capacity = res.Capacity.plus(debtorsPage.Capacity)
 	if err != nil {
 		return res, fmt.Errorf("EnumerateTenantDebtors: debtors: %w", err)
 	}
 	res.Debtors = debtorsPage.Items
-	res.More = res.More || debtorsPage.Next != nil
+	res.More = res.More || debtorsPage.more
 	return res, nil
 }
 
@@ -1011,7 +1014,7 @@ func (c *Client) LoadChargesPolicy(ctx context.Context, in LoadChargesPolicyInpu
 		return res, fmt.Errorf("LoadChargesPolicy: policy: %w", err)
 	}
 	res.Capacity.add(policyOut.ConsumedCapacity)
-	if policyOut.Item == nil {
+	if len(policyOut.Item) == 0 {
 		return res, loadChargesPolicyPolicyMissing.with(nil, nil)
 	}
 	policyItem, err := UnmarshalPolicy(policyOut.Item)
@@ -1151,11 +1154,11 @@ func (c *Client) OnboardDebtor(ctx context.Context, in OnboardDebtorInput) (Onbo
 		Item: map[string]types.AttributeValue{
 			"PK":            stringValue(profileKey.PK),
 			"SK":            stringValue(profileKey.SK),
-			"type":          stringValue("PROFILE"),
 			"documentEnc":   bytesValue(in.DocumentEnc),
 			"onboardedAt":   stringValue(in.OnboardedAt),
 			"secretVersion": intValue(in.SecretVersion),
 			"tenantId":      stringValue(in.TenantID),
+			"type":          stringValue("PROFILE"),
 		},
 		ConditionExpression:    aws.String("attribute_not_exists(PK)"),
 		ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes,
@@ -1180,11 +1183,10 @@ type OpenInstallmentsInput struct {
 
 // OpenInstallmentsResult is what OpenInstallments read and consumed.
 type OpenInstallmentsResult struct {
-	// Instalments holds the items step instalments read: the first page. More
-	// tells whether a page stopped short of the end.
+	// Instalments holds the items step instalments read: the first page.
 	Instalments []Installment
-	// More is true when a query stopped at its page size or 1 MB before the end
-	// of its partition; the access pattern's iterator reads on.
+	// More is true when a query stopped at its page size or at 1 MB before the
+	// end of its partition; the access pattern's iterator reads on.
 	More bool
 	// Capacity is what the requests consumed, also when the operation
 	// fails part way.
@@ -1205,7 +1207,8 @@ func (c *Client) OpenInstallments(ctx context.Context, in OpenInstallmentsInput)
 	}
 	var k keyBuilder
 	// Step 1, instalments (AP02): query table collections on PK = "T#{tenantId}#D#{debtorKey}" AND begins_with(SK, "CT#{contractId}#IN#").
-	instalmentsIn := &dynamodb.QueryInput{
+	instalmentsIn := make([]*dynamodb.QueryInput, 0, 1)
+	instalmentsIn = append(instalmentsIn, &dynamodb.QueryInput{
 		TableName:              aws.String(c.tables.Collections),
 		KeyConditionExpression: aws.String("PK = :PK AND begins_with(SK, :SK)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
@@ -1213,17 +1216,17 @@ func (c *Client) OpenInstallments(ctx context.Context, in OpenInstallmentsInput)
 			":SK": stringValue("CT#" + k.text("contractId", in.ContractID) + "#IN#"),
 		},
 		ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes,
-	}
+	})
 	if k.err != nil {
 		return res, fmt.Errorf("OpenInstallments: instalments: %w", k.err)
 	}
-	instalmentsPage, err := readPage(ctx, c.db, instalmentsIn, UnmarshalInstallment)
+	instalmentsPage, err := readShards(ctx, c.db, instalmentsIn, 1, UnmarshalInstallment, nil, false)
 	res.Capacity = res.Capacity.plus(instalmentsPage.Capacity)
 	if err != nil {
 		return res, fmt.Errorf("OpenInstallments: instalments: %w", err)
 	}
 	res.Instalments = instalmentsPage.Items
-	res.More = res.More || instalmentsPage.Next != nil
+	res.More = res.More || instalmentsPage.more
 	return res, nil
 }
 
@@ -1237,11 +1240,10 @@ type PortfolioByBucketInput struct {
 
 // PortfolioByBucketResult is what PortfolioByBucket read and consumed.
 type PortfolioByBucketResult struct {
-	// Page holds the items step page read: the first page. More tells whether a
-	// page stopped short of the end.
+	// Page holds the items step page read: the first page.
 	Page []PortfolioByBucketEntry
-	// More is true when a query stopped at its page size or 1 MB before the end
-	// of its partition; the access pattern's iterator reads on.
+	// More is true when a query stopped at its page size or at 1 MB before the
+	// end of its partition; the access pattern's iterator reads on.
 	More bool
 	// Capacity is what the requests consumed, also when the operation
 	// fails part way.
@@ -1264,7 +1266,8 @@ func (c *Client) PortfolioByBucket(ctx context.Context, in PortfolioByBucketInpu
 		return res, err
 	}
 	// Step 1, page (AP05): query index GSI2 on tenantId = {tenantId} AND bucket = {bucket}.
-	pageValueIn := &dynamodb.QueryInput{
+	pageValueIn := make([]*dynamodb.QueryInput, 0, 1)
+	pageValueIn = append(pageValueIn, &dynamodb.QueryInput{
 		TableName:                aws.String(c.tables.Collections),
 		IndexName:                aws.String("GSI2"),
 		KeyConditionExpression:   aws.String("tenantId = :tenantId AND #bucket = :bucket"),
@@ -1276,14 +1279,14 @@ func (c *Client) PortfolioByBucket(ctx context.Context, in PortfolioByBucketInpu
 		ScanIndexForward:       aws.Bool(false),
 		Limit:                  aws.Int32(100),
 		ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes,
-	}
-	pageValuePage, err := readPage(ctx, c.db, pageValueIn, unmarshalPortfolioByBucketEntry)
+	})
+	pageValuePage, err := readShards(ctx, c.db, pageValueIn, 1, unmarshalPortfolioByBucketEntry, nil, true)
 	res.Capacity = res.Capacity.plus(pageValuePage.Capacity)
 	if err != nil {
 		return res, fmt.Errorf("PortfolioByBucket: page: %w", err)
 	}
 	res.Page = pageValuePage.Items
-	res.More = res.More || pageValuePage.Next != nil
+	res.More = res.More || pageValuePage.more
 	return res, nil
 }
 
@@ -1298,11 +1301,10 @@ type PromisesDueInput struct {
 // PromisesDueResult is what PromisesDue read and consumed.
 type PromisesDueResult struct {
 	// Promises holds the items step promises read: the first page of each of the
-	// 16 shards, merged in the index's order. More tells whether a page stopped
-	// short of the end.
+	// 16 shards, merged in the index's order.
 	Promises []DunningAgendaEntry
-	// More is true when a query stopped at its page size or 1 MB before the end
-	// of its partition; the access pattern's iterator reads on.
+	// More is true when a query stopped at its page size or at 1 MB before the
+	// end of its partition; the access pattern's iterator reads on.
 	More bool
 	// Capacity is what the requests consumed, also when the operation
 	// fails part way.
@@ -1321,7 +1323,7 @@ func (in PromisesDueInput) validate() error {
 // the new 31+ has a promise this week): this query once per day of the week
 // on each shard, by the same workers that read the agenda. It serves AP04.
 // Trigger: dunning scheduler, daily. Parameter shard of the model is not an
-// input: no request reads it (every shard is read).
+// input: no request reads it (a fan-out reads every shard).
 func (c *Client) PromisesDue(ctx context.Context, in PromisesDueInput) (PromisesDueResult, error) {
 	var res PromisesDueResult
 	if err := in.validate(); err != nil {
@@ -1367,11 +1369,10 @@ type PromisesThisWeekInput struct {
 // PromisesThisWeekResult is what PromisesThisWeek read and consumed.
 type PromisesThisWeekResult struct {
 	// Week holds the items step week read: the first page of each of the 16
-	// shards, merged in the index's order. More tells whether a page stopped
-	// short of the end.
+	// shards, merged in the index's order.
 	Week []DunningAgendaEntry
-	// More is true when a query stopped at its page size or 1 MB before the end
-	// of its partition; the access pattern's iterator reads on.
+	// More is true when a query stopped at its page size or at 1 MB before the
+	// end of its partition; the access pattern's iterator reads on.
 	More bool
 	// Capacity is what the requests consumed, also when the operation
 	// fails part way.
@@ -1390,8 +1391,8 @@ func (in PromisesThisWeekInput) validate() error {
 // a promise this week? GSI1 with nextAction = PROMISE_CHECK, one query per
 // day of the week per shard (7 x 16); the contractIds of the answer are
 // matched against question 1's. It serves AP04. Trigger: collections head.
-// Parameter shard of the model is not an input: no request reads it (every
-// shard is read).
+// Parameter shard of the model is not an input: no request reads it (a
+// fan-out reads every shard).
 func (c *Client) PromisesThisWeek(ctx context.Context, in PromisesThisWeekInput) (PromisesThisWeekResult, error) {
 	var res PromisesThisWeekResult
 	if err := in.validate(); err != nil {
@@ -1477,12 +1478,12 @@ func (c *Client) PublishPolicy(ctx context.Context, in PublishPolicyInput) (Publ
 		Item: map[string]types.AttributeValue{
 			"PK":                     stringValue(publishKey.PK),
 			"SK":                     stringValue(publishKey.SK),
-			"type":                   stringValue("POLICY"),
 			"bureauEligibleDays":     intValue(in.BureauEligibleDays),
 			"finePct":                floatValue(in.FinePct),
 			"imputationOrder":        &types.AttributeValueMemberL{Value: []types.AttributeValue{stringValue("lateInterest"), stringValue("fine"), stringValue("interest"), stringValue("principal")}},
 			"lateInterestMonthlyPct": floatValue(in.LateInterestMonthlyPct),
 			"maxDailyContacts":       intValue(in.MaxDailyContacts),
+			"type":                   stringValue("POLICY"),
 			"validFrom":              stringValue(in.ValidFrom),
 		},
 		ConditionExpression:    aws.String("attribute_not_exists(PK)"),
@@ -1558,7 +1559,6 @@ func (c *Client) RegisterPromise(ctx context.Context, in RegisterPromiseInput) (
 		Item: map[string]types.AttributeValue{
 			"PK":             stringValue(promiseKey.PK),
 			"SK":             stringValue(promiseKey.SK),
-			"type":           stringValue("PROMISE"),
 			"contractId":     stringValue(in.ContractID),
 			"debtorKey":      stringValue(in.DebtorKey),
 			"nextAction":     stringValue("PROMISE_CHECK"),
@@ -1568,6 +1568,7 @@ func (c *Client) RegisterPromise(ctx context.Context, in RegisterPromiseInput) (
 			"shard":          intValue(in.Shard),
 			"status":         stringValue("PENDING"),
 			"tenantId":       stringValue(in.TenantID),
+			"type":           stringValue("PROMISE"),
 			"version":        &types.AttributeValueMemberN{Value: "1"},
 		},
 		ConditionExpression: aws.String("attribute_not_exists(PK)"),
@@ -1688,11 +1689,10 @@ type WeekendRollInto31Input struct {
 
 // WeekendRollInto31Result is what WeekendRollInto31 read and consumed.
 type WeekendRollInto31Result struct {
-	// Bucket holds the items step bucket read: the first page. More tells whether
-	// a page stopped short of the end.
+	// Bucket holds the items step bucket read: the first page.
 	Bucket []PortfolioByBucketEntry
-	// More is true when a query stopped at its page size or 1 MB before the end
-	// of its partition; the access pattern's iterator reads on.
+	// More is true when a query stopped at its page size or at 1 MB before the
+	// end of its partition; the access pattern's iterator reads on.
 	More bool
 	// Capacity is what the requests consumed, also when the operation
 	// fails part way.
@@ -1718,7 +1718,8 @@ func (c *Client) WeekendRollInto31(ctx context.Context, in WeekendRollInto31Inpu
 		return res, err
 	}
 	// Step 1, bucket (AP05): query index GSI2 on tenantId = {tenantId} AND bucket = "D031_060".
-	bucketIn := &dynamodb.QueryInput{
+	bucketIn := make([]*dynamodb.QueryInput, 0, 1)
+	bucketIn = append(bucketIn, &dynamodb.QueryInput{
 		TableName:                aws.String(c.tables.Collections),
 		IndexName:                aws.String("GSI2"),
 		KeyConditionExpression:   aws.String("tenantId = :tenantId AND #bucket = :bucket"),
@@ -1731,13 +1732,13 @@ func (c *Client) WeekendRollInto31(ctx context.Context, in WeekendRollInto31Inpu
 			":to":       stringValue(in.To),
 		},
 		ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes,
-	}
-	bucketPage, err := readPage(ctx, c.db, bucketIn, unmarshalPortfolioByBucketEntry)
+	})
+	bucketPage, err := readShards(ctx, c.db, bucketIn, 1, unmarshalPortfolioByBucketEntry, nil, false)
 	res.Capacity = res.Capacity.plus(bucketPage.Capacity)
 	if err != nil {
 		return res, fmt.Errorf("WeekendRollInto31: bucket: %w", err)
 	}
 	res.Bucket = bucketPage.Items
-	res.More = res.More || bucketPage.Next != nil
+	res.More = res.More || bucketPage.more
 	return res, nil
 }

@@ -153,7 +153,7 @@ func (c *Client) AP06(ctx context.Context, tenantID, chargeRef string) (*Charge,
 		return nil, Capacity{}, fmt.Errorf("AP06: %w", err)
 	}
 	used := capacityOf(out.ConsumedCapacity)
-	if out.Item == nil {
+	if len(out.Item) == 0 {
 		return nil, used, nil
 	}
 	x, err := UnmarshalCharge(out.Item)
@@ -229,7 +229,7 @@ func (c *Client) AP13(ctx context.Context, tenantID, policyVersion string) (*Pol
 		return nil, Capacity{}, fmt.Errorf("AP13: %w", err)
 	}
 	used := capacityOf(out.ConsumedCapacity)
-	if out.Item == nil {
+	if len(out.Item) == 0 {
 		return nil, used, nil
 	}
 	x, err := UnmarshalPolicy(out.Item)

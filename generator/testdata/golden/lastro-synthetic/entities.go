@@ -1482,8 +1482,8 @@ func UnmarshalCollectionsItem(item map[string]types.AttributeValue) (Item, error
 // actions, AP04 promises, AP10 bureau reporting). It projects debtorKey,
 // bucket, outstandingCents and channelPrefs beside the keys. Entries are
 // CONTRACT and PROMISE items; Key is the item's table key, to read the whole
-// item. This generation keys the index by the concatenated GSI1PK and GSI1SK;
-// the key fields are parsed back from them.
+// item. This generation keys the index by the concatenated GSI1PK and GSI1SK,
+// and projects the natural key attributes.
 type DunningAgendaEntry struct {
 	// Key is the table key of the item the entry stands for.
 	Key CollectionsKey
@@ -1531,33 +1531,11 @@ func unmarshalDunningAgendaEntry(item map[string]types.AttributeValue) (DunningA
 	}
 	x := DunningAgendaEntry{Key: k}
 	d := decoder{item: item, what: "an entry of index GSI1"}
-	s0 := required(&d, "GSI1PK", asString[string])
-	v0, ok := matchKey(s0, "T#", "#ACT#", "#", "")
-	if !ok && d.err == nil {
-		return DunningAgendaEntry{}, fmt.Errorf("an entry of index GSI1: GSI1PK %q does not have the form T#{tenantId}#ACT#{nextActionDate}#{shard:02}", s0)
-	}
-	if ok {
-		var p keyParser
-		x.TenantID = v0[0]
-		x.NextActionDate = v0[1]
-		x.Shard = p.padded("shard", v0[2], 2)
-		if p.err != nil {
-			return DunningAgendaEntry{}, fmt.Errorf("an entry of index GSI1: %w", p.err)
-		}
-	}
-	s1 := required(&d, "GSI1SK", asString[string])
-	v1, ok := matchKey(s1, "", "#", "")
-	if !ok && d.err == nil {
-		return DunningAgendaEntry{}, fmt.Errorf("an entry of index GSI1: GSI1SK %q does not have the form {nextAction}#{contractId}", s1)
-	}
-	if ok {
-		var p keyParser
-		x.NextAction = NextAction(v1[0])
-		x.ContractID = v1[1]
-		if p.err != nil {
-			return DunningAgendaEntry{}, fmt.Errorf("an entry of index GSI1: %w", p.err)
-		}
-	}
+	x.TenantID = required(&d, "tenantId", asString[string])
+	x.NextActionDate = required(&d, "nextActionDate", asString[string])
+	x.Shard = required(&d, "shard", asInt)
+	x.NextAction = required(&d, "nextAction", asString[NextAction])
+	x.ContractID = required(&d, "contractId", asString[string])
 	x.Bucket = optional(&d, "bucket", asString[Bucket])
 	x.ChannelPrefs = maybe(&d, "channelPrefs", asMap(asBool))
 	x.DebtorKey = required(&d, "debtorKey", asString[string])
@@ -1579,7 +1557,7 @@ func compareDunningAgenda(a, b map[string]types.AttributeValue) int {
 // It projects debtorKey, oldestOverdueDueDate, productCode and lastContactAt
 // beside the keys. Entries are CONTRACT items; Key is the item's table key,
 // to read the whole item. This generation keys the index by the concatenated
-// GSI2PK and GSI2SK; the key fields are parsed back from them.
+// GSI2PK and GSI2SK, and projects the natural key attributes.
 type PortfolioByBucketEntry struct {
 	// Key is the table key of the item the entry stands for.
 	Key CollectionsKey
@@ -1625,32 +1603,10 @@ func unmarshalPortfolioByBucketEntry(item map[string]types.AttributeValue) (Port
 	}
 	x := PortfolioByBucketEntry{Key: k}
 	d := decoder{item: item, what: "an entry of index GSI2"}
-	s0 := required(&d, "GSI2PK", asString[string])
-	v0, ok := matchKey(s0, "T#", "#", "")
-	if !ok && d.err == nil {
-		return PortfolioByBucketEntry{}, fmt.Errorf("an entry of index GSI2: GSI2PK %q does not have the form T#{tenantId}#{bucket}", s0)
-	}
-	if ok {
-		var p keyParser
-		x.TenantID = v0[0]
-		x.Bucket = Bucket(v0[1])
-		if p.err != nil {
-			return PortfolioByBucketEntry{}, fmt.Errorf("an entry of index GSI2: %w", p.err)
-		}
-	}
-	s1 := required(&d, "GSI2SK", asString[string])
-	v1, ok := matchKey(s1, "", "#", "")
-	if !ok && d.err == nil {
-		return PortfolioByBucketEntry{}, fmt.Errorf("an entry of index GSI2: GSI2SK %q does not have the form {outstandingCents:012}#{contractId}", s1)
-	}
-	if ok {
-		var p keyParser
-		x.OutstandingCents = p.padded("outstandingCents", v1[0], 12)
-		x.ContractID = v1[1]
-		if p.err != nil {
-			return PortfolioByBucketEntry{}, fmt.Errorf("an entry of index GSI2: %w", p.err)
-		}
-	}
+	x.TenantID = required(&d, "tenantId", asString[string])
+	x.Bucket = required(&d, "bucket", asString[Bucket])
+	x.OutstandingCents = required(&d, "outstandingCents", asInt)
+	x.ContractID = required(&d, "contractId", asString[string])
 	x.DebtorKey = required(&d, "debtorKey", asString[string])
 	x.LastContactAt = optional(&d, "lastContactAt", asString[string])
 	x.OldestOverdueDueDate = optional(&d, "oldestOverdueDueDate", asString[string])

@@ -23,14 +23,14 @@ func CollectionsTable(name string) *dynamodb.CreateTableInput {
 	return &dynamodb.CreateTableInput{
 		TableName: aws.String(name),
 		AttributeDefinitions: []types.AttributeDefinition{
-			{AttributeName: aws.String("PK"), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String("SK"), AttributeType: types.ScalarAttributeTypeS},
 			{AttributeName: aws.String("GSI1PK"), AttributeType: types.ScalarAttributeTypeS},
 			{AttributeName: aws.String("GSI1SK"), AttributeType: types.ScalarAttributeTypeS},
 			{AttributeName: aws.String("GSI2PK"), AttributeType: types.ScalarAttributeTypeS},
 			{AttributeName: aws.String("GSI2SK"), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String("tenantId"), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String("PK"), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String("SK"), AttributeType: types.ScalarAttributeTypeS},
 			{AttributeName: aws.String("onboardedAt"), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String("tenantId"), AttributeType: types.ScalarAttributeTypeS},
 		},
 		KeySchema: []types.KeySchemaElement{
 			{AttributeName: aws.String("PK"), KeyType: types.KeyTypeHash},
@@ -47,7 +47,7 @@ func CollectionsTable(name string) *dynamodb.CreateTableInput {
 					{AttributeName: aws.String("GSI1PK"), KeyType: types.KeyTypeHash},
 					{AttributeName: aws.String("GSI1SK"), KeyType: types.KeyTypeRange},
 				},
-				Projection: &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{"debtorKey", "bucket", "outstandingCents", "channelPrefs"}},
+				Projection: &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{"debtorKey", "bucket", "outstandingCents", "channelPrefs", "tenantId", "nextActionDate", "shard", "nextAction", "contractId"}},
 			},
 			{
 				IndexName: aws.String("GSI2"),
@@ -55,7 +55,7 @@ func CollectionsTable(name string) *dynamodb.CreateTableInput {
 					{AttributeName: aws.String("GSI2PK"), KeyType: types.KeyTypeHash},
 					{AttributeName: aws.String("GSI2SK"), KeyType: types.KeyTypeRange},
 				},
-				Projection: &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{"debtorKey", "oldestOverdueDueDate", "productCode", "lastContactAt"}},
+				Projection: &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{"debtorKey", "oldestOverdueDueDate", "productCode", "lastContactAt", "tenantId", "bucket", "outstandingCents", "contractId"}},
 			},
 			{
 				IndexName: aws.String("GSI3"),

@@ -1,0 +1,128 @@
+package generator_test
+
+import (
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/generator"
+)
+
+var update = flag.Bool("update", false, "rewrite the generated packages the golden tests compare with")
+
+// goldens are the committed generations: the example packages (built and
+// vetted with the module) and the synthetic-key variants under testdata.
+var goldens = []struct {
+	model, dir, pkg string
+	keys            generator.Keys
+}{
+	{"../model.yaml", "../examples/lastro", "lastro", generator.Native},
+	{"../model.yaml", "testdata/golden/lastro-synthetic", "lastrosynthetic", generator.Synthetic},
+}
+
+func generate(t *testing.T, model, pkg string, keys generator.Keys) generator.Files {
+	t.Helper()
+	m, err := catalog.Load(model)
+	require.NoError(t, err)
+	files, err := generator.Generate(m, generator.Options{Package: pkg, Keys: keys, Source: filepath.Base(model)})
+	require.NoError(t, err)
+	return files
+}
+
+// TestGolden compares what the models generate now with the committed
+// files; -update rewrites them.
+func TestGolden(t *testing.T) {
+	for _, g := range goldens {
+		t.Run(g.pkg, func(t *testing.T) {
+			files := generate(t, g.model, g.pkg, g.keys)
+			if *update {
+				require.NoError(t, generator.Write(g.dir, files))
+			}
+			stale, err := generator.Stale(g.dir, files)
+			require.NoError(t, err)
+			assert.Empty(t, stale, "stale files in %s: run go test ./generator -update", g.dir)
+		})
+	}
+}
+
+var headerRe = regexp.MustCompile(`^// Code generated .* DO NOT EDIT\.$`)
+
+// TestGeneratedFiles checks what every generated Go file promises: the
+// header Go tools recognise first, gofmt'd, imports of the standard
+// library and aws-sdk-go-v2 only.
+func TestGeneratedFiles(t *testing.T) {
+	for _, g := range goldens {
+		files := generate(t, g.model, g.pkg, g.keys)
+		for _, name := range files.Names() {
+			if !strings.HasSuffix(name, ".go") {
+				continue
+			}
+			src := string(files[name])
+			first, _, _ := strings.Cut(src, "\n")
+			assert.Regexp(t, headerRe, first, "%s/%s", g.pkg, name)
+			assert.Contains(t, first, "from model.yaml")
+			for _, imp := range regexp.MustCompile(`(?m)^\s+"([^"]+)"$`).FindAllStringSubmatch(src, -1) {
+				path := imp[1]
+				ok := !strings.Contains(path, ".") || strings.HasPrefix(path, "github.com/aws/aws-sdk-go-v2/")
+				assert.True(t, ok, "%s/%s imports %s", g.pkg, name, path)
+			}
+			assert.NotContains(t, src, "cardapio/cardapio", "%s/%s mentions this module", g.pkg, name)
+		}
+	}
+}
+
+// moduleVersions returns the require lines of this module's go.mod for
+// the aws-sdk-go-v2 modules the generated code imports.
+func moduleVersions(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("../go.mod")
+	require.NoError(t, err)
+	var lines []string
+	for _, m := range regexp.MustCompile(`(?m)^\s*(github\.com/aws/(?:aws-sdk-go-v2|aws-sdk-go-v2/service/dynamodb|smithy-go)) (v\S+)`).FindAllStringSubmatch(string(b), -1) {
+		lines = append(lines, "\t"+m[1]+" "+m[2])
+	}
+	require.NotEmpty(t, lines)
+	return strings.Join(lines, "\n")
+}
+
+// vetOutside builds and vets packages in a module of their own, which
+// requires aws-sdk-go-v2 and nothing of this repository: a generated
+// package that imported cardapio, or did not compile, fails here. The
+// module cache already holds the SDK, so no network is used.
+func vetOutside(t *testing.T, pkgs map[string]generator.Files) {
+	t.Helper()
+	dir := t.TempDir()
+	gomod := "module outside\n\ngo 1.23\n\nrequire (\n" + moduleVersions(t) + "\n)\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644))
+	sum, err := os.ReadFile("../go.sum")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644))
+	for name, files := range pkgs {
+		require.NoError(t, generator.Write(filepath.Join(dir, name), files))
+	}
+	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	cmd := exec.Command(goBin, "vet", "./...")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "go vet of the generated packages outside the module:\n%s", out)
+}
+
+// TestGoldensBuildOutside compiles and vets every golden package in a
+// module of its own (the examples are also vetted with this module).
+func TestGoldensBuildOutside(t *testing.T) {
+	pkgs := map[string]generator.Files{}
+	for _, g := range goldens {
+		pkgs[g.pkg] = generate(t, g.model, g.pkg, g.keys)
+	}
+	vetOutside(t, pkgs)
+}
