@@ -83,7 +83,14 @@ func TestServe(t *testing.T) {
 	m := load(t, "../model.yaml")
 	url := startServe(t)
 	ctx := context.Background()
-	remote, err := target.Open(ctx, target.Options{EndpointURL: url})
+	// Now and then (about 1 in 300 over loopback, under load) a large
+	// Query response is cut off on the client: "deserialization failed
+	// ... use of closed network connection", with the engine's handler on
+	// a plain http.Server too and with the SDK's response checksum off,
+	// nothing logged by the server. Reads are retried here; every
+	// response carries its own ConsumedCapacity, so a retried read does
+	// not change the figures.
+	remote, err := target.Open(ctx, target.Options{EndpointURL: url, Retry: target.Retry{MaxAttempts: 10, MaxBackoff: 50 * time.Millisecond}})
 	require.NoError(t, err)
 	local, err := target.Open(ctx, target.Options{})
 	require.NoError(t, err)
@@ -91,7 +98,7 @@ func TestServe(t *testing.T) {
 		t.Run(ov[0]+"/"+ov[1], func(t *testing.T) {
 			want := runOn(t, local, m, target.KeysNative, ov)
 			got := runOn(t, remote, m, target.KeysAuto, ov)
-			assert.Equal(t, want.Outcome.Kind, got.Outcome.Kind)
+			assert.Equal(t, want.Outcome.Kind, got.Outcome.Kind, "%+v", got.Outcome)
 			assert.Equal(t, strings.Join(figures(want.Capacity), "\n"), strings.Join(figures(got.Capacity), "\n"))
 			assert.False(t, got.Capacity.Computed, "measured over the wire")
 			assert.False(t, got.Capacity.Missing)
