@@ -93,6 +93,11 @@ func (p Prices) PITR(gb float64) float64 { return gb * p.PITRGBMonth.Value }
 // Export returns the US$ of one export of gb gigabytes to S3.
 func (p Prices) Export(gb float64) float64 { return gb * p.ExportGB.Value }
 
+// Import returns the US$ of importing gb gigabytes of uncompressed
+// source data from S3 into a new table: no write units are consumed,
+// the data processed is billed (items that fail to load included).
+func (p Prices) Import(gb float64) float64 { return gb * p.ImportGB.Value }
+
 // Streams returns the monthly US$ of reads read request units (GetRecords
 // calls) on DynamoDB Streams.
 func (p Prices) Streams(reads float64) float64 { return reads / 1e5 * p.StreamPer100k.Value }

@@ -58,6 +58,7 @@ func TestPricing(t *testing.T) {
 
 	assert.InDelta(t, 19, p.PITR(95), 1e-9)
 	assert.InDelta(t, 9.5, p.Export(95), 1e-9)
+	assert.InDelta(t, 15, p.Import(100), 1e-9, "an import is billed on the uncompressed source")
 	assert.InDelta(t, 0.2, p.Streams(1e6), 1e-12)
 
 	std, ia := p.Classes(1e6, 1e6, 1000)

@@ -40,6 +40,7 @@ type Prices struct {
 	PITRGBMonth      Figure // point-in-time recovery, per GB-month
 	BackupGBMonth    Figure // on-demand backup, per GB-month
 	ExportGB         Figure // export to S3, per GB
+	ImportGB         Figure // import from S3, per GB of uncompressed source data
 	StreamPer100k    Figure // DynamoDB Streams, per 100,000 read request units
 }
 
@@ -66,6 +67,7 @@ func DefaultPrices() Prices {
 		PITRGBMonth:      Figure{0.20, third, "2026-09"},
 		BackupGBMonth:    Figure{0.10, third, "2026-09"},
 		ExportGB:         Figure{0.10, "commonly cited; not verified", "2026-09"},
+		ImportGB:         Figure{0.15, "commonly cited; not verified", "2026-09"},
 		StreamPer100k:    Figure{0.02, third, "2026-09"},
 	}
 }
@@ -84,6 +86,7 @@ func (p *Prices) figures() []namedFigure {
 		{"pitrGBMonth", "point-in-time recovery, US$ per GB-month", &p.PITRGBMonth},
 		{"backupGBMonth", "on-demand backup, US$ per GB-month", &p.BackupGBMonth},
 		{"exportGB", "export to S3, US$ per GB", &p.ExportGB},
+		{"importGB", "import from S3, US$ per GB of uncompressed source", &p.ImportGB},
 		{"streamPer100k", "streams, US$ per 100,000 read requests", &p.StreamPer100k},
 	}
 }

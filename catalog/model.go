@@ -29,6 +29,9 @@ type Model struct {
 	Figures        []Figure
 	Scenarios      []Scenario
 	Review         Review
+	// Dataset holds the rules of the dataset generator (the dataset
+	// section); nil when the model has none.
+	Dataset *Dataset
 	// Warnings are the review findings, sorted by position. They are not
 	// part of the model's meaning: two loads of equivalent documents may
 	// place them differently.

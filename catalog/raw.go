@@ -25,6 +25,7 @@ type rawModel struct {
 	Figures        map[string]rawFigure        `json:"figures"`
 	Scenarios      map[string]rawScenario      `json:"scenarios"`
 	Review         *rawReview                  `json:"review"`
+	Dataset        *rawDataset                 `json:"dataset"`
 }
 
 type rawDecision struct {

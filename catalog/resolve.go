@@ -120,6 +120,7 @@ func (r *resolver) resolve() *Model {
 	r.resolveAccessPatterns()
 	r.resolveOperations()
 	r.resolveRest()
+	m.Dataset = r.resolveDataset(raw.Dataset)
 	r.crossChecks()
 	r.checkLoads()
 	return m

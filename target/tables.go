@@ -55,6 +55,10 @@ type TableOptions struct {
 	Prefix string
 	// Keys is the key mode; the zero value is KeysAuto.
 	Keys Keys
+	// ModelNames creates the tables under the model's own names (Prefix
+	// ignored): a dataset loaded for people and programs that address
+	// the tables as the model names them.
+	ModelNames bool
 	// OnDemand creates every table on demand, whatever the model's
 	// billing (a measurement pays per request and leaves no capacity
 	// behind). Otherwise provisioned tables get the model's units.
@@ -104,7 +108,10 @@ func UsesSynthetic(x *catalog.Index, k Keys) bool {
 // the tables already created are deleted.
 func (t *Target) CreateTables(ctx context.Context, m *catalog.Model, o TableOptions) (*Tables, error) {
 	ts := &Tables{Prefix: o.Prefix, Keys: o.Keys, target: t, names: map[string]string{}}
-	if ts.Prefix == "" {
+	switch {
+	case o.ModelNames:
+		ts.Prefix = ""
+	case ts.Prefix == "":
 		ts.Prefix = UniquePrefix()
 	}
 	if ts.Keys == "" {

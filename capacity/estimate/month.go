@@ -313,6 +313,8 @@ func figure(p *capacity.Prices, key string) *capacity.Figure {
 		return &p.BackupGBMonth
 	case "exportGB":
 		return &p.ExportGB
+	case "importGB":
+		return &p.ImportGB
 	case "streamPer100k":
 		return &p.StreamPer100k
 	}

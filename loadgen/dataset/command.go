@@ -1,0 +1,218 @@
+package dataset
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cardapio/cardapio/capacity"
+	"github.com/cardapio/cardapio/capacity/estimate"
+	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/target"
+)
+
+// Config is everything `cardapio data` is asked, before anything is
+// opened: the command fills it from flags and calls Execute.
+type Config struct {
+	Model       string
+	Scale       float64
+	Seed        uint64
+	AsOf        string // YYYY-MM-DD, "" for the model's
+	Part        string // i/n, "" for the whole
+	Workers     int
+	Out         string
+	Format      string
+	Compression string
+	// Targets: at most one of Serve, EndpointURL, AWS.
+	Serve        bool
+	Addr         string // with Serve: keep serving the loaded engine here
+	EndpointURL  string
+	AWS          bool
+	Region       string
+	Profile      string
+	TablePrefix  string
+	CreateTables bool
+	Keys         string
+	Concurrency  int
+	Rate         float64
+	Resume       bool
+	Checkpoint   string
+	Progress     io.Writer
+	Terminal     bool
+	// Ready, when set, is told the address the loaded engine serves on.
+	Ready func(addr string)
+}
+
+// InputError is a problem with what was asked (flags, the model): the
+// command exits 2.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+func bad(format string, args ...any) error { return &InputError{fmt.Errorf(format, args...)} }
+
+// ParsePart reads "i/n" (0 <= i < n).
+func ParsePart(s string) (int, int, error) {
+	if s == "" {
+		return 0, 1, nil
+	}
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n || n > 1_000_000 {
+		return 0, 0, bad("--part %q: want i/n with 0 <= i < n, for example 0/4", s)
+	}
+	return i, n, nil
+}
+
+// Execute runs a Config: loads the model, opens the target, creates its
+// tables when asked, produces the population and returns the report.
+func Execute(ctx context.Context, c Config) (*Report, error) {
+	part, parts, err := ParsePart(c.Part)
+	if err != nil {
+		return nil, err
+	}
+	n := 0
+	for _, b := range []bool{c.Out != "", c.Serve, c.EndpointURL != "", c.AWS} {
+		if b {
+			n++
+		}
+	}
+	if n != 1 {
+		return nil, bad("choose one destination: --out DIR, --serve, --endpoint-url URL or --aws")
+	}
+	if c.Addr != "" && !c.Serve {
+		return nil, bad("--addr needs --serve")
+	}
+	if c.Out == "" && (c.Format != "" && c.Format != "s3-import" || c.Compression != "" && c.Compression != "zstd") {
+		return nil, bad("--format and --compression apply to --out")
+	}
+	if c.Out != "" && (c.Resume || c.Rate > 0) {
+		return nil, bad("--resume and --rate apply to a load (--serve, --endpoint-url, --aws)")
+	}
+	if c.Format == "" {
+		c.Format = "s3-import"
+	}
+	if c.Compression == "" {
+		c.Compression = "zstd"
+	}
+	if c.Scale <= 0 {
+		return nil, bad("--scale must be positive, not %g", c.Scale)
+	}
+	if c.Rate < 0 || c.Concurrency < 0 || c.Workers < 0 {
+		return nil, bad("--rate, --concurrency and --workers cannot be negative")
+	}
+	var asOf time.Time
+	if c.AsOf != "" {
+		t, err := time.Parse("2006-01-02", c.AsOf)
+		if err != nil {
+			return nil, bad("--as-of %q: want a civil date YYYY-MM-DD", c.AsOf)
+		}
+		asOf = t
+	}
+	m, err := catalog.LoadWith(c.Model, catalog.Options{ItemSize: capacity.Default().ItemSize})
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	p, err := New(m, Options{Scale: c.Scale, Seed: c.Seed, AsOf: asOf})
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	rq := Request{Options: p.Opts, Part: part, Parts: parts, Workers: c.Workers, Out: c.Out, Format: c.Format,
+		Compression: c.Compression, Concurrency: c.Concurrency, Rate: c.Rate, Checkpoint: c.Checkpoint, Resume: c.Resume,
+		Progress: c.Progress, Terminal: c.Terminal, Prices: estimate.ModelPrices(capacity.DefaultPrices(), m.Pricing)}
+	if c.Out != "" {
+		return Produce(ctx, p, rq)
+	}
+	// A load: an explicit retry policy (the SDK's default changed in
+	// v1.48); unprocessed items are retried by the loader on top of it.
+	tg, err := target.Open(ctx, target.Options{EndpointURL: c.EndpointURL, AWS: c.AWS, Region: c.Region, Profile: c.Profile,
+		Retry: LoadRetry, HTTPClient: loadHTTPClient(c.Concurrency)})
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	defer tg.Close()
+	rq.Target = tg
+	create := c.CreateTables || c.Serve
+	if create {
+		keys, err := target.ParseKeys(c.Keys)
+		if err != nil {
+			return nil, &InputError{err}
+		}
+		if keys == target.KeysSynthetic {
+			return nil, bad("--keys synthetic: the population is written with the model's natural index keys; use native or auto on a target with multi-attribute keys")
+		}
+		prefix := c.TablePrefix
+		ts, err := tg.CreateTables(ctx, m, target.TableOptions{Prefix: prefix, ModelNames: prefix == "", Keys: keys})
+		if err != nil {
+			return nil, err
+		}
+		if ts.Keys == target.KeysSynthetic {
+			return nil, errors.New("the target has no multi-attribute index keys (it took the synthetic fallback): load it with a target that does, or import from S3")
+		}
+		rq.Tables = ts.Names()
+	} else if c.TablePrefix != "" {
+		rq.Tables = map[string]string{}
+		for _, t := range m.Tables {
+			rq.Tables[t.Name] = c.TablePrefix + t.Name
+		}
+	}
+	rep, err := Produce(ctx, p, rq)
+	if err != nil {
+		return nil, err
+	}
+	if c.Serve && c.Addr != "" {
+		if err := serveLoaded(ctx, tg, c.Addr, c.Ready); err != nil {
+			return rep, err
+		}
+	}
+	return rep, nil
+}
+
+// LoadRetry is the SDK retry policy of loads: a request that fails
+// (throttled, a 5xx) is sent again up to 8 times with backoff capped at
+// 5 s, without a retry token budget (a long load must not run out of
+// tokens); unprocessed items are the loader's own retries.
+var LoadRetry = target.Retry{MaxAttempts: 8, MaxBackoff: 5 * time.Second}
+
+func loadHTTPClient(concurrency int) *http.Client {
+	if concurrency <= 0 {
+		concurrency = 16
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConns = 2 * concurrency
+	tr.MaxIdleConnsPerHost = 2 * concurrency
+	return &http.Client{Transport: tr}
+}
+
+// serveLoaded serves the loaded embedded engine on addr until ctx ends.
+func serveLoaded(ctx context.Context, tg *target.Target, addr string, ready func(string)) error {
+	if tg.Engine == nil {
+		return errors.New("--addr serves the embedded engine (--serve)")
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return bad("listen on %s: %v", addr, err)
+	}
+	srv := &http.Server{Handler: tg.Engine.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	if ready != nil {
+		ready(ln.Addr().String())
+	}
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	}()
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

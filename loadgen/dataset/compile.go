@@ -1,0 +1,1215 @@
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cardapio/cardapio/attr"
+	"github.com/cardapio/cardapio/catalog"
+)
+
+// compiled is a node's plan: the slots of an item (every attribute it
+// carries, key-only ones included, the never-stored inputs of computed
+// attributes, and variables), each with the function that draws it, and
+// the fields an item is written with.
+type compiled struct {
+	node     *Node
+	slots    []*slot
+	byName   map[string]int
+	late     []int      // slots computed after the children (aggregates)
+	out      []outField // the item's fields in name order
+	keys     []keyField // table key attributes, rendered from templates
+	states   []*catalog.State
+	cumState []float64
+	stateSet [][]int8 // per state: per slot, 0 untouched, 1 set, 2 absent
+	stateVal [][]attr.Value
+	// child plans, in generation order (referenced entities first)
+	kids    []*Node
+	retain  bool // frames kept until the root completes (refs, aggregates)
+	when    []cterm
+	count   name // CountAttr: the parent's value
+	ref     *refPlan
+	ordinal bool // items know their ordinal among all the entity's items
+	samples map[string][]attr.Value
+	// stateWhen holds the compiled condition of each state chosen by when.
+	stateWhen [][]cterm
+	// rewires run once every slot has its own rule (a band drawn
+	// backwards replaces its source date's rule).
+	rewires []func()
+}
+
+func (c *compiled) stateTerms(i int, _ *catalog.State) []cterm { return c.stateWhen[i] }
+
+type slot struct {
+	name     string
+	a        *catalog.Attribute // nil for a variable
+	typ      attr.Type
+	presence catalog.Presence
+	stored   bool // written as an attribute of the item
+	isVar    bool
+	id       uint64
+	gen      genFn
+	deps     []name
+	late     bool
+	rule     string // what the rule is, for errors and docs
+	// coin groups optional attributes that enter an index together: one
+	// draw decides the group's presence.
+	coin uint64
+	unit string
+	inst instFormat
+}
+
+type genFn func(g *gen, f *frame, r *rng) (attr.Value, bool)
+
+type outField struct {
+	name string
+	kind uint8 // 0 slot, 1 key, 2 discriminator
+	slot int
+	key  int
+}
+
+type keyField struct {
+	name string
+	tmpl *catalog.KeyTemplate
+	refs []name // per part: the slot it reads (parts with Attr)
+}
+
+// name is a compiled reference to a name in scope.
+type name struct {
+	up      int8 // 0 own slot, n: the n-th ancestor's, -1 the reference's
+	slot    int
+	builtin int8 // 1 asOf, 2 index, 3 n, 4 siblings, 0 none
+	text    string
+}
+
+const (
+	bAsOf = iota + 1
+	bIndex
+	bN
+	bSiblings
+)
+
+type refPlan struct {
+	target *Node
+	up     int     // frames up from the item to the common ancestor
+	path   []*Node // from the ancestor's child to the target
+	where  []cterm
+}
+
+type cterm struct {
+	n    name
+	op   string
+	args []operand
+}
+
+type operand struct {
+	n      *name
+	lit    *attr.Value
+	lo, hi *operand
+}
+
+// instFormat is how an instant attribute is written, learnt from the
+// model's samples: UTC or the model's zone, with milliseconds or not.
+type instFormat struct {
+	local bool
+	milli bool
+}
+
+func (p *Population) compile(n *Node) (*compiled, error) {
+	c := &compiled{node: n, byName: map[string]int{}, samples: map[string][]attr.Value{}}
+	e := n.Entity
+	m := p.Model
+	for _, s := range e.Samples {
+		for _, f := range s.Item {
+			c.samples[f.Name] = append(c.samples[f.Name], f.Value)
+		}
+	}
+	add := func(nm string, a *catalog.Attribute, pres catalog.Presence, stored, isVar bool) *slot {
+		if i, ok := c.byName[nm]; ok {
+			return c.slots[i]
+		}
+		s := &slot{name: nm, a: a, presence: pres, stored: stored, isVar: isVar, id: hashString("slot:" + nm)}
+		if a != nil {
+			s.typ, s.unit = a.Type, a.Unit
+		}
+		c.byName[nm] = len(c.slots)
+		c.slots = append(c.slots, s)
+		return s
+	}
+	for _, ea := range e.Attributes {
+		a := m.Attribute(ea.Name)
+		if a == nil {
+			continue
+		}
+		add(ea.Name, a, ea.Presence, ea.Presence != catalog.KeyOnly, false)
+	}
+	// Placeholders of key templates that the entity does not list are
+	// key-only.
+	for _, k := range e.Key {
+		for _, ph := range k.Template.Placeholders() {
+			if a := m.Attribute(ph); a != nil {
+				add(ph, a, catalog.KeyOnly, false, false)
+			}
+		}
+	}
+	// Inputs of computed attributes are drawn but never stored, where the
+	// attribute is computed (not copied from a parent).
+	for _, s := range append([]*slot(nil), c.slots...) {
+		if s.a != nil && s.a.Computed != nil && s.a.Computed.Input != "" && !p.inherited(n, s.name) {
+			if in := m.Attribute(s.a.Computed.Input); in != nil {
+				add(in.Name, in, catalog.KeyOnly, false, false)
+			}
+		}
+	}
+	if n.Rules != nil {
+		for _, v := range n.Rules.Vars {
+			s := add(v.Name, nil, catalog.Required, false, true)
+			s.typ = v.Type
+		}
+	}
+	for _, s := range c.slots {
+		if s.unit == catalog.UnitInstant {
+			s.inst = p.instantFormat(s.name)
+		}
+	}
+	return c, nil
+}
+
+// instantFormat learns how the model writes an instant attribute from
+// its samples: an offset other than Z means the model's zone.
+func (p *Population) instantFormat(attrName string) instFormat {
+	for _, e := range p.Model.Entities {
+		for _, s := range e.Samples {
+			if v, ok := s.Item.Get(attrName); ok && v.Type == attr.S {
+				f := instFormat{local: !strings.HasSuffix(v.Str, "Z")}
+				if i := strings.IndexByte(v.Str, '.'); i > 0 {
+					f.milli = true
+				}
+				return f
+			}
+		}
+	}
+	return instFormat{}
+}
+
+// link resolves names across nodes, once every node has its slots.
+func (p *Population) link(n *Node) error {
+	c := n.comp
+	e := n.Entity
+	er := n.Rules
+	var errs []string
+	fail := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
+
+	if er != nil && er.Ref != nil {
+		t := p.Node(er.Ref.Entity.Name)
+		if t == nil {
+			fail("ref: %s has no items", er.Ref.Entity.Name)
+		} else if rp, err := p.refPlan(n, t); err != nil {
+			fail("ref: %v", err)
+		} else {
+			c.ref = rp
+			for _, x := range append([]*Node{t}, rp.path...) {
+				x.comp.retain = true
+			}
+			for _, term := range er.Ref.Where {
+				ct, err := p.term(t, term)
+				if err != nil {
+					fail("ref.where: %v", err)
+					continue
+				}
+				rp.where = append(rp.where, ct)
+			}
+		}
+	}
+	if n.Parent != nil && er != nil {
+		for _, term := range er.When {
+			ct, err := p.term(n.Parent, term)
+			if err != nil {
+				fail("when: %v", err)
+				continue
+			}
+			c.when = append(c.when, ct)
+		}
+		if er.Count != "" {
+			nm, ok := p.resolve(n.Parent, er.Count)
+			if !ok {
+				fail("count: %s is not in the scope of %s", er.Count, n.Parent.Name())
+			}
+			c.count = nm
+		}
+	}
+	// States.
+	if er != nil && len(er.States) > 0 {
+		c.states = er.States
+		w := make([]float64, len(er.States))
+		for i, st := range er.States {
+			w[i] = st.Share
+			set := make([]int8, len(c.slots))
+			vals := make([]attr.Value, len(c.slots))
+			for an, v := range st.Set {
+				if i, ok := c.byName[an]; ok {
+					set[i], vals[i] = 1, v
+				}
+			}
+			for _, an := range st.Absent {
+				if i, ok := c.byName[an]; ok {
+					set[i] = 2
+				}
+			}
+			c.stateSet = append(c.stateSet, set)
+			c.stateVal = append(c.stateVal, vals)
+		}
+		if er.States[0].When == nil {
+			c.cumState = cumulative(w)
+		}
+		for _, st := range er.States {
+			var terms []cterm
+			for _, t := range st.When {
+				ct, err := p.term(n, t)
+				if err != nil {
+					fail("states.%s.when: %v", st.Name, err)
+					continue
+				}
+				terms = append(terms, ct)
+			}
+			c.stateWhen = append(c.stateWhen, terms)
+		}
+	}
+	// Slot rules.
+	for i, s := range c.slots {
+		var rl *catalog.Rule
+		if er != nil {
+			if s.isVar {
+				for _, v := range er.Vars {
+					if v.Name == s.name {
+						rl = v.Rule
+					}
+				}
+			} else {
+				rl = er.Rules[s.name]
+			}
+		}
+		g, deps, late, desc, err := p.slotGen(n, i, s, rl)
+		if err != nil {
+			fail("%s: %v", s.name, err)
+			continue
+		}
+		s.gen, s.deps, s.late, s.rule = g, deps, late, desc
+	}
+	for _, rw := range c.rewires {
+		rw()
+	}
+	if len(errs) == 0 {
+		if err := c.order(); err != nil {
+			fail("%v", err)
+		}
+	}
+	// Optional attributes that key the same index share their coin.
+	for _, x := range p.Model.Indexes {
+		var group []*slot
+		for _, k := range x.KeyAttributes() {
+			if i, ok := c.byName[k]; ok && c.slots[i].presence == catalog.Optional {
+				group = append(group, c.slots[i])
+			}
+		}
+		for _, s := range group {
+			if s.coin == 0 {
+				s.coin = hashString("coin:" + x.Name)
+			}
+		}
+	}
+	// The item's fields.
+	if e.Table != nil {
+		for ki, k := range e.Key {
+			kf := keyField{name: k.Attribute, tmpl: k.Template}
+			for _, part := range k.Template.Parts {
+				if part.Attr == "" {
+					kf.refs = append(kf.refs, name{})
+					continue
+				}
+				i, ok := c.byName[part.Attr]
+				if !ok {
+					fail("key %s: placeholder {%s} has no slot", k.Attribute, part.Attr)
+					continue
+				}
+				kf.refs = append(kf.refs, name{slot: i, text: part.Attr})
+			}
+			c.keys = append(c.keys, kf)
+			c.out = append(c.out, outField{name: k.Attribute, kind: 1, key: ki})
+		}
+		if d := e.Table.Discriminator; d != "" {
+			c.out = append(c.out, outField{name: d, kind: 2})
+		}
+		for i, s := range c.slots {
+			if s.stored {
+				c.out = append(c.out, outField{name: s.name, slot: i})
+			}
+		}
+		sort.Slice(c.out, func(i, j int) bool { return c.out[i].name < c.out[j].name })
+	}
+	// Children in generation order: what a reference reads comes first.
+	c.kids = append([]*Node(nil), n.Children...)
+	sort.SliceStable(c.kids, func(i, j int) bool { return p.before(c.kids[i], c.kids[j]) })
+	if len(errs) > 0 {
+		return errors.New(strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// before reports whether a's subtree must be generated before b's: some
+// node under b refers to a node under a.
+func (p *Population) before(a, b *Node) bool {
+	under := func(x, root *Node) bool {
+		for ; x != nil; x = x.Parent {
+			if x == root {
+				return true
+			}
+		}
+		return false
+	}
+	for _, n := range p.Nodes {
+		if n.comp == nil || n.comp.ref == nil || !under(n, b) {
+			continue
+		}
+		if under(n.comp.ref.target, a) {
+			return true
+		}
+	}
+	return false
+}
+
+// refPlan finds how an item of n reaches items of t: up to the nearest
+// common ancestor, then down the path to t.
+func (p *Population) refPlan(n, t *Node) (*refPlan, error) {
+	up := 0
+	for a := n.Parent; a != nil; a = a.Parent {
+		up++
+		var path []*Node
+		for x := t; x != nil && x != a; x = x.Parent {
+			path = append([]*Node{x}, path...)
+		}
+		if len(path) > 0 && path[0].Parent == a {
+			if under(n, path[0]) {
+				return nil, fmt.Errorf("%s is an ancestor of %s", t.Name(), n.Name())
+			}
+			return &refPlan{target: t, up: up, path: path}, nil
+		}
+	}
+	return nil, fmt.Errorf("%s and %s have no common ancestor", n.Name(), t.Name())
+}
+
+func under(x, root *Node) bool {
+	for ; x != nil; x = x.Parent {
+		if x == root {
+			return true
+		}
+	}
+	return false
+}
+
+// inherited reports whether an attribute of n comes from its parent chain.
+func (p *Population) inherited(n *Node, nm string) bool {
+	for a := n.Parent; a != nil; a = a.Parent {
+		if _, ok := a.comp.byName[nm]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// resolve finds a name in n's scope: its own slots, its reference's, its
+// ancestors', then the built-ins.
+func (p *Population) resolve(n *Node, nm string) (name, bool) {
+	if ent, attrName, ok := strings.Cut(nm, "."); ok {
+		return p.resolveQualified(n, ent, attrName)
+	}
+	if i, ok := n.comp.byName[nm]; ok {
+		return name{slot: i, text: nm}, true
+	}
+	if x, ok := p.resolveUp(n, nm); ok {
+		return x, true
+	}
+	switch nm {
+	case "asOf":
+		return name{builtin: bAsOf, text: nm}, true
+	case "index":
+		return name{builtin: bIndex, text: nm}, true
+	case "n":
+		return name{builtin: bN, text: nm}, true
+	case "siblings":
+		return name{builtin: bSiblings, text: nm}, true
+	}
+	return name{}, false
+}
+
+// resolveQualified finds ENTITY.name: the attribute of the nearest item
+// of that entity among the item itself, its reference and its parents.
+func (p *Population) resolveQualified(n *Node, ent, nm string) (name, bool) {
+	up := int8(0)
+	for a := n; a != nil; a = a.Parent {
+		if a.Name() == ent {
+			if i, ok := a.comp.byName[nm]; ok {
+				return name{up: up, slot: i, text: nm}, true
+			}
+			return name{}, false
+		}
+		up++
+	}
+	if rp := n.comp.ref; rp != nil && rp.target.Name() == ent {
+		if i, ok := rp.target.comp.byName[nm]; ok {
+			return name{up: -1, slot: i, text: nm}, true
+		}
+	}
+	return name{}, false
+}
+
+// resolveUp is resolve skipping the node's own slots (a copy of the
+// same name from the reference or a parent).
+func (p *Population) resolveUp(n *Node, nm string) (name, bool) {
+	if rp := n.comp.ref; rp != nil {
+		if i, ok := rp.target.comp.byName[nm]; ok {
+			return name{up: -1, slot: i, text: nm}, true
+		}
+	}
+	up := int8(0)
+	for a := n.Parent; a != nil; a = a.Parent {
+		up++
+		if i, ok := a.comp.byName[nm]; ok {
+			return name{up: up, slot: i, text: nm}, true
+		}
+	}
+	return name{}, false
+}
+
+func (p *Population) term(n *Node, t catalog.CondTerm) (cterm, error) {
+	nm, ok := p.resolve(n, t.Name)
+	if !ok {
+		return cterm{}, fmt.Errorf("%s is not in the scope of %s", t.Name, n.Name())
+	}
+	ct := cterm{n: nm, op: t.Op}
+	for _, a := range t.Args {
+		op, err := p.operand(n, a)
+		if err != nil {
+			return cterm{}, err
+		}
+		ct.args = append(ct.args, op)
+	}
+	return ct, nil
+}
+
+func (p *Population) operand(n *Node, a catalog.SynthOperand) (operand, error) {
+	switch {
+	case len(a.Range) == 2:
+		lo, err := p.operand(n, a.Range[0])
+		if err != nil {
+			return operand{}, err
+		}
+		hi, err := p.operand(n, a.Range[1])
+		if err != nil {
+			return operand{}, err
+		}
+		return operand{lo: &lo, hi: &hi}, nil
+	case a.Name != "":
+		nm, ok := p.resolve(n, a.Name)
+		if !ok {
+			return operand{}, fmt.Errorf("%s is not in the scope of %s", a.Name, n.Name())
+		}
+		return operand{n: &nm}, nil
+	case a.Literal != nil:
+		return operand{lit: a.Literal}, nil
+	}
+	return operand{}, errors.New("empty operand")
+}
+
+// order checks that the item's own slots do not read each other in a
+// circle, and marks the slots that must wait for the children.
+func (c *compiled) order() error {
+	state := make([]int8, len(c.slots))
+	var visit func(i int, path []string) error
+	visit = func(i int, path []string) error {
+		switch state[i] {
+		case 1:
+			return fmt.Errorf("rules read each other in a circle: %s -> %s", strings.Join(path, " -> "), c.slots[i].name)
+		case 2:
+			return nil
+		}
+		state[i] = 1
+		s := c.slots[i]
+		for _, d := range s.deps {
+			if d.up != 0 || d.builtin != 0 {
+				continue
+			}
+			if err := visit(d.slot, append(path, s.name)); err != nil {
+				return err
+			}
+			if c.slots[d.slot].late {
+				s.late = true
+			}
+		}
+		state[i] = 2
+		return nil
+	}
+	for i := range c.slots {
+		if err := visit(i, nil); err != nil {
+			return err
+		}
+	}
+	for i, s := range c.slots {
+		if s.late {
+			c.late = append(c.late, i)
+		}
+	}
+	return nil
+}
+
+// slotGen compiles the rule of one slot: the model's rule when it gives
+// one, otherwise the dictionary's (computed, copied from a parent of the
+// same name, the declared values, a unique key value, the domain, the
+// unit).
+func (p *Population) slotGen(n *Node, i int, s *slot, rl *catalog.Rule) (genFn, []name, bool, string, error) {
+	if rl != nil {
+		g, deps, late, err := p.ruleGen(n, s, rl)
+		return g, deps, late, string(rl.Kind), err
+	}
+	a := s.a
+	if s.isVar {
+		return nil, nil, false, "", errors.New("a variable needs a rule")
+	}
+	if n.Rules != nil && n.Rules.Each == s.name {
+		per := n.Count.N
+		vals := n.EachValues
+		return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
+			return scalarOf(a.Type, vals[int(f.index/per)%len(vals)]), true
+		}, nil, false, "each", nil
+	}
+	// What the reference or a parent carries is copied: an instalment's
+	// contract, a charge's instalment. A computed attribute is computed
+	// where it first appears and copied below.
+	if nm, ok := p.resolveUp(n, s.name); ok {
+		return func(g *gen, f *frame, r *rng) (attr.Value, bool) { return g.get(f, nm) }, []name{nm}, false, "copy", nil
+	}
+	if a.Computed != nil {
+		return p.computedGen(n, s)
+	}
+	return p.defaultGen(n, s)
+}
+
+func scalarOf(t attr.Type, s string) attr.Value {
+	if t == attr.N {
+		return attr.Num(s)
+	}
+	return attr.Str(s)
+}
+
+func (p *Population) computedGen(n *Node, s *slot) (genFn, []name, bool, string, error) {
+	c := s.a.Computed
+	switch c.Kind {
+	case catalog.KindHashMod:
+		in, ok := p.resolve(n, c.Input)
+		if !ok {
+			return nil, nil, false, "", fmt.Errorf("computed from %s, which is not in scope", c.Input)
+		}
+		mod := c.Modulo
+		return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
+			v, ok := g.get(f, in)
+			if !ok {
+				return attr.Value{}, false
+			}
+			return g.num(int64(catalog.HashMod(v.Str, mod))), true
+		}, []name{in}, false, "computed hashMod", nil
+	case catalog.KindHMAC:
+		in, ok := p.resolve(n, c.Input)
+		if !ok {
+			return nil, nil, false, "", fmt.Errorf("computed from %s, which is not in scope", c.Input)
+		}
+		var by *name
+		if c.Secret == "tenant" || c.SecretBy != "" {
+			nm, ok := p.resolve(n, c.SecretBy)
+			if !ok {
+				return nil, nil, false, "", fmt.Errorf("secret chosen by %s, which is not in scope", c.SecretBy)
+			}
+			by = &nm
+		}
+		deps := []name{in}
+		if by != nil {
+			deps = append(deps, *by)
+		}
+		model := p.Model.Name
+		norm, hexLen := c.Normalize, c.HexLength
+		return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
+			v, ok := g.get(f, in)
+			if !ok {
+				return attr.Value{}, false
+			}
+			sel := ""
+			if by != nil {
+				bv, _ := g.get(f, *by)
+				sel = bv.Str
+			}
+			secret := g.secret(model, sel)
+			input := v.Str
+			if norm == "digits" {
+				input = catalog.NormalizeDigits(input)
+			}
+			return attr.Str(g.keep(catalog.HMACHex(secret, input, hexLen))), true
+		}, deps, false, "computed hmac", nil
+	case catalog.KindTemplate:
+		return p.templateGen(n, s, c.Template)
+	}
+	return nil, nil, false, "", fmt.Errorf("unknown computation %q", c.Kind)
+}
+
+// TestSecret is the secret of a keyed-hash attribute for one value of the
+// attribute that selects it (a tenant): "<model>-test-secret-<value>",
+// or "<model>-test-secret" for a global secret. It is what the generated
+// population's keys are computed with, never a production secret.
+func TestSecret(model, value string) []byte {
+	if value == "" {
+		return []byte(model + "-test-secret")
+	}
+	return []byte(model + "-test-secret-" + value)
+}
+
+func (p *Population) templateGen(n *Node, s *slot, t *catalog.KeyTemplate) (genFn, []name, bool, string, error) {
+	var refs []name
+	var deps []name
+	for _, part := range t.Parts {
+		if part.Attr == "" {
+			refs = append(refs, name{})
+			continue
+		}
+		nm, ok := p.resolve(n, part.Attr)
+		if !ok {
+			return nil, nil, false, "", fmt.Errorf("template placeholder {%s} is not in scope", part.Attr)
+		}
+		refs = append(refs, nm)
+		deps = append(deps, nm)
+	}
+	sep := p.Model.Separator
+	return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
+		st, ok := g.render(f, t, refs, sep, false)
+		if !ok {
+			return attr.Value{}, false
+		}
+		return attr.Str(st), true
+	}, deps, false, "template", nil
+}
+
+// ruleGen compiles a model rule.
+func (p *Population) ruleGen(n *Node, s *slot, rl *catalog.Rule) (genFn, []name, bool, error) {
+	want := s.typ
+	switch rl.Kind {
+	case catalog.RuleValue:
+		v := *rl.Value
+		return func(*gen, *frame, *rng) (attr.Value, bool) { return v, true }, nil, false, nil
+	case catalog.RuleAbsent:
+		return func(*gen, *frame, *rng) (attr.Value, bool) { return attr.Value{}, false }, nil, false, nil
+	case catalog.RuleValues:
+		g, deps, _, _, err := p.distGen(n, s, rl.Values)
+		return g, deps, false, err
+	case catalog.RuleCopy:
+		nm, ok := p.resolve(n, rl.Name)
+		if !ok {
+			return nil, nil, false, fmt.Errorf("%s is not in scope", rl.Name)
+		}
+		if nm.up == 0 && nm.builtin == 0 && nm.slot == n.comp.byName[s.name] {
+			nm, ok = p.resolveUp(n, rl.Name)
+			if !ok {
+				return nil, nil, false, fmt.Errorf("copies itself")
+			}
+		}
+		return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
+			v, ok := g.get(f, nm)
+			if ok && nm.builtin == bAsOf && s.unit != catalog.UnitCivilDate {
+				return g.dateValue(g.pop.AsOf, s), true
+			}
+			return v, ok
+		}, []name{nm}, false, nil
+	case catalog.RuleTemplate:
+		g, deps, late, _, err := p.templateGen(n, s, rl.Template)
+		return g, deps, late, err
+	case catalog.RuleSum, catalog.RuleMin, catalog.RuleMax:
+		var plus, minus []operand
+		var deps []name
+		for _, list := range []struct {
+			src []catalog.SynthOperand
+			dst *[]operand
+		}{{rl.Sum, &plus}, {rl.Minus, &minus}, {rl.Operands, &plus}} {
+			for _, a := range list.src {
+				op, err := p.operand(n, a)
+				if err != nil {
+					return nil, nil, false, err
+				}
+				*list.dst = append(*list.dst, op)
+				deps = append(deps, op.names()...)
+			}
+		}
+		kind := rl.Kind
+		return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
+			var acc num
+			for i, op := range plus {
+				x, ok := g.numOf(f, op, r)
+				if !ok {
+					return attr.Value{}, false
+				}
+				switch {
+				case i == 0:
+					acc = x
+				case kind == catalog.RuleSum:
+					acc = acc.add(x)
+				case kind == catalog.RuleMin && x.less(acc):
+					acc = x
+				case kind == catalog.RuleMax && acc.less(x):
+					acc = x
+				}
+			}
+			for _, op := range minus {
+				x, ok := g.numOf(f, op, r)
+				if !ok {
+					return attr.Value{}, false
+				}
+				acc = acc.add(x.neg())
+			}
+			return g.numValue(acc), true
+		}, deps, false, nil
+	case catalog.RuleDate:
+		return p.dateGen(n, s, rl.Date)
+	case catalog.RuleCases:
+		type cs struct {
+			when []cterm
+			g    genFn
+		}
+		var cases []cs
+		var deps []name
+		late := false
+		for _, c := range rl.Cases {
+			var when []cterm
+			for _, t := range c.When {
+				ct, err := p.term(n, t)
+				if err != nil {
+					return nil, nil, false, err
+				}
+				when = append(when, ct)
+				deps = append(deps, ct.names()...)
+			}
+			g, d, l, err := p.ruleGen(n, s, c.Rule)
+			if err != nil {
+				return nil, nil, false, err
+			}
+			deps = append(deps, d...)
+			late = late || l
+			cases = append(cases, cs{when, g})
+		}
+		return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
+			for _, c := range cases {
+				if g.holds(f, c.when) {
+					return c.g(g, f, r)
+				}
+			}
+			return attr.Value{}, false
+		}, deps, late, nil
+	case catalog.RuleAggregate:
+		return p.aggGen(n, s, rl.Agg)
+	case catalog.RuleBand:
+		return p.bandGen(n, s, rl.Band)
+	case catalog.RuleFormat:
+		return p.formatGen(n, s, rl.Format)
+	case catalog.RuleEncrypt:
+		nm, ok := p.resolve(n, rl.Name)
+		if !ok {
+			return nil, nil, false, fmt.Errorf("%s is not in scope", rl.Name)
+		}
+		return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
+			v, ok := g.get(f, nm)
+			if !ok {
+				return attr.Value{}, false
+			}
+			b := appendEncrypt(g.scratch[:0], g.aead(p.Model.Name), r, []byte(v.Str))
+			return attr.Value{Type: attr.B, Str: g.keepBytes(b)}, true
+		}, []name{nm}, false, nil
+	}
+	_ = want
+	return nil, nil, false, fmt.Errorf("unknown rule kind %q", rl.Kind)
+}
+
+func (o operand) names() []name {
+	switch {
+	case o.n != nil:
+		return []name{*o.n}
+	case o.lo != nil:
+		return append(o.lo.names(), o.hi.names()...)
+	}
+	return nil
+}
+
+func (t cterm) names() []name {
+	out := []name{t.n}
+	for _, a := range t.args {
+		out = append(out, a.names()...)
+	}
+	return out
+}
+
+func (p *Population) dateGen(n *Node, s *slot, dr *catalog.DateRule) (genFn, []name, bool, error) {
+	var from *name
+	var deps []name
+	if dr.From != "asOf" {
+		nm, ok := p.resolve(n, dr.From)
+		if !ok {
+			return nil, nil, false, fmt.Errorf("%s is not in scope", dr.From)
+		}
+		from = &nm
+		deps = append(deps, nm)
+	}
+	var fromUnit string
+	if from != nil {
+		fromUnit = p.unitOf(n, *from)
+	}
+	one := func(o *catalog.SynthOperand) (*operand, error) {
+		if o == nil {
+			return nil, nil
+		}
+		op, err := p.operand(n, *o)
+		if err != nil {
+			return nil, err
+		}
+		deps = append(deps, op.names()...)
+		return &op, nil
+	}
+	days, err := one(dr.Days)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	months, err := one(dr.Months)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	years, err := one(dr.Years)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	secs, err := one(dr.Seconds)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
+		t := g.pop.AsOf
+		if from != nil {
+			v, ok := g.get(f, *from)
+			if !ok {
+				return attr.Value{}, false
+			}
+			t, ok = g.pop.parseTime(v, fromUnit)
+			if !ok {
+				return attr.Value{}, false
+			}
+		}
+		amount := func(o *operand) int {
+			if o == nil {
+				return 0
+			}
+			x, ok := g.numOf(f, *o, r)
+			if !ok {
+				return 0
+			}
+			return int(x.int())
+		}
+		t = t.AddDate(amount(years), amount(months), amount(days))
+		if secs != nil {
+			t = t.Add(time.Duration(amount(secs)) * time.Second)
+		}
+		return g.dateValue(t, s), true
+	}, deps, false, nil
+}
+
+// unitOf is the unit of the attribute a name reads ("" for variables,
+// which take their source's).
+func (p *Population) unitOf(n *Node, nm name) string {
+	if nm.builtin == bAsOf {
+		return catalog.UnitCivilDate
+	}
+	if a := p.Model.Attribute(nm.text); a != nil {
+		return a.Unit
+	}
+	return ""
+}
+
+// parseTime reads a date value: a civil date, an instant or epoch seconds.
+func (p *Population) parseTime(v attr.Value, unit string) (time.Time, bool) {
+	if v.Type == attr.N {
+		s, err := strconv.ParseInt(v.Str, 10, 64)
+		if err != nil {
+			return time.Time{}, false
+		}
+		return time.Unix(s, 0).In(p.Loc), true
+	}
+	if len(v.Str) == 10 {
+		t, err := time.ParseInLocation("2006-01-02", v.Str, p.Loc)
+		return t, err == nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, v.Str)
+	return t, err == nil
+}
+
+func (p *Population) aggGen(n *Node, s *slot, ag *catalog.Aggregate) (genFn, []name, bool, error) {
+	child := p.Node(ag.Of.Name)
+	if child == nil || child.Parent != n {
+		return nil, nil, false, fmt.Errorf("aggregate over %s, which is not a child of %s with items", ag.Of.Name, n.Name())
+	}
+	child.comp.retain = true
+	var val name
+	if ag.Fn != "count" {
+		i, ok := child.comp.byName[ag.Value]
+		if !ok {
+			return nil, nil, false, fmt.Errorf("%s has no %s", child.Name(), ag.Value)
+		}
+		val = name{slot: i, text: ag.Value}
+	}
+	var where []cterm
+	for _, t := range ag.Where {
+		ct, err := p.term(child, t)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		where = append(where, ct)
+	}
+	fn := ag.Fn
+	return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
+		kids := f.kidsOf(child)
+		var acc num
+		var best attr.Value
+		found := false
+		count := int64(0)
+		for _, k := range kids {
+			if !g.holds(k, where) {
+				continue
+			}
+			count++
+			if fn == "count" {
+				continue
+			}
+			v, ok := g.get(k, val)
+			if !ok {
+				continue
+			}
+			switch fn {
+			case "sum":
+				x, ok := parseNum(v.Str)
+				if ok {
+					acc = acc.add(x)
+				}
+			case "min", "max":
+				if !found {
+					best = v
+				} else if c, ok := attr.Compare(v, best); ok && (fn == "min" && c < 0 || fn == "max" && c > 0) {
+					best = v
+				}
+			}
+			found = true
+		}
+		switch fn {
+		case "count":
+			return g.num(count), true
+		case "sum":
+			return g.numValue(acc), true
+		}
+		return best, found
+	}, nil, true, nil
+}
+
+// bandGen compiles a band. When the band reads the days from a date of
+// the item that has no rule of its own, the date is drawn from the band
+// instead: the value first (by the attribute's weights), then a date
+// inside its range, so the declared shares hold exactly.
+func (p *Population) bandGen(n *Node, s *slot, b *catalog.Band) (genFn, []name, bool, error) {
+	ranges := b.Ranges
+	bandOf := func(x float64) (string, bool) {
+		for _, rg := range ranges {
+			if x >= rg.Lo && x <= rg.Hi {
+				return rg.Value, true
+			}
+		}
+		return "", false
+	}
+	if b.Value != "" {
+		nm, ok := p.resolve(n, b.Value)
+		if !ok {
+			return nil, nil, false, fmt.Errorf("%s is not in scope", b.Value)
+		}
+		return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
+			v, ok := g.get(f, nm)
+			if !ok {
+				return attr.Value{}, false
+			}
+			x, _ := parseNum(v.Str)
+			bv, ok := bandOf(x.toFloat())
+			return attr.Str(bv), ok
+		}, []name{nm}, false, nil
+	}
+	names := make([]name, 2)
+	for i, d := range b.Days {
+		nm, ok := p.resolve(n, d)
+		if !ok {
+			return nil, nil, false, fmt.Errorf("%s is not in scope", d)
+		}
+		names[i] = nm
+	}
+	// Drawn backwards: the source date is an own slot without a rule.
+	src := -1
+	for i, nm := range names {
+		if nm.up == 0 && nm.builtin == 0 && n.comp.slots[nm.slot].a != nil && (n.Rules == nil || n.Rules.Rules[nm.text] == nil) {
+			other := names[1-i]
+			if other.builtin == bAsOf || other.up != 0 {
+				src = i
+			}
+		}
+	}
+	units := []string{p.unitOf(n, names[0]), p.unitOf(n, names[1])}
+	days := func(g *gen, f *frame) (float64, bool) {
+		var ts [2]time.Time
+		for i, nm := range names {
+			v, ok := g.get(f, nm)
+			if !ok {
+				return 0, false
+			}
+			if nm.builtin == bAsOf {
+				ts[i] = g.pop.AsOf
+				continue
+			}
+			t, ok := g.pop.parseTime(v, units[i])
+			if !ok {
+				return 0, false
+			}
+			ts[i] = t
+		}
+		return civilDays(ts[0], ts[1]), true
+	}
+	if src < 0 {
+		return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
+			d, ok := days(g, f)
+			if !ok {
+				return attr.Value{}, false
+			}
+			bv, ok := bandOf(d)
+			return attr.Str(bv), ok
+		}, names, false, nil
+	}
+	// The band value is drawn by the attribute's weights; the source slot
+	// is rewired to a date inside the drawn value's range.
+	bandSlot := n.comp.byName[s.name]
+	dom := make([]string, len(ranges))
+	for i, rg := range ranges {
+		dom[i] = rg.Value
+	}
+	w := weights(s.a.Values, dom, 0)
+	if w == nil {
+		w = weights(nil, dom, 0)
+	}
+	cum := cumulative(w)
+	srcSlot := n.comp.slots[names[src].slot]
+	other := names[1-src]
+	forward := src == 0 // days = other - src: src = other - days
+	srcUnit := srcSlot.unit
+	srcGen := func(g *gen, f *frame, r *rng) (attr.Value, bool) {
+		bv, ok := g.slotValue(f, bandSlot)
+		if !ok {
+			return attr.Value{}, false
+		}
+		var rg catalog.BandRange
+		for _, x := range ranges {
+			if x.Value == bv.Str {
+				rg = x
+			}
+		}
+		d := r.Range(int64(math.Ceil(rg.Lo)), int64(math.Floor(rg.Hi)))
+		base := g.pop.AsOf
+		if other.builtin != bAsOf {
+			v, ok := g.get(f, other)
+			if !ok {
+				return attr.Value{}, false
+			}
+			base, _ = g.pop.parseTime(v, p.unitOf(n, other))
+		}
+		if forward {
+			d = -d
+		}
+		_ = srcUnit
+		return g.dateValue(base.AddDate(0, 0, int(d)), srcSlot), true
+	}
+	srcDeps := []name{{slot: bandSlot, text: s.name}}
+	if other.builtin == 0 {
+		srcDeps = append(srcDeps, other)
+	}
+	n.comp.rewires = append(n.comp.rewires, func() {
+		srcSlot.gen, srcSlot.deps, srcSlot.rule = srcGen, srcDeps, "band (drawn backwards)"
+	})
+	return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
+		return attr.Str(dom[pick(cum, r.Float())]), true
+	}, nil, false, nil
+}
+
+// civilDays is the number of civil days from a to b.
+func civilDays(a, b time.Time) float64 {
+	ad := time.Date(a.Year(), a.Month(), a.Day(), 0, 0, 0, 0, time.UTC)
+	bd := time.Date(b.Year(), b.Month(), b.Day(), 0, 0, 0, 0, time.UTC)
+	return math.Round(bd.Sub(ad).Hours() / 24)
+}
+
+func (p *Population) formatGen(n *Node, s *slot, format string) (genFn, []name, bool, error) {
+	br := p.Model.Dataset != nil && p.Model.Dataset.Locale == "pt_BR"
+	switch format {
+	case "cpf", "cpfDigits", "cnpj":
+		// Unique by construction where the item has an ordinal: a
+		// bijection of the ordinal onto the nine (eight) base digits.
+		formatted := format != "cpfDigits"
+		salt := hashString("doc:" + n.Name() + ":" + s.name)
+		return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
+			var base uint64
+			if f.ord >= 0 {
+				base = permute(uint64(f.ord)+salt%1000, 1_000_000_000)
+			} else {
+				base = uint64(r.Intn(1_000_000_000))
+			}
+			var b []byte
+			if format == "cnpj" {
+				b = appendCNPJ(g.scratch[:0], base%100_000_000, r.Intn(4))
+			} else {
+				b = appendCPF(g.scratch[:0], base, formatted)
+			}
+			return attr.Str(g.keepBytes(b)), true
+		}, nil, false, nil
+	case "pixTxid":
+		return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
+			return attr.Str(g.keepBytes(appendPixTxid(g.scratch[:0], r))), true
+		}, nil, false, nil
+	case "pixE2E":
+		return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
+			at := g.pop.AsOf.Add(-time.Duration(r.Intn(90*86400)) * time.Second)
+			return attr.Str(g.keepBytes(appendPixE2E(g.scratch[:0], r, at))), true
+		}, nil, false, nil
+	case "boleto":
+		return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
+			due := g.pop.AsOf.AddDate(0, 0, int(r.Range(-60, 60)))
+			return attr.Str(g.keepBytes(appendBoleto(g.scratch[:0], r, due, r.Range(1000, 500000)))), true
+		}, nil, false, nil
+	}
+	return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
+		return attr.Str(g.keepBytes(g.fk.appendFormat(g.scratch[:0], format, br, r))), true
+	}, nil, false, nil
+}
+
+// permute is a bijection of [0, m) for m a power of ten (10^9 for the
+// base digits of a CPF): an affine map whose multiplier, a prime other
+// than 2 and 5, is coprime to m, so distinct ordinals give distinct,
+// unordered values.
+func permute(x, m uint64) uint64 {
+	const a = 179424673
+	hi, lo := bits.Mul64(x%m, a%m)
+	return (bits.Rem64(hi, lo, m) + 104729) % m
+}

@@ -1,0 +1,180 @@
+package dataset
+
+import (
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/cardapio/cardapio/attr"
+	"github.com/cardapio/cardapio/catalog"
+)
+
+// A finite domain is the list of values an attribute can take when its
+// values are drawn rather than unique: its enum, or its cardinality's
+// values rendered by its pattern (t{n:03}: t001...t040).
+
+// maxDomain caps a rendered domain: beyond it values are rendered on
+// demand from their index.
+const maxDomain = 1 << 16
+
+// domainValues lists an attribute's finite domain, or nil when it has none
+// (or it is larger than maxDomain).
+func domainValues(a *catalog.Attribute) []string {
+	if a == nil {
+		return nil
+	}
+	if len(a.Enum) > 0 {
+		return a.Enum
+	}
+	if a.Cardinality <= 0 || a.Cardinality > maxDomain {
+		return nil
+	}
+	out := make([]string, a.Cardinality)
+	for i := range out {
+		out[i] = domainValue(a, int64(i))
+	}
+	return out
+}
+
+// domainValue renders value i (0-based) of an attribute's cardinality:
+// by its pattern ({n} is i+1), a number for N, else a name and a number.
+func domainValue(a *catalog.Attribute, i int64) string {
+	if a.Values != nil && a.Values.Kind == "pattern" && a.Values.Pattern != "" {
+		if s, ok := renderPattern(a.Values.Pattern, i+1, 0); ok {
+			return s
+		}
+	}
+	if a.Type == attr.N {
+		return strconv.FormatInt(i+1, 10)
+	}
+	w := len(strconv.FormatInt(max(a.Cardinality, 1), 10))
+	return strings.ToUpper(prefixOf(a.Name)) + pad(i+1, w)
+}
+
+// prefixOf is a short readable prefix for synthetic values of an
+// attribute: its first letters (productCode -> PROD).
+func prefixOf(name string) string {
+	if len(name) > 4 {
+		return name[:4]
+	}
+	return name
+}
+
+func pad(n int64, w int) string {
+	s := strconv.FormatInt(n, 10)
+	if len(s) < w {
+		s = strings.Repeat("0", w-len(s)) + s
+	}
+	return s
+}
+
+// renderPattern fills a value pattern: {n} or {n:0W} with n, {year} with
+// year (the as-of year when 0; a number wider than W moves to earlier
+// years, C-{year}-{n:06} giving C-2025-999999 before C-2026-000000).
+func renderPattern(pat string, n int64, year int) (string, bool) {
+	t, err := catalog.ParseTemplate(pat)
+	if err != nil {
+		return "", false
+	}
+	width := 0
+	for _, p := range t.Parts {
+		if p.Attr == "n" {
+			width = p.Width
+		}
+	}
+	hasYear := false
+	for _, p := range t.Parts {
+		if p.Attr == "year" {
+			hasYear = true
+		}
+	}
+	if hasYear && width > 0 && year > 0 {
+		span := int64(math.Pow10(width))
+		year -= int(n / span)
+		n %= span
+	}
+	var b strings.Builder
+	for _, p := range t.Parts {
+		switch p.Attr {
+		case "":
+			b.WriteString(p.Literal)
+		case "n":
+			if p.Width > 0 {
+				b.WriteString(pad(n, p.Width))
+			} else {
+				b.WriteString(strconv.FormatInt(n, 10))
+			}
+		case "year":
+			b.WriteString(strconv.Itoa(year))
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
+}
+
+// weights returns a distribution's weights over a domain, normalised;
+// nil when the distribution is not a finite one.
+func weights(d *catalog.Distribution, dom []string, card int64) []float64 {
+	n := len(dom)
+	if n == 0 {
+		n = int(card)
+	}
+	if n <= 0 || n > maxDomain {
+		return nil
+	}
+	w := make([]float64, n)
+	switch {
+	case d != nil && len(d.Weights) > 0 && len(dom) > 0:
+		for i, v := range dom {
+			w[i] = d.Weights[v]
+		}
+	case d != nil && d.Kind == "zipf":
+		s := 1.1
+		if d.S != nil {
+			s = *d.S
+		}
+		for i := range w {
+			w[i] = 1 / math.Pow(float64(i+1), s)
+		}
+	default:
+		for i := range w {
+			w[i] = 1
+		}
+	}
+	sum := 0.0
+	for _, x := range w {
+		sum += x
+	}
+	if sum <= 0 {
+		return nil
+	}
+	for i := range w {
+		w[i] /= sum
+	}
+	return w
+}
+
+// cumulative turns weights into a cumulative table for draws.
+func cumulative(w []float64) []float64 {
+	c := make([]float64, len(w))
+	s := 0.0
+	for i, x := range w {
+		s += x
+		c[i] = s
+	}
+	if len(c) > 0 {
+		c[len(c)-1] = 1
+	}
+	return c
+}
+
+// pick returns the index whose cumulative range holds u in [0, 1).
+func pick(cum []float64, u float64) int {
+	i := sort.SearchFloat64s(cum, u)
+	if i < len(cum) && cum[i] == u {
+		i++
+	}
+	return min(i, len(cum)-1)
+}

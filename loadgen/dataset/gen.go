@@ -1,0 +1,682 @@
+package dataset
+
+import (
+	"crypto/cipher"
+	"strconv"
+	"time"
+	"unsafe"
+
+	"github.com/cardapio/cardapio/attr"
+	"github.com/cardapio/cardapio/catalog"
+)
+
+// maxChildren caps the items one parent item may have of one entity (a
+// count read from an attribute could otherwise ask for billions).
+const maxChildren = 100_000
+
+// maxRetries is how often an item whose key repeats a sibling's is drawn
+// again before it is dropped (and counted).
+const maxRetries = 8
+
+// Emit receives every generated item. The item and its strings are only
+// valid during the call: they live in the generator's arena.
+type Emit func(n *Node, it attr.Item)
+
+// gen generates item trees. One per goroutine: it owns an arena of bytes
+// the items' strings point into, reset after each root's tree.
+type gen struct {
+	pop     *Population
+	arena   []byte
+	scratch []byte
+	fields  []attr.Field
+	frames  []*frame
+	nframes int
+	item    attr.Item
+	fk      *faker
+	secrets map[string][]byte
+	gcm     cipher.AEAD
+	emit    Emit
+	asOfStr string
+	seed    uint64
+	ordNext []int64
+	// Dropped counts items left out because their key kept repeating a
+	// sibling's, per node index.
+	Dropped []int64
+	// KeyErrors counts items whose key could not be rendered.
+	KeyErrors []int64
+	treeKeys  map[uint64]struct{}
+	// observe, when set, sees every value drawn (tests look at the
+	// never-stored ones).
+	observe func(name string, v attr.Value)
+}
+
+// frame is one item being generated.
+type frame struct {
+	c        *compiled
+	parent   *frame
+	ref      *frame
+	key      uint64
+	attempt  uint64
+	index    int64
+	siblings int64
+	ord      int64
+	vals     []attr.Value
+	st       []uint8 // 0 to do, 1 doing, 2 present, 3 absent
+	state    int     // chosen state, -1 none, -2 choosing
+	kids     [][]*frame
+	keyStr   []string
+	keyOK    bool
+}
+
+const (
+	stTodo uint8 = iota
+	stDoing
+	stPresent
+	stAbsent
+)
+
+func newGen(p *Population, emit Emit) *gen {
+	g := &gen{pop: p, emit: emit, fk: newFaker(), secrets: map[string][]byte{},
+		asOfStr: p.AsOf.Format("2006-01-02"), seed: mix(p.Opts.Seed ^ 0x5ca1ab1e),
+		ordNext: make([]int64, len(p.Nodes)), Dropped: make([]int64, len(p.Nodes)), KeyErrors: make([]int64, len(p.Nodes))}
+	g.arena = make([]byte, 0, 1<<16)
+	g.treeKeys = map[uint64]struct{}{}
+	g.scratch = make([]byte, 0, 256)
+	return g
+}
+
+// keep copies s into the arena (strings from libraries).
+func (g *gen) keep(s string) string { return g.keepBytes([]byte(s)) }
+
+// keepBytes copies b (often g.scratch) into the arena and returns a
+// string over it, without allocating.
+func (g *gen) keepBytes(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	start := len(g.arena)
+	g.arena = append(g.arena, b...)
+	return unsafe.String(&g.arena[start], len(b))
+}
+
+func (g *gen) num(i int64) attr.Value {
+	if i >= 0 && i < int64(len(smallNums)) {
+		return attr.Num(smallNums[i])
+	}
+	return attr.Num(g.keepBytes(strconv.AppendInt(g.scratch[:0], i, 10)))
+}
+
+var smallNums = func() []string {
+	s := make([]string, 1024)
+	for i := range s {
+		s[i] = strconv.Itoa(i)
+	}
+	return s
+}()
+
+func (g *gen) numValue(a num) attr.Value {
+	if !a.float {
+		return g.num(a.i)
+	}
+	return attr.Num(g.keepBytes(appendNum(g.scratch[:0], a)))
+}
+
+// dateValue writes t in the slot's unit: a civil date, an instant (UTC or
+// the model's zone, as the samples write it) or epoch seconds.
+func (g *gen) dateValue(t time.Time, s *slot) attr.Value {
+	switch s.unit {
+	case catalog.UnitEpochSeconds:
+		return g.num(t.Unix())
+	case catalog.UnitInstant:
+		var b []byte
+		switch {
+		case s.inst.local && s.inst.milli:
+			b = t.In(g.pop.Loc).AppendFormat(g.scratch[:0], "2006-01-02T15:04:05.000Z07:00")
+		case s.inst.local:
+			b = t.In(g.pop.Loc).AppendFormat(g.scratch[:0], time.RFC3339)
+		case s.inst.milli:
+			b = t.UTC().AppendFormat(g.scratch[:0], "2006-01-02T15:04:05.000Z07:00")
+		default:
+			b = t.UTC().AppendFormat(g.scratch[:0], time.RFC3339)
+		}
+		return attr.Str(g.keepBytes(b))
+	}
+	if s.typ == attr.N {
+		return g.num(t.Unix())
+	}
+	return attr.Str(g.keepBytes(t.In(g.pop.Loc).AppendFormat(g.scratch[:0], "2006-01-02")))
+}
+
+func (g *gen) secret(model, sel string) []byte {
+	if s, ok := g.secrets[sel]; ok {
+		return s
+	}
+	s := TestSecret(model, sel)
+	g.secrets[string([]byte(sel))] = s
+	return s
+}
+
+func (g *gen) aead(model string) cipher.AEAD {
+	if g.gcm == nil {
+		g.gcm = testKey(model)
+	}
+	return g.gcm
+}
+
+// newFrame takes a frame from the pool.
+func (g *gen) newFrame(n *Node, parent *frame, key uint64, index, siblings int64) *frame {
+	if g.nframes == len(g.frames) {
+		g.frames = append(g.frames, &frame{})
+	}
+	f := g.frames[g.nframes]
+	g.nframes++
+	c := n.comp
+	*f = frame{c: c, parent: parent, key: key, index: index, siblings: siblings, ord: -1, state: -1,
+		vals: f.vals[:0], st: f.st[:0], kids: f.kids[:0], keyStr: f.keyStr[:0]}
+	for range c.slots {
+		f.vals = append(f.vals, attr.Value{})
+		f.st = append(f.st, stTodo)
+	}
+	for range c.kids {
+		f.kids = append(f.kids, nil)
+	}
+	for i := range f.kids {
+		f.kids[i] = f.kids[i][:0]
+	}
+	if c.ordinal {
+		f.ord = g.ordNext[n.ix]
+		g.ordNext[n.ix]++
+	}
+	return f
+}
+
+// reset releases every frame and the arena, after a root's tree.
+func (g *gen) reset() {
+	g.nframes = 0
+	g.arena = g.arena[:0]
+	clear(g.treeKeys)
+	g.fields = g.fields[:0]
+}
+
+// get reads a name in scope.
+func (g *gen) get(f *frame, nm name) (attr.Value, bool) {
+	switch nm.builtin {
+	case bAsOf:
+		return attr.Str(g.asOfStr), true
+	case bIndex:
+		return g.num(f.index), true
+	case bN:
+		return g.num(f.index + 1), true
+	case bSiblings:
+		return g.num(f.siblings), true
+	}
+	switch {
+	case nm.up == 0:
+		return g.slotValue(f, nm.slot)
+	case nm.up < 0:
+		if f.ref == nil {
+			return attr.Value{}, false
+		}
+		return g.slotValue(f.ref, nm.slot)
+	}
+	a := f
+	for i := int8(0); i < nm.up && a != nil; i++ {
+		a = a.parent
+	}
+	if a == nil {
+		return attr.Value{}, false
+	}
+	return g.slotValue(a, nm.slot)
+}
+
+// slotValue computes (once) and returns a slot of a frame.
+func (g *gen) slotValue(f *frame, i int) (attr.Value, bool) {
+	switch f.st[i] {
+	case stPresent:
+		return f.vals[i], true
+	case stAbsent, stDoing:
+		return attr.Value{}, false
+	}
+	f.st[i] = stDoing
+	c := f.c
+	s := c.slots[i]
+	if f.state >= 0 {
+		switch c.stateSet[f.state][i] {
+		case 1:
+			f.vals[i], f.st[i] = c.stateVal[f.state][i], stPresent
+			return f.vals[i], true
+		case 2:
+			f.st[i] = stAbsent
+			return attr.Value{}, false
+		}
+	}
+	r := newRNG(key2(key2(f.key, s.id), f.attempt))
+	v, ok := s.gen(g, f, &r)
+	if ok && s.coin != 0 && s.presence == catalog.Optional && s.rule != "copy" && !g.ruled(c, s) {
+		cr := newRNG(key2(f.key, s.coin^f.attempt))
+		ok = cr.Uint64()&1 == 0
+	}
+	if !ok {
+		f.st[i] = stAbsent
+		return attr.Value{}, false
+	}
+	f.vals[i], f.st[i] = v, stPresent
+	if g.observe != nil {
+		g.observe(s.name, v)
+	}
+	return v, true
+}
+
+// ruled reports whether the model gives the slot a rule (then the rule
+// decides its presence, not a coin).
+func (g *gen) ruled(c *compiled, s *slot) bool {
+	er := c.node.Rules
+	if er == nil {
+		return false
+	}
+	if _, ok := er.Rules[s.name]; ok {
+		return true
+	}
+	for _, st := range er.States {
+		if _, ok := st.Set[s.name]; ok {
+			return true
+		}
+		for _, a := range st.Absent {
+			if a == s.name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// holds evaluates a condition on a frame.
+func (g *gen) holds(f *frame, terms []cterm) bool {
+	for _, t := range terms {
+		v, ok := g.get(f, t.n)
+		if t.op == "exists" {
+			if ok != t.args[0].lit.Bool {
+				return false
+			}
+			continue
+		}
+		if !ok {
+			if t.op == "ne" {
+				continue
+			}
+			return false
+		}
+		switch t.op {
+		case "in":
+			in := false
+			for _, a := range t.args {
+				if w, ok := g.opValue(f, a); ok && attr.Equal(v, w) {
+					in = true
+					break
+				}
+			}
+			if !in {
+				return false
+			}
+		default:
+			w, ok := g.opValue(f, t.args[0])
+			if !ok {
+				return false
+			}
+			var cmp int
+			if t.op == "eq" || t.op == "ne" {
+				if attr.Equal(v, w) {
+					cmp = 0
+				} else {
+					cmp = 1
+				}
+			} else {
+				c, ok := attr.Compare(v, w)
+				if !ok {
+					return false
+				}
+				cmp = c
+			}
+			switch t.op {
+			case "eq":
+				if cmp != 0 {
+					return false
+				}
+			case "ne":
+				if cmp == 0 {
+					return false
+				}
+			case "lt":
+				if cmp >= 0 {
+					return false
+				}
+			case "le":
+				if cmp > 0 {
+					return false
+				}
+			case "gt":
+				if cmp <= 0 {
+					return false
+				}
+			case "ge":
+				if cmp < 0 {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+func (g *gen) opValue(f *frame, o operand) (attr.Value, bool) {
+	if o.lit != nil {
+		return *o.lit, true
+	}
+	if o.n != nil {
+		return g.get(f, *o.n)
+	}
+	return attr.Value{}, false
+}
+
+// numOf reads a numeric operand; a range draws from r.
+func (g *gen) numOf(f *frame, o operand, r *rng) (num, bool) {
+	switch {
+	case o.lo != nil:
+		lo, ok1 := g.numOf(f, *o.lo, r)
+		hi, ok2 := g.numOf(f, *o.hi, r)
+		if !ok1 || !ok2 {
+			return num{}, false
+		}
+		return intNum(r.Range(lo.int(), hi.int())), true
+	case o.lit != nil:
+		return parseNum(o.lit.Str)
+	case o.n != nil:
+		v, ok := g.get(f, *o.n)
+		if !ok || v.Type != attr.N {
+			return num{}, false
+		}
+		return parseNum(v.Str)
+	}
+	return num{}, false
+}
+
+// render fills a template from names in scope into the arena. In a key,
+// a string holding the separator is refused (the key would be
+// ambiguous), as catalog.KeyTemplate.RenderSep refuses it.
+func (g *gen) render(f *frame, t *catalog.KeyTemplate, refs []name, sep string, key bool) (string, bool) {
+	b := g.scratch[:0]
+	for i, part := range t.Parts {
+		if part.Attr == "" {
+			b = append(b, part.Literal...)
+			continue
+		}
+		v, ok := g.get(f, refs[i])
+		if !ok {
+			return "", false
+		}
+		switch v.Type {
+		case attr.S:
+			if part.Width > 0 {
+				return "", false
+			}
+			if key && sep != "" && containsSep(v.Str, sep) {
+				return "", false
+			}
+			b = append(b, v.Str...)
+		case attr.N:
+			if part.Width == 0 {
+				b = append(b, v.Str...)
+				break
+			}
+			x, err := strconv.ParseUint(v.Str, 10, 64)
+			if err != nil {
+				return "", false
+			}
+			start := len(b)
+			b = appendPadded(b, int64(x), part.Width)
+			if len(b)-start > part.Width {
+				return "", false
+			}
+		default:
+			return "", false
+		}
+	}
+	g.scratch = b[:0]
+	return g.keepBytes(b), true
+}
+
+func containsSep(s, sep string) bool {
+	for i := 0; i+len(sep) <= len(s); i++ {
+		if s[i:i+len(sep)] == sep {
+			return true
+		}
+	}
+	return false
+}
+
+// like draws a value shaped like a sample: maps keep their keys, lists
+// their length; booleans and numbers are drawn again, strings kept.
+func (g *gen) like(v attr.Value, r *rng) attr.Value {
+	switch v.Type {
+	case attr.BOOL:
+		return attr.Bool(r.Uint64()&1 == 1)
+	case attr.N:
+		x, ok := parseNum(v.Str)
+		if !ok || x.float {
+			return v
+		}
+		hi := max(x.i*2, 10)
+		return g.num(r.Range(0, hi))
+	case attr.M:
+		start := len(g.fields)
+		for _, f := range v.Map {
+			g.fields = append(g.fields, attr.Field{Name: f.Name, Value: g.like(f.Value, r)})
+		}
+		return attr.MapOf(attr.Item(g.fields[start:len(g.fields):len(g.fields)]))
+	case attr.L:
+		out := make([]attr.Value, len(v.List))
+		for i, e := range v.List {
+			out[i] = g.like(e, r)
+		}
+		return attr.ListOf(out...)
+	}
+	return v
+}
+
+// chooseState picks the frame's state.
+func (g *gen) chooseState(f *frame) {
+	c := f.c
+	f.state = -1
+	if len(c.states) == 0 {
+		return
+	}
+	if c.cumState != nil {
+		r := newRNG(key2(key2(f.key, 0x57a7e), f.attempt))
+		f.state = pick(c.cumState, r.Float())
+		return
+	}
+	f.state = -2
+	for i, st := range c.states {
+		terms := c.stateTerms(i, st)
+		if g.holds(f, terms) {
+			f.state = i
+			break
+		}
+	}
+	if f.state == -2 {
+		f.state = -1
+	}
+	// Slots computed while choosing did not see the state: compute them
+	// again.
+	for i := range f.st {
+		f.st[i] = stTodo
+	}
+}
+
+// run generates one item and its subtree; it reports false when the item
+// is dropped.
+func (g *gen) run(f *frame) bool {
+	c := f.c
+	n := c.node
+	for {
+		g.chooseState(f)
+		for i, s := range c.slots {
+			if !s.late {
+				g.slotValue(f, i)
+			}
+		}
+		if !g.renderKeys(f) {
+			g.KeyErrors[n.ix]++
+			return false
+		}
+		if g.uniqueInTree(f) {
+			break
+		}
+		f.attempt++
+		if f.attempt >= maxRetries {
+			g.Dropped[n.ix]++
+			return false
+		}
+		for i := range f.st {
+			f.st[i] = stTodo
+		}
+	}
+	for ci, kn := range c.kids {
+		kc := kn.comp
+		if len(kc.when) > 0 && !g.holds(f, kc.when) {
+			continue
+		}
+		var cnt int64
+		if kn.Count.Kind == CountAttr {
+			v, ok := g.get(f, kc.count)
+			if ok {
+				x, _ := parseNum(v.Str)
+				cnt = x.int()
+			}
+		} else {
+			r := newRNG(key2(f.key, kn.id^0xc0c0))
+			cnt = kn.Count.draw(&r)
+		}
+		cnt = min(max(cnt, 0), maxChildren)
+		for k := int64(0); k < cnt; k++ {
+			cf := g.newFrame(kn, f, key2(key2(f.key, kn.id), uint64(k)), k, cnt)
+			if kc.ref != nil && !g.pickRef(cf) {
+				continue
+			}
+			if g.run(cf) && kc.retain {
+				f.kids[ci] = append(f.kids[ci], cf)
+			}
+		}
+	}
+	for _, i := range c.late {
+		g.slotValue(f, i)
+	}
+	if n.Entity.Table != nil {
+		g.emitItem(f)
+	}
+	return true
+}
+
+// kidsOf returns the retained child frames of node n.
+func (f *frame) kidsOf(n *Node) []*frame {
+	for i, k := range f.c.kids {
+		if k == n {
+			return f.kids[i]
+		}
+	}
+	return nil
+}
+
+// pickRef chooses the item's reference among the matching items under
+// the common ancestor; false when none matches (the item is not made).
+func (g *gen) pickRef(f *frame) bool {
+	rp := f.c.ref
+	a := f
+	for i := 0; i < rp.up && a != nil; i++ {
+		a = a.parent
+	}
+	if a == nil {
+		return false
+	}
+	cands := []*frame{a}
+	for _, step := range rp.path {
+		var next []*frame
+		for _, x := range cands {
+			next = append(next, x.kidsOf(step)...)
+		}
+		cands = next
+	}
+	var ok []*frame
+	for _, x := range cands {
+		if g.holds(x, rp.where) {
+			ok = append(ok, x)
+		}
+	}
+	if len(ok) == 0 {
+		return false
+	}
+	r := newRNG(key2(f.key, 0x4ef))
+	f.ref = ok[r.Intn(int64(len(ok)))]
+	return true
+}
+
+// renderKeys renders the item's table keys into the frame.
+func (g *gen) renderKeys(f *frame) bool {
+	c := f.c
+	f.keyStr = f.keyStr[:0]
+	for _, k := range c.keys {
+		s, ok := g.render(f, k.tmpl, k.refs, g.pop.Model.Separator, true)
+		if !ok {
+			return false
+		}
+		f.keyStr = append(f.keyStr, s)
+	}
+	return true
+}
+
+// uniqueInTree records the item's key among the keys of its root's
+// tree (an item collection spans cousins: two contracts' contacts share
+// their debtor's partition), and reports false when an item of the tree
+// already has it.
+func (g *gen) uniqueInTree(f *frame) bool {
+	if f.c.node.Entity.Table == nil {
+		return true
+	}
+	h := hashString(f.c.node.Entity.Table.Name)
+	for _, s := range f.keyStr {
+		h = key2(h, hashString(s))
+	}
+	if _, dup := g.treeKeys[h]; dup {
+		return false
+	}
+	g.treeKeys[h] = struct{}{}
+	return true
+}
+
+// emitItem builds the item's attributes in name order and hands it over.
+func (g *gen) emitItem(f *frame) {
+	c := f.c
+	it := g.item[:0]
+	for _, of := range c.out {
+		switch of.kind {
+		case 0:
+			if f.st[of.slot] == stPresent {
+				it = append(it, attr.Field{Name: of.name, Value: f.vals[of.slot]})
+			}
+		case 1:
+			k := c.keys[of.key]
+			if len(k.tmpl.Parts) == 1 && k.tmpl.Parts[0].Attr != "" {
+				// A key of one placeholder keeps the value's type.
+				if v, ok := g.slotValue(f, k.refs[0].slot); ok && v.Type != attr.S {
+					it = append(it, attr.Field{Name: of.name, Value: v})
+					continue
+				}
+			}
+			it = append(it, attr.Field{Name: of.name, Value: attr.Str(f.keyStr[of.key])})
+		case 2:
+			it = append(it, attr.Field{Name: of.name, Value: attr.Str(c.node.Entity.TypeValue)})
+		}
+	}
+	g.item = it
+	g.emit(c.node, it)
+}

@@ -1,0 +1,274 @@
+package dataset
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/cardapio/cardapio/capacity"
+)
+
+// The load sink writes the population to a table with BatchWriteItem:
+// batches of 25 puts, a bounded number in flight, the UnprocessedItems of
+// an answer sent again with exponential backoff and jitter (DynamoDB's
+// advice; the SDK's own retry policy is the target's, explicit), an
+// optional cap in write units a second, and a checkpoint of the blocks
+// done so that --resume skips them.
+
+// BatchSize is BatchWriteItem's limit of items per request.
+const BatchSize = 25
+
+// LoadOptions configure a load.
+type LoadOptions struct {
+	Client *dynamodb.Client
+	// Concurrency is the most requests in flight; 0 is 16.
+	Concurrency int
+	// Rate caps the write units a second (table and indexes, as billed);
+	// 0 is no cap.
+	Rate float64
+	// MaxAttempts bounds the sends of one batch's unprocessed items; 0
+	// is 12.
+	MaxAttempts int
+	// Checkpoint, when set, records the blocks done.
+	Checkpoint *Checkpoint
+	Rules      capacity.Rules
+	// Tables names the created tables, model table -> name; nil: the
+	// model's names.
+	Tables map[string]string
+}
+
+// LoadSink writes blocks to tables.
+type LoadSink struct {
+	o       LoadOptions
+	pop     *Population
+	tables  []string
+	batches chan *batch
+	wg      sync.WaitGroup
+	err     atomic.Value
+	bucket  *bucket
+	ctx     context.Context
+	cancel  context.CancelFunc
+	// Figures.
+	Requests, Retries, Unprocessed, Items atomic.Int64
+	mu                                    sync.Mutex
+	open                                  map[int]int // block seq -> batches in flight
+	closed                                map[int]bool
+}
+
+type batch struct {
+	table string
+	seq   int
+	reqs  []types.WriteRequest
+	units float64
+}
+
+// NewLoadSink prepares a load into the model's tables, which must exist.
+func NewLoadSink(ctx context.Context, p *Population, o LoadOptions) *LoadSink {
+	if o.Concurrency <= 0 {
+		o.Concurrency = 16
+	}
+	if o.MaxAttempts <= 0 {
+		o.MaxAttempts = 12
+	}
+	s := &LoadSink{o: o, pop: p, batches: make(chan *batch, o.Concurrency), open: map[int]int{}, closed: map[int]bool{}}
+	s.ctx, s.cancel = context.WithCancel(ctx)
+	if o.Rate > 0 {
+		s.bucket = newBucket(o.Rate)
+	}
+	for _, t := range p.Model.Tables {
+		name := t.Name
+		if n, ok := o.Tables[t.Name]; ok {
+			name = n
+		}
+		s.tables = append(s.tables, name)
+	}
+	for i := 0; i < o.Concurrency; i++ {
+		s.wg.Add(1)
+		go s.sender()
+	}
+	return s
+}
+
+// Encoding implements Sink: the items themselves.
+func (s *LoadSink) Encoding() Encoding { return Encoding{Items: true} }
+
+// Write implements Sink: the block's items, 25 at a time.
+func (s *LoadSink) Write(ctx context.Context, o *Output) error {
+	if err := s.failure(); err != nil {
+		return err
+	}
+	var bs []*batch
+	for ti, items := range o.Writes {
+		for i := 0; i < len(items); i += BatchSize {
+			j := min(i+BatchSize, len(items))
+			b := &batch{table: s.tables[ti], seq: o.Block.Seq, reqs: items[i:j:j]}
+			for _, u := range o.Units[ti][i:j] {
+				b.units += u
+			}
+			bs = append(bs, b)
+		}
+	}
+	s.mu.Lock()
+	s.open[o.Block.Seq] = len(bs)
+	s.mu.Unlock()
+	if len(bs) == 0 {
+		s.done(o.Block.Seq)
+	}
+	for _, b := range bs {
+		select {
+		case s.batches <- b:
+		case <-s.ctx.Done():
+			if err := s.failure(); err != nil {
+				return err
+			}
+			return s.ctx.Err()
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+func (s *LoadSink) failure() error {
+	if err, ok := s.err.Load().(error); ok {
+		return err
+	}
+	return nil
+}
+
+func (s *LoadSink) fail(err error) {
+	s.err.CompareAndSwap(nil, err)
+	s.cancel()
+}
+
+// done marks one batch of a block written.
+func (s *LoadSink) done(seq int) {
+	s.mu.Lock()
+	s.open[seq]--
+	finished := s.open[seq] <= 0
+	if finished {
+		delete(s.open, seq)
+	}
+	s.mu.Unlock()
+	if finished && s.o.Checkpoint != nil {
+		s.o.Checkpoint.Done(seq)
+	}
+}
+
+func (s *LoadSink) sender() {
+	defer s.wg.Done()
+	for b := range s.batches {
+		if s.ctx.Err() != nil {
+			continue
+		}
+		if err := s.send(b); err != nil {
+			s.fail(err)
+			continue
+		}
+		s.Items.Add(int64(len(b.reqs)))
+		s.done(b.seq)
+	}
+}
+
+// send writes one batch, sending its unprocessed items again until none
+// is left.
+func (s *LoadSink) send(b *batch) error {
+	reqs := b.reqs
+	units := b.units
+	for attempt := 0; len(reqs) > 0; attempt++ {
+		if attempt >= s.o.MaxAttempts {
+			return fmt.Errorf("table %s: %d items still unprocessed after %d attempts", b.table, len(reqs), attempt)
+		}
+		if attempt > 0 {
+			s.Retries.Add(1)
+			// Full jitter: rand[0, min(cap, base x 2^attempt)).
+			d := min(5*time.Second, 25*time.Millisecond<<min(attempt, 10))
+			select {
+			case <-time.After(time.Duration(rand.Int64N(int64(d)) + 1)):
+			case <-s.ctx.Done():
+				return s.ctx.Err()
+			}
+		}
+		if s.bucket != nil {
+			if err := s.bucket.take(s.ctx, units); err != nil {
+				return err
+			}
+		}
+		s.Requests.Add(1)
+		out, err := s.o.Client.BatchWriteItem(s.ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{b.table: reqs}})
+		if err != nil {
+			if isThrottle(err) {
+				continue
+			}
+			return fmt.Errorf("BatchWriteItem %s: %w", b.table, err)
+		}
+		left := out.UnprocessedItems[b.table]
+		if len(left) > 0 {
+			s.Unprocessed.Add(int64(len(left)))
+			units *= float64(len(left)) / float64(len(reqs))
+		}
+		reqs = left
+	}
+	return nil
+}
+
+func isThrottle(err error) bool {
+	var pe *types.ProvisionedThroughputExceededException
+	var te *types.ThrottlingException
+	var re *types.RequestLimitExceeded
+	return errors.As(err, &pe) || errors.As(err, &te) || errors.As(err, &re)
+}
+
+// Close implements Sink: waits for every batch.
+func (s *LoadSink) Close(context.Context) error {
+	close(s.batches)
+	s.wg.Wait()
+	if s.o.Checkpoint != nil {
+		if err := s.o.Checkpoint.Flush(); err != nil {
+			return err
+		}
+	}
+	return s.failure()
+}
+
+// bucket paces requests to a rate of units a second (a token bucket of
+// one second's depth).
+type bucket struct {
+	mu     sync.Mutex
+	rate   float64
+	tokens float64
+	last   time.Time
+}
+
+func newBucket(rate float64) *bucket {
+	return &bucket{rate: rate, tokens: rate, last: time.Now()}
+}
+
+func (b *bucket) take(ctx context.Context, n float64) error {
+	for {
+		b.mu.Lock()
+		now := time.Now()
+		b.tokens = math.Min(b.rate, b.tokens+now.Sub(b.last).Seconds()*b.rate)
+		b.last = now
+		if b.tokens >= n || b.tokens >= b.rate {
+			b.tokens -= n
+			b.mu.Unlock()
+			return nil
+		}
+		wait := time.Duration((n - b.tokens) / b.rate * float64(time.Second))
+		b.mu.Unlock()
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}

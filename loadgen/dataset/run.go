@@ -1,0 +1,443 @@
+package dataset
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/cardapio/cardapio/attr"
+	"github.com/cardapio/cardapio/capacity"
+	"github.com/cardapio/cardapio/capacity/estimate"
+	"github.com/cardapio/cardapio/catalog"
+)
+
+// Output is what a worker makes of one block: per table, the block's
+// items encoded (and, for a file sink, compressed) in a shuffled but
+// deterministic order, and per entity the figures of the summary.
+type Output struct {
+	Block  Block
+	Tables []TableOutput // in model table order; tables without items left out
+	Stats  []EntityStats // per node, indexed like Population.Nodes
+	// Sizes are the items' sizes per node, for exact percentiles.
+	Sizes [][]uint32
+	// Writes holds the block's items as put requests (load sinks), per
+	// table, when the sink asks for items; Units what each one costs.
+	Writes [][]types.WriteRequest
+	Units  [][]float64
+}
+
+// TableOutput is one table's share of a block.
+type TableOutput struct {
+	Table *catalog.Table
+	Items int64
+	// Raw is the bytes of the lines before compression; Data what is
+	// written (compressed when the sink compresses).
+	Raw  int64
+	Data []byte
+	// WriteUnits is what a load of these items costs (capacity.Rules).
+	WriteUnits float64
+	// KBUnits counts each item in whole KB, at least one: the measure
+	// of AWS's advice on import object sizes.
+	KBUnits float64
+}
+
+// EntityStats are one entity's figures in a block or a run.
+type EntityStats struct {
+	Items       int64
+	ItemBytes   int64   // sizes as DynamoDB counts them
+	StoredBytes int64   // billed storage: overheads and index entries included
+	WriteUnits  float64 // a BatchWriteItem load: table and indexes
+	Dropped     int64   // items whose key kept repeating a sibling's
+	KeyErrors   int64   // items whose key could not be rendered
+}
+
+func (s *EntityStats) add(o EntityStats) {
+	s.Items += o.Items
+	s.ItemBytes += o.ItemBytes
+	s.StoredBytes += o.StoredBytes
+	s.WriteUnits += o.WriteUnits
+	s.Dropped += o.Dropped
+	s.KeyErrors += o.KeyErrors
+}
+
+// Sink consumes blocks in block order.
+type Sink interface {
+	// Encode says how a worker prepares a table's lines: the line format
+	// and compression; Items asks for the items themselves instead.
+	Encoding() Encoding
+	// Write receives the outputs in block order, from one goroutine.
+	Write(ctx context.Context, o *Output) error
+	// Close finishes the output (manifests, last objects).
+	Close(ctx context.Context) error
+}
+
+// Encoding is how workers prepare a table's items for a sink.
+type Encoding struct {
+	Format      string // s3-import ({"Item": ...} lines), jsonl (item lines)
+	Compression string // zstd, gzip, none
+	Items       bool   // keep the items (load sinks)
+}
+
+// Progress is a snapshot of a run.
+type Progress struct {
+	Items, Bytes  int64 // items and uncompressed line bytes so far
+	Blocks, Of    int   // blocks done, of
+	ExpectedItems float64
+	Elapsed       time.Duration
+}
+
+// RunOptions choose how a population is produced.
+type RunOptions struct {
+	// Part and Parts select one slice of the population (0 <= Part <
+	// Parts); Parts 0 or 1 is the whole.
+	Part, Parts int
+	// Workers generate blocks in parallel; 0 is GOMAXPROCS.
+	Workers int
+	// Skip lists blocks already done (by Seq), for resumed loads.
+	Skip func(seq int) bool
+	// Progress, when set, is called about every Every with a snapshot.
+	Progress func(Progress)
+	Every    time.Duration
+	Rules    capacity.Rules
+}
+
+// Result is a run's figures.
+type Result struct {
+	Pop    *Population
+	Part   int
+	Parts  int
+	Blocks int
+	Stats  []EntityStats
+	Hist   []*capacity.SizeHistogram
+	Tables map[string]*EntityStats // per table name
+	// TableRaw is each table's uncompressed line bytes.
+	TableRaw map[string]int64
+	Raw      int64
+	Elapsed  time.Duration
+}
+
+// Run generates the population's part, hands every block to the sink
+// in block order and returns the figures. The output is the same, byte
+// for byte, whatever Workers is.
+func (p *Population) Run(ctx context.Context, sink Sink, o RunOptions) (*Result, error) {
+	if o.Parts <= 0 {
+		o.Parts = 1
+	}
+	blocks, err := p.Part(o.Part, o.Parts)
+	if err != nil {
+		return nil, err
+	}
+	off, err := p.offsets()
+	if err != nil {
+		return nil, err
+	}
+	workers := o.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	enc := sink.Encoding()
+	start := time.Now()
+	res := &Result{Pop: p, Part: o.Part, Parts: o.Parts, Blocks: len(blocks), Stats: make([]EntityStats, len(p.Nodes)),
+		Hist: make([]*capacity.SizeHistogram, len(p.Nodes)), Tables: map[string]*EntityStats{}, TableRaw: map[string]int64{}}
+	for i := range res.Hist {
+		res.Hist[i] = &capacity.SizeHistogram{}
+	}
+	for _, t := range p.Model.Tables {
+		res.Tables[t.Name] = &EntityStats{}
+	}
+	expected := 0.0
+	for _, b := range blocks {
+		expected += b.Items
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	// Workers take block indexes and send outputs; the collector puts
+	// them back in order. A window of tokens bounds the blocks in memory.
+	type job struct{ i int }
+	jobs := make(chan job)
+	outs := make(chan *Output, workers)
+	window := make(chan struct{}, 2*workers+2)
+	var wg sync.WaitGroup
+	var failed atomic.Value
+	tables := estimateTables(p.Model)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			wk := newWorker(p, enc, tables, o.Rules)
+			for j := range jobs {
+				out, err := wk.block(off, blocks[j.i])
+				if err != nil {
+					failed.Store(err)
+					cancel()
+					return
+				}
+				select {
+				case outs <- out:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	go func() {
+		defer close(jobs)
+		for i := range blocks {
+			if o.Skip != nil && o.Skip(blocks[i].Seq) {
+				continue
+			}
+			select {
+			case window <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case jobs <- job{i}:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(outs) }()
+
+	pending := map[int]*Output{}
+	next := 0
+	var items, raw int64
+	done := 0
+	lastTick := time.Now()
+	every := o.Every
+	if every <= 0 {
+		every = time.Second
+	}
+	skipped := func(i int) bool { return o.Skip != nil && o.Skip(blocks[i].Seq) }
+	var sinkErr error
+	for out := range outs {
+		pending[out.Block.Seq] = out
+		for next < len(blocks) {
+			if skipped(next) {
+				next++
+				continue
+			}
+			b, ok := pending[blocks[next].Seq]
+			if !ok {
+				break
+			}
+			delete(pending, blocks[next].Seq)
+			next++
+			if sinkErr == nil {
+				if err := sink.Write(ctx, b); err != nil {
+					sinkErr = err
+					cancel()
+				}
+			}
+			<-window
+			res.add(p, b)
+			done++
+			for _, t := range b.Tables {
+				items += t.Items
+				raw += t.Raw
+			}
+			if o.Progress != nil && time.Since(lastTick) >= every {
+				lastTick = time.Now()
+				o.Progress(Progress{Items: items, Bytes: raw, Blocks: done, Of: len(blocks), ExpectedItems: expected, Elapsed: time.Since(start)})
+			}
+		}
+	}
+	if err, ok := failed.Load().(error); ok && err != nil {
+		return nil, err
+	}
+	if sinkErr != nil {
+		return nil, sinkErr
+	}
+	if err := ctx.Err(); err != nil && next < len(blocks) {
+		return nil, err
+	}
+	if err := sink.Close(ctx); err != nil {
+		return nil, err
+	}
+	res.Elapsed = time.Since(start)
+	if o.Progress != nil {
+		o.Progress(Progress{Items: items, Bytes: raw, Blocks: done, Of: len(blocks), ExpectedItems: expected, Elapsed: res.Elapsed})
+	}
+	return res, nil
+}
+
+func (r *Result) add(p *Population, o *Output) {
+	for i, s := range o.Stats {
+		r.Stats[i].add(s)
+		for _, sz := range o.Sizes[i] {
+			r.Hist[i].Add(int(sz))
+		}
+		if t := p.Nodes[i].Entity.Table; t != nil {
+			ts := r.Tables[t.Name]
+			if ts == nil {
+				ts = &EntityStats{}
+				r.Tables[t.Name] = ts
+			}
+			ts.add(s)
+		}
+	}
+	for _, t := range o.Tables {
+		r.Raw += t.Raw
+		r.TableRaw[t.Table.Name] += t.Raw
+	}
+}
+
+// estimateTables describes the model's tables as the billing rules see
+// them.
+func estimateTables(m *catalog.Model) map[*catalog.Table]*capacity.Table {
+	out := map[*catalog.Table]*capacity.Table{}
+	for _, t := range m.Tables {
+		out[t] = estimate.Table(t)
+	}
+	return out
+}
+
+// worker generates blocks: one gen, one set of buffers, reused.
+type worker struct {
+	p      *Population
+	g      *gen
+	enc    Encoding
+	tables map[*catalog.Table]*capacity.Table
+	rules  capacity.Rules
+	tix    map[*catalog.Table]int
+	out    *Output
+	lines  [][]byte // per table: the block's encoded lines
+	ends   [][]int  // per table: end offset of each line
+	comp   *compressor
+}
+
+func newWorker(p *Population, enc Encoding, tables map[*catalog.Table]*capacity.Table, rules capacity.Rules) *worker {
+	w := &worker{p: p, enc: enc, tables: tables, rules: rules, tix: map[*catalog.Table]int{}}
+	for i, t := range p.Model.Tables {
+		w.tix[t] = i
+	}
+	w.lines = make([][]byte, len(p.Model.Tables))
+	w.ends = make([][]int, len(p.Model.Tables))
+	w.g = newGen(p, w.emit)
+	w.comp = newCompressor(enc.Compression)
+	return w
+}
+
+func (w *worker) emit(n *Node, it attr.Item) {
+	t := n.Entity.Table
+	ti := w.tix[t]
+	ct := w.tables[t]
+	size := w.rules.ItemSize(it)
+	st := &w.out.Stats[n.ix]
+	st.Items++
+	st.ItemBytes += int64(size)
+	st.StoredBytes += int64(w.rules.StoredBytes(ct, it, false))
+	wu := w.rules.Write(ct, capacity.WriteOp{Kind: capacity.Put, After: it}).Total().Write
+	st.WriteUnits += wu
+	w.out.Sizes[n.ix] = append(w.out.Sizes[n.ix], uint32(size))
+	tout := &w.out.Tables[ti]
+	tout.Items++
+	tout.WriteUnits += wu
+	tout.KBUnits += capacity.WriteUnits(size)
+	b := w.lines[ti]
+	if w.enc.Items {
+		// The line is only measured: its bytes are what an import would
+		// be billed on.
+		b = append(b[:0], `{"Item":`...)
+		b = attr.AppendItemJSON(b, it)
+		w.lines[ti] = b[:0]
+		tout.Raw += int64(len(b) + 2)
+		w.out.Writes[ti] = append(w.out.Writes[ti], types.WriteRequest{PutRequest: &types.PutRequest{Item: attr.ToSDKItem(cloneItem(it))}})
+		w.out.Units[ti] = append(w.out.Units[ti], wu)
+		return
+	}
+	if w.enc.Format == "jsonl" {
+		b = attr.AppendItemJSON(b, it)
+	} else {
+		b = append(b, `{"Item":`...)
+		b = attr.AppendItemJSON(b, it)
+		b = append(b, '}')
+	}
+	b = append(b, '\n')
+	w.lines[ti] = b
+	w.ends[ti] = append(w.ends[ti], len(b))
+}
+
+// block generates one block and prepares its output.
+func (w *worker) block(off map[*Node][]int64, b Block) (*Output, error) {
+	nt := len(w.p.Model.Tables)
+	out := &Output{Block: b, Tables: make([]TableOutput, nt), Stats: make([]EntityStats, len(w.p.Nodes)), Sizes: make([][]uint32, len(w.p.Nodes))}
+	if w.enc.Items {
+		out.Writes = make([][]types.WriteRequest, nt)
+		out.Units = make([][]float64, nt)
+	}
+	for i, t := range w.p.Model.Tables {
+		out.Tables[i].Table = t
+		w.lines[i] = w.lines[i][:0]
+		w.ends[i] = w.ends[i][:0]
+	}
+	w.out = out
+	for i := range w.g.Dropped {
+		w.g.Dropped[i], w.g.KeyErrors[i] = 0, 0
+	}
+	w.g.block(off, b)
+	for i := range w.p.Nodes {
+		out.Stats[i].Dropped = w.g.Dropped[i]
+		out.Stats[i].KeyErrors = w.g.KeyErrors[i]
+	}
+	if !w.enc.Items {
+		for ti := range out.Tables {
+			shuffled := w.shuffle(ti, b)
+			out.Tables[ti].Raw = int64(len(shuffled))
+			data, err := w.comp.compress(shuffled)
+			if err != nil {
+				return nil, fmt.Errorf("compress: %w", err)
+			}
+			out.Tables[ti].Data = data
+		}
+	} else {
+		for ti := range out.Writes {
+			r := newRNG(key2(mix(w.p.Opts.Seed), uint64(b.Seq)<<8|uint64(ti)))
+			ws, us := out.Writes[ti], out.Units[ti]
+			for i := len(ws) - 1; i > 0; i-- {
+				j := r.Intn(int64(i + 1))
+				ws[i], ws[j] = ws[j], ws[i]
+				us[i], us[j] = us[j], us[i]
+			}
+		}
+	}
+	w.out = nil
+	return out, nil
+}
+
+// shuffle returns the table's lines of the block in a deterministic
+// random order: items of one collection are generated together, and an
+// import that reads them in that order writes one partition after
+// another (AWS's advice: randomise sorted data).
+func (w *worker) shuffle(ti int, b Block) []byte {
+	lines, ends := w.lines[ti], w.ends[ti]
+	n := len(ends)
+	if n == 0 {
+		return nil
+	}
+	perm := make([]int32, n)
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	r := newRNG(key2(mix(w.p.Opts.Seed), uint64(b.Seq)<<8|uint64(ti)))
+	for i := n - 1; i > 0; i-- {
+		j := r.Intn(int64(i + 1))
+		perm[i], perm[j] = perm[j], perm[i]
+	}
+	out := make([]byte, 0, len(lines))
+	for _, k := range perm {
+		start := 0
+		if k > 0 {
+			start = ends[k-1]
+		}
+		out = append(out, lines[start:ends[k]]...)
+	}
+	return out
+}
