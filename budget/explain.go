@@ -25,6 +25,48 @@ const (
 	CausePages           = "pages"            // the variant reads several pages
 )
 
+// kindRank orders causes: those a change of the design removes (an item
+// past a size boundary, what an index copies or keys on, a page summed
+// past 4 KB) come first, dearest first, before those the operation's shape
+// implies (an entry that must enter or leave an index, a condition that
+// fails, a transaction, a fan-out), which a reviewer reads as context.
+var kindRank = map[string]int{
+	CauseItemSize: 0, CauseProjection: 1, CauseIndexKeyChange: 2, CausePage: 3,
+	CauseIndexEntry: 4, CauseFailedCondition: 5, CauseTransaction: 6, CauseFanOut: 7, CausePages: 8,
+}
+
+// avoidable is the rank below which a cause is one of the design's.
+const avoidable = 4
+
+// mergeTransactions makes one cause of the doubling of every action of
+// one transaction.
+func mergeTransactions(cs []Cause) []Cause {
+	var out []Cause
+	at := map[string]int{}
+	count := map[string]int{}
+	for _, c := range cs {
+		if c.Kind != CauseTransaction || !strings.Contains(c.Step, "/") {
+			out = append(out, c)
+			continue
+		}
+		parent := parentID(c.Step)
+		i, ok := at[parent]
+		if !ok {
+			at[parent] = len(out)
+			out = append(out, c)
+			count[parent] = 1
+			continue
+		}
+		count[parent]++
+		m := &out[i]
+		m.Units += c.Units
+		m.Extra += c.Extra
+		m.Step = parent
+		m.Text = fmt.Sprintf("the %d actions of transaction %s are billed twice on the table (prepare and commit): %s WRU instead of %s", count[parent], parent, num(m.Units), num(m.Units-m.Extra))
+	}
+	return out
+}
+
 // explainer derives causes for one variant of one operation from the
 // static estimate's reasons (each names its billing rule) and the catalog.
 type explainer struct {
@@ -32,6 +74,9 @@ type explainer struct {
 	op    *catalog.Operation
 	b     *catalog.Budget
 	rules capacity.Rules
+	// reads is how many times the step being explained reads its page
+	// (shards x pages).
+	reads float64
 }
 
 // Explain describes a budget the variant exceeds: the steps that consume
@@ -74,17 +119,29 @@ func Explain(m *catalog.Model, op *catalog.Operation, b *catalog.Budget, rules c
 			ex.Causes = append(ex.Causes, x.causes(part, unit)...)
 		}
 	}
-	sort.SliceStable(ex.Causes, func(i, j int) bool { return ex.Causes[i].Extra > ex.Causes[j].Extra })
+	ex.Causes = mergeTransactions(ex.Causes)
+	sort.SliceStable(ex.Causes, func(i, j int) bool {
+		a, b := ex.Causes[i], ex.Causes[j]
+		if ca, cb := kindRank[a.Kind] < avoidable, kindRank[b.Kind] < avoidable; ca != cb {
+			return ca
+		}
+		if a.Extra != b.Extra {
+			return a.Extra > b.Extra
+		}
+		return kindRank[a.Kind] < kindRank[b.Kind]
+	})
+	ex.At = x.budgetAt(unit)
 	if len(ex.Causes) > 0 {
-		text.WriteString("\n  causes, dearest first:")
+		text.WriteString("\n  causes, those of the design first, dearest first:")
 		for _, c := range ex.Causes {
 			fmt.Fprintf(&text, "\n  - %s (%s:%d, %s)", c.Text, c.At.File, c.At.Line, c.At.Path)
 		}
-	} else {
-		text.WriteString("\n  no step costs more than the least its request can cost: the budget is below what the operation must consume")
 	}
-	ex.At = x.budgetAt(unit)
-	fmt.Fprintf(&text, "\n  budget declared at %s", ex.At.short())
+	if len(ex.Causes) == 0 || kindRank[ex.Causes[0].Kind] >= avoidable {
+		fmt.Fprintf(&text, "\n  nothing in the design makes this variant dearer than its requests must be (every item fits its units, no index copies or moves more than it must): the budget, declared at %s, is below what the operation consumes", ex.At.short())
+	} else {
+		fmt.Fprintf(&text, "\n  budget declared at %s", ex.At.short())
+	}
 	ex.Text = text.String()
 	return ex
 }
@@ -149,26 +206,19 @@ func (x *explainer) ref(id string) *stepRef {
 		}
 		if q := r.step.Request; q != nil && q.Entity != nil && x.b != nil {
 			r.entity = q.Entity
-			bn, an, sn := x.b.SamplesFor(r.step)
-			r.before, _ = q.Entity.Sample(orAbsent(bn))
-			r.after, _ = q.Entity.Sample(orAbsent(an))
+			_, _, sn := x.b.SamplesFor(r.step)
 			if sn != "" {
 				r.read, _ = q.Entity.Sample(sn)
 			}
-			if r.after == nil && r.step.Kind == catalog.Update {
-				r.after = r.before
+			if r.step.Kind.IsWrite() {
+				// The images the estimate charges: the item found, and
+				// the one the request leaves, computed from it.
+				r.before, r.after, _ = x.op.Images(r.step, x.b)
 			}
 		}
 		return r
 	}
 	return nil
-}
-
-func orAbsent(name string) string {
-	if name == "" {
-		return catalog.Absent
-	}
-	return name
 }
 
 // at returns the location of a part of the step's request.
@@ -179,18 +229,48 @@ func (r *stepRef) at(m *catalog.Model, more ...string) Location {
 
 // causes turns the reasons of a step (or transaction action) in one
 // dimension into causes.
+//
+// A cause's Extra is what removing it would save on the whole step: an
+// item's size past 1 KB counts twice in a transaction, a page's sum once
+// per shard and per page read. Multipliers (a transaction's doubling
+// aside, which is a charge of its own) save nothing by themselves.
 func (x *explainer) causes(st Action, unit string) []Cause {
 	r := x.ref(st.ID)
+	txn, pageUnits, total := 1.0, 0.0, 0.0
+	for _, l := range st.Reasons {
+		switch l.Rule {
+		case capacity.RuleTransaction:
+			txn = 2
+		case capacity.RulePage:
+			pageUnits += l.Units
+		case estimate.RuleShards, estimate.RulePages:
+			total = l.Units
+		}
+	}
+	reads := 1.0
+	if pageUnits > 0 && total > pageUnits {
+		reads = total / pageUnits
+	}
+	x.reads = reads
 	var out []Cause
 	for _, l := range st.Reasons {
 		if unitOf(l.Rule) != unit {
 			continue
 		}
 		c, ok := x.cause(&st, r, l)
-		if ok {
-			c.Step, c.Target = st.ID, l.Target
-			out = append(out, c)
+		if !ok {
+			continue
 		}
+		c.Step, c.Target = st.ID, l.Target
+		switch {
+		case c.Kind == CauseItemSize && l.Rule == capacity.RuleWriteSize:
+			c.Extra *= txn
+		case c.Kind == CausePage:
+			c.Extra *= reads
+		case c.Kind == CauseFanOut || c.Kind == CausePages:
+			c.Extra = 0
+		}
+		out = append(out, c)
 	}
 	return out
 }
@@ -309,15 +389,26 @@ func (x *explainer) cause(st *Action, r *stepRef, l estimate.Line) (Cause, bool)
 			return c, false
 		}
 		c.Kind, c.Extra = CausePage, l.Units-capacity.ReadUnits(1, consistencyOf(r))
-		c.Text = fmt.Sprintf("one page of %s sums %s B before rounding to 4 KB: %s RRU", stepName(st), group(l.Bytes), num(l.Units))
+		perPage := num(l.Units) + " RRU"
+		if x.reads > 1 {
+			perPage = fmt.Sprintf("%s RRU a page, %s RRU over the %s pages the step reads", num(l.Units), num(l.Units*x.reads), num(x.reads))
+		}
+		c.Text = fmt.Sprintf("one page of %s sums %s B before rounding to 4 KB: %s", stepName(st), group(l.Bytes), perPage)
 		if r != nil && r.step.Request != nil {
 			q := r.step.Request
+			img := x.matchImage(q)
 			if ix := q.Index; ix != nil && ix.Projection.Type != "KEYS_ONLY" {
-				if img := x.matchImage(q); img != nil {
-					c.Text += fmt.Sprintf("; each %s entry carries %s because %s copies it", ix.Name, x.heaviest(ix.Entry(img), ix, ""), projectionWords(ix))
+				if img != nil {
+					entry := ix.Entry(img)
+					c.Text = fmt.Sprintf("one page of %s sums %s B of %s entries of %s B each before rounding to 4 KB: %s; %s %s, so each entry carries %s",
+						stepName(st), group(l.Bytes), ix.Name, group(x.rules.ItemSize(entry)), perPage, ix.Name, projectionVerb(ix), x.heaviest(entry, ix, ""))
 				}
 				c.At = positioned(x.m, "indexes", ix.Name, "projection")
 			} else {
+				if img != nil {
+					c.Text = fmt.Sprintf("one page of %s sums %s B of items of %s B each before rounding to 4 KB: %s%s",
+						stepName(st), group(l.Bytes), group(x.rules.ItemSize(img)), perPage, x.heaviest(img, nil, "; their largest attributes: "))
+				}
 				c.At = r.at(x.m)
 			}
 		}
@@ -430,7 +521,7 @@ func (x *explainer) heaviest(it attr.Item, ix *catalog.Index, prefix string) str
 	sort.SliceStable(parts, func(i, j int) bool { return parts[i].size > parts[j].size })
 	var names []string
 	for i, p := range parts {
-		if i == 3 || (i > 0 && p.size*10 < total) {
+		if i == 3 || (i > 0 && p.size*20 < total) {
 			break
 		}
 		names = append(names, fmt.Sprintf("%s (%s, %s B)", p.name, p.t, group(p.size)))
@@ -528,12 +619,17 @@ func (x *explainer) keysGained(r *stepRef, ix *catalog.Index, enter bool) string
 	switch {
 	case len(names) == 0 && enter:
 		return " (a new item that carries its keys)"
-	case len(names) == 0:
+	case len(names) == 0 && !enter:
 		return " (the item is deleted)"
-	case enter:
-		return " (the write sets " + strings.Join(names, ", ") + ", a key of the index)"
 	}
-	return " (the write removes " + strings.Join(names, ", ") + ", a key of the index)"
+	what := ", a key of the index)"
+	if len(names) > 1 {
+		what = ", keys of the index)"
+	}
+	if enter {
+		return " (the write sets " + strings.Join(names, ", ") + what
+	}
+	return " (the write removes " + strings.Join(names, ", ") + what
 }
 
 // keyAt points at the first changed attribute in the index's key
