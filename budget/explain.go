@@ -38,31 +38,40 @@ var kindRank = map[string]int{
 // avoidable is the rank below which a cause is one of the design's.
 const avoidable = 4
 
-// mergeTransactions makes one cause of the doubling of every action of
-// one transaction.
-func mergeTransactions(cs []Cause) []Cause {
+// mergeTransactions makes one cause of what every action of one
+// transaction pays alike: the doubling of its table writes, or the bill
+// of a cancellation.
+func (x *explainer) mergeTransactions(cs []Cause) []Cause {
 	var out []Cause
-	at := map[string]int{}
-	count := map[string]int{}
+	type key struct {
+		parent string
+		rule   capacity.Rule
+	}
+	at := map[key]int{}
+	count := map[key]int{}
 	for _, c := range cs {
-		if c.Kind != CauseTransaction || !strings.Contains(c.Step, "/") {
+		k := key{parentID(c.Step), c.rule}
+		if !strings.Contains(c.Step, "/") || (c.rule != capacity.RuleTransaction && c.rule != capacity.RuleCancelled) {
 			out = append(out, c)
 			continue
 		}
-		parent := parentID(c.Step)
-		i, ok := at[parent]
+		i, ok := at[k]
 		if !ok {
-			at[parent] = len(out)
+			at[k] = len(out)
 			out = append(out, c)
-			count[parent] = 1
+			count[k] = 1
 			continue
 		}
-		count[parent]++
+		count[k]++
 		m := &out[i]
 		m.Units += c.Units
 		m.Extra += c.Extra
-		m.Step = parent
-		m.Text = fmt.Sprintf("the %d actions of transaction %s are billed twice on the table (prepare and commit): %s WRU instead of %s", count[parent], parent, num(m.Units), num(m.Units-m.Extra))
+		m.Step = k.parent
+		if c.rule == capacity.RuleTransaction {
+			m.Text = fmt.Sprintf("the %d actions of transaction %s are billed twice on the table (prepare and commit): %s WRU instead of %s", count[k], k.parent, num(m.Units), num(m.Units-m.Extra))
+		} else {
+			m.Text = fmt.Sprintf("transaction %s is cancelled because the condition of %s fails; AWS reports nothing for it yet bills it: its %d actions %s WRU by the failed-write rule, doubled, though nothing is written", k.parent, x.failedStep(), count[k], num(m.Units))
+		}
 	}
 	return out
 }
@@ -119,7 +128,7 @@ func Explain(m *catalog.Model, op *catalog.Operation, b *catalog.Budget, rules c
 			ex.Causes = append(ex.Causes, x.causes(part, unit)...)
 		}
 	}
-	ex.Causes = mergeTransactions(ex.Causes)
+	ex.Causes = x.mergeTransactions(ex.Causes)
 	sort.SliceStable(ex.Causes, func(i, j int) bool {
 		a, b := ex.Causes[i], ex.Causes[j]
 		if ca, cb := kindRank[a.Kind] < avoidable, kindRank[b.Kind] < avoidable; ca != cb {
@@ -257,11 +266,24 @@ func (x *explainer) causes(st Action, unit string) []Cause {
 		if unitOf(l.Rule) != unit {
 			continue
 		}
+		if (l.Rule == capacity.RuleFailedCondition || l.Rule == capacity.RuleCancelled) && l.Bytes > capacity.WriteUnitBytes {
+			// A failed write is billed on the item's size too: past
+			// 1 KB, that is a cause of its own.
+			size := l
+			size.Rule, size.Units = capacity.RuleWriteSize, capacity.WriteUnits(l.Bytes)
+			if c, ok := x.cause(&st, r, size); ok {
+				c.Step, c.Target = st.ID, l.Target
+				if l.Rule == capacity.RuleCancelled {
+					c.Extra *= 2
+				}
+				out = append(out, c)
+			}
+		}
 		c, ok := x.cause(&st, r, l)
 		if !ok {
 			continue
 		}
-		c.Step, c.Target = st.ID, l.Target
+		c.Step, c.Target, c.rule = st.ID, l.Target, l.Rule
 		switch {
 		case c.Kind == CauseItemSize && l.Rule == capacity.RuleWriteSize:
 			c.Extra *= txn

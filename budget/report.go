@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cardapio/cardapio/capacity"
 	"github.com/cardapio/cardapio/capacity/estimate"
 	"github.com/cardapio/cardapio/catalog"
 )
@@ -225,6 +226,8 @@ type Cause struct {
 	Extra float64  `json:"extra"`
 	Text  string   `json:"text"`
 	At    Location `json:"at"`
+	// rule is the billing rule the cause comes from.
+	rule capacity.Rule
 }
 
 // Drift is a measured figure that disagrees with the static estimate.

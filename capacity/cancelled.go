@@ -40,7 +40,7 @@ func (r Rules) cancelled(t *Table, op WriteOp, failing, explain bool) (Consumed,
 	}
 	bs, as := r.ItemSize(op.Before), r.ItemSize(op.After)
 	var why []Reason
-	tell(&why, "table", c.Table.Write, "%s of %s: %s; DynamoDB reports nothing and does not document the bill: charged as an upper bound, 2 x %s WRU (the %q rule, %s) = %s WRU, no index charge",
+	tellRule(&why, RuleCancelled, max(bs, as), "table", c.Table.Write, "%s of %s: %s; DynamoDB reports nothing and does not document the bill: charged as an upper bound, 2 x %s WRU (the %q rule, %s) = %s WRU, no index charge",
 		op.Kind, label, what, units(f.Table.Write), r.FailedWrite, r.failedNote(op.Before, op.After, bs, as), units(c.Table.Write))
 	return c, why
 }

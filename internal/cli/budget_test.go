@@ -1,0 +1,143 @@
+package cli
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cardapio/cardapio/internal/readers"
+)
+
+// Golden files of budget are rewritten by: go test ./internal/cli -run Budget -update
+
+func budgetGolden(t *testing.T, name, got string) { t.Helper(); goldenFile(t, "budget", name, got) }
+
+var (
+	secondsRe = regexp.MustCompile(`"seconds": [0-9.e-]+`)
+	timeRe    = regexp.MustCompile(`time="[0-9.]+"`)
+)
+
+// stable removes what changes from run to run: durations.
+func stable(s string) string {
+	s = secondsRe.ReplaceAllString(s, `"seconds": 0`)
+	return timeRe.ReplaceAllString(s, `time="0.000"`)
+}
+
+// outputs runs the gate with every output and returns them by name.
+func outputs(t *testing.T, args ...string) (map[string]string, cliRun) {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{"junit.xml": "--junit", "md": "--markdown", "sarif": "--sarif", "baseline.json": "--write-baseline"}
+	all := []string{"budget"}
+	for name, flag := range files {
+		all = append(all, flag, filepath.Join(dir, name))
+	}
+	run := runCLI(append(all, args...), nil)
+	out := map[string]string{"txt": run.stdout}
+	for name := range files {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		require.NoError(t, err, "%s written: %s", name, run.stderr)
+		out[name] = stable(string(data))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(out[name]), 0o644))
+	}
+	checkReaders(t, dir)
+	return out, run
+}
+
+// checkReaders reads the files of a run as CI systems do.
+func checkReaders(t *testing.T, dir string) {
+	t.Helper()
+	skip := func(err error) bool {
+		if errors.Is(err, readers.ErrMissing) {
+			t.Logf("skipped: %v", err)
+			return true
+		}
+		return false
+	}
+	junit := filepath.Join(dir, "junit.xml")
+	if err := readers.JUnitXSD(junit, "../../reports/testdata/junit.xsd"); !skip(err) {
+		require.NoError(t, err)
+	}
+	if _, err := readers.JUnitParse(junit); !skip(err) {
+		require.NoError(t, err)
+	}
+	if _, tables, err := readers.Markdown(filepath.Join(dir, "md")); !skip(err) {
+		require.NoError(t, err)
+		require.NotEmpty(t, tables, "the Markdown renders its tables")
+	}
+	require.NoError(t, readers.SARIF(filepath.Join(dir, "sarif")))
+}
+
+// TestBudgetReference is the README's first command: the reference model
+// on the embedded engine passes every budget with no drift, and every
+// output is what the goldens hold.
+func TestBudgetReference(t *testing.T) {
+	out, run := outputs(t, "--table-prefix", "golden-", "../../model.yaml")
+	require.Equal(t, ExitOK, run.code, run.stderr)
+	assert.Empty(t, run.stderr)
+	assert.Contains(t, run.stdout, "ok: 28 variants within budget on the embedded engine; no drift")
+	for name, got := range out {
+		budgetGolden(t, "reference."+name, got)
+	}
+	rep := decodeReport(t, out["baseline.json"])
+	assert.True(t, rep.OK)
+	assert.Equal(t, 0, rep.Summary.Drift)
+	assert.Equal(t, 0, rep.Summary.Computed, "measured throughout on the embedded engine")
+
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "md"), []byte(out["md"]), 0o644))
+	if _, tables, err := readers.Markdown(filepath.Join(dir, "md")); err == nil {
+		require.Len(t, tables, 1, "every variant passes: one table")
+		assert.Len(t, tables[0].Rows, 28)
+		assert.Equal(t, []string{"Verdict", "Operation / variant", "WRU", "budget", "Δ", "RRU", "budget", "Δ", "static WRU / RRU"}, tables[0].Header)
+	}
+}
+
+// TestBudgetFailing: a regression against the reference's baseline fails
+// with exit 3 in every output, and the comparison says which operations
+// got dearer and what that costs a month.
+func TestBudgetFailing(t *testing.T) {
+	base, run := outputs(t, "--table-prefix", "base-", "--only", "ApplySettlement", "--only", "MoveBucket", "../../model.yaml")
+	require.Equal(t, ExitOK, run.code, run.stderr)
+	dir := t.TempDir()
+	basePath := filepath.Join(dir, "base.json")
+	require.NoError(t, os.WriteFile(basePath, []byte(base["baseline.json"]), 0o644))
+
+	out, run := outputs(t, "--table-prefix", "fail-", "--only", "ApplySettlement", "--only", "MoveBucket", "--baseline", basePath,
+		"testdata/budget/regressions/embedded-lists.yaml")
+	require.Equal(t, ExitFailed, run.code, run.stderr)
+	for name, got := range out {
+		budgetGolden(t, "failing."+name, strings.ReplaceAll(got, dir, "BASE"))
+	}
+	rep := decodeReport(t, out["baseline.json"])
+	require.NotNil(t, rep.Baseline)
+	assert.Equal(t, 5, rep.Baseline.Dearer)
+	assert.Positive(t, rep.Baseline.USDMonth)
+
+	dir2 := t.TempDir()
+	for name, data := range out {
+		require.NoError(t, os.WriteFile(filepath.Join(dir2, name), []byte(data), 0o644))
+	}
+	if suites, err := readers.JUnitParse(filepath.Join(dir2, "junit.xml")); err == nil {
+		require.Len(t, suites, 1)
+		assert.Equal(t, 5, suites[0].Tests)
+		assert.Equal(t, 5, suites[0].Failures)
+		for _, c := range suites[0].Cases {
+			assert.Equal(t, "failure", c.Result, c.Name)
+			assert.Contains(t, c.Message, "WRU measured against a budget of")
+			assert.Contains(t, c.Text, "causes, those of the design first")
+		}
+	}
+	if html, tables, err := readers.Markdown(filepath.Join(dir2, "md")); err == nil {
+		assert.Contains(t, html, "<h2>cardapio budget: lastro — ❌ FAIL</h2>")
+		require.GreaterOrEqual(t, len(tables), 3, "failures, all variants, baseline deltas")
+		assert.Len(t, tables[0].Rows, 5)
+		assert.Contains(t, tables[0].Rows[0][0], "FAIL")
+	}
+}
