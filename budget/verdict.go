@@ -170,6 +170,9 @@ func (j *judgement) drift(res *Result) {
 			}
 			want[key] = want[key].add(Units{t.WRU, t.RRU})
 		}
+		if j.quirks.NoIndexCapacity {
+			j.reattribute(res, st, want)
+		}
 		got := map[string]Units{}
 		for _, u := range st.Tables {
 			got["table"] = got["table"].add(u)
@@ -223,4 +226,44 @@ func (j *judgement) drift(res *Result) {
 			}
 		}
 	}
+}
+
+// reattribute reads a step on a target that reports no index capacity:
+// such a target reports what a read of one index consumed as the table's
+// (its only figure), so a step the estimate charges to one index alone has
+// its figure moved there, measured; index charges of writes are simply
+// missing, and computed later.
+func (j *judgement) reattribute(res *Result, st *Step, want map[string]Units) {
+	if len(st.Indexes) > 0 || want["table"] != (Units{}) || len(want) != 2 && len(want) != 1 {
+		return
+	}
+	index := ""
+	for k := range want {
+		if k != "table" {
+			index = k
+		}
+	}
+	if index == "" {
+		return
+	}
+	var moved Units
+	for t, u := range st.Tables {
+		moved = moved.add(u)
+		if res.Measured.Tables != nil {
+			res.Measured.Tables[t] = Units{res.Measured.Tables[t].WRU - u.WRU, res.Measured.Tables[t].RRU - u.RRU}
+			if res.Measured.Tables[t] == (Units{}) {
+				delete(res.Measured.Tables, t)
+			}
+		}
+	}
+	if moved == (Units{}) {
+		return
+	}
+	st.Tables = map[string]Units{}
+	st.Indexes = map[string]Units{index: moved}
+	if res.Measured.Indexes == nil {
+		res.Measured.Indexes = map[string]Units{}
+	}
+	res.Measured.Indexes[index] = res.Measured.Indexes[index].add(moved)
+	res.Known = append(res.Known, fmt.Sprintf("step %s: the target reports the read of %s as the table's; counted on %s", st.ID, index, index))
 }
