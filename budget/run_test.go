@@ -239,4 +239,3 @@ func TestOnlyErrors(t *testing.T) {
 	_, err = Run(context.Background(), m, "model.yaml", Options{Target: target.Options{AWS: true, EndpointURL: "http://127.0.0.1:1"}})
 	require.ErrorAs(t, err, &ie)
 }
-
