@@ -27,6 +27,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -149,9 +150,7 @@ func Open(ctx context.Context, o Options) (*Target, error) {
 		if o.Profile != "" {
 			lo = append(lo, config.WithSharedConfigProfile(o.Profile))
 		}
-		if o.HTTPClient != nil {
-			lo = append(lo, config.WithHTTPClient(o.HTTPClient))
-		}
+		lo = append(lo, config.WithHTTPClient(bufferedBodies(o.HTTPClient)))
 		cfg, err := config.LoadDefaultConfig(ctx, lo...)
 		if err != nil {
 			return nil, fmt.Errorf("load the AWS configuration: %w", err)
@@ -172,9 +171,7 @@ func Open(ctx context.Context, o Options) (*Target, error) {
 			BaseEndpoint: aws.String(strings.TrimRight(o.EndpointURL, "/")),
 			Credentials:  endpointCredentials(),
 			Retryer:      o.Retry.retryer(),
-		}
-		if o.HTTPClient != nil {
-			opts.HTTPClient = o.HTTPClient
+			HTTPClient:   bufferedBodies(o.HTTPClient),
 		}
 		return &Target{Kind: Endpoint, Name: o.EndpointURL, Region: region, Retry: o.Retry,
 			Client: dynamodb.New(opts)}, nil
@@ -215,6 +212,48 @@ func endpointCredentials() aws.CredentialsProvider {
 		}
 		return aws.Credentials{AccessKeyID: "cardapio", SecretAccessKey: "cardapio", Source: "placeholder"}, nil
 	}))
+}
+
+// bufferedBodies wraps an HTTP client (the SDK's default when c is nil)
+// so that each request goes out with its own copy of the body.
+//
+// The SDK closes a request's body stream as soon as the response
+// arrives, while net/http's writer may still be making its last read of
+// that body; the read fails, and the transport closes the connection
+// under the response being read: "deserialization failed ... use of
+// closed network connection" on about 1 large response in 300 over
+// loopback (aws-sdk-go-v2 issues 1825 and 2737; the SDK's answer was to
+// retry the error, which a run with retries off, or a measurement, cannot
+// afford). A copy the SDK does not know of cannot be closed under the
+// writer. Request bodies of DynamoDB are at most a few MB; the copy is
+// one allocation per request.
+func bufferedBodies(c *http.Client) bufferedDoer {
+	if c == nil {
+		return bufferedDoer{awshttp.NewBuildableClient()}
+	}
+	return bufferedDoer{c}
+}
+
+// httpDoer is the SDK's HTTP client interface.
+type httpDoer interface {
+	Do(*http.Request) (*http.Response, error)
+}
+
+type bufferedDoer struct{ inner httpDoer }
+
+func (d bufferedDoer) Do(r *http.Request) (*http.Response, error) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return d.inner.Do(r)
+	}
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
+		return nil, err
+	}
+	c := r.Clone(r.Context())
+	c.Body = io.NopCloser(bytes.NewReader(b))
+	c.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
+	c.ContentLength = int64(len(b))
+	return d.inner.Do(c)
 }
 
 // handlerTransport is an http.RoundTripper that serves each request with
