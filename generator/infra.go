@@ -557,21 +557,27 @@ func policyComment(m *catalog.Model, t *catalog.Table) string {
 	if mm := principalTag.FindStringSubmatch(iso.LeadingKeys); mm != nil {
 		tag = mm[1]
 	}
-	var lead, other []string
+	var alone, multi, other []string
 	for _, x := range t.Indexes {
-		if len(x.Partition) > 0 && x.Partition[0] == tag {
-			lead = append(lead, x.Name)
-		} else {
+		switch {
+		case len(x.Partition) == 1 && x.Partition[0] == tag:
+			alone = append(alone, x.Name)
+		case len(x.Partition) > 1 && x.Partition[0] == tag:
+			multi = append(multi, x.Name)
+		default:
 			other = append(other, x.Name)
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Tenant isolation of table %s by dynamodb:LeadingKeys. LeadingKeys is the partition key value a request names: for GetItem, PutItem, UpdateItem, DeleteItem, Query on the table and every action of TransactWriteItems it is the table's partition key %s, which every item of a tenant starts with %s, so a key built for another tenant is AccessDeniedException, not a leak.",
+	fmt.Fprintf(&b, "Tenant isolation of table %s by dynamodb:LeadingKeys. LeadingKeys is the partition key value a request names: for GetItem, PutItem, UpdateItem, DeleteItem, a Query of the table and every action of TransactWriteItems (each authorised as its own action) it is the table's partition key %s, which starts with %s for every item of a tenant, so a key built for another tenant is AccessDeniedException, not a leak.",
 		t.Name, t.PartitionKey, strings.ReplaceAll(iso.LeadingKeys, "*", "..."))
 	b.WriteString("\n\n")
-	b.WriteString("For a Query on a secondary index LeadingKeys is the index's partition key value, not the table's, so the table's pattern never matches there.")
-	if len(lead) > 0 {
-		fmt.Fprintf(&b, " Indexes whose partition key starts with %s (%s) get their own statement matching the tenant's id itself. How DynamoDB fills LeadingKeys for a multi-attribute partition key (the first attribute, or every one) is not documented: check on AWS that the statement lets the index's queries through before relying on it.", tag, joinWords(lead))
+	b.WriteString("For a Query of a secondary index LeadingKeys is the index's partition key value, not the table's, so the table's pattern never matches there.")
+	if len(alone) > 0 {
+		fmt.Fprintf(&b, " Indexes partitioned by %s alone (%s) get a statement of their own that matches the tenant's id itself.", tag, joinWords(alone))
+	}
+	if len(multi) > 0 {
+		fmt.Fprintf(&b, " Indexes whose multi-attribute partition key starts with %s (%s) are not granted: AWS does not document which of their values LeadingKeys holds, and when it holds every one (as the embedded engine has it) no ForAllValues condition can pin the first value to the tenant without letting any value through. The services that read them need a role of their own.", tag, joinWords(multi))
 	}
 	if len(other) > 0 {
 		fmt.Fprintf(&b, " Indexes whose partition key does not carry the tenant (%s) are not granted: a tenant's principal cannot query them.", joinWords(other))
@@ -713,7 +719,7 @@ func policyDoc(m *catalog.Model, t *catalog.Table, tenant string, cfn bool) (map
 	)}
 	var idx []any
 	for _, x := range t.Indexes {
-		if tag != "" && len(x.Partition) > 0 && x.Partition[0] == tag {
+		if tag != "" && len(x.Partition) == 1 && x.Partition[0] == tag {
 			idx = append(idx, indexARN(x.Name))
 		}
 	}

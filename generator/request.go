@@ -84,6 +84,26 @@ func (p *plan) operandCode(o catalog.Operand, sc scope) (string, error) {
 		return "stringValue(" + x + ")", nil
 	case o.Literal != nil:
 		return p.literal(*o.Literal), nil
+	case o.IsList:
+		parts := make([]string, len(o.List))
+		for i, e := range o.List {
+			x, err := p.operandCode(e, sc)
+			if err != nil {
+				return "", fmt.Errorf("element %d: %w", i, err)
+			}
+			parts[i] = x
+		}
+		return "&types.AttributeValueMemberL{Value: []types.AttributeValue{" + strings.Join(parts, ", ") + "}}", nil
+	case o.IsMap:
+		parts := make([]string, len(o.Map))
+		for i, m := range o.Map {
+			x, err := p.operandCode(m.Value, sc)
+			if err != nil {
+				return "", fmt.Errorf("member %s: %w", m.Attribute, err)
+			}
+			parts[i] = quote(m.Attribute) + ": " + x
+		}
+		return "&types.AttributeValueMemberM{Value: map[string]types.AttributeValue{" + strings.Join(parts, ", ") + "}}", nil
 	}
 	return "&types.AttributeValueMemberNULL{Value: true}", nil
 }
