@@ -73,9 +73,8 @@ const collectionsPolicy = `{
 // which of their values LeadingKeys holds, and when it holds every one (as
 // the embedded engine has it) no ForAllValues condition can pin the first
 // value to the tenant without letting any value through. The services that
-// read them need a role of their own, or a query through the table.
-// LeadingKeys does not restrict what an index entry projects, nor Scan, which
-// is not granted.
+// read them need a role of their own. LeadingKeys does not restrict what an
+// index entry projects, nor Scan, which is not granted.
 //
 // Nothing here conditions dynamodb:ReturnConsumedCapacity: every request of
 // the generated code asks for INDEXES, and capacity budgets depend on the

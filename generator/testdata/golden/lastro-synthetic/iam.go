@@ -38,8 +38,6 @@ const collectionsPolicy = `{
         "dynamodb:Query"
       ],
       "Resource": [
-        "arn:aws:dynamodb:*:*:table/collections/index/GSI1",
-        "arn:aws:dynamodb:*:*:table/collections/index/GSI2",
         "arn:aws:dynamodb:*:*:table/collections/index/GSI3"
       ],
       "Condition": {
@@ -61,19 +59,22 @@ const collectionsPolicy = `{
 //
 // Tenant isolation of table collections by dynamodb:LeadingKeys. LeadingKeys
 // is the partition key value a request names: for GetItem, PutItem,
-// UpdateItem, DeleteItem, Query on the table and every action of
-// TransactWriteItems it is the table's partition key PK, which every item of
-// a tenant starts with T#${aws:PrincipalTag/tenantId}#..., so a key built for
-// another tenant is AccessDeniedException, not a leak.
+// UpdateItem, DeleteItem, a Query of the table and every action of
+// TransactWriteItems (each authorised as its own action) it is the table's
+// partition key PK, which starts with T#${aws:PrincipalTag/tenantId}#... for
+// every item of a tenant, so a key built for another tenant is
+// AccessDeniedException, not a leak.
 //
-// For a Query on a secondary index LeadingKeys is the index's partition key
+// For a Query of a secondary index LeadingKeys is the index's partition key
 // value, not the table's, so the table's pattern never matches there. Indexes
-// whose partition key starts with tenantId (GSI1, GSI2 and GSI3) get their
-// own statement matching the tenant's id itself. How DynamoDB fills
-// LeadingKeys for a multi-attribute partition key (the first attribute, or
-// every one) is not documented: check on AWS that the statement lets the
-// index's queries through before relying on it. LeadingKeys does not restrict
-// what an index entry projects, nor Scan, which is not granted.
+// partitioned by tenantId alone (GSI3) get a statement of their own that
+// matches the tenant's id itself. Indexes whose multi-attribute partition key
+// starts with tenantId (GSI1 and GSI2) are not granted: AWS does not document
+// which of their values LeadingKeys holds, and when it holds every one (as
+// the embedded engine has it) no ForAllValues condition can pin the first
+// value to the tenant without letting any value through. The services that
+// read them need a role of their own. LeadingKeys does not restrict what an
+// index entry projects, nor Scan, which is not granted.
 //
 // Nothing here conditions dynamodb:ReturnConsumedCapacity: every request of
 // the generated code asks for INDEXES, and capacity budgets depend on the
