@@ -28,6 +28,7 @@ type opPlan struct {
 	pathOf     map[string]string   // budget variant -> variant constant
 	bound      map[string]*gotype  // attributes bound by reads
 	referenced map[string]bool     // parameters the requests read
+	boundUsed  map[string]bool     // bound attributes the requests read
 	plans      map[string]*executor.StepPlan
 	usesK      bool
 	failures   []*failurePlan
@@ -122,7 +123,7 @@ func (p *plan) planOperations() error {
 		opp := &opPlan{Op: op, Name: name,
 			Input:  p.names.claim("input:"+op.Name, name+"Input", "Params"),
 			Result: p.names.claim("result:"+op.Name, name+"Result", "Output"),
-			bound:  map[string]*gotype{}, referenced: map[string]bool{}, pathOf: map[string]string{}, paths: map[string][]string{}}
+			bound:  map[string]*gotype{}, referenced: map[string]bool{}, boundUsed: map[string]bool{}, pathOf: map[string]string{}, paths: map[string][]string{}}
 		if err := p.planOp(opp); err != nil {
 			return fmt.Errorf("operation %s: %w", op.Name, err)
 		}
@@ -242,6 +243,7 @@ func (opp *opPlan) fieldName(param string) string {
 func (p *plan) opScope(opp *opPlan) scope {
 	return func(name string) (string, *gotype, bool) {
 		if t, ok := opp.bound[name]; ok {
+			opp.boundUsed[name] = true
 			return unexported(name), t, true
 		}
 		if prm := opp.Op.Param(name); prm != nil {
@@ -298,24 +300,6 @@ func (p *plan) planOpBody(opp *opPlan) error {
 	fmt.Fprintf(&body, "var res %s\nif err := in.validate(); err != nil {\nreturn res, err\n}\n", opp.Result)
 	// Attributes bound by reads are declared up front: a later step, or
 	// the result, reads them.
-	var decls []string
-	declared := map[string]bool{}
-	for _, s := range op.Steps {
-		for _, bn := range s.Bind {
-			a := p.m.Attribute(bn)
-			if a == nil {
-				return fmt.Errorf("step %s binds %s, which is not an attribute", s.ID, bn)
-			}
-			if declared[bn] {
-				continue
-			}
-			declared[bn] = true
-			decls = append(decls, fmt.Sprintf("%s %s", unexported(bn), p.valueType(a).Go()))
-		}
-	}
-	if len(decls) > 0 {
-		body.WriteString("var (\n" + strings.Join(decls, "\n") + "\n)\n")
-	}
 	var steps strings.Builder
 	for i, s := range op.Steps {
 		code, err := p.stepCode(opp, s, i+1)
@@ -331,11 +315,39 @@ func (p *plan) planOpBody(opp *opPlan) error {
 			opp.bound[bn] = p.valueType(p.m.Attribute(bn))
 		}
 	}
+	// Bound attributes a later request reads are declared up front; one
+	// that nothing reads is still read from the item (the run fails
+	// without it, as the executor's), into the blank identifier.
+	var decls []string
+	declared := map[string]bool{}
+	code := steps.String()
+	for _, s := range op.Steps {
+		for _, bn := range s.Bind {
+			a := p.m.Attribute(bn)
+			if a == nil {
+				return fmt.Errorf("step %s binds %s, which is not an attribute", s.ID, bn)
+			}
+			v := unexported(bn)
+			used := opp.boundUsed[bn] || strings.Contains(code, "res."+exported(bn)+" = "+v+"\n")
+			if !used {
+				code = strings.ReplaceAll(code, "\n"+v+" = ", "\n_ = ")
+				continue
+			}
+			if declared[bn] {
+				continue
+			}
+			declared[bn] = true
+			decls = append(decls, fmt.Sprintf("%s %s", v, p.valueType(a).Go()))
+		}
+	}
+	if len(decls) > 0 {
+		body.WriteString("var (\n" + strings.Join(decls, "\n") + "\n)\n")
+	}
 	if opp.usesK {
 		p.use("keyBuilder")
 		body.WriteString("var k keyBuilder\n")
 	}
-	body.WriteString(steps.String())
+	body.WriteString(code)
 	body.WriteString("return res, nil\n")
 	opp.Body = body.String()
 	return nil
