@@ -303,8 +303,24 @@ func schemaError(file string, paths map[string]*tnode, ve *jsonschema.Validation
 	case *kind.AdditionalProperties:
 		var out ErrorList
 		known := schema.Properties(fragment(ve.SchemaURL))
+		var v1 []string
+		for _, p := range k.Properties {
+			if ptr == "/scale" && isV1ScaleField(p) {
+				v1 = append(v1, p)
+			}
+		}
+		if len(v1) > 0 {
+			sort.Slice(v1, func(i, j int) bool {
+				return posAt(file, paths, ptr+"/"+escapePtr(v1[i]), true).Line < posAt(file, paths, ptr+"/"+escapePtr(v1[j]), true).Line
+			})
+			out = append(out, at(ptr+"/"+escapePtr(v1[0]), true, fmt.Sprintf("%s: fields of formatVersion 1's scale, which formatVersion 2 says generically (populations, skews, value shares, businessUnit, peaks)", strings.Join(v1, ", ")),
+				"run cardapio migrate "+file+": it rewrites the model in place, comments kept"))
+		}
 		for _, p := range k.Properties {
 			cp := ptr + "/" + escapePtr(p)
+			if ptr == "/scale" && isV1ScaleField(p) {
+				continue
+			}
 			hint := didYouMean(p, known)
 			if n := paths[cp]; hint == "" && n != nil && n.tag == "!!null" && strings.ContainsAny(p, " ()") {
 				hint = "in a {flow: mapping} a comma starts a new key: quote a value that contains a comma"

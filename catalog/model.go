@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"math"
 	"time"
 
 	"github.com/cardapio/cardapio/attr"
@@ -131,8 +132,7 @@ type Attribute struct {
 	Description     string
 	Unit            string // see the Unit constants; "" when not declared
 	Timezone        string // for civil dates: the declared zone or the model's
-	Enum            []string
-	Cardinality     int64 // estimated distinct values, 0 when unknown
+	Cardinality     int64  // estimated distinct values, 0 when unknown
 	Size            int   // typical value size in bytes, 0 when unknown
 	PII             bool
 	Encrypted       bool
@@ -143,6 +143,12 @@ type Attribute struct {
 	Computed        *Computed
 	Immutable       bool
 	Values          *Distribution
+	// Skew is how items spread over the attribute's values when not
+	// evenly; nil when they spread evenly (or nothing is known).
+	Skew *Skew
+	// Domain holds the values the attribute may take. Its Enum is the
+	// attribute's Enum.
+	Domain
 }
 
 // Derived describes a stored value derived from other attributes.
@@ -178,10 +184,63 @@ const (
 	KeyOnly  Presence = "key"      // only inside key templates, not stored
 )
 
-// EntityAttr is one attribute an entity carries.
+// EntityAttr is one attribute an entity carries, with its presence rules.
 type EntityAttr struct {
-	Name     string
-	Presence Presence
+	Name      string
+	Presence  Presence
+	Attribute *Attribute // its entry in the dictionary
+	// When, if set, confines the attribute to the items that match it:
+	// outside it the item does not carry it; inside, Presence applies
+	// (required: always there while it holds). Unless, if set, makes it
+	// absent from the items that match it. A sparse index keyed on the
+	// attribute holds exactly the items these rules let carry it.
+	When, Unless []Condition
+	// Values is how the attribute's values spread over this entity's
+	// items (the share of contracts in collection); nil when not
+	// declared, and then the dictionary's Attribute.Values applies.
+	Values *Distribution
+	Note   string
+}
+
+// Condition is one term of a presence rule or of a population's where:
+// the attribute has one of the values. The terms of a rule must all hold.
+type Condition struct {
+	Attribute string
+	Values    []attr.Value // typed by the attribute
+}
+
+// Holds reports whether the item satisfies every condition. An item that
+// lacks an attribute satisfies no condition on it.
+func Holds(conds []Condition, it attr.Item) bool {
+	for _, c := range conds {
+		v, ok := it.Get(c.Attribute)
+		if !ok {
+			return false
+		}
+		match := false
+		for _, w := range c.Values {
+			match = match || attr.Equal(v, w)
+		}
+		if !match {
+			return false
+		}
+	}
+	return true
+}
+
+// Allows reports whether the presence rules let an item carry the
+// attribute.
+func (ea EntityAttr) Allows(it attr.Item) bool {
+	if len(ea.When) > 0 && !Holds(ea.When, it) {
+		return false
+	}
+	return len(ea.Unless) == 0 || !Holds(ea.Unless, it)
+}
+
+// Needs reports whether the item must carry the attribute: required, and
+// allowed by its rules.
+func (ea EntityAttr) Needs(it attr.Item) bool {
+	return (ea.Presence == Required || ea.Presence == KeyOnly) && ea.Allows(it)
 }
 
 // KeyPart is the template of one table key attribute of an entity.
@@ -263,14 +322,106 @@ func (e *Entity) KeyOf(values map[string]attr.Value) (attr.Item, error) {
 // Absent is the sample name for "no item".
 const Absent = "absent"
 
-// Population is how many items of an entity exist at the declared scale.
+// Population is how many items of an entity exist at the declared scale:
+// Total items, or a number per item of the Parent entity (the items hang
+// off their parent: an instalment's contract, a note's order). It is what
+// the dataset generator expands and what storage and the planner count.
 type Population struct {
+	// As declared: total, or per (the parent's name) with mean, share or
+	// a distribution.
 	Total *int64   `json:"total,omitempty"`
 	Per   string   `json:"per,omitempty"`
 	Mean  *float64 `json:"mean,omitempty"`
 	Share *float64 `json:"share,omitempty"`
 	Note  string   `json:"note,omitempty"`
+
+	// Parent is the entity named by Per, nil for a total.
+	Parent *Entity `json:"-"`
+	// Where confines the children to the parent items that match it
+	// (contacts hang off contracts in collection only); ParentShare is
+	// the fraction of the parent's items that match, 1 without Where.
+	Where       []Condition `json:"-"`
+	ParentShare float64     `json:"-"`
+	// PerParent is how many children each matching parent has; nil for a
+	// total. A mean alone is fixed, a share is a count of 0 or 1.
+	PerParent *Count `json:"-"`
+	// Items is the number of items at the declared scale: Total, or the
+	// parent's Items x ParentShare x PerParent.Mean. Known is false when
+	// the chain up to a total is incomplete.
+	Items float64 `json:"-"`
+	Known bool    `json:"-"`
 }
+
+// Count kinds: how the number of children per parent spreads.
+const (
+	CountFixed   = "fixed"   // every parent has the mean (rounded down or up so the mean holds)
+	CountUniform = "uniform" // Min..Max, every count equally likely
+	CountZipf    = "zipf"    // 1..Max, count k weighs k^-S
+	CountShares  = "shares"  // a table: count -> fraction of parents
+)
+
+// Count is the distribution of the number of children per parent item.
+type Count struct {
+	Kind string
+	// Mean is the average count per parent, whatever the kind.
+	Mean float64
+	// Min and Max bound uniform (Max alone bounds zipf).
+	Min, Max int64
+	// S is the exponent of zipf.
+	S float64
+	// Shares is the table of shares, by count ascending; it adds up to 1.
+	Shares []CountShare
+}
+
+// CountShare is one row of a table of shares: the fraction of parents
+// that have Count children.
+type CountShare struct {
+	Count int64
+	Share float64
+}
+
+// Skew is how items spread over the values of an attribute when not
+// evenly (the largest tenant holds 60% of the contracts, the rest by
+// Zipf's law): Top are the shares of the largest values, largest first,
+// and the other values share the rest, uniformly or with the k-th of them
+// weighing k^-S. N is the number of distinct values it spreads over (the
+// attribute's Distinct).
+type Skew struct {
+	Top    []float64
+	Rest   string // uniform or zipf
+	S      float64
+	Growth string
+	Note   string
+	N      int64
+	norm   float64 // sum of k^-S over the rest, for zipf
+}
+
+// Share returns the fraction of items holding the value of the given
+// rank (0 is the largest).
+func (s *Skew) Share(rank int64) float64 {
+	if rank < 0 || rank >= s.N {
+		return 0
+	}
+	if rank < int64(len(s.Top)) {
+		return s.Top[rank]
+	}
+	rest := 1.0
+	for _, t := range s.Top {
+		rest -= t
+	}
+	m := s.N - int64(len(s.Top))
+	if rest <= 0 || m <= 0 {
+		return 0
+	}
+	if s.Rest != "zipf" {
+		return rest / float64(m)
+	}
+	k := float64(rank - int64(len(s.Top)) + 1)
+	return rest * math.Pow(k, -s.S) / s.norm
+}
+
+// Largest returns the share of the largest value.
+func (s *Skew) Largest() float64 { return s.Share(0) }
 
 // Index is a secondary index.
 type Index struct {
@@ -385,6 +536,8 @@ type Rate struct {
 	Count float64 `json:"count"`
 	Per   string  `json:"per"` // second, minute, hour, day, month
 	When  string  `json:"when,omitempty"`
+	// Peaks are the names of the scale's peaks when this rate holds.
+	Peaks []string `json:"peaks,omitempty"`
 }
 
 // PerSecond converts the rate to a per-second figure (a month is 30 days).
@@ -719,12 +872,32 @@ func (b *Budget) SamplesFor(s *Step) (before, after, sample string) {
 	return before, after, sample
 }
 
-// Volume is how often an operation runs.
+// Volume is how often an operation runs. PerDay and PerMonth are runs of
+// the whole business: a volume declared per item of an entity (Relative)
+// is resolved into them.
 type Volume struct {
 	PerDay        *float64 `json:"perDay,omitempty"`
 	PerMonth      *float64 `json:"perMonth,omitempty"`
 	PeakPerSecond *float64 `json:"peakPerSecond,omitempty"`
 	When          string   `json:"when,omitempty"`
+	// Peaks are the names of the scale's peaks when it runs at
+	// PeakPerSecond.
+	Peaks []string `json:"peaks,omitempty"`
+	// Relative is the volume as declared per item of an entity, nil for
+	// an absolute one.
+	Relative *RelativeVolume `json:"-"`
+}
+
+// RelativeVolume is a volume declared per item of an entity (10 runs a
+// month per contract in collection): the runs of the business are these
+// times Items.
+type RelativeVolume struct {
+	Entity   *Entity
+	Where    []Condition
+	PerDay   *float64 // per matching item
+	PerMonth *float64
+	// Items is the number of matching items at the declared scale.
+	Items float64
 }
 
 // Operation is a business operation.
@@ -765,39 +938,37 @@ func (o *Operation) Step(id string) *Step {
 	return nil
 }
 
-// Scale is the size and shape of the business.
+// Scale is the size and shape of the business beyond what the entities
+// (populations) and the attributes (skews, value shares) say.
 type Scale struct {
-	Contracts                             int64              `json:"contracts,omitempty"`
-	Debtors                               int64              `json:"debtors,omitempty"`
-	InstalmentsPerContract                float64            `json:"instalmentsPerContract,omitempty"`
-	DelinquentShare                       float64            `json:"delinquentShare,omitempty"`
-	Buckets                               map[string]float64 `json:"buckets,omitempty"`
-	Tenants                               *Tenants           `json:"tenants,omitempty"`
-	EventsPerInstalment                   float64            `json:"eventsPerInstalment,omitempty"`
-	ContactsPerDelinquentContractPerMonth float64            `json:"contactsPerDelinquentContractPerMonth,omitempty"`
-	SMSShare                              float64            `json:"smsShare,omitempty"`
-	PromisesPerDay                        float64            `json:"promisesPerDay,omitempty"`
-	SettlementsPerDay                     float64            `json:"settlementsPerDay,omitempty"`
-	BucketMovesPerMonth                   float64            `json:"bucketMovesPerMonth,omitempty"`
-	StorageGB                             float64            `json:"storageGB,omitempty"`
-	Paydays                               map[string]Payday  `json:"paydays,omitempty"`
-	History                               string             `json:"history,omitempty"`
+	// BusinessUnit is what cost is reported per 1,000 of; nil when the
+	// model does not say.
+	BusinessUnit *BusinessUnit
+	// StorageGB is the declared storage of all tables, 0 when not given.
+	StorageGB float64
+	// Peaks are the calendar's peak days, sorted by name.
+	Peaks   []*Peak
+	History string
+	Note    string
 }
 
-// Tenants is the number of tenants and their skew.
-type Tenants struct {
-	Count        int     `json:"count"`
-	LargestShare float64 `json:"largestShare,omitempty"`
-	Rest         string  `json:"rest,omitempty"`
-	Growth       string  `json:"growth,omitempty"`
+// BusinessUnit is the unit of the business the cost is counted per 1,000
+// of (contracts, orders, accounts).
+type BusinessUnit struct {
+	Name   string  // the unit in the plural
+	Entity *Entity // whose population counts it; nil when Count is declared
+	Count  float64 // the number of units at the declared scale
 }
 
-// Payday is a day that drives peaks.
-type Payday struct {
-	Rule        string  `json:"rule"`
-	Description string  `json:"description,omitempty"`
-	PeakFactor  float64 `json:"peakFactor,omitempty"`
-	Prewarm     bool    `json:"prewarm,omitempty"`
+// Peak is a day of the calendar that drives peaks.
+type Peak struct {
+	Name        string
+	Rule        string
+	Description string
+	// Factor is the day's volume over an ordinary day's (1 when not
+	// declared).
+	Factor  float64
+	Prewarm bool
 }
 
 // Pricing holds list prices in US$.
@@ -829,6 +1000,7 @@ type Scenario struct {
 	Description string
 	At          string
 	Day         string
+	Peak        *Peak // the peak day it is, nil when not one
 	Load        []LoadItem
 	Expect      []string
 }
@@ -910,6 +1082,16 @@ func (m *Model) AccessPattern(id string) *AccessPattern {
 	for _, a := range m.AccessPatterns {
 		if a.ID == id {
 			return a
+		}
+	}
+	return nil
+}
+
+// Peak returns the named peak of the scale.
+func (m *Model) Peak(name string) *Peak {
+	for _, p := range m.Scale.Peaks {
+		if p.Name == name {
+			return p
 		}
 	}
 	return nil

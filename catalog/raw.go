@@ -20,7 +20,7 @@ type rawModel struct {
 	Indexes        map[string]rawIndex         `json:"indexes"`
 	AccessPatterns map[string]rawAccessPattern `json:"accessPatterns"`
 	Operations     map[string]rawOperation     `json:"operations"`
-	Scale          *Scale                      `json:"scale"`
+	Scale          *rawScale                   `json:"scale"`
 	Pricing        *Pricing                    `json:"pricing"`
 	Figures        map[string]rawFigure        `json:"figures"`
 	Scenarios      map[string]rawScenario      `json:"scenarios"`
@@ -53,7 +53,6 @@ type rawAttribute struct {
 	Description     string        `json:"description"`
 	Unit            string        `json:"unit"`
 	Timezone        string        `json:"timezone"`
-	Enum            []string      `json:"enum"`
 	Cardinality     int64         `json:"cardinality"`
 	Size            int           `json:"size"`
 	PII             bool          `json:"pii"`
@@ -65,6 +64,45 @@ type rawAttribute struct {
 	Computed        *rawComputed  `json:"computed"`
 	Immutable       bool          `json:"immutable"`
 	Values          *Distribution `json:"values"`
+	Skew            *rawSkew      `json:"skew"`
+	rawDomain
+}
+
+// rawDomain is the domain fields an attribute, a list element and a map
+// member share.
+type rawDomain struct {
+	Enum      []json.RawMessage         `json:"enum"`
+	Min       *json.Number              `json:"min"`
+	Max       *json.Number              `json:"max"`
+	Integer   bool                      `json:"integer"`
+	MinLength *int                      `json:"minLength"`
+	MaxLength *int                      `json:"maxLength"`
+	Pattern   *string                   `json:"pattern"`
+	MinItems  *int                      `json:"minItems"`
+	MaxItems  *int                      `json:"maxItems"`
+	Items     *rawValueDomain           `json:"items"`
+	Fields    map[string]rawValueDomain `json:"fields"`
+	Instant   *rawInstant               `json:"instant"`
+}
+
+type rawValueDomain struct {
+	Type     string `json:"type"`
+	Unit     string `json:"unit"`
+	Optional bool   `json:"optional"`
+	rawDomain
+}
+
+type rawInstant struct {
+	Offset    string `json:"offset"`
+	Precision string `json:"precision"`
+}
+
+type rawSkew struct {
+	Top    []float64 `json:"top"`
+	Rest   string    `json:"rest"`
+	S      *float64  `json:"s"`
+	Growth string    `json:"growth"`
+	Note   string    `json:"note"`
 }
 
 type rawComputed struct {
@@ -86,10 +124,66 @@ type rawEntity struct {
 	Description string                                `json:"description"`
 	Collection  string                                `json:"collection"`
 	Key         map[string]string                     `json:"key"`
-	Attributes  map[string]string                     `json:"attributes"`
+	Attributes  map[string]json.RawMessage            `json:"attributes"`
 	AppendOnly  bool                                  `json:"appendOnly"`
-	Population  *Population                           `json:"population"`
+	Population  *rawPopulation                        `json:"population"`
 	Samples     map[string]map[string]json.RawMessage `json:"samples"`
+}
+
+// rawEntityAttr is the long form of an entity's attribute.
+type rawEntityAttr struct {
+	Presence string                     `json:"presence"`
+	When     map[string]json.RawMessage `json:"when"`
+	Unless   map[string]json.RawMessage `json:"unless"`
+	Values   *Distribution              `json:"values"`
+	Note     string                     `json:"note"`
+}
+
+type rawPopulation struct {
+	Total        *int64                     `json:"total"`
+	Per          string                     `json:"per"`
+	Mean         *float64                   `json:"mean"`
+	Share        *float64                   `json:"share"`
+	Distribution *rawCount                  `json:"distribution"`
+	Where        map[string]json.RawMessage `json:"where"`
+	Note         string                     `json:"note"`
+}
+
+type rawCount struct {
+	Kind   string             `json:"kind"`
+	Min    *int64             `json:"min"`
+	Max    *int64             `json:"max"`
+	S      *float64           `json:"s"`
+	Shares map[string]float64 `json:"shares"`
+}
+
+type rawScale struct {
+	BusinessUnit *struct {
+		Name   string   `json:"name"`
+		Entity string   `json:"entity"`
+		Count  *float64 `json:"count"`
+	} `json:"businessUnit"`
+	StorageGB float64            `json:"storageGB"`
+	Peaks     map[string]rawPeak `json:"peaks"`
+	History   string             `json:"history"`
+	Note      string             `json:"note"`
+}
+
+type rawPeak struct {
+	Rule        string   `json:"rule"`
+	Description string   `json:"description"`
+	Factor      *float64 `json:"factor"`
+	Prewarm     bool     `json:"prewarm"`
+}
+
+type rawVolume struct {
+	PerDay        *float64                   `json:"perDay"`
+	PerMonth      *float64                   `json:"perMonth"`
+	PeakPerSecond *float64                   `json:"peakPerSecond"`
+	When          string                     `json:"when"`
+	Peaks         []string                   `json:"peaks"`
+	Per           string                     `json:"per"`
+	Where         map[string]json.RawMessage `json:"where"`
 }
 
 type rawIndex struct {
@@ -239,7 +333,7 @@ type rawOperation struct {
 	Idempotency string               `json:"idempotency"`
 	Params      map[string]rawParam  `json:"params"`
 	Steps       []rawStep            `json:"steps"`
-	Volume      *Volume              `json:"volume"`
+	Volume      *rawVolume           `json:"volume"`
 	Budgets     map[string]rawBudget `json:"budgets"`
 }
 
@@ -254,6 +348,7 @@ type rawScenario struct {
 	Description string     `json:"description"`
 	At          string     `json:"at"`
 	Day         string     `json:"day"`
+	Peak        string     `json:"peak"`
 	Load        []LoadItem `json:"load"`
 	Expect      []string   `json:"expect"`
 }

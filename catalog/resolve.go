@@ -116,6 +116,8 @@ func (r *resolver) resolve() *Model {
 	r.resolveAttributes()
 	r.resolveTables()
 	r.resolveEntities()
+	r.resolvePopulations()
+	r.resolveScale()
 	r.resolveIndexes()
 	r.resolveAccessPatterns()
 	r.resolveOperations()
@@ -132,39 +134,21 @@ func (r *resolver) resolveAttributes() {
 		t, _ := attr.ParseType(ra.Type)
 		a := &Attribute{
 			Name: name, Type: t, Description: ra.Description, Unit: ra.Unit, Timezone: ra.Timezone,
-			Enum: ra.Enum, Cardinality: ra.Cardinality, Size: ra.Size, PII: ra.PII, Encrypted: ra.Encrypted,
+			Cardinality: ra.Cardinality, Size: ra.Size, PII: ra.PII, Encrypted: ra.Encrypted,
 			CalendarDerived: ra.CalendarDerived, Stored: ra.Stored == nil || *ra.Stored, Derived: ra.Derived,
 			Derivation: ra.Derivation, Immutable: ra.Immutable, Values: ra.Values,
 		}
 		if a.Unit == UnitCivilDate && a.Timezone == "" {
 			a.Timezone = r.raw.Timezone
 		}
+		a.Domain = r.domain(p("attributes", name), name, t, a.Unit, &ra.rawDomain)
 		r.attrs[name] = a
 		r.m.Attributes = append(r.m.Attributes, a)
 	}
 	for _, a := range r.m.Attributes {
 		ra := r.raw.Attributes[a.Name]
 		base := p("attributes", a.Name)
-		if len(a.Enum) > 0 && a.Type != attr.S {
-			r.errf(base+"/enum", "enum values need type S, %s is %s", a.Name, a.Type)
-		}
-		seen := map[string]bool{}
-		for i, e := range a.Enum {
-			if seen[e] {
-				r.errf(p("attributes", a.Name, "enum", i), "duplicate enum value %q", e)
-			}
-			seen[e] = true
-		}
-		switch a.Unit {
-		case UnitCents, UnitEpochSeconds, "count", "days", "sequence", "version", "ratio":
-			if a.Type != attr.N {
-				r.errf(base+"/unit", "unit %s needs type N, %s is %s", a.Unit, a.Name, a.Type)
-			}
-		case UnitCivilDate, UnitInstant, "hex", "key":
-			if a.Type != attr.S {
-				r.errf(base+"/unit", "unit %s needs type S, %s is %s", a.Unit, a.Name, a.Type)
-			}
-		}
+		r.checkUnitType(base, a.Name, a.Type, a.Unit)
 		if a.Derived != nil {
 			for i, f := range a.Derived.From {
 				r.attrRef(p("attributes", a.Name, "derived", "from", i), f)
@@ -178,6 +162,10 @@ func (r *resolver) resolveAttributes() {
 		}
 		if ra.Computed != nil {
 			a.Computed = r.resolveComputed(base+"/computed", a, ra.Computed)
+		}
+		r.checkWeights(base+"/values", a, a.Values)
+		if ra.Skew != nil {
+			a.Skew = r.skew(base+"/skew", a, ra.Skew)
 		}
 	}
 }
@@ -327,16 +315,18 @@ func (r *resolver) resolveEntities() {
 	for _, name := range sortedKeys(r.raw.Entities) {
 		re := r.raw.Entities[name]
 		base := p("entities", name)
-		e := &Entity{Name: name, TypeValue: name, Description: re.Description, Collection: re.Collection, AppendOnly: re.AppendOnly, Population: re.Population}
+		e := &Entity{Name: name, TypeValue: name, Description: re.Description, Collection: re.Collection, AppendOnly: re.AppendOnly}
 		e.Table = r.tableRef(base, re.Table)
 		for _, an := range sortedKeys(re.Attributes) {
-			e.Attributes = append(e.Attributes, EntityAttr{an, Presence(re.Attributes[an])})
+			ea := EntityAttr{Name: an, Presence: Presence(entityAttr(re.Attributes[an]).Presence)}
+			e.Attributes = append(e.Attributes, ea)
 			a := r.attrRef(p("entities", name, "attributes", an), an)
 			if a == nil {
 				continue
 			}
+			e.Attributes[len(e.Attributes)-1].Attribute = a
 			ptr := p("entities", name, "attributes", an)
-			if !a.Stored && Presence(re.Attributes[an]) != KeyOnly {
+			if !a.Stored && ea.Presence != KeyOnly {
 				r.errAt(ptr, true, "derive it at read time: "+a.Derivation, "%s is declared not stored, so no item can carry it", an)
 			}
 			if e.Table != nil && (an == e.Table.PartitionKey || an == e.Table.SortKey || an == e.Table.Discriminator) {
@@ -356,14 +346,13 @@ func (r *resolver) resolveEntities() {
 			e.Table.Entities = append(e.Table.Entities, e)
 		}
 	}
-	// Samples after every entity exists (population.per refers to others).
+	// Presence rules and value shares once every attribute of the entity
+	// is known; samples after every entity exists.
+	for _, e := range r.m.Entities {
+		r.entityRules(e)
+	}
 	for _, e := range r.m.Entities {
 		re := r.raw.Entities[e.Name]
-		if e.Population != nil && e.Population.Per != "" {
-			if _, ok := r.raw.Entities[e.Population.Per]; !ok {
-				r.errAt(p("entities", e.Name, "population", "per"), false, didYouMean(e.Population.Per, sortedKeys(r.raw.Entities)), "unknown entity %q", e.Population.Per)
-			}
-		}
 		if e.Table == nil || len(e.Key) == 0 || r.broken["entity:"+e.Name] {
 			continue
 		}
@@ -439,6 +428,7 @@ func (r *resolver) resolveEntityKey(base string, e *Entity, re rawEntity) {
 			if e.Has(part.Attr) == Optional {
 				r.errf(ptr, "placeholder {%s} is optional on %s, but a key is always present", part.Attr, e.Name)
 			}
+			r.checkKeyInstant(ptr, a, "placeholder {"+part.Attr+"}")
 		}
 		e.Key = append(e.Key, KeyPart{k, tmpl})
 	}
@@ -447,6 +437,17 @@ func (r *resolver) resolveEntityKey(base string, e *Entity, re rawEntity) {
 			r.errAt(p("entities", e.Name, "attributes", ea.Name), false, "", "%s is declared key, but no key template of %s uses it", ea.Name, e.Name)
 		}
 	}
+}
+
+// checkKeyInstant requires the exact text form of an instant that is
+// part of a key: a key compares and sorts it as text, and the same
+// instant written with two offsets or precisions is two keys.
+func (r *resolver) checkKeyInstant(ptr string, a *Attribute, what string) {
+	if a == nil || a.Unit != UnitInstant || a.Instant != nil {
+		return
+	}
+	r.errAt(ptr, false, fmt.Sprintf("declare it on attributes.%s, for example instant: {offset: Z, precision: ms}", a.Name),
+		"%s is an instant in a key, compared and sorted as text: it needs one declared form (09:41:12+02:00 sorts after 08:00:00Z, though earlier)", what)
 }
 
 // checkPrefixes verifies that every literal tag between separators is in
@@ -518,12 +519,25 @@ func (r *resolver) sampleItem(ptr string, e *Entity, raw map[string]json.RawMess
 		}
 		values[name] = tv
 	}
+	// Presence: required attributes, and the rules tying presence to
+	// other attributes' values (read from the sample's own values).
+	var all attr.Item
+	for name, v := range values {
+		all = all.With(name, v)
+	}
 	for _, ea := range e.Attributes {
-		if (ea.Presence == Required || ea.Presence == KeyOnly) && values[ea.Name].Type == attr.Invalid {
-			if _, bad := raw[ea.Name]; !bad {
+		_, has := raw[ea.Name]
+		switch {
+		case !has && ea.Needs(all):
+			if len(ea.When) > 0 {
+				r.errAt(ptr, true, "", "sample misses %s, which is required while %s", ea.Name, condText(ea.When))
+			} else {
 				r.errAt(ptr, true, "", "sample misses required attribute %s", ea.Name)
-				ok = false
 			}
+			ok = false
+		case has && !ea.Allows(all):
+			r.errAt(ptr+"/"+escapePtr(ea.Name), true, "", "%s is present, but %s", ea.Name, ea.ruleText(all))
+			ok = false
 		}
 	}
 	if !ok {

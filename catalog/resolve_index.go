@@ -56,6 +56,7 @@ func (r *resolver) resolveIndexes() {
 				if !a.Stored {
 					r.errf(ptr, "%s is not stored, so it cannot be an index key", an)
 				}
+				r.checkKeyInstant(ptr, a, "index key attribute "+an)
 			}
 		}
 		if x.Local {
@@ -388,6 +389,16 @@ func (r *resolver) resolveAccessPatterns() {
 		}
 		if v := ra.Velocity; v != nil && v.Steady == nil && v.Burst == nil && v.Peak == nil {
 			r.errAt(base+"/velocity", false, "", "velocity needs steady, burst or peak")
+		}
+		if v := ra.Velocity; v != nil {
+			for _, rt := range []struct {
+				f string
+				r *Rate
+			}{{"steady", v.Steady}, {"peak", v.Peak}} {
+				if rt.r != nil {
+					r.peakRefs(base+"/velocity/"+rt.f+"/peaks", rt.r.Peaks)
+				}
+			}
 		}
 		switch {
 		case ra.Answer == nil && ra.NotAnswered == nil:

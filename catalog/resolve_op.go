@@ -42,7 +42,7 @@ func (r *resolver) resolveOperations() {
 		ro := r.raw.Operations[name]
 		op := &Operation{Name: name, Description: ro.Description, Trigger: ro.Trigger, Idempotency: ro.Idempotency}
 		if ro.Volume != nil {
-			op.Volume = *ro.Volume
+			op.Volume = r.volume(p("operations", name, "volume"), ro.Volume)
 		}
 		scope := &opScope{r: r, op: op, params: map[string]attr.Type{}}
 		for _, pn := range sortedKeys(ro.Params) {
@@ -499,7 +499,9 @@ func (r *resolver) request(ptr string, scope *opScope, kind StepKind, rr *rawReq
 		if e != nil {
 			var missing []string
 			for _, ea := range e.Attributes {
-				if ea.Presence == Required {
+				// A required attribute with a presence rule is absent in
+				// some states: the put may leave it out.
+				if ea.Presence == Required && len(ea.When) == 0 && len(ea.Unless) == 0 {
 					if _, ok := rr.Item[ea.Name]; !ok {
 						missing = append(missing, ea.Name)
 					}

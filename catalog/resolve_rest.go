@@ -8,23 +8,6 @@ import (
 func (r *resolver) resolveRest() {
 	raw := r.raw
 	m := r.m
-	if raw.Scale != nil {
-		m.Scale = *raw.Scale
-		sum := 0.0
-		for _, v := range m.Scale.Buckets {
-			sum += v
-		}
-		if sum > 1.0001 {
-			r.errf("/scale/buckets", "bucket shares add up to %.3f, more than 1", sum)
-		}
-		if b, ok := r.attrs["bucket"]; ok && len(b.Enum) > 0 {
-			for _, k := range sortedKeys(m.Scale.Buckets) {
-				if !contains(b.Enum, k) {
-					r.errAt(p("scale", "buckets", k), true, didYouMean(k, b.Enum), "%q is not a value of bucket", k)
-				}
-			}
-		}
-	}
 	if raw.Pricing != nil {
 		m.Pricing = *raw.Pricing
 	}
@@ -41,8 +24,17 @@ func (r *resolver) resolveRest() {
 			if l.Count == 0 && l.Rate == nil {
 				r.errAt(p("scenarios", k, "load", i), true, "", "a scenario load needs count (with window) or rate")
 			}
+			if l.Rate != nil {
+				r.peakRefs(p("scenarios", k, "load", i, "rate", "peaks"), l.Rate.Peaks)
+			}
 		}
-		m.Scenarios = append(m.Scenarios, Scenario{k, s.Description, s.At, s.Day, s.Load, s.Expect})
+		sc := Scenario{Name: k, Description: s.Description, At: s.At, Day: s.Day, Load: s.Load, Expect: s.Expect}
+		if s.Peak != "" {
+			if sc.Peak = m.Peak(s.Peak); sc.Peak == nil {
+				r.peakRefs(p("scenarios", k), []string{s.Peak}) // reported at the scenario's peak
+			}
+		}
+		m.Scenarios = append(m.Scenarios, sc)
 	}
 	if raw.Review != nil {
 		m.Review = Review{Answers: raw.Review.Answers, Accept: raw.Review.Accept}

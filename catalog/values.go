@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/cardapio/cardapio/attr"
 )
@@ -67,9 +66,24 @@ func kindWord(v any) string {
 	return "a value"
 }
 
-// typedValue converts a plain YAML value into an attribute value of type t.
-// Civil dates and instants are checked for form when a is given.
+// typedValue converts a plain YAML value into an attribute value of type
+// t and, when a is given, holds it to the attribute's unit and domain.
 func typedValue(v any, t attr.Type, a *Attribute) (attr.Value, error) {
+	var d *Domain
+	if a != nil {
+		d = &a.Domain
+	}
+	tv, err := convert(v, t, d)
+	if err != nil || a == nil {
+		return tv, err
+	}
+	return tv, a.Check(tv)
+}
+
+// convert turns a plain YAML value into a value of type t; the elements
+// and members of lists and maps take the types their domain declares, or
+// are inferred (strings S, numbers N, booleans BOOL).
+func convert(v any, t attr.Type, d *Domain) (attr.Value, error) {
 	bad := func() (attr.Value, error) {
 		return attr.Value{}, fmt.Errorf("expected %s for %s attribute, got %s", typeWant(t), typeArticle(t), kindWord(v))
 	}
@@ -81,11 +95,6 @@ func typedValue(v any, t attr.Type, a *Attribute) (attr.Value, error) {
 				return attr.Value{}, fmt.Errorf("expected a string for an S attribute, got the number %s (quote it: \"%s\")", n, n)
 			}
 			return bad()
-		}
-		if a != nil {
-			if err := checkString(a, s); err != nil {
-				return attr.Value{}, err
-			}
 		}
 		return attr.Str(s), nil
 	case attr.N:
@@ -128,13 +137,41 @@ func typedValue(v any, t attr.Type, a *Attribute) (attr.Value, error) {
 		if !ok {
 			return bad()
 		}
-		return inferValue(m)
+		if d == nil || len(d.Fields) == 0 {
+			return inferValue(m)
+		}
+		it := make(attr.Item, 0, len(m))
+		for _, k := range sortedKeys(m) {
+			var mv attr.Value
+			var err error
+			if f := fieldOf(d, k); f != nil {
+				mv, err = convert(m[k], f.Type, &f.Domain)
+			} else {
+				mv, err = inferValue(m[k])
+			}
+			if err != nil {
+				return attr.Value{}, fmt.Errorf("member %s: %w", k, err)
+			}
+			it = append(it, attr.Field{Name: k, Value: mv})
+		}
+		return attr.MapOf(it), nil
 	case attr.L:
 		l, ok := v.([]any)
 		if !ok {
 			return bad()
 		}
-		return inferValue(l)
+		if d == nil || d.Items == nil {
+			return inferValue(l)
+		}
+		out := make([]attr.Value, 0, len(l))
+		for i, e := range l {
+			ev, err := convert(e, d.Items.Type, &d.Items.Domain)
+			if err != nil {
+				return attr.Value{}, fmt.Errorf("element %d: %w", i, err)
+			}
+			out = append(out, ev)
+		}
+		return attr.ListOf(out...), nil
 	case attr.SS, attr.NS, attr.BS:
 		l, ok := v.([]any)
 		if !ok || len(l) == 0 {
@@ -147,7 +184,7 @@ func typedValue(v any, t attr.Type, a *Attribute) (attr.Value, error) {
 		seen := map[string]bool{}
 		var members []string
 		for _, e := range l {
-			ev, err := typedValue(e, elem, nil)
+			ev, err := convert(e, elem, nil)
 			if err != nil {
 				return attr.Value{}, fmt.Errorf("set member: %w", err)
 			}
@@ -218,37 +255,16 @@ func canonNumber(s string) string {
 	return r.RatString()
 }
 
+// checkString holds a string to an S attribute's unit and domain.
 func checkString(a *Attribute, s string) error {
-	if len(a.Enum) > 0 {
-		for _, e := range a.Enum {
-			if e == s {
-				return nil
-			}
-		}
-		h := nearest(s, a.Enum)
-		if h != "" {
-			return fmt.Errorf("%q is not a value of %s (did you mean %q?)", s, a.Name, h)
-		}
-		vs := make([]string, len(a.Enum))
-		for i, e := range a.Enum {
-			vs[i] = e
-			if e == "" || strings.IndexFunc(e, func(r rune) bool { return !unicode.IsGraphic(r) || r == ' ' || r == ',' }) >= 0 {
-				vs[i] = strconv.Quote(e) // a value a reader could not see or tell apart
-			}
-		}
-		return fmt.Errorf("%q is not a value of %s; expected one of %s", s, a.Name, strings.Join(vs, ", "))
-	}
-	switch a.Unit {
-	case UnitCivilDate:
-		if !civilDate.MatchString(s) {
-			return fmt.Errorf("%q is not a civil date YYYY-MM-DD", s)
-		}
-		if _, err := time.Parse("2006-01-02", s); err != nil {
-			return fmt.Errorf("%q is not a valid date", s)
-		}
-	case UnitInstant:
-		if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
-			return fmt.Errorf("%q is not an instant such as 2026-09-23T03:12:44Z", s)
+	return checkValue(a.Name, attr.S, a.Unit, &a.Domain, attr.Str(s))
+}
+
+// fieldOf returns the declared member of a map domain.
+func fieldOf(d *Domain, name string) *Member {
+	for _, f := range d.Fields {
+		if f.Name == name {
+			return f
 		}
 	}
 	return nil

@@ -146,9 +146,11 @@ type Bill struct {
 	ExportUSD         float64     `json:"exportUSD"`
 	TotalUSD          float64     `json:"totalUSD"`
 	Provisioned       Provisioned `json:"provisioned"`
-	// Contracts is the model's scale.contracts; PerThousandUSD the total
-	// per 1,000 of them.
-	Contracts      int64   `json:"contracts,omitempty"`
+	// Unit and Units are the model's business unit (scale.businessUnit:
+	// contracts, orders, accounts) and how many there are; PerThousandUSD
+	// is the total per 1,000 of them.
+	Unit           string  `json:"unit,omitempty"`
+	Units          float64 `json:"units,omitempty"`
 	PerThousandUSD float64 `json:"perThousandUSD,omitempty"`
 }
 
@@ -170,7 +172,10 @@ func Runs(v catalog.Volume) (float64, bool) {
 func (e *Estimator) Month(o Options) (*Bill, error) {
 	p := o.Prices
 	b := &Bill{Model: e.Model.Name, Region: p.Region, PriceDate: p.Date, GB: "decimal",
-		DeclaredStorageGB: e.Model.Scale.StorageGB, Contracts: e.Model.Scale.Contracts}
+		DeclaredStorageGB: e.Model.Scale.StorageGB}
+	if u := e.Model.Scale.BusinessUnit; u != nil {
+		b.Unit, b.Units = u.Name, u.Count
+	}
 	if e.GB == capacity.BinaryGB {
 		b.GB = "binary"
 	}
@@ -282,8 +287,8 @@ func (e *Estimator) Month(o Options) (*Bill, error) {
 	}
 	b.Provisioned = pr
 	b.TotalUSD = b.RequestsUSD + b.StorageUSD + b.PITRUSD + b.ExportUSD
-	if b.Contracts > 0 {
-		b.PerThousandUSD = b.TotalUSD / float64(b.Contracts) * 1000
+	if b.Units > 0 {
+		b.PerThousandUSD = b.TotalUSD / b.Units * 1000
 	}
 	return b, nil
 }

@@ -90,8 +90,8 @@ func (b *Bill) WriteText(w io.Writer) {
 	t.add("export to S3 (one full export a month)", "US$ "+USD(b.ExportUSD))
 	t.add("total", "US$ "+USD(b.TotalUSD))
 	t.write(w)
-	if b.Contracts > 0 {
-		fmt.Fprintf(w, "  per 1,000 of %s contracts: US$ %.4f (%s US cents)\n", Num(float64(b.Contracts)), b.PerThousandUSD, Num(round2(b.PerThousandUSD*100)))
+	if b.Units > 0 {
+		fmt.Fprintf(w, "  per 1,000 of %s %s: US$ %.4f (%s US cents)\n", Num(b.Units), b.Unit, b.PerThousandUSD, Num(round2(b.PerThousandUSD*100)))
 	}
 
 	p := b.Provisioned
@@ -157,8 +157,12 @@ func WriteCompare(w io.Writer, a, b *Bill) {
 	row("point-in-time recovery", USD(a.PITRUSD), USD(b.PITRUSD), a.PITRUSD, b.PITRUSD)
 	row("export to S3", USD(a.ExportUSD), USD(b.ExportUSD), a.ExportUSD, b.ExportUSD)
 	row("total", USD(a.TotalUSD), USD(b.TotalUSD), a.TotalUSD, b.TotalUSD)
-	if a.Contracts > 0 && b.Contracts > 0 {
-		row("per 1,000 contracts", USD(a.PerThousandUSD), USD(b.PerThousandUSD), a.PerThousandUSD, b.PerThousandUSD)
+	if a.Units > 0 && b.Units > 0 {
+		unit := "business units"
+		if a.Unit == b.Unit {
+			unit = a.Unit
+		}
+		row("per 1,000 "+unit, USD(a.PerThousandUSD), USD(b.PerThousandUSD), a.PerThousandUSD, b.PerThousandUSD)
 	}
 	row(fmt.Sprintf("requests if provisioned at %s%%", Num(a.Provisioned.Utilisation*100)), USD(a.Provisioned.USD), USD(b.Provisioned.USD), a.Provisioned.USD, b.Provisioned.USD)
 	t.write(w)

@@ -39,38 +39,13 @@ type TableSize struct {
 }
 
 // Population returns how many items of the entity exist at the declared
-// scale: a total, or a mean (or share) per item of another entity, followed
-// down the chain. ok is false when the model does not say.
+// scale, as the catalog counts them (a total, or a count per parent item
+// followed up the chain). ok is false when the model does not say.
 func (e *Estimator) Population(en *catalog.Entity) (n float64, ok bool) {
-	return e.population(en, 0)
-}
-
-func (e *Estimator) population(en *catalog.Entity, depth int) (float64, bool) {
-	p := en.Population
-	if p == nil || depth > len(e.Model.Entities) {
+	if en.Population == nil || !en.Population.Known {
 		return 0, false
 	}
-	if p.Total != nil {
-		return float64(*p.Total), true
-	}
-	if p.Per == "" {
-		return 0, false
-	}
-	parent := e.Model.Entity(p.Per)
-	if parent == nil {
-		return 0, false
-	}
-	base, ok := e.population(parent, depth+1)
-	if !ok {
-		return 0, false
-	}
-	switch {
-	case p.Mean != nil:
-		return base * *p.Mean, true
-	case p.Share != nil:
-		return base * *p.Share, true
-	}
-	return 0, false
+	return en.Population.Items, true
 }
 
 // Sizes works out every table's size from the entities' populations and

@@ -92,7 +92,7 @@ func badModels(t *testing.T) map[string]string {
 		"alias-unknown": bytes.Replace(ref, []byte("consistency: eventual"), []byte("consistency: *eventual"), 1),
 		"renamed-attr":  bytes.Replace(ref, []byte("\n  contractId:"), []byte("\n  contractIdx:"), 1),
 		"renamed-index": bytes.Replace(ref, []byte("\n  GSI1:"), []byte("\n  GSI7:"), 1),
-		"wrong-type":    bytes.Replace(ref, []byte("formatVersion: 1"), []byte("formatVersion: [1]"), 1),
+		"wrong-type":    bytes.Replace(ref, []byte("formatVersion: 2"), []byte("formatVersion: [2]"), 1),
 	}
 	for _, off := range []int{1, 100, 1000, 5000, 12345, 30000, 50000, 70000} {
 		files["truncated-"+strconv.Itoa(off)] = ref[:off]

@@ -1,0 +1,124 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cardapio/cardapio/catalog"
+)
+
+func init() { commands = append(commands, newMigrateCmd) }
+
+func newMigrateCmd(e *env) *cobra.Command {
+	var stdout bool
+	c := &cobra.Command{
+		Use:   "migrate [model.yaml]",
+		Short: "Upgrade a model to the current format version, in place, comments kept",
+		Long: `Migrate rewrites a model (./model.yaml by default) of an older format
+version as the current one, changing only what the new version changed:
+every comment, blank line and folded text stays as it was. It prints what
+it changed and how to say the rest in the new format, then loads the
+result as check does.
+
+From formatVersion 1: scale.contracts becomes scale.businessUnit, paydays
+become scale.peaks, and the other counts and shares of scale move to
+figures, to be re-expressed as populations, skews and value shares.
+
+--stdout prints the migrated model instead of writing the file.
+
+Exit codes: 0 migrated (or already current) and valid; 2 the file cannot be
+read or migrated, or the migrated model has errors (listed as check lists
+them; the file is written all the same).`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			path := "model.yaml"
+			if len(args) == 1 {
+				path = args[0]
+			}
+			data, err := readCapped(path)
+			if err != nil {
+				return badInput(err)
+			}
+			out, notes, err := catalog.Migrate(path, data)
+			if err != nil {
+				return badInput(err)
+			}
+			w := e.stderr
+			if !stdout {
+				w = e.stdout
+				if err := writeInPlace(path, out); err != nil {
+					return badInput(err)
+				}
+			} else {
+				_, _ = e.stdout.Write(out)
+			}
+			for _, n := range notes {
+				fmt.Fprintf(w, "%s: %s\n", path, n)
+			}
+			var errs catalog.ErrorList
+			if _, err := catalog.Parse(path, out); errors.As(err, &errs) {
+				fmt.Fprintln(e.stderr, errs.Error())
+				return reported(ExitBadInput, errs)
+			}
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&stdout, "stdout", false, "print the migrated model instead of writing the file")
+	return c
+}
+
+// readCapped reads a model, refusing more than the catalog reads.
+func readCapped(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, catalog.MaxInputBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > catalog.MaxInputBytes {
+		return nil, fmt.Errorf("%s is larger than the %d MiB limit of a model", path, catalog.MaxInputBytes>>20)
+	}
+	return data, nil
+}
+
+// writeInPlace replaces a file through a temporary file in the same
+// directory, so that a failure leaves the original whole.
+func writeInPlace(path string, data []byte) error {
+	info, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dirOf(path), ".migrate-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(info.Mode().Perm()); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func dirOf(path string) string {
+	for i := len(path) - 1; i >= 0; i-- {
+		if os.IsPathSeparator(path[i]) {
+			return path[:i+1]
+		}
+	}
+	return "."
+}
