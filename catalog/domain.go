@@ -52,6 +52,7 @@ type Member struct {
 	Unit     string
 	Optional bool // a map member that may be missing
 	Domain
+	label string // how messages name it (lineItems's elements, qty)
 }
 
 // Pattern is a compiled regular expression the whole value must match.
@@ -138,7 +139,10 @@ func (a *Attribute) Check(v attr.Value) error {
 
 // Check reports whether v is a value of the element or member.
 func (mb *Member) Check(v attr.Value) error {
-	name := mb.Name
+	name := mb.label
+	if name == "" {
+		name = mb.Name
+	}
 	if name == "" {
 		name = "the element"
 	}
@@ -359,7 +363,7 @@ func (d *Domain) checkFields(name string, m attr.Item) error {
 			if h := nearest(f.Name, known); h != "" {
 				return fmt.Errorf("%s is not a member of %s (did you mean %q?)", f.Name, name, h)
 			}
-			return fmt.Errorf("%s is not a member of %s, whose members are %s", f.Name, name, strings.Join(known, ", "))
+			return fmt.Errorf("%s is not a member of %s (its members are %s)", f.Name, name, strings.Join(known, ", "))
 		}
 	}
 	return nil

@@ -261,6 +261,8 @@ var patternWords = map[string]string{
 	`^[0-2][0-9]:[0-5][0-9]$`:         "a local time HH:MM",
 	`^#[A-Za-z0-9_]+$`:                "an expression name such as #status",
 	`^:[A-Za-z0-9_]+$`:                "an expression value name such as :amt",
+	`^(Z|[+-][0-9]{2}:[0-9]{2})$`:     "Z or a fixed offset such as -03:00",
+	`^[0-9]{1,9}$`:                    "a whole number of children such as 2",
 }
 
 // scalarText writes a document value for a message: a scalar as its

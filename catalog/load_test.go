@@ -102,7 +102,6 @@ func TestReferenceModel(t *testing.T) {
 	assert.Equal(t, 4.0, *view.Budgets[0].RRU)
 	// scale: see TestReferenceScale
 
-
 	for _, w := range m.Warnings {
 		assert.NotEmpty(t, w.Accepted, "unaccepted warning on the reference model: %s", w)
 	}

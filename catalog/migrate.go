@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"strconv"
 	"strings"
@@ -54,12 +55,22 @@ func isV1ScaleField(name string) bool {
 // peakFactor a factor); the other business-specific counts and shares of
 // scale move to figures (scale-debtors, scale-tenants...) with their
 // comments, since only the model's author knows which entity or attribute
-// they describe: notes say how to re-express each. A model already at the
-// current version comes back unchanged with a note.
+// they describe: notes say how to re-express each; an instant in a key
+// gets the text form (instant: {offset, precision}) its samples all use.
+// A model already at the current version comes back unchanged with a
+// note.
 func Migrate(name string, data []byte) (out []byte, notes []string, err error) {
+	if bytes.Count(data, []byte("\r")) != bytes.Count(data, []byte("\r\n")) {
+		data = lfBreaks(data) // a lone CR is a line break to YAML: make it one to the lines too
+	}
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
 		return nil, nil, fmt.Errorf("migrate %s: %w", name, err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil || !errors.Is(err, io.EOF) {
+		return nil, nil, fmt.Errorf("migrate %s: more than one YAML document: a model is a single document", name)
 	}
 	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil, nil, fmt.Errorf("migrate %s: not a model (a mapping with formatVersion, name, tables...)", name)
@@ -81,6 +92,7 @@ func Migrate(name string, data []byte) (out []byte, notes []string, err error) {
 	if err := m.scale(); err != nil {
 		return nil, nil, fmt.Errorf("migrate %s: %w", name, err)
 	}
+	m.keyInstants()
 	notes = append(notes, m.notes...)
 	return t.bytes(), notes, nil
 }
@@ -117,7 +129,7 @@ func (m *migration) scale() error {
 		lines := append([]string{}, m.t.lines[es-1:ee]...)
 		rel := func(n *yaml.Node) int { return n.Line - es }
 		switch {
-		case k.Value == "contracts" && v.Kind == yaml.ScalarNode:
+		case k.Value == "contracts" && isNumber(v):
 			i := rel(k)
 			l := lines[i]
 			indent := l[:runeOffset(l, k.Column)]
@@ -150,6 +162,136 @@ func (m *migration) scale() error {
 	return m.insertFigures()
 }
 
+// keyInstants declares the text form of every instant that is part of a
+// key (version 2 requires one), when the samples and parameter samples
+// of the attribute all use the same offset and precision.
+func (m *migration) keyInstants() {
+	attrs := mapValue(m.root, "attributes")
+	if attrs == nil || attrs.Kind != yaml.MappingNode {
+		return
+	}
+	instants := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(attrs.Content); i += 2 {
+		a := attrs.Content[i+1]
+		if u := mapValue(a, "unit"); u != nil && u.Value == UnitInstant && mapValue(a, "instant") == nil {
+			instants[attrs.Content[i].Value] = a
+		}
+	}
+	inKey := map[string]bool{}
+	each(mapValue(m.root, "entities"), func(_ string, e *yaml.Node) {
+		each(mapValue(e, "key"), func(_ string, tmpl *yaml.Node) {
+			if kt, err := ParseTemplate(tmpl.Value); err == nil {
+				for _, ph := range kt.Placeholders() {
+					inKey[ph] = true
+				}
+			}
+		})
+	})
+	each(mapValue(m.root, "indexes"), func(_ string, x *yaml.Node) {
+		for _, side := range []string{"partition", "sort"} {
+			if l := mapValue(x, side); l != nil {
+				for _, c := range l.Content {
+					inKey[c.Value] = true
+				}
+			}
+		}
+	})
+	samples := map[string][]string{}
+	each(mapValue(m.root, "entities"), func(_ string, e *yaml.Node) {
+		each(mapValue(e, "samples"), func(_ string, s *yaml.Node) {
+			each(s, func(k string, v *yaml.Node) { samples[k] = append(samples[k], v.Value) })
+		})
+	})
+	each(mapValue(m.root, "operations"), func(_ string, o *yaml.Node) {
+		each(mapValue(o, "params"), func(pn string, p *yaml.Node) {
+			a := pn
+			if an := mapValue(p, "attribute"); an != nil {
+				a = an.Value
+			} else if mapValue(p, "type") != nil {
+				return
+			}
+			if s := mapValue(p, "sample"); s != nil {
+				samples[a] = append(samples[a], s.Value)
+			}
+		})
+	})
+	for _, name := range sortedKeys(instants) {
+		if !inKey[name] {
+			continue
+		}
+		offset, precision, ok := commonForm(samples[name])
+		if !ok {
+			m.notes = append(m.notes, fmt.Sprintf("attributes.%s: an instant in a key needs one declared form (instant: {offset, precision}); its samples do not agree on one, so declare it by hand", name))
+			continue
+		}
+		form := fmt.Sprintf("instant: {offset: %q, precision: %s}", offset, precision)
+		if offset == "Z" {
+			form = fmt.Sprintf("instant: {offset: Z, precision: %s}", precision)
+		}
+		a := instants[name]
+		u, _ := mapEntry(a, "unit")
+		if a.Style&yaml.FlowStyle != 0 {
+			line, col := lastPos(a)
+			l := m.t.lines[line-1]
+			at := runeOffset(l, col)
+			closing := strings.IndexByte(l[at:], '}')
+			if closing < 0 || line != a.Line {
+				continue
+			}
+			m.t.lines[line-1] = l[:at+closing] + ", " + form + l[at+closing:]
+		} else {
+			indent := strings.Repeat(" ", u.Column-1)
+			m.t.insertAfter(u.Line, []string{indent + form})
+		}
+		m.notes = append(m.notes, fmt.Sprintf("attributes.%s: %s, the form its samples use (an instant in a key needs one declared form)", name, form))
+	}
+}
+
+// commonForm returns the offset and precision every instant text shares.
+func commonForm(values []string) (offset, precision string, ok bool) {
+	for _, v := range values {
+		if len(v) < 20 {
+			return "", "", false
+		}
+		o := "Z"
+		rest := strings.TrimSuffix(v, "Z")
+		if rest == v {
+			if len(v) < 25 {
+				return "", "", false
+			}
+			o, rest = v[len(v)-6:], v[:len(v)-6]
+		}
+		p := "s"
+		if i := strings.IndexByte(rest, '.'); i >= 0 {
+			p = map[int]string{3: "ms", 6: "us", 9: "ns"}[len(rest)-i-1]
+			if p == "" {
+				return "", "", false
+			}
+		}
+		if offset == "" {
+			offset, precision = o, p
+		} else if o != offset || p != precision {
+			return "", "", false
+		}
+	}
+	return offset, precision, offset != ""
+}
+
+// each calls f for every entry of a mapping node.
+func each(n *yaml.Node, f func(string, *yaml.Node)) {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		f(n.Content[i].Value, n.Content[i+1])
+	}
+}
+
+// isNumber reports whether a node is a plain number.
+func isNumber(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.Style == 0 && (n.Tag == "!!int" || n.Tag == "!!float") && !strings.ContainsAny(n.Value, " #")
+}
+
 // rename is a key to write under another name.
 type rename struct {
 	key *yaml.Node
@@ -174,49 +316,74 @@ func renameKeys(lines []string, first int, rs []rename) {
 }
 
 // flowScale rewrites a scale written on one line ({contracts: 1000}): it
-// holds no comments, so it is written anew.
+// holds no comments, so it is encoded anew by yaml.v3.
 func (m *migration) flowScale(key, val *yaml.Node) error {
-	var kept []string
+	out := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Style: yaml.FlowStyle}
+	scalar := func(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s} }
 	for i := 0; i+1 < len(val.Content); i += 2 {
 		k, v := val.Content[i], val.Content[i+1]
 		switch {
-		case k.Value == "contracts" && v.Kind == yaml.ScalarNode:
-			kept = append(kept, fmt.Sprintf("businessUnit: {name: contracts, count: %s}", v.Value))
+		case k.Value == "contracts" && isNumber(v):
+			bu := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Style: yaml.FlowStyle,
+				Content: []*yaml.Node{scalar("name"), scalar("contracts"), scalar("count"), copyNode(v)}}
+			out.Content = append(out.Content, scalar("businessUnit"), bu)
 			m.notes = append(m.notes, fmt.Sprintf("scale.contracts -> scale.businessUnit {name: contracts, count: %s}", v.Value))
+		case k.Value == "paydays":
+			c := copyNode(v)
+			for j := 1; j < len(c.Content); j += 2 {
+				if pk, _ := mapEntry(c.Content[j], "peakFactor"); pk != nil {
+					pk.Value = "factor"
+				}
+			}
+			nk := copyNode(k)
+			nk.Value = "peaks"
+			out.Content = append(out.Content, nk, c)
+			m.notes = append(m.notes, "scale.paydays -> scale.peaks (peakFactor -> factor)")
 		case isV1ScaleField(k.Value):
 			m.moveToFigures(k, v, nil, 0)
 		default:
-			text, err := flowText(v)
-			if err != nil {
-				return err
-			}
-			kept = append(kept, k.Value+": "+text)
+			out.Content = append(out.Content, copyNode(k), copyNode(v))
 		}
 	}
+	text, err := flowText(out)
+	if err != nil {
+		return err
+	}
 	line := m.t.lines[key.Line-1]
-	endLine, endCol := lastPos(val)
-	if endLine != key.Line {
+	open := runeOffset(line, val.Column)
+	end := flowEnd(line, open, val)
+	if end < 0 {
 		return errors.New("scale spans several lines in flow style: write it in block style first")
 	}
-	closing := strings.IndexByte(line[endCol-1:], '}')
-	if closing < 0 {
-		return errors.New("cannot find the end of scale's flow mapping")
+	m.t.lines[key.Line-1] = line[:open] + text + line[end:]
+	var check yaml.Node
+	if yaml.Unmarshal([]byte(m.t.lines[key.Line-1]), &check) != nil {
+		return errors.New("cannot rewrite scale's flow mapping: write it in block style first")
 	}
-	tail := line[endCol-1+closing+1:]
-	m.t.lines[key.Line-1] = line[:val.Column-1] + "{" + strings.Join(kept, ", ") + "}" + tail
 	return m.insertFigures()
 }
 
-// flowText writes a node in flow style.
+// flowText writes a node in flow style on one line.
 func flowText(n *yaml.Node) (string, error) {
-	c := *n
-	c.Style |= yaml.FlowStyle
-	c.HeadComment, c.LineComment, c.FootComment = "", "", ""
-	b, err := yaml.Marshal(&c)
+	c := copyNode(n)
+	var strip func(*yaml.Node)
+	strip = func(x *yaml.Node) {
+		x.Style |= yaml.FlowStyle
+		x.HeadComment, x.LineComment, x.FootComment = "", "", ""
+		for _, k := range x.Content {
+			strip(k)
+		}
+	}
+	strip(c)
+	b, err := yaml.Marshal(c)
 	if err != nil {
 		return "", err
 	}
-	return strings.TrimSpace(string(b)), nil
+	s := strings.TrimSpace(string(b))
+	if strings.Contains(s, "\n") {
+		return "", errors.New("scale does not fit on one line in flow style: write it in block style first")
+	}
+	return s, nil
 }
 
 // lastPos is the position of the last scalar under n.
@@ -225,6 +392,45 @@ func lastPos(n *yaml.Node) (int, int) {
 		return n.Line, n.Column + len(n.Value)
 	}
 	return lastPos(n.Content[len(n.Content)-1])
+}
+
+// flowEnd returns the offset just past the flow mapping n that opens at
+// offset open of a line, or -1 when it does not close on the line: the
+// first closing brace after which the text parses as a mapping with n's
+// keys.
+func flowEnd(line string, open int, n *yaml.Node) int {
+	for i := open; i < len(line); i++ {
+		if line[i] != '}' {
+			continue
+		}
+		var got yaml.Node
+		if yaml.Unmarshal([]byte(line[open:i+1]), &got) != nil || len(got.Content) != 1 {
+			continue
+		}
+		g := got.Content[0]
+		if g.Kind != yaml.MappingNode || len(g.Content) != len(n.Content) {
+			continue
+		}
+		same := true
+		for k := 0; k < len(n.Content); k += 2 {
+			same = same && g.Content[k].Value == n.Content[k].Value
+		}
+		if same {
+			return i + 1
+		}
+	}
+	return -1
+}
+
+// copyNode copies a node tree, so that a rename does not touch the
+// document the positions come from.
+func copyNode(n *yaml.Node) *yaml.Node {
+	c := *n
+	c.Content = make([]*yaml.Node, len(n.Content))
+	for i, k := range n.Content {
+		c.Content[i] = copyNode(k)
+	}
+	return &c
 }
 
 // moveToFigures turns one formatVersion 1 scale field into figures; its
@@ -346,8 +552,14 @@ func (m *migration) insertFigures() error {
 		_, end := m.t.blockSpan(m.root, sk)
 		m.t.insertAfter(end, append([]string{"", "figures:"}, m.figures...))
 	case val.Kind == yaml.MappingNode && val.Style&yaml.FlowStyle == 0 && len(val.Content) > 0:
+		// The entries take the indentation of the section's own.
+		indent := strings.Repeat(" ", val.Content[0].Column-1)
+		lines := make([]string, len(m.figures))
+		for i, l := range m.figures {
+			lines[i] = indent + strings.TrimPrefix(l, "  ")
+		}
 		_, end := m.t.blockSpan(m.root, key)
-		m.t.insertAfter(end, m.figures)
+		m.t.insertAfter(end, lines)
 	default:
 		return errors.New("figures is not a block mapping: write it in block style (one figure per line) and migrate again")
 	}

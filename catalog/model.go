@@ -133,7 +133,7 @@ type Attribute struct {
 	Unit            string // see the Unit constants; "" when not declared
 	Timezone        string // for civil dates: the declared zone or the model's
 	Cardinality     int64  // estimated distinct values, 0 when unknown
-	Size            int   // typical value size in bytes, 0 when unknown
+	Size            int    // typical value size in bytes, 0 when unknown
 	PII             bool
 	Encrypted       bool
 	CalendarDerived bool

@@ -7,9 +7,10 @@ import (
 )
 
 // CheckParam checks a value given for an operation parameter: its type,
-// and the domain of the attribute it stands for (enum values, civil dates
-// and instants, numbers). The error does not name the parameter; callers
-// say which one.
+// and the domain of the attribute it stands for (Attribute.Check: enum
+// values, ranges, lengths, patterns, list and map bounds, civil dates and
+// instants). The error does not name the parameter; callers say which
+// one.
 func CheckParam(p *Param, v attr.Value) error {
 	if v.Type == attr.Invalid {
 		return fmt.Errorf("no value")
@@ -17,17 +18,13 @@ func CheckParam(p *Param, v attr.Value) error {
 	if v.Type != p.Type {
 		return fmt.Errorf("expected %s, got %s", typeArticle(p.Type)+" value", typeArticle(v.Type)+" value")
 	}
-	switch v.Type {
-	case attr.N:
+	if v.Type == attr.N {
 		if err := checkNumber(v.Str); err != nil {
 			return err
 		}
-	case attr.S:
-		if p.Attribute != nil {
-			if err := checkString(p.Attribute, v.Str); err != nil {
-				return err
-			}
-		}
+	}
+	if p.Attribute != nil {
+		return p.Attribute.Check(v)
 	}
 	return nil
 }

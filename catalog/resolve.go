@@ -446,7 +446,11 @@ func (r *resolver) checkKeyInstant(ptr string, a *Attribute, what string) {
 	if a == nil || a.Unit != UnitInstant || a.Instant != nil {
 		return
 	}
-	r.errAt(ptr, false, fmt.Sprintf("declare it on attributes.%s, for example instant: {offset: Z, precision: ms}", a.Name),
+	hint := fmt.Sprintf("declare it on attributes.%s, for example instant: {offset: Z, precision: ms}", a.Name)
+	if r.raw.FormatVersion == 1 {
+		hint = fmt.Sprintf("formatVersion 2 requires it: cardapio migrate %s declares the form the samples use", r.file)
+	}
+	r.errAt(ptr, false, hint,
 		"%s is an instant in a key, compared and sorted as text: it needs one declared form (09:41:12+02:00 sorts after 08:00:00Z, though earlier)", what)
 }
 
@@ -527,6 +531,9 @@ func (r *resolver) sampleItem(ptr string, e *Entity, raw map[string]json.RawMess
 	}
 	for _, ea := range e.Attributes {
 		_, has := raw[ea.Name]
+		if r.broken["presence:"+e.Name+"."+ea.Name] {
+			continue // its rule is reported
+		}
 		switch {
 		case !has && ea.Needs(all):
 			if len(ea.When) > 0 {

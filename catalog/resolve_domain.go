@@ -34,13 +34,18 @@ func (r *resolver) domain(ptr, name string, t attr.Type, unit string, rd *rawDom
 			case string:
 				if !isS {
 					r.errf(eptr, "%s is N: its enum values are numbers, not %q", name, x)
-					continue
+					if checkNumber(x) != nil {
+						continue
+					}
+					text = canonNumber(x) // kept, so that the values that use it are not reported too
+					break
 				}
 				text = x
 			case json.Number:
 				if !isN {
 					r.errf(eptr, "%s is S: write the enum value %s as a string (quote it)", name, x)
-					continue
+					text = string(x) // kept, so that the values that use it are not reported too
+					break
 				}
 				text = canonNumber(string(x))
 			}
@@ -67,6 +72,7 @@ func (r *resolver) domain(ptr, name string, t attr.Type, unit string, rd *rawDom
 	d.Max, d.max = num("max", rd.Max)
 	if d.min != nil && d.max != nil && d.min.Cmp(d.max) > 0 {
 		r.errf(ptr+"/max", "max %s is below min %s", ratText(d.max), ratText(d.min))
+		d.Min, d.min, d.Max, d.max = nil, nil, nil, nil // no value could be checked against them
 	}
 	if rd.Integer && need("integer", isN, "N") {
 		d.Integer = true
@@ -107,12 +113,16 @@ func (r *resolver) domain(ptr, name string, t attr.Type, unit string, rd *rawDom
 				r.errf(ptr+"/items/type", "the members of %s are %s, not %s", t, want, et)
 			}
 		}
-		d.Items = r.member(ptr+"/items", "", name+"'s elements", rd.Items)
+		d.Items = r.member(ptr+"/items", "", name+"[]", rd.Items)
 	}
 	if len(rd.Fields) > 0 && need("fields", t == attr.M, "M") {
 		for _, fn := range sortedKeys(rd.Fields) {
 			f := rd.Fields[fn]
-			d.Fields = append(d.Fields, r.member(ptr+"/fields/"+escapePtr(fn), fn, fn, &f))
+			label := fn
+			if strings.HasSuffix(name, "[]") {
+				label = name + "." + fn
+			}
+			d.Fields = append(d.Fields, r.member(ptr+"/fields/"+escapePtr(fn), fn, label, &f))
 		}
 	}
 	if rd.Instant != nil {
@@ -133,7 +143,7 @@ func (r *resolver) domain(ptr, name string, t attr.Type, unit string, rd *rawDom
 // member resolves the domain of a list element or a map member.
 func (r *resolver) member(ptr, name, label string, rv *rawValueDomain) *Member {
 	t, _ := attr.ParseType(rv.Type)
-	m := &Member{Name: name, Type: t, Unit: rv.Unit, Optional: rv.Optional}
+	m := &Member{Name: name, Type: t, Unit: rv.Unit, Optional: rv.Optional, label: label}
 	if rv.Optional && name == "" {
 		r.errAt(ptr+"/optional", true, "", "optional applies to the members of a map, not to list elements")
 	}

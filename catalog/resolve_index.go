@@ -268,6 +268,9 @@ func (r *resolver) keyConditions(ptr string, raw map[string]json.RawMessage, t *
 					continue
 				}
 				r.checkOperand(cptr+"/"+op, o, a, avail)
+				if op == OpEq {
+					r.checkLiteral(cptr+"/"+op, o, a)
+				}
 				kc.Operands = append(kc.Operands, o)
 			}
 			if op == OpBeginsWith && a != nil && a.Type != attr.S {
@@ -355,6 +358,18 @@ func (r *resolver) checkOperand(ptr string, o Operand, a *Attribute, avail func(
 		if err := checkString(a, o.Template.Text); err != nil {
 			r.errf(ptr, "%v", err)
 		}
+	}
+}
+
+// checkLiteral holds a constant that is assigned or compared equal to an
+// attribute to the attribute's whole domain (strings are already held to
+// it by checkOperand).
+func (r *resolver) checkLiteral(ptr string, o Operand, a *Attribute) {
+	if a == nil || o.Literal == nil || o.Literal.Type != a.Type || a.Type == attr.S {
+		return
+	}
+	if err := a.Check(*o.Literal); err != nil {
+		r.errf(ptr, "%v", err)
 	}
 }
 

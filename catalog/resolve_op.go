@@ -494,6 +494,7 @@ func (r *resolver) request(ptr string, scope *opScope, kind StepKind, rr *rawReq
 				continue
 			}
 			r.checkOperand(iptr, o, a, scope.avail)
+			r.checkLiteral(iptr, o, a)
 			q.Item = append(q.Item, Assign{an, o})
 		}
 		if e != nil {
@@ -501,7 +502,7 @@ func (r *resolver) request(ptr string, scope *opScope, kind StepKind, rr *rawReq
 			for _, ea := range e.Attributes {
 				// A required attribute with a presence rule is absent in
 				// some states: the put may leave it out.
-				if ea.Presence == Required && len(ea.When) == 0 && len(ea.Unless) == 0 {
+				if ea.Presence == Required && len(ea.When) == 0 && len(ea.Unless) == 0 && !r.broken["presence:"+e.Name+"."+ea.Name] {
 					if _, ok := rr.Item[ea.Name]; !ok {
 						missing = append(missing, ea.Name)
 					}
@@ -534,6 +535,7 @@ func (r *resolver) request(ptr string, scope *opScope, kind StepKind, rr *rawReq
 						continue
 					}
 					r.checkOperand(ptr+"/key/"+escapePtr(k), o, r.attrs[k], scope.avail)
+					r.checkLiteral(ptr+"/key/"+escapePtr(k), o, r.attrs[k])
 					q.Key = append(q.Key, Assign{k, o})
 				}
 			}

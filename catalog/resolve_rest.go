@@ -31,7 +31,7 @@ func (r *resolver) resolveRest() {
 		sc := Scenario{Name: k, Description: s.Description, At: s.At, Day: s.Day, Load: s.Load, Expect: s.Expect}
 		if s.Peak != "" {
 			if sc.Peak = m.Peak(s.Peak); sc.Peak == nil {
-				r.peakRefs(p("scenarios", k), []string{s.Peak}) // reported at the scenario's peak
+				r.errAt(p("scenarios", k, "peak"), false, r.peakHint(s.Peak), "unknown peak %q", s.Peak)
 			}
 		}
 		m.Scenarios = append(m.Scenarios, sc)

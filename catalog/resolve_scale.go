@@ -50,11 +50,17 @@ func (r *resolver) entityRules(e *Entity) {
 				if side.raw == nil {
 					continue
 				}
+				before := len(r.errs)
 				if _, self := side.raw[ea.Name]; self {
 					r.errAt(ptr+"/"+side.field+"/"+escapePtr(ea.Name), true, "", "the presence of %s cannot depend on its own value", ea.Name)
-					continue
+				} else {
+					*side.out = r.conditions(ptr+"/"+side.field, e, side.raw)
 				}
-				*side.out = r.conditions(ptr+"/"+side.field, e, side.raw)
+				if len(r.errs) > before {
+					// A broken rule is reported once: nothing is checked against it.
+					r.broken["presence:"+e.Name+"."+ea.Name] = true
+					ea.When, ea.Unless = nil, nil
+				}
 			}
 		}
 		if ea.Values != nil && ea.Attribute != nil {
@@ -98,10 +104,22 @@ func (r *resolver) resolvePopulations() {
 		ptr := p("entities", e.Name, "population")
 		pop := &Population{Total: rp.Total, Per: rp.Per, Mean: rp.Mean, Share: rp.Share, Note: rp.Note, ParentShare: 1}
 		e.Population = pop
+		before := len(r.errs)
+		r.population(ptr, e, pop, rp)
+		if len(r.errs) > before {
+			r.broken["population:"+e.Name] = true
+		}
+	}
+	r.countItems()
+}
+
+// population resolves one entity's declared population.
+func (r *resolver) population(ptr string, e *Entity, pop *Population, rp *rawPopulation) {
+	{
 		switch {
 		case rp.Total != nil && rp.Per != "":
 			r.errAt(ptr+"/per", true, "", "a population is a total or a count per parent, not both")
-			continue
+			return
 		case rp.Total != nil:
 			for _, f := range []struct {
 				name string
@@ -111,15 +129,15 @@ func (r *resolver) resolvePopulations() {
 					r.errAt(ptr+"/"+f.name, true, "", "%s counts children per parent: it needs per, not total", f.name)
 				}
 			}
-			continue
+			return
 		case rp.Per == "":
 			r.errAt(ptr, true, "", "a population needs total, or per (the parent entity) with mean, share or distribution")
-			continue
+			return
 		}
 		parent, ok := r.ents[rp.Per]
 		if !ok {
 			r.errAt(ptr+"/per", false, didYouMean(rp.Per, sortedKeys(r.ents)), "unknown entity %q", rp.Per)
-			continue
+			return
 		}
 		pop.Parent = parent
 		pop.PerParent = r.count(ptr, rp)
@@ -133,7 +151,11 @@ func (r *resolver) resolvePopulations() {
 			pop.ParentShare = s
 		}
 	}
-	// Count items, parents first; a cycle is an error.
+}
+
+// countItems counts every population's items, parents first; a cycle is
+// an error.
+func (r *resolver) countItems() {
 	state := map[*Entity]int{} // 1 visiting, 2 done
 	var visit func(e *Entity) bool
 	visit = func(e *Entity) bool {
@@ -144,6 +166,7 @@ func (r *resolver) resolvePopulations() {
 		switch state[e] {
 		case 1:
 			r.errAt(p("entities", e.Name, "population", "per"), false, "", "populations per parent make a cycle through %s", e.Name)
+			r.broken["population:"+e.Name] = true
 			return false
 		case 2:
 			return true
@@ -155,6 +178,7 @@ func (r *resolver) resolvePopulations() {
 			pop.Items, pop.Known = float64(*pop.Total), true
 		case pop.Parent != nil && pop.PerParent != nil:
 			if !visit(pop.Parent) {
+				r.broken["population:"+e.Name] = true
 				return false
 			}
 			if pp := pop.Parent.Population; pp != nil && pp.Known {
@@ -298,6 +322,9 @@ func (r *resolver) resolveScale() {
 				break
 			}
 			u.Entity = e
+			if r.broken["population:"+e.Name] {
+				break // reported at the population
+			}
 			if e.Population == nil || !e.Population.Known {
 				r.errAt(ptr+"/entity", false, fmt.Sprintf("declare entities.%s.population", e.Name), "the number of %s is the population of %s, which the model does not give", bu.Name, e.Name)
 				break
@@ -316,13 +343,17 @@ func (r *resolver) resolveScale() {
 func (r *resolver) peakRefs(ptr string, names []string) {
 	for i, n := range names {
 		if r.m.Peak(n) == nil {
-			hint := didYouMean(n, r.peakNames())
-			if hint == "" && len(r.m.Scale.Peaks) == 0 {
-				hint = "declare it under scale.peaks"
-			}
-			r.errAt(fmt.Sprintf("%s/%d", ptr, i), false, hint, "unknown peak %q", n)
+			r.errAt(fmt.Sprintf("%s/%d", ptr, i), false, r.peakHint(n), "unknown peak %q", n)
 		}
 	}
+}
+
+func (r *resolver) peakHint(n string) string {
+	hint := didYouMean(n, r.peakNames())
+	if hint == "" {
+		hint = "declare it under scale.peaks"
+	}
+	return hint
 }
 
 func (r *resolver) peakNames() []string {
@@ -362,6 +393,9 @@ func (r *resolver) volume(ptr string, rv *rawVolume) Volume {
 				"the share of %s items where %s is unknown", e.Name, condText(rel.Where))
 		}
 		share = s
+	}
+	if r.broken["population:"+e.Name] {
+		return v // reported at the population
 	}
 	if e.Population == nil || !e.Population.Known {
 		r.errAt(ptr+"/per", false, fmt.Sprintf("declare entities.%s.population", e.Name), "a volume per item of %s needs its population", e.Name)

@@ -33,7 +33,8 @@ variants weighted by their shares (or the dearest one), per operation and
 per access pattern; the storage of every table (its declared sizeGB, or the
 entities' populations x their samples, with 100 B per item and per index
 entry) under Standard and Standard-IA; point-in-time recovery and one export
-a month where declared; the total and the cost per 1,000 contracts; and the
+a month where declared; the total and the cost per 1,000 of the business unit
+(scale.businessUnit: contracts, orders, accounts...); and the
 provisioned alternative at a target utilisation.
 
 Prices are capacity's us-east-1 table, overridden by the model's pricing,

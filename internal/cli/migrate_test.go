@@ -1,0 +1,75 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestMigrateReferenceV1 upgrades the reference model as it stood at
+// formatVersion 1, in place, and prices it: the cost per 1,000 contracts
+// is the reference's, to the cent.
+func TestMigrateReferenceV1(t *testing.T) {
+	dir := t.TempDir()
+	v1, err := os.ReadFile("../../catalog/testdata/migrate/lastro-v1.yaml")
+	require.NoError(t, err)
+	path := filepath.Join(dir, "model.yaml")
+	require.NoError(t, os.WriteFile(path, v1, 0o640))
+
+	out, errOut, code := runCheckCLI("check", path)
+	require.Equal(t, ExitBadInput, code, out)
+	assert.Contains(t, errOut, "run cardapio migrate "+path)
+
+	out, errOut, code = runCheckCLI("migrate", path)
+	require.Equal(t, ExitOK, code, errOut)
+	assert.Empty(t, errOut)
+	assert.Contains(t, out, path+": formatVersion 1 -> 2\n")
+	assert.Contains(t, out, path+": scale.paydays -> scale.peaks")
+	migrated, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Contains(t, string(migrated), "\nformatVersion: 2\n")
+	info, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o640), info.Mode().Perm(), "the file keeps its mode")
+
+	out, errOut, code = runCheckCLI("cost", path)
+	require.Equal(t, ExitOK, code, errOut)
+	ref, err := os.ReadFile("testdata/cost/reference.txt.golden")
+	require.NoError(t, err)
+	perThousand := func(s string) string {
+		for _, l := range strings.Split(s, "\n") {
+			if strings.Contains(l, "per 1,000 of") {
+				return l
+			}
+		}
+		return ""
+	}
+	assert.Equal(t, "  per 1,000 of 8,000,000 contracts: US$ 0.0258 (2.58 US cents)", perThousand(string(ref)))
+	assert.Equal(t, perThousand(string(ref)), perThousand(out))
+
+	out, _, code = runCheckCLI("migrate", path)
+	assert.Equal(t, ExitOK, code)
+	assert.Equal(t, path+": "+path+" is already at formatVersion 2\n", out)
+
+	_, errOut, code = runCheckCLI("migrate", filepath.Join(dir, "missing.yaml"))
+	assert.Equal(t, ExitBadInput, code)
+	assert.Contains(t, errOut, "missing.yaml")
+}
+
+// TestMigrateStdout prints instead of writing.
+func TestMigrateStdout(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.yaml")
+	src := "formatVersion: 1\nname: x\ntables: {t: {partitionKey: PK}}\nattributes: {PK: {type: S, description: key}}\nentities: {E: {key: {PK: \"E#{PK}\"}, attributes: {}}}\naccessPatterns: {}\nscale: {contracts: 10}\n"
+	require.NoError(t, os.WriteFile(path, []byte(src), 0o644))
+	out, errOut, _ := runCheckCLI("migrate", "--stdout", path)
+	assert.Contains(t, out, "scale: {businessUnit: {name: contracts, count: 10}}\n")
+	assert.Contains(t, errOut, "formatVersion 1 -> 2")
+	same, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, src, string(same), "--stdout leaves the file alone")
+}
