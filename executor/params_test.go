@@ -27,7 +27,8 @@ func TestBadParams(t *testing.T) {
 		{"out of the enum", map[string]attr.Value{"newBucket": attr.Str("D031_06")}, []string{"parameter newBucket", "not a value of bucket", `did you mean "D031_060"?`}},
 		{"not a civil date", map[string]attr.Value{"newOldest": attr.Str("2026-02-30")}, []string{"parameter newOldest", "not a valid date"}},
 		{"not a number", map[string]attr.Value{"newBalance": attr.Num("12a")}, []string{"parameter newBalance", "not a number"}},
-		{"separator in a key", map[string]attr.Value{"tenantId": attr.Str("t0#42")}, []string{"parameter tenantId", `key separator "#"`}},
+		{"separator in a key", map[string]attr.Value{"chargeRef": attr.Str("E2E#7Q9")}, []string{"parameter chargeRef", `key separator "#"`}},
+		{"out of the pattern", map[string]attr.Value{"tenantId": attr.Str("t0#42")}, []string{"parameter tenantId", `does not match the pattern of tenantId`}},
 		{"unknown", map[string]attr.Value{"tenant": attr.Str("t042")}, []string{`no parameter "tenant"`, `did you mean "tenantId"?`}},
 	}
 	for _, c := range cases {

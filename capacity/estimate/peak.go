@@ -788,16 +788,16 @@ func Rate(f float64) string {
 }
 
 // skewOf is the share of an attribute's largest value when its items
-// spread unevenly; 0 when nothing says so.
-func skewOf(a *catalog.Attribute) float64 { return 0 }
+// spread unevenly (the attribute's declared skew); 0 when nothing says so.
+func skewOf(a *catalog.Attribute) float64 {
+	if a.Skew == nil {
+		return 0
+	}
+	return a.Skew.Largest()
+}
 
 // distinct is the number of values an attribute takes, 0 when unknown.
 func distinct(a *catalog.Attribute) int64 {
-	switch {
-	case a.Cardinality > 0:
-		return a.Cardinality
-	case len(a.Enum) > 0:
-		return int64(len(a.Enum))
-	}
-	return 0
+	n, _ := a.Distinct()
+	return n
 }

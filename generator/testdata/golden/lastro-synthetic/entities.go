@@ -418,8 +418,10 @@ type Contact struct {
 	// tenant secret. It lives only in the key.
 	DebtorKey string `dynamodbav:"-"`
 	// ContactAt is attribute contactAt: instant of a contact attempt, with the
-	// America/Sao_Paulo offset so the sort-key prefix is a civil day. An RFC 3339
-	// instant. It lives only in the key.
+	// America/Sao_Paulo offset so the sort-key prefix is a civil day
+	// (decisions.contact-time); part of the CONTACT sort key, so always written
+	// with that one offset, in whole seconds. An RFC 3339 instant. It lives only
+	// in the key.
 	ContactAt string `dynamodbav:"-"`
 	// Channel is attribute channel: contact channel.
 	Channel Channel `dynamodbav:"channel"`
@@ -710,8 +712,9 @@ type Event struct {
 	// 3 digits in keys (IN#007); unpadded, IN#10 would sort before IN#2. It lives
 	// only in the key.
 	Seq int64 `dynamodbav:"-"`
-	// EventAt is attribute eventAt: when an audit event happened. An RFC 3339
-	// instant. It lives only in the key.
+	// EventAt is attribute eventAt: when an audit event happened; part of the
+	// EVENT sort key, so written in UTC with milliseconds. An RFC 3339 instant.
+	// It lives only in the key.
 	EventAt string `dynamodbav:"-"`
 	// EventID is attribute eventId: short unique id breaking ties between events
 	// of the same instant. It lives only in the key.
