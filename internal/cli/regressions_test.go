@@ -114,7 +114,7 @@ var regressions = []regression{
 			{in: "  daysPastDue:", old: "    calendarDerived: true\n    stored: false\n", new: ""},
 			{in: "  daysPastDue:", drop: `^    derivation: .*$`},
 			{in: "  daysPastDue:", old: "    description: Days past due of a contract.\n", new: "    description: Days past due of a contract, stored and recomputed every night.\n"},
-			{in: "  CONTRACT:", old: "      oldestOverdueDueDate: optional\n", new: "      oldestOverdueDueDate: optional\n      daysPastDue: optional\n"},
+			{in: "  CONTRACT:", old: "      oldestOverdueDueDate: {presence: optional, when: {status: IN_COLLECTION}}\n", new: "      oldestOverdueDueDate: {presence: optional, when: {status: IN_COLLECTION}}\n      daysPastDue: optional\n"},
 			{in: "  CONTRACT:", after: `^        tenantId: t042$`, new: "        daysPastDue: 45\n"},
 			{in: "  GSI2:", old: "    sort: [outstandingCents, contractId]\n", new: "    sort: [daysPastDue, outstandingCents, contractId]\n"},
 			{in: "  GSI2:", old: "{outstandingCents:012}#{contractId}", new: "{daysPastDue:04}#{outstandingCents:012}#{contractId}"},
