@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/cardapio/cardapio/catalog"
 )
@@ -86,19 +87,38 @@ func Generate(m *catalog.Model, o Options) (Files, error) {
 		return nil, err
 	}
 	files := Files{}
+	// Rendering is sequential (codec.go holds the helpers the others
+	// use); formatting, most of the time, runs on every core.
+	srcs := map[string][]byte{}
 	for _, f := range goFiles {
 		src, err := p.render(f)
 		if err != nil {
 			return nil, fmt.Errorf("generate %s: %w", f, err)
 		}
-		if src == nil {
-			continue
+		if src != nil {
+			srcs[f] = src
 		}
-		out, err := format.Source(src)
-		if err != nil {
-			return nil, fmt.Errorf("generate %s: the generated code does not parse (%v); this is a bug in cardapio", f, err)
-		}
-		files[f] = out
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var ferr error
+	for f, src := range srcs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out, err := format.Source(src)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				ferr = fmt.Errorf("generate %s: the generated code does not parse (%v); this is a bug in cardapio", f, err)
+				return
+			}
+			files[f] = out
+		}()
+	}
+	wg.Wait()
+	if ferr != nil {
+		return nil, ferr
 	}
 	if cf, err := CloudFormation(m, o); err != nil {
 		return nil, err
