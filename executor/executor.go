@@ -90,7 +90,7 @@ func (x *Executor) Plan(op, variant string) (*Plan, error) {
 		}
 		return nil, fmt.Errorf("the model has no operation %q%s", op, hintOf(op, names))
 	}
-	p, err := Compile(x.m, o, variant, x.opts.Tables, x.opts.Keys)
+	p, err := compile(x.m, o, variant, x.opts.Tables, x.opts.Keys, x.opts.Rules)
 	if err != nil {
 		return nil, err
 	}

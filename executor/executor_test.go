@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
 	"sort"
 	"strings"
 	"testing"
@@ -78,33 +79,77 @@ func staticFigures(v estimate.Variant) []string {
 
 func num(f float64) string { return fmt.Sprint(math.Round(f*1000) / 1000) }
 
-func TestReferenceModel(t *testing.T) {
-	m := load(t, "../model.yaml")
-	est := estimate.New(m, capacity.Default())
-	ctx := context.Background()
-	for _, ov := range variants(m) {
-		t.Run(ov[0]+"/"+ov[1], func(t *testing.T) {
-			x, done := fresh(t, m, target.KeysNative)
-			defer done()
-			in := executor.Input{Operation: ov[0], Variant: ov[1]}
-			seeded, err := x.Seed(ctx, in)
-			require.NoError(t, err)
-			in.Before = seeded.Before
-			res, err := x.Run(ctx, in)
-			require.NoError(t, err)
-			sv, err := est.Variant(m.Operation(ov[0]), budget(m, ov[0], ov[1]))
-			require.NoError(t, err)
-			t.Logf("%s/%s: %s seeded %d; measured %v; static %v", ov[0], ov[1], res.Outcome.Kind, seeded.Items, figures(res.Capacity), staticFigures(sv))
-			want := strings.Join(staticFigures(sv), "\n")
-			if d, ok := knownDrift[ov[0]+"/"+ov[1]]; ok {
-				require.Equal(t, d.static, want, "the static figure moved: %s", d.why)
-				want = d.measured
-			}
-			require.Equal(t, want, strings.Join(figures(res.Capacity), "\n"), "outcome %+v", res.Outcome)
-			require.Equal(t, outcomes[ov[0]+"/"+ov[1]], string(res.Outcome.Kind), "%+v", res.Outcome)
-			require.Equal(t, !res.Outcome.Retry(), res.Outcome.OK(), "a run succeeds or stops as the model declares, or asks for a retry: %+v", res.Outcome)
-			require.False(t, res.Capacity.Computed, "measured throughout on the embedded engine")
-		})
+// models are the models every operation of which runs through the
+// executor: the two examples, and models written for other tests, each
+// unlike the examples (the orders example joins when it exists).
+var models = []string{
+	"../model.yaml",
+	"../examples/orders/model.yaml",
+	"../examples/model-a.yaml",
+	"../examples/model-b.yaml",
+	"../examples/scan.yaml",
+	"../catalog/testdata/valid/composite.yaml",
+	"../catalog/testdata/valid/consistency.yaml",
+	"../catalog/testdata/valid/indexed.yaml",
+	"../catalog/testdata/valid/minimal.yaml",
+	"../catalog/testdata/valid/races.yaml",
+	"../capacity/estimate/testdata/onsale.yaml",
+	"../capacity/estimate/testdata/queue.yaml",
+	"../capacity/estimate/testdata/remove.yaml",
+	"../capacity/estimate/testdata/unit.yaml",
+}
+
+// TestModels runs every operation and variant of every model on the
+// embedded engine, seeded as its variant says, and requires the measured
+// capacity, per table and per index, to be the static estimate's (zero
+// drift), measured throughout (no figure computed), and the run to
+// succeed, stop or ask for a retry as the model declares.
+func TestModels(t *testing.T) {
+	for _, path := range models {
+		if _, err := os.Stat(path); err != nil {
+			t.Logf("%s: not there yet", path)
+			continue
+		}
+		m := load(t, path)
+		est := estimate.New(m, capacity.Default())
+		ctx := context.Background()
+		for _, ov := range variants(m) {
+			name := m.Name + ":" + ov[0] + "/" + ov[1]
+			t.Run(name, func(t *testing.T) {
+				for _, p := range m.Operation(ov[0]).Params {
+					if p.Sample == nil {
+						t.Skipf("parameter %s has no sample: a run needs its value", p.Name)
+					}
+				}
+				x, done := fresh(t, m, target.KeysNative)
+				defer done()
+				in := executor.Input{Operation: ov[0], Variant: ov[1]}
+				seeded, err := x.Seed(ctx, in)
+				require.NoError(t, err)
+				in.Before = seeded.Before
+				res, err := x.Run(ctx, in)
+				require.NoError(t, err)
+				sv, err := est.Variant(m.Operation(ov[0]), budget(m, ov[0], ov[1]))
+				require.NoError(t, err)
+				want := strings.Join(staticFigures(sv), "\n")
+				for _, n := range seeded.Notes {
+					t.Logf("seed: %s", n)
+				}
+				if seeded.Partial {
+					t.Skip("the model's state cannot be seeded (a whole-table scan at its declared size)")
+				}
+				if d, ok := knownDrift[name]; ok {
+					require.Equal(t, d.static, want, "the static figure moved: %s", d.why)
+					want = d.measured
+				}
+				require.Equal(t, want, strings.Join(figures(res.Capacity), "\n"), "outcome %+v", res.Outcome)
+				if k, ok := outcomes[name]; ok {
+					require.Equal(t, k, string(res.Outcome.Kind), "%+v", res.Outcome)
+				}
+				require.Equal(t, !res.Outcome.Retry(), res.Outcome.OK(), "a run succeeds or stops as the model declares, or asks for a retry: %+v", res.Outcome)
+				require.False(t, res.Capacity.Computed, "measured throughout on the embedded engine")
+			})
+		}
 	}
 }
 
@@ -120,38 +165,46 @@ func budget(m *catalog.Model, op, v string) *catalog.Budget {
 // knownDrift lists where the measured figure differs from the static
 // estimate, and why. Each entry is a fault of the estimate, reported to
 // its owner; the test fails when the figures move, so that a fix shows.
-// None is left: the estimate sizes each shard of a fan-out with its own
-// shard value (shard 0's entries are a byte smaller).
-var knownDrift = map[string]struct{ static, measured, why string }{}
+// The fan-outs' shard 0 (a byte smaller) was one; the estimate now sizes
+// each shard with its own value.
+var knownDrift = map[string]struct{ static, measured, why string }{
+	"unit:Both/cancelled": {"table things: 6 WRU 0 RRU", "table things: 8 WRU 0 RRU", failsOnAbsent},
+}
+
+// failsOnAbsent: the variant fails the child put's attribute_not_exists
+// condition, which only an existing child can fail, yet the estimate
+// charges the failed put on its declared before (absent: 1 unit). The run
+// finds the child (2,019 B) and is billed on it: 2 x 2 WRU, not 2 x 1.
+const failsOnAbsent = "the failing put is charged on its declared before, absent, though only an existing item fails its condition"
 
 // outcomes is the outcome of each variant of the reference model.
 var outcomes = map[string]string{
-	"ApplySettlement/cures":         "applied",
-	"ApplySettlement/duplicate":     "already-applied",
-	"ApplySettlement/on-time":       "applied",
-	"ApplySettlement/partial":       "applied",
-	"ArchivedAuditTrail/typical":    "applied",
-	"AuditTrail/typical":            "applied",
-	"BureauEligible/page-per-shard": "applied",
-	"ClaimContact/allowed":          "applied",
-	"ClaimContact/first-of-day":     "applied",
-	"ClaimContact/refused":          "limit-reached",
-	"ContactsOfDay/typical":         "applied",
-	"CreateCharge/new":              "applied",
-	"DebtorView/typical":            "applied",
-	"DunningAgenda/page-per-shard":  "applied",
-	"EnumerateTenantDebtors/page":   "applied",
-	"LoadChargesPolicy/hit":         "applied",
-	"MoveBucket/move":               "applied",
-	"OnboardDebtor/existing":        "exists",
-	"OnboardDebtor/new":             "applied",
-	"OpenInstallments/typical":      "applied",
-	"PortfolioByBucket/page":        "applied",
-	"PromisesDue/page-per-shard":    "applied",
-	"PromisesThisWeek/week":         "applied",
-	"PublishPolicy/new":             "applied",
-	"RegisterPromise/new":           "applied",
-	"RescheduleNextAction/move":     "applied",
-	"RescheduleNextAction/race":     "version-conflict",
-	"WeekendRollInto31/one-page":    "applied",
+	"lastro:ApplySettlement/cures":         "applied",
+	"lastro:ApplySettlement/duplicate":     "already-applied",
+	"lastro:ApplySettlement/on-time":       "applied",
+	"lastro:ApplySettlement/partial":       "applied",
+	"lastro:ArchivedAuditTrail/typical":    "applied",
+	"lastro:AuditTrail/typical":            "applied",
+	"lastro:BureauEligible/page-per-shard": "applied",
+	"lastro:ClaimContact/allowed":          "applied",
+	"lastro:ClaimContact/first-of-day":     "applied",
+	"lastro:ClaimContact/refused":          "limit-reached",
+	"lastro:ContactsOfDay/typical":         "applied",
+	"lastro:CreateCharge/new":              "applied",
+	"lastro:DebtorView/typical":            "applied",
+	"lastro:DunningAgenda/page-per-shard":  "applied",
+	"lastro:EnumerateTenantDebtors/page":   "applied",
+	"lastro:LoadChargesPolicy/hit":         "applied",
+	"lastro:MoveBucket/move":               "applied",
+	"lastro:OnboardDebtor/existing":        "exists",
+	"lastro:OnboardDebtor/new":             "applied",
+	"lastro:OpenInstallments/typical":      "applied",
+	"lastro:PortfolioByBucket/page":        "applied",
+	"lastro:PromisesDue/page-per-shard":    "applied",
+	"lastro:PromisesThisWeek/week":         "applied",
+	"lastro:PublishPolicy/new":             "applied",
+	"lastro:RegisterPromise/new":           "applied",
+	"lastro:RescheduleNextAction/move":     "applied",
+	"lastro:RescheduleNextAction/race":     "version-conflict",
+	"lastro:WeekendRollInto31/one-page":    "applied",
 }

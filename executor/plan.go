@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/cardapio/cardapio/attr"
+	"github.com/cardapio/cardapio/capacity"
+	"github.com/cardapio/cardapio/capacity/estimate"
 	"github.com/cardapio/cardapio/catalog"
 	"github.com/cardapio/cardapio/expr"
 	"github.com/cardapio/cardapio/target"
@@ -52,6 +54,11 @@ type StepPlan struct {
 	// ShardAttr is the natural shard attribute a synthetic partition key
 	// is rendered with.
 	ShardAttr string
+	// Pages is how many pages one run of a query or scan reads on each
+	// shard: the pages its matches fill (capacity.Pager, at the page size
+	// or 1 MB), as the static estimate counts them; 0 reads the whole
+	// answer (a scan without matches).
+	Pages int
 
 	Update, Condition, Filter, Projection string
 	Names                                 map[string]string
@@ -106,14 +113,13 @@ func (kv *KeyValue) IsSynthetic() bool { return kv.synthetic }
 // table -> name on the target; nil keeps the model's names) and
 // multi-attribute index keys follow keys (native or synthetic).
 func Compile(m *catalog.Model, op *catalog.Operation, variant string, names map[string]string, keys target.Keys) (*Plan, error) {
+	return compile(m, op, variant, names, keys, capacity.Default())
+}
+
+func compile(m *catalog.Model, op *catalog.Operation, variant string, names map[string]string, keys target.Keys, rules capacity.Rules) (*Plan, error) {
 	b := &catalog.Budget{}
 	if variant != "" || len(op.Budgets) > 0 {
-		b = nil
-		for _, x := range op.Budgets {
-			if x.Name == variant {
-				b = x
-			}
-		}
+		b = op.Budget(variant)
 		if b == nil {
 			var vs []string
 			for _, x := range op.Budgets {
@@ -122,7 +128,7 @@ func Compile(m *catalog.Model, op *catalog.Operation, variant string, names map[
 			return nil, fmt.Errorf("operation %s has no variant %q (it has %s)", op.Name, variant, strings.Join(vs, ", "))
 		}
 	}
-	c := compiler{m: m, op: op, names: names, keys: keys}
+	c := compiler{m: m, op: op, names: names, keys: keys, rules: rules}
 	p := &Plan{Operation: op, Variant: b}
 	for _, s := range op.Steps {
 		if !s.In(b.Name) {
@@ -149,6 +155,7 @@ type compiler struct {
 	op    *catalog.Operation
 	names map[string]string
 	keys  target.Keys
+	rules capacity.Rules
 }
 
 func (c *compiler) tableName(t *catalog.Table) string {
@@ -208,6 +215,9 @@ func (c *compiler) step(s *catalog.Step, parent, variant string) (*StepPlan, err
 		if err := c.keyCondition(sp, q); err != nil {
 			return nil, err
 		}
+	}
+	if s.Kind == catalog.Query || s.Kind == catalog.Scan {
+		sp.Pages = c.pages(q)
 	}
 	if s.Kind.IsWrite() && c.keys == target.KeysSynthetic {
 		if err := c.synthetic(sp, q); err != nil {
@@ -308,6 +318,11 @@ func (c *compiler) keyCondition(sp *StepPlan, q *catalog.Request) error {
 	if x != nil && x.Shards != nil && q.Shards != nil && q.Shards.FanOut == "all" {
 		shardAttr, shardCount = x.Shards.Attribute, x.Shards.Count
 	}
+	if x != nil && x.Shards == nil && q.Shards != nil && q.Shards.FanOut == "all" && q.Shards.Workers > 1 {
+		// A fan-out over an index without shards: every worker sends the
+		// same query (and pays for it), as the static estimate charges it.
+		sp.ShardCount = q.Shards.Workers
+	}
 	if x != nil && target.UsesSynthetic(x, c.keys) {
 		return c.syntheticKeyCondition(sp, q, shardAttr, shardCount)
 	}
@@ -385,4 +400,44 @@ func shardValue(t attr.Type, i int) attr.Value {
 		return attr.Str(strconv.Itoa(i))
 	}
 	return attr.Num(strconv.Itoa(i))
+}
+
+// pages counts the pages a read's matches fill: the items (or index
+// entries) of every match, sized as the billing rules size them, split by
+// capacity.Pager at the page size or 1 MB. A read without matches reads
+// its whole answer (0).
+func (c *compiler) pages(q *catalog.Request) int {
+	if len(q.Matches) == 0 {
+		return 0
+	}
+	t := estimate.Table(q.Table)
+	var ix *capacity.Index
+	if q.Index != nil {
+		ix, _, _ = t.Index(q.Index.Name)
+	}
+	p := capacity.Pager{Limit: q.PageSize}
+	n, open := 0, false
+	for _, mt := range q.Matches {
+		it, ok := mt.Entity.Sample(mt.Sample)
+		if !ok || it == nil {
+			continue
+		}
+		size := c.rules.ItemSize(it)
+		if ix != nil {
+			if size, ok = c.rules.EntrySize(t, ix, it); !ok {
+				continue
+			}
+		}
+		for range mt.Count {
+			open = true
+			if p.Add(size) {
+				n++
+				open = false
+			}
+		}
+	}
+	if open || n == 0 {
+		n++
+	}
+	return n
 }

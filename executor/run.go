@@ -218,11 +218,12 @@ func (r *run) bind(sp *StepPlan, item map[string]types.AttributeValue) *Outcome 
 	return nil
 }
 
-// read runs a query or scan: on every shard of a fan-out, the variant's
-// pages (one by default), each continuing the last, or starting over when
-// the answer had no more.
+// read runs a query or scan: on every shard of a fan-out, the pages one
+// run reads (StepPlan.Pages: those the step's matches fill, following
+// LastEvaluatedKey, or the whole answer), and that again for each further
+// page the variant declares (Budget.Pages), which repeats the same
+// requests and is counted at their measured figures, not sent again.
 func (r *run) read(ctx context.Context, sp *StepPlan, sr *StepResult) *Outcome {
-	pages := max(1, r.p.Variant.Pages)
 	shards := 1
 	if sp.ShardCount > 0 {
 		shards = sp.ShardCount
@@ -240,18 +241,10 @@ func (r *run) read(ctx context.Context, sp *StepPlan, sr *StepResult) *Outcome {
 			}
 		}
 		var start map[string]types.AttributeValue
-		var lastPage *types.ConsumedCapacity
-		for page := 0; page < pages; page++ {
+		var sent []*types.ConsumedCapacity
+		for page := 0; sp.Pages == 0 || page < sp.Pages; page++ {
 			if err := ctx.Err(); err != nil {
 				return r.fail(sp, err)
-			}
-			if page > 0 && start == nil && lastPage != nil {
-				// The answer had no more: the next page the variant reads
-				// starts over, the very request just sent, and is counted
-				// again at what it consumed rather than sent again.
-				r.chargeOne(sr, lastPage, false)
-				sr.Repeated++
-				continue
 			}
 			var items []map[string]types.AttributeValue
 			var cc *types.ConsumedCapacity
@@ -280,7 +273,7 @@ func (r *run) read(ctx context.Context, sp *StepPlan, sr *StepResult) *Outcome {
 				items, cc, last = out.Items, out.ConsumedCapacity, out.LastEvaluatedKey
 			}
 			r.chargeOne(sr, cc, false)
-			lastPage = cc
+			sent = append(sent, cc)
 			sr.Items += len(items)
 			if !bound && len(sp.Bind) > 0 && len(items) > 0 {
 				bound = true
@@ -290,6 +283,15 @@ func (r *run) read(ctx context.Context, sp *StepPlan, sr *StepResult) *Outcome {
 			}
 			start = last
 			sr.LastKey = last
+			if last == nil {
+				break
+			}
+		}
+		for range max(1, r.p.Variant.Pages) - 1 {
+			for _, cc := range sent {
+				r.chargeOne(sr, cc, false)
+				sr.Repeated++
+			}
 		}
 	}
 	if len(sp.Bind) > 0 && !bound {
