@@ -7,6 +7,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -207,4 +208,20 @@ var outcomes = map[string]string{
 	"lastro:RescheduleNextAction/move":     "applied",
 	"lastro:RescheduleNextAction/race":     "version-conflict",
 	"lastro:WeekendRollInto31/one-page":    "applied",
+}
+
+// nativeRuns memoises the native run of each reference variant on the
+// embedded engine, which several tests compare with.
+var nativeRuns sync.Map // "op/variant" -> *executor.Result
+
+func nativeRun(t *testing.T, m *catalog.Model, ov [2]string) *executor.Result {
+	t.Helper()
+	if r, ok := nativeRuns.Load(ov[0] + "/" + ov[1]); ok {
+		return r.(*executor.Result)
+	}
+	tg, err := target.Open(context.Background(), target.Options{})
+	require.NoError(t, err)
+	r := runOn(t, tg, m, target.KeysNative, ov)
+	nativeRuns.Store(ov[0]+"/"+ov[1], r)
+	return r
 }

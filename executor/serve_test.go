@@ -88,11 +88,9 @@ func TestServe(t *testing.T) {
 	// cut off about 1 large Query response in 300 here).
 	remote, err := target.Open(ctx, target.Options{EndpointURL: url, Retry: target.NoRetry})
 	require.NoError(t, err)
-	local, err := target.Open(ctx, target.Options{})
-	require.NoError(t, err)
 	for _, ov := range variants(m) {
 		t.Run(ov[0]+"/"+ov[1], func(t *testing.T) {
-			want := runOn(t, local, m, target.KeysNative, ov)
+			want := nativeRun(t, m, ov)
 			got := runOn(t, remote, m, target.KeysAuto, ov)
 			assert.Equal(t, want.Outcome.Kind, got.Outcome.Kind, "%+v", got.Outcome)
 			assert.Equal(t, strings.Join(figures(want.Capacity), "\n"), strings.Join(figures(got.Capacity), "\n"))

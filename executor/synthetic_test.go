@@ -22,17 +22,9 @@ func TestSyntheticKeys(t *testing.T) {
 	ctx := context.Background()
 	for _, ov := range variants(m) {
 		t.Run(ov[0]+"/"+ov[1], func(t *testing.T) {
-			var results [2]*executor.Result
-			for i, k := range []target.Keys{target.KeysNative, target.KeysSynthetic} {
-				x, done := fresh(t, m, k)
-				in := executor.Input{Operation: ov[0], Variant: ov[1]}
-				s, err := x.Seed(ctx, in)
-				require.NoError(t, err)
-				in.Before = s.Before
-				results[i], err = x.Run(ctx, in)
-				require.NoError(t, err)
-				done()
-			}
+			tg, err := target.Open(ctx, target.Options{})
+			require.NoError(t, err)
+			results := [2]*executor.Result{nativeRun(t, m, ov), runOn(t, tg, m, target.KeysSynthetic, ov)}
 			n, s := results[0], results[1]
 			require.Equal(t, n.Outcome.Kind, s.Outcome.Kind, "synthetic: %+v", s.Outcome)
 			require.Equal(t, len(n.Steps), len(s.Steps))
