@@ -234,7 +234,13 @@ func accesses(name string, in any) []*access {
 		return []*access{{action: act, arn: x.ResourceArn}}
 	case *ListTagsOfResourceInput:
 		return []*access{{action: act, arn: x.ResourceArn}}
-	case *ListTablesInput, *DescribeLimitsInput, *DescribeEndpointsInput:
+	case *ListTablesInput, *DescribeLimitsInput, *DescribeEndpointsInput, *ListStreamsInput:
+		return []*access{{action: act}}
+	case *GetRecordsInput:
+		// On the stream the iterator reads.
+		if it, ok := parseIterator(x.ShardIterator); ok {
+			return []*access{{action: act, arn: it.arn}}
+		}
 		return []*access{{action: act}}
 	case *CreateTableInput:
 		return []*access{{action: act, table: x.TableName}}

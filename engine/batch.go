@@ -33,6 +33,11 @@ func sortedKeys[V any](m map[string]V) []string {
 // stands alone (no conditions, not atomic); writes refused by admission
 // (throttled) come back in UnprocessedItems.
 func (e *Engine) BatchWriteItem(ctx context.Context, in *BatchWriteItemInput) (*BatchWriteItemOutput, error) {
+	out, err := e.batchWriteItem(ctx, in)
+	return out, e.afterWrite(err)
+}
+
+func (e *Engine) batchWriteItem(ctx context.Context, in *BatchWriteItemInput) (*BatchWriteItemOutput, error) {
 	var c constraints
 	c.enum("returnConsumedCapacity", in.ReturnConsumedCapacity, enumConsumed...)
 	c.enum("returnItemCollectionMetrics", in.ReturnItemCollectionMetrics, enumMetrics...)
@@ -61,6 +66,9 @@ func (e *Engine) BatchWriteItem(ctx context.Context, in *BatchWriteItemInput) (*
 		if err := checkTableName(name, "requestItems.key"); err != nil {
 			return nil, err
 		}
+	}
+	if err := e.writable(); err != nil {
+		return nil, err
 	}
 	tables, unlock, err := e.lockTables(names)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cardapio/cardapio/capacity"
@@ -54,6 +55,8 @@ type Options struct {
 	// TTLSweep is how often expired items are deleted in the background
 	// once StartTTL runs; default 10 s.
 	TTLSweep time.Duration
+	// Streams bound the tables' streams (retention, shard life, memory).
+	Streams StreamOptions
 }
 
 // Admission is one request's cost on the partitions it touches.
@@ -95,6 +98,13 @@ type Engine struct {
 	tables map[string]*table
 
 	tokens tokenCache
+
+	// streams are the tables' streams, kept past their tables' settings
+	// for their retention; data is the data directory (nil: in memory)
+	// and tableNos numbers tables in it.
+	streams  streamSet
+	data     *store
+	tableNos atomic.Uint32
 }
 
 // New returns an empty engine.

@@ -322,6 +322,9 @@ func (e *Engine) writeItem(ctx context.Context, r itemRequest) (w *write, rv str
 	if err != nil {
 		return nil, "", nil, err
 	}
+	if err := e.writable(); err != nil {
+		return nil, "", nil, err
+	}
 	t.mu.RLock()
 	w, err = e.prepareWrite(t, r.kind, r.item, r.key, r.cond, r.update, r.names, r.values, r.rvf)
 	t.mu.RUnlock()
@@ -331,6 +334,9 @@ func (e *Engine) writeItem(ctx context.Context, r itemRequest) (w *write, rv str
 	w.wantCap = want
 	w.wantICM = r.ricm == "SIZE"
 	charge, err := e.single(ctx, w)
+	if err == nil {
+		err = e.durable()
+	}
 	return w, rv, consumed(want, level, charge), err
 }
 

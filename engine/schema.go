@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/throughput"
@@ -239,7 +240,23 @@ func (e *Engine) newGSI(t *table, g *GlobalSecondaryIndex, defs map[string]attr.
 }
 
 // CreateTable creates a table; it is ACTIVE at once.
-func (e *Engine) CreateTable(_ context.Context, in *CreateTableInput) (*CreateTableOutput, error) {
+func (e *Engine) CreateTable(ctx context.Context, in *CreateTableInput) (*CreateTableOutput, error) {
+	out, err := e.createTable(ctx, in)
+	return out, e.afterWrite(err)
+}
+
+// emptyTable is a table with a name and nothing else yet: where
+// CreateTable and a restore from the data log start.
+func (e *Engine) emptyTable(name string, created time.Time) *table {
+	t := &table{name: name, arn: e.arn(name), created: created, items: newRecTree(), rules: &e.rules,
+		collections: map[string]int64{}, collectionLimit: maxCollection, defWarm: e.defaultWarm()}
+	if e.opts.IndexLag > 0 {
+		t.lag = throughput.NewLag[indexOp](e.opts.IndexLag, e.opts.Now)
+	}
+	return t
+}
+
+func (e *Engine) createTable(_ context.Context, in *CreateTableInput) (*CreateTableOutput, error) {
 	if err := checkTableName(in.TableName, "tableName"); err != nil {
 		return nil, err
 	}
@@ -255,13 +272,9 @@ func (e *Engine) CreateTable(_ context.Context, in *CreateTableInput) (*CreateTa
 		return nil, err
 	}
 	name := tableName(in.TableName)
-	t := &table{name: name, arn: e.arn(name), created: e.opts.Now(), billing: billing, attrs: in.AttributeDefinitions,
-		keySchema: in.KeySchema, onDemand: in.OnDemandThroughput, tableClass: in.TableClass, tags: in.Tags, items: newRecTree(), rules: &e.rules,
-		collections: map[string]int64{}, collectionLimit: maxCollection,
-		warm: raiseWarm(nil, in.WarmThroughput), defWarm: e.defaultWarm()}
-	if e.opts.IndexLag > 0 {
-		t.lag = throughput.NewLag[indexOp](e.opts.IndexLag, e.opts.Now)
-	}
+	t := e.emptyTable(name, e.opts.Now())
+	t.billing, t.attrs, t.keySchema, t.onDemand, t.tableClass, t.tags = billing, in.AttributeDefinitions, in.KeySchema, in.OnDemandThroughput, in.TableClass, in.Tags
+	t.warm = raiseWarm(nil, in.WarmThroughput)
 	t.id = fmt.Sprintf("%08x-0000-4000-8000-%012x", uint32(t.created.Unix()), tableSeq.Add(1))
 	if in.DeletionProtectionEnabled != nil {
 		t.protect = *in.DeletionProtectionEnabled
@@ -339,6 +352,16 @@ func (e *Engine) CreateTable(_ context.Context, in *CreateTableInput) (*CreateTa
 	if err := checkProjectedTotal(t); err != nil {
 		return nil, err
 	}
+	var stream bool
+	var view string
+	if in.StreamSpecification != nil {
+		if stream, view, err = checkStreamSpec(in.StreamSpecification, true); err != nil {
+			return nil, err
+		}
+	}
+	if err := e.writable(); err != nil {
+		return nil, err
+	}
 	t.rebuildDesc()
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -346,6 +369,7 @@ func (e *Engine) CreateTable(_ context.Context, in *CreateTableInput) (*CreateTa
 		return nil, &Error{Type: ErrResourceInUse, Message: "Table already exists: " + name}
 	}
 	e.tables[name] = t
+	e.registered(t, stream, view)
 	e.schemaChanged(t, t.describe(), false)
 	// The table is usable at once, but CreateTable answers, as DynamoDB
 	// does, with the table and its indexes still CREATING.
@@ -370,8 +394,14 @@ func checkProjectedTotal(t *table) error {
 	return nil
 }
 
-// DeleteTable removes a table and returns its last description.
-func (e *Engine) DeleteTable(_ context.Context, in *DeleteTableInput) (*DeleteTableOutput, error) {
+// DeleteTable removes a table and returns its last description. Its
+// stream, if any, is disabled and stays readable for its retention.
+func (e *Engine) DeleteTable(ctx context.Context, in *DeleteTableInput) (*DeleteTableOutput, error) {
+	out, err := e.deleteTable(ctx, in)
+	return out, e.afterWrite(err)
+}
+
+func (e *Engine) deleteTable(_ context.Context, in *DeleteTableInput) (*DeleteTableOutput, error) {
 	t, err := e.table(in.TableName)
 	if err != nil {
 		return nil, err
@@ -381,12 +411,17 @@ func (e *Engine) DeleteTable(_ context.Context, in *DeleteTableInput) (*DeleteTa
 	if t.protect {
 		return nil, validationf("Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first.")
 	}
+	if err := e.writable(); err != nil {
+		return nil, err
+	}
 	e.mu.Lock()
 	if e.tables[t.name] == t {
 		delete(e.tables, t.name)
 	}
 	e.mu.Unlock()
 	t.deleted = true
+	e.disableStream(t)
+	e.logDrop(t)
 	d := t.describe()
 	d.TableStatus = "DELETING"
 	e.schemaChanged(t, d, true)
@@ -435,9 +470,15 @@ func (e *Engine) ListTables(_ context.Context, in *ListTablesInput) (*ListTables
 	return out, nil
 }
 
-// UpdateTable changes billing, throughput and GSIs. A new GSI is
-// backfilled before UpdateTable returns and is ACTIVE at once.
-func (e *Engine) UpdateTable(_ context.Context, in *UpdateTableInput) (*UpdateTableOutput, error) {
+// UpdateTable changes billing, throughput and GSIs, and enables or
+// disables the stream. A new GSI is backfilled before UpdateTable returns
+// and is ACTIVE at once.
+func (e *Engine) UpdateTable(ctx context.Context, in *UpdateTableInput) (*UpdateTableOutput, error) {
+	out, err := e.updateTable(ctx, in)
+	return out, e.afterWrite(err)
+}
+
+func (e *Engine) updateTable(_ context.Context, in *UpdateTableInput) (*UpdateTableOutput, error) {
 	t, err := e.table(in.TableName)
 	if err != nil {
 		return nil, err
@@ -471,6 +512,27 @@ func (e *Engine) UpdateTable(_ context.Context, in *UpdateTableInput) (*UpdateTa
 		} else if throughput, err = checkThroughput(in.ProvisionedThroughput, billing, ""); err != nil {
 			return nil, err
 		}
+	}
+	var streamOn bool
+	var streamView string
+	if sp := in.StreamSpecification; sp != nil {
+		if streamOn, streamView, err = checkStreamSpec(sp, false); err != nil {
+			return nil, err
+		}
+		for _, u := range in.GlobalSecondaryIndexUpdates {
+			if u.Create != nil || u.Delete != nil {
+				return nil, invalidParam("You cannot create or delete index while changing stream status")
+			}
+		}
+		switch {
+		case streamOn && t.stream != nil:
+			return nil, validationf("Table already has an enabled stream: TableName: %s", t.name)
+		case !streamOn && t.stream == nil:
+			return nil, validationf("Table has no stream to disable: TableName: %s", t.name)
+		}
+	}
+	if err := e.writable(); err != nil {
+		return nil, err
 	}
 	// Validate every index change before applying any.
 	defs := map[string]attr.Type{}
@@ -598,6 +660,14 @@ func (e *Engine) UpdateTable(_ context.Context, in *UpdateTableInput) (*UpdateTa
 	for _, ix := range creates {
 		t.backfill(ix)
 	}
+	if in.StreamSpecification != nil {
+		if streamOn {
+			e.enableStream(t, streamView)
+		} else {
+			e.disableStream(t)
+		}
+	}
+	e.logDef(t)
 	e.schemaChanged(t, t.describe(), false)
 	// The change is complete at once, but UpdateTable answers, as
 	// DynamoDB does, with the table UPDATING and new indexes CREATING.
@@ -681,6 +751,13 @@ func (t *table) describe() *TableDescription {
 			IndexName: ix.name, KeySchema: keySchemaOf(ix.hash, ix.rng), Projection: ix.projection,
 			IndexSizeBytes: ix.size, ItemCount: int64(ix.tree.len()), IndexArn: ix.arn,
 		})
+	}
+	if t.stream != nil {
+		d.StreamSpecification = &StreamSpecification{StreamEnabled: new(bool), StreamViewType: t.stream.view}
+		*d.StreamSpecification.StreamEnabled = true
+	}
+	if t.latest != nil {
+		d.LatestStreamArn, d.LatestStreamLabel = t.latest.arn, t.latest.label
 	}
 	return d
 }

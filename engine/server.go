@@ -327,9 +327,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.reply(w, nil, &Error{Type: ErrUnknownOperation, Message: "Only POST requests are supported"})
 		return
 	}
-	name := strings.TrimPrefix(target, targetPrefix)
-	f, ok := ops[name]
-	if !ok || len(name) == len(target) {
+	name, f, ok := operation(target)
+	if !ok {
 		s.reply(w, nil, &Error{Type: ErrUnknownOperation, Message: ""})
 		return
 	}

@@ -356,7 +356,15 @@ func (c *call) checkARNs(in any) error {
 		each(x.TableName)
 	case *DescribeTimeToLiveInput:
 		each(x.TableName)
-	case *CreateTableInput, *ListTablesInput, *DescribeLimitsInput, *DescribeEndpointsInput:
+	case *DescribeStreamInput:
+		each(x.StreamArn)
+	case *GetShardIteratorInput:
+		each(x.StreamArn)
+	case *GetRecordsInput:
+		if it, ok := parseIterator(x.ShardIterator); ok {
+			each(it.arn)
+		}
+	case *CreateTableInput, *ListTablesInput, *DescribeLimitsInput, *DescribeEndpointsInput, *ListStreamsInput:
 	default:
 		if t, ok := tableNameOf(in); ok {
 			each(t)

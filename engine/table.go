@@ -97,6 +97,17 @@ type table struct {
 	ttlAttr    string
 	ttlEnabled bool
 
+	// stream is the enabled stream (nil: none) and latest the most
+	// recent one, enabled or not (DescribeTable's LatestStreamArn).
+	stream, latest *stream
+
+	// no numbers the table in the data log; data is the log (nil in
+	// memory) and group, while a transaction commits, collects its
+	// changes so that the log records them as one.
+	no    uint32
+	data  *store
+	group *logGroup
+
 	// collections sizes each item collection (a partition's items and
 	// their LSI entries) of a table with LSIs, which may not outgrow
 	// collectionLimit (10 GB).
@@ -297,6 +308,26 @@ func (t *table) get(key []byte) *rec {
 // single place where stored state changes; callers hold t.mu for writing
 // and have already validated and admitted the write.
 func (t *table) apply(key []byte, old *rec, oldItem, newItem attr.Item, newSize int) {
+	t.applyAs(key, old, oldItem, newItem, newSize, nil)
+}
+
+// applyAs is apply for a change made by who (nil: a user; ttlIdentity:
+// a TTL deletion). The change then reaches the table's stream and the
+// data log, when the table has them (see observe).
+func (t *table) applyAs(key []byte, old *rec, oldItem, newItem attr.Item, newSize int, who *Identity) {
+	var oldVal []byte
+	if old != nil {
+		oldVal = old.val()
+	}
+	r := t.store(key, old, oldItem, newItem, newSize)
+	if t.stream != nil || t.data != nil {
+		t.observe(oldVal, r, oldItem, newItem, newSize, who)
+	}
+}
+
+// store changes the stored state and returns the item's record (nil
+// when it is deleted or was absent).
+func (t *table) store(key []byte, old *rec, oldItem, newItem attr.Item, newSize int) *rec {
 	if t.lag != nil {
 		// Changes whose time has come propagate before this one queues,
 		// which also keeps the queue to one lag's worth of writes.
@@ -314,7 +345,7 @@ func (t *table) apply(key []byte, old *rec, oldItem, newItem attr.Item, newSize 
 	}
 	if newItem == nil {
 		if old == nil {
-			return
+			return nil
 		}
 		t.items.del(old.key())
 		t.size -= int64(old.size)
@@ -328,7 +359,7 @@ func (t *table) apply(key []byte, old *rec, oldItem, newItem attr.Item, newSize 
 				ix.size -= int64(t.entrySize(ix, oldItem))
 			}
 		}
-		return
+		return nil
 	}
 	r := old
 	if r == nil {
@@ -376,6 +407,7 @@ func (t *table) apply(key []byte, old *rec, oldItem, newItem attr.Item, newSize 
 			}
 		}
 	}
+	return r
 }
 
 // collectionOf is the collection key (partition prefix) of a write's

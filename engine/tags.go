@@ -62,7 +62,12 @@ func (e *Engine) resource(arn string) (*table, error) {
 }
 
 // TagResource adds or replaces tags of a table.
-func (e *Engine) TagResource(_ context.Context, in *TagResourceInput) (*TagResourceOutput, error) {
+func (e *Engine) TagResource(ctx context.Context, in *TagResourceInput) (*TagResourceOutput, error) {
+	out, err := e.tagResource(ctx, in)
+	return out, e.afterWrite(err)
+}
+
+func (e *Engine) tagResource(_ context.Context, in *TagResourceInput) (*TagResourceOutput, error) {
 	t, err := e.resource(in.ResourceArn)
 	if err != nil {
 		return nil, err
@@ -86,11 +91,17 @@ func (e *Engine) TagResource(_ context.Context, in *TagResourceInput) (*TagResou
 			t.tags = append(t.tags, tag)
 		}
 	}
+	e.logDef(t)
 	return &TagResourceOutput{}, nil
 }
 
 // UntagResource removes tags from a table.
-func (e *Engine) UntagResource(_ context.Context, in *UntagResourceInput) (*UntagResourceOutput, error) {
+func (e *Engine) UntagResource(ctx context.Context, in *UntagResourceInput) (*UntagResourceOutput, error) {
+	out, err := e.untagResource(ctx, in)
+	return out, e.afterWrite(err)
+}
+
+func (e *Engine) untagResource(_ context.Context, in *UntagResourceInput) (*UntagResourceOutput, error) {
 	t, err := e.resource(in.ResourceArn)
 	if err != nil {
 		return nil, err
@@ -108,6 +119,7 @@ func (e *Engine) UntagResource(_ context.Context, in *UntagResourceInput) (*Unta
 		}
 	}
 	t.tags = kept
+	e.logDef(t)
 	return &UntagResourceOutput{}, nil
 }
 

@@ -13,7 +13,12 @@ import (
 const ttlHorizon = 5 * 365 * 24 * time.Hour
 
 // UpdateTimeToLive enables or disables expiry on an attribute.
-func (e *Engine) UpdateTimeToLive(_ context.Context, in *UpdateTimeToLiveInput) (*UpdateTimeToLiveOutput, error) {
+func (e *Engine) UpdateTimeToLive(ctx context.Context, in *UpdateTimeToLiveInput) (*UpdateTimeToLiveOutput, error) {
+	out, err := e.updateTimeToLive(ctx, in)
+	return out, e.afterWrite(err)
+}
+
+func (e *Engine) updateTimeToLive(_ context.Context, in *UpdateTimeToLiveInput) (*UpdateTimeToLiveOutput, error) {
 	t, err := e.table(in.TableName)
 	if err != nil {
 		return nil, err
@@ -44,6 +49,7 @@ func (e *Engine) UpdateTimeToLive(_ context.Context, in *UpdateTimeToLiveInput) 
 		}
 		t.ttlEnabled, t.ttlAttr = false, ""
 	}
+	e.logDef(t)
 	return &UpdateTimeToLiveOutput{TimeToLiveSpecification: spec}, nil
 }
 
@@ -139,7 +145,7 @@ func (t *table) sweep(now time.Time) int {
 			if err != nil {
 				continue
 			}
-			t.apply(r.key(), r, it, nil, 0)
+			t.applyAs(r.key(), r, it, nil, 0, ttlIdentity)
 			n++
 		}
 		t.mu.Unlock()

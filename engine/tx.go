@@ -104,9 +104,10 @@ func (e *Engine) TransactWriteItems(ctx context.Context, in *TransactWriteItemsI
 		}()
 		out, err := e.transactWrite(ctx, in, want, level, d)
 		applied = err == nil
-		return out, err
+		return out, e.afterWrite(err)
 	}
-	return e.transactWrite(ctx, in, want, level, d)
+	out, err := e.transactWrite(ctx, in, want, level, d)
+	return out, e.afterWrite(err)
 }
 
 // transactWrite runs a TransactWriteItems request once its token, if any,
@@ -140,6 +141,9 @@ func (e *Engine) transactWrite(ctx context.Context, in *TransactWriteItemsInput,
 			return nil, err
 		}
 		names[i] = tableName(names[i])
+	}
+	if err := e.writable(); err != nil {
+		return nil, err
 	}
 	tables, unlock, err := e.lockTables(names)
 	if err != nil {
@@ -250,12 +254,16 @@ func (e *Engine) transactWrite(ctx context.Context, in *TransactWriteItemsInput,
 	locked = false
 	relock := lockSet(tables)
 	defer relock()
+	// The data log records the transaction's changes as one entry, so
+	// that a crash never leaves part of it.
+	g := e.beginGroup(tables)
 	for i, w := range writes {
 		delete(w.t.pending, string(w.tkey))
 		w.commit()
 		per = per.Add(charges[i])
 		replay = replay.Add(e.rules.Replay(&w.t.desc, capacity.WriteOp{Kind: w.capKind(), Before: w.oldItem, After: w.newItem, Txn: true}))
 	}
+	e.endGroup(g, tables)
 	if in.ClientRequestToken != "" {
 		e.tokens.finish(in.ClientRequestToken, tokenEntry{digest: d, at: e.opts.Now(), replay: replay})
 	}

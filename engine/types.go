@@ -81,7 +81,7 @@ type CreateTableInput struct {
 	ProvisionedThroughput     *ProvisionedThroughput
 	OnDemandThroughput        *OnDemandThroughput
 	WarmThroughput            *WarmThroughput
-	StreamSpecification       json.RawMessage
+	StreamSpecification       *StreamSpecification
 	SSESpecification          json.RawMessage
 	Tags                      []Tag
 	TableClass                string
@@ -140,7 +140,7 @@ type UpdateTableInput struct {
 	OnDemandThroughput          *OnDemandThroughput
 	WarmThroughput              *WarmThroughput
 	GlobalSecondaryIndexUpdates []GlobalSecondaryIndexUpdate
-	StreamSpecification         json.RawMessage
+	StreamSpecification         *StreamSpecification
 	SSESpecification            json.RawMessage
 	TableClass                  string
 	DeletionProtectionEnabled   *bool
@@ -218,6 +218,9 @@ type TableDescription struct {
 	LocalSecondaryIndexes     []LocalSecondaryIndexDescription  `json:",omitempty"`
 	TableClassSummary         *TableClassSummary                `json:",omitempty"`
 	DeletionProtectionEnabled bool
+	StreamSpecification       *StreamSpecification `json:",omitempty"`
+	LatestStreamArn           string               `json:",omitempty"`
+	LatestStreamLabel         string               `json:",omitempty"`
 }
 
 // Expressions carries the expression members shared by most requests.

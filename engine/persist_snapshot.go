@@ -1,0 +1,276 @@
+package engine
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+)
+
+// Compaction: once the log has grown by Data.SnapshotBytes, the state
+// is written to a snapshot from which a new log segment starts, and the
+// files it replaces are removed.
+
+// cutState is the state captured at a snapshot's cut.
+type cutState struct {
+	seg     uint64        // the segment the snapshot is the base of
+	done    chan struct{} // closed once that segment exists
+	tables  []*table
+	defs    []*tableDef
+	streams []*streamDef
+	records [][]shardRecords // per stream, per live shard
+}
+
+type shardRecords struct {
+	n    uint32
+	recs []streamRecord
+}
+
+// chunkBytes bounds the items or records of one snapshot frame.
+const chunkBytes = 4 << 20
+
+// cut captures the tables' definitions and the streams (with their
+// records) and moves the log to a new segment, all at one point of the
+// log: under every table's write lock and the engine's, so that no
+// change is half before and half after. It returns nil when the log
+// can no longer be written.
+func (e *Engine) cut(s *store) *cutState {
+	var list []*table
+	for {
+		e.mu.RLock()
+		list = list[:0]
+		for _, t := range e.tables {
+			list = append(list, t)
+		}
+		e.mu.RUnlock()
+		sort.Slice(list, func(i, j int) bool { return list[i].name < list[j].name })
+		for _, t := range list {
+			t.mu.Lock()
+		}
+		e.mu.Lock()
+		same := len(list) == len(e.tables)
+		for _, t := range list {
+			same = same && e.tables[t.name] == t
+		}
+		if same {
+			break
+		}
+		// A table was created or deleted meanwhile: take them again.
+		e.mu.Unlock()
+		for i := len(list) - 1; i >= 0; i-- {
+			list[i].mu.Unlock()
+		}
+	}
+	defer func() {
+		e.mu.Unlock()
+		for i := len(list) - 1; i >= 0; i-- {
+			list[i].mu.Unlock()
+		}
+	}()
+	c := &cutState{tables: slices.Clone(list)}
+	for _, t := range list {
+		c.defs = append(c.defs, t.def())
+	}
+	for _, st := range e.streams.all(unixMs(e.opts.Now())) {
+		st.mu.RLock()
+		c.streams = append(c.streams, st.def())
+		rs := make([]shardRecords, 0, len(st.shards))
+		for _, sh := range st.shards {
+			rs = append(rs, shardRecords{n: sh.n, recs: slices.Clone(sh.recs)})
+		}
+		c.records = append(c.records, rs)
+		st.mu.RUnlock()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil || s.state.Load() != 0 {
+		return nil
+	}
+	c.seg, c.done = s.nextSeg, make(chan struct{})
+	s.nextSeg++
+	s.cuts = append(s.cuts, segCut{at: s.appended, seg: c.seg, done: c.done})
+	s.sinceCut = 0
+	s.wake()
+	return c
+}
+
+// snapshot takes a snapshot and, once it is durable and the new segment
+// exists, removes the snapshots and segments it replaces.
+func (s *store) snapshot() {
+	defer s.snaps.Done()
+	defer s.snapping.Store(false)
+	c := s.e.cut(s)
+	if c == nil {
+		return
+	}
+	path := filepath.Join(s.dir, snapshotName(c.seg))
+	if err := s.writeSnapshot(c, path); err != nil {
+		_ = os.Remove(path + ".tmp")
+		s.logf("data: snapshot %s not written (the log keeps everything meanwhile): %v", path, err)
+		return
+	}
+	select {
+	case <-c.done:
+	case <-s.done:
+		return
+	}
+	entries, err := os.ReadDir(s.dir)
+	if err != nil {
+		return
+	}
+	for _, en := range entries {
+		name := en.Name()
+		if n := fileNumber(name, "snap-", ".cds"); n > 0 && n < c.seg {
+			_ = os.Remove(filepath.Join(s.dir, name))
+		}
+		if n := fileNumber(name, "log-", ".cdl"); n > 0 && n < c.seg {
+			_ = os.Remove(filepath.Join(s.dir, name))
+		}
+	}
+	_ = syncDir(s.dir)
+}
+
+// writeSnapshot writes the cut state and the tables' items to path,
+// through a temporary file renamed once synced.
+func (s *store) writeSnapshot(c *cutState, path string) error {
+	tmp := path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	w := bufio.NewWriterSize(f, 1<<20)
+	if _, err := w.Write(appendFileHeader(nil, snapMagic, c.seg)); err != nil {
+		return err
+	}
+	var buf []byte
+	frame := func(fill func([]byte) []byte) error {
+		b, start := beginFrame(buf[:0])
+		buf = endFrame(fill(b), start)
+		_, err := w.Write(buf)
+		return err
+	}
+	var items, srecs uint64
+	// Streams first: the tables' definitions name them.
+	for i, d := range c.streams {
+		if err := frame(func(b []byte) []byte { return appendJSONPayload(b, recStream, d) }); err != nil {
+			return err
+		}
+		for _, sr := range c.records[i] {
+			for recs := sr.recs; len(recs) > 0; {
+				k, size := 0, 0
+				for k < len(recs) && (k == 0 || size < chunkBytes) {
+					size += int(recs[k].mem())
+					k++
+				}
+				chunk := recs[:k]
+				recs = recs[k:]
+				err := frame(func(b []byte) []byte {
+					b = append(b, recRecords)
+					b = binary.AppendUvarint(b, uint64(len(d.ARN)))
+					b = append(b, d.ARN...)
+					b = binary.AppendUvarint(b, uint64(sr.n))
+					b = binary.AppendUvarint(b, uint64(len(chunk)))
+					for j := range chunk {
+						b = appendStreamRecord(b, &chunk[j])
+					}
+					return b
+				})
+				if err != nil {
+					return err
+				}
+				srecs += uint64(len(chunk))
+			}
+		}
+	}
+	for _, d := range c.defs {
+		if err := frame(func(b []byte) []byte { return appendJSONPayload(b, recDefine, d) }); err != nil {
+			return err
+		}
+	}
+	for _, t := range c.tables {
+		var from []byte
+		for {
+			vals, last, done := t.itemsAfter(from, chunkBytes)
+			if len(vals) > 0 {
+				err := frame(func(b []byte) []byte {
+					b = append(b, recItems)
+					b = binary.AppendUvarint(b, uint64(t.no))
+					b = binary.AppendUvarint(b, uint64(len(vals)))
+					for _, v := range vals {
+						b = binary.AppendUvarint(b, uint64(len(v)))
+						b = append(b, v...)
+					}
+					return b
+				})
+				if err != nil {
+					return err
+				}
+				items += uint64(len(vals))
+			}
+			if done {
+				break
+			}
+			from = last
+		}
+	}
+	err = frame(func(b []byte) []byte {
+		b = append(b, recEnd)
+		for _, n := range []uint64{uint64(len(c.defs)), items, uint64(len(c.streams)), srecs} {
+			b = binary.AppendUvarint(b, n)
+		}
+		return b
+	})
+	if err != nil {
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	if err := syncDir(s.dir); err != nil {
+		return fmt.Errorf("sync %s: %w", s.dir, err)
+	}
+	return nil
+}
+
+// itemsAfter returns the stored encodings of the items after the key
+// from (from the start when nil), up to about maxBytes, under the read
+// lock; done reports that the table holds no more (or was deleted).
+// Stored encodings are never modified, so they may be read after the
+// lock is released.
+func (t *table) itemsAfter(from []byte, maxBytes int) (vals [][]byte, last []byte, done bool) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	if t.deleted {
+		return nil, nil, true
+	}
+	size := 0
+	done = true
+	t.items.ascend(from, nil, func(r *rec) bool {
+		if from != nil && bytes.Equal(r.key(), from) {
+			return true
+		}
+		if size >= maxBytes {
+			done = false
+			return false
+		}
+		vals = append(vals, r.val())
+		size += len(r.val())
+		last = r.key()
+		return true
+	})
+	return vals, last, done
+}

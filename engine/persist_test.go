@@ -1,0 +1,479 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cardapio/cardapio/attr"
+)
+
+// openData opens an engine on dir, failing the test on error.
+func openData(t testing.TB, dir string, opts Options, d Data) *Engine {
+	t.Helper()
+	d.Dir = dir
+	e, err := Open(opts, d)
+	require.NoError(t, err)
+	return e
+}
+
+// dump renders everything a client can see of an engine: tables with
+// their definitions, items (in key order), index contents, TTL, and every
+// stream with its shards and records.
+func dump(t testing.TB, e *Engine) string {
+	t.Helper()
+	ctx := context.Background()
+	var b strings.Builder
+	lt, err := e.ListTables(ctx, &ListTablesInput{})
+	require.NoError(t, err)
+	for _, name := range lt.TableNames {
+		d, err := e.DescribeTable(ctx, &DescribeTableInput{TableName: name})
+		require.NoError(t, err)
+		td := *d.Table
+		td.TableStatus = ""
+		j, _ := json.Marshal(td)
+		fmt.Fprintf(&b, "table %s\n", j)
+		ttl, err := e.DescribeTimeToLive(ctx, &DescribeTimeToLiveInput{TableName: name})
+		require.NoError(t, err)
+		fmt.Fprintf(&b, "  ttl %s %s\n", ttl.TimeToLiveDescription.TimeToLiveStatus, ttl.TimeToLiveDescription.AttributeName)
+		if tags, err := e.ListTagsOfResource(ctx, &ListTagsOfResourceInput{ResourceArn: td.TableArn}); err != nil {
+			fmt.Fprintf(&b, "  tags %v\n", err)
+		} else {
+			fmt.Fprintf(&b, "  tags %v\n", tags.Tags)
+		}
+		scan := func(index string) {
+			var start attr.Item
+			for {
+				out, err := e.Scan(ctx, &ScanInput{TableName: name, IndexName: index, ExclusiveStartKey: start})
+				require.NoError(t, err)
+				for _, it := range out.Items {
+					fmt.Fprintf(&b, "  %s %s\n", index, attr.AppendItemJSON(nil, it))
+				}
+				if out.LastEvaluatedKey == nil {
+					break
+				}
+				start = out.LastEvaluatedKey
+			}
+		}
+		scan("")
+		for _, g := range td.GlobalSecondaryIndexes {
+			scan(g.IndexName)
+		}
+		for _, l := range td.LocalSecondaryIndexes {
+			scan(l.IndexName)
+		}
+	}
+	ls, err := e.ListStreams(ctx, &ListStreamsInput{})
+	require.NoError(t, err)
+	for _, s := range ls.Streams {
+		d, err := e.DescribeStream(ctx, &DescribeStreamInput{StreamArn: s.StreamArn})
+		require.NoError(t, err)
+		sd := d.StreamDescription
+		fmt.Fprintf(&b, "stream %s %s %s %s\n", sd.StreamArn, sd.StreamStatus, sd.StreamViewType, sd.TableName)
+		for _, sh := range sd.Shards {
+			fmt.Fprintf(&b, "  shard %s parent=%s %+v\n", sh.ShardId, sh.ParentShardId, *sh.SequenceNumberRange)
+			it, err := e.GetShardIterator(ctx, &GetShardIteratorInput{StreamArn: s.StreamArn, ShardId: sh.ShardId, ShardIteratorType: "TRIM_HORIZON"})
+			require.NoError(t, err)
+			iter := it.ShardIterator
+			for iter != "" {
+				r, err := e.GetRecords(ctx, &GetRecordsInput{ShardIterator: iter})
+				require.NoError(t, err)
+				for _, rec := range r.Records {
+					j, _ := rec.Dynamodb, 0
+					fmt.Fprintf(&b, "    %s %s %v %s %s %s size=%d\n", rec.EventName, j.SequenceNumber, rec.UserIdentity,
+						attr.AppendItemJSON(nil, j.Keys), attr.AppendItemJSON(nil, j.OldImage), attr.AppendItemJSON(nil, j.NewImage), j.SizeBytes)
+				}
+				if len(r.Records) == 0 {
+					break
+				}
+				iter = r.NextShardIterator
+			}
+		}
+	}
+	return b.String()
+}
+
+// workload exercises every kind of change the log records.
+func workload(t testing.TB, e *Engine, clk *clock) {
+	t.Helper()
+	ctx := context.Background()
+	must := func(_ any, err error) {
+		t.Helper()
+		require.NoError(t, err)
+	}
+	must(e.CreateTable(ctx, &CreateTableInput{TableName: "Hot", BillingMode: "PAY_PER_REQUEST",
+		AttributeDefinitions: []AttributeDefinition{{AttributeName: "pk", AttributeType: "S"}, {AttributeName: "sk", AttributeType: "N"},
+			{AttributeName: "g1", AttributeType: "S"}, {AttributeName: "g2", AttributeType: "N"}, {AttributeName: "l", AttributeType: "S"}},
+		KeySchema: []KeySchemaElement{{AttributeName: "pk", KeyType: "HASH"}, {AttributeName: "sk", KeyType: "RANGE"}},
+		GlobalSecondaryIndexes: []GlobalSecondaryIndex{{IndexName: "ByG", KeySchema: []KeySchemaElement{{AttributeName: "g1", KeyType: "HASH"}, {AttributeName: "g2", KeyType: "HASH"}},
+			Projection: &Projection{ProjectionType: "KEYS_ONLY"}}},
+		LocalSecondaryIndexes: []LocalSecondaryIndex{{IndexName: "ByL", KeySchema: []KeySchemaElement{{AttributeName: "pk", KeyType: "HASH"}, {AttributeName: "l", KeyType: "RANGE"}},
+			Projection: &Projection{ProjectionType: "INCLUDE", NonKeyAttributes: []string{"v"}}}},
+		StreamSpecification: &StreamSpecification{StreamEnabled: ptr(true), StreamViewType: ViewNewAndOldImgs},
+		Tags:                []Tag{{Key: "team", Value: "a"}},
+	}))
+	must(e.UpdateTimeToLive(ctx, &UpdateTimeToLiveInput{TableName: "Hot", TimeToLiveSpecification: &TimeToLiveSpecification{AttributeName: "exp", Enabled: ptr(true)}}))
+	must(e.CreateTable(ctx, &CreateTableInput{TableName: "Cold", BillingMode: "PROVISIONED",
+		ProvisionedThroughput: &ProvisionedThroughput{ReadCapacityUnits: ptr[int64](5), WriteCapacityUnits: ptr[int64](7)},
+		AttributeDefinitions:  []AttributeDefinition{{AttributeName: "id", AttributeType: "B"}},
+		KeySchema:             []KeySchemaElement{{AttributeName: "id", KeyType: "HASH"}}}))
+	must(e.CreateTable(ctx, &CreateTableInput{TableName: "Gone", BillingMode: "PAY_PER_REQUEST",
+		AttributeDefinitions: []AttributeDefinition{{AttributeName: "id", AttributeType: "S"}},
+		KeySchema:            []KeySchemaElement{{AttributeName: "id", KeyType: "HASH"}},
+		StreamSpecification:  &StreamSpecification{StreamEnabled: ptr(true), StreamViewType: ViewKeysOnly}}))
+	must(e.PutItem(ctx, &PutItemInput{TableName: "Gone", Item: attr.Item{{Name: "id", Value: attr.Str("x")}}}))
+	must(e.DeleteTable(ctx, &DeleteTableInput{TableName: "Gone"}))
+	hot := func(pk string, sk int, more ...attr.Field) attr.Item {
+		return attr.Sorted(append([]attr.Field{{Name: "pk", Value: attr.Str(pk)}, {Name: "sk", Value: attr.Num(strconv.Itoa(sk))}}, more...))
+	}
+	for i := 0; i < 40; i++ {
+		must(e.PutItem(ctx, &PutItemInput{TableName: "Hot", Item: hot("p"+strconv.Itoa(i%7), i,
+			attr.Field{Name: "g1", Value: attr.Str("g" + strconv.Itoa(i%3))}, attr.Field{Name: "g2", Value: attr.Num(strconv.Itoa(i % 2))},
+			attr.Field{Name: "l", Value: attr.Str("l" + strconv.Itoa(i))}, attr.Field{Name: "v", Value: attr.Str(strings.Repeat("v", i))},
+			attr.Field{Name: "exp", Value: attr.Num(strconv.FormatInt(clk.Now().Unix()+int64(i%4)-2, 10))})}))
+	}
+	must(e.UpdateItem(ctx, &UpdateItemInput{TableName: "Hot", Key: hot("p1", 1), UpdateExpression: "SET v = :v ADD n :one REMOVE l",
+		ExpressionAttributeValues: map[string]attr.Value{":v": attr.Str("updated"), ":one": attr.Num("1")}}))
+	must(e.DeleteItem(ctx, &DeleteItemInput{TableName: "Hot", Key: hot("p2", 2)}))
+	must(e.BatchWriteItem(ctx, &BatchWriteItemInput{RequestItems: map[string][]WriteRequest{
+		"Hot":  {{PutRequest: &struct{ Item attr.Item }{hot("b", 1)}}, {DeleteRequest: &struct{ Key attr.Item }{hot("p3", 3)}}},
+		"Cold": {{PutRequest: &struct{ Item attr.Item }{attr.Item{{Name: "id", Value: attr.Value{Type: attr.B, Str: "\x00\x01"}}}}}},
+	}}))
+	must(e.TransactWriteItems(ctx, &TransactWriteItemsInput{TransactItems: []TransactWriteItem{
+		{Put: &TransactPut{TableName: "Hot", Item: hot("t", 1, attr.Field{Name: "v", Value: attr.Str("tx")})}},
+		{Delete: &TransactDelete{TableName: "Hot", Key: hot("p4", 4)}},
+		{Update: &TransactUpdate{TableName: "Cold", Key: attr.Item{{Name: "id", Value: attr.Value{Type: attr.B, Str: "\x00\x01"}}}, UpdateExpression: "SET c = :c",
+			ExpressionAttributeValues: map[string]attr.Value{":c": attr.Num("3")}}},
+	}}))
+	require.Positive(t, e.SweepExpired(clk.Now()))
+	must(e.UpdateTable(ctx, &UpdateTableInput{TableName: "Hot", AttributeDefinitions: []AttributeDefinition{{AttributeName: "v", AttributeType: "S"}},
+		GlobalSecondaryIndexUpdates: []GlobalSecondaryIndexUpdate{{Create: &GlobalSecondaryIndex{IndexName: "ByV",
+			KeySchema: []KeySchemaElement{{AttributeName: "v", KeyType: "HASH"}}, Projection: &Projection{ProjectionType: "ALL"}}}}}))
+	must(e.UpdateTable(ctx, &UpdateTableInput{TableName: "Cold", ProvisionedThroughput: &ProvisionedThroughput{ReadCapacityUnits: ptr[int64](9), WriteCapacityUnits: ptr[int64](9)}}))
+	must(e.TagResource(ctx, &TagResourceInput{ResourceArn: e.arn("Hot"), Tags: []Tag{{Key: "tier", Value: "1"}}}))
+	clk.add(5 * time.Hour) // the next write opens a second shard
+	must(e.PutItem(ctx, &PutItemInput{TableName: "Hot", Item: hot("late", 1)}))
+	must(e.UpdateTable(ctx, &UpdateTableInput{TableName: "Cold", StreamSpecification: &StreamSpecification{StreamEnabled: ptr(true), StreamViewType: ViewOldImage}}))
+	must(e.PutItem(ctx, &PutItemInput{TableName: "Cold", Item: attr.Item{{Name: "id", Value: attr.Value{Type: attr.B, Str: "k"}}}}))
+	must(e.UpdateTable(ctx, &UpdateTableInput{TableName: "Cold", StreamSpecification: &StreamSpecification{StreamEnabled: ptr(false)}}))
+	must(e.UpdateTable(ctx, &UpdateTableInput{TableName: "Hot", GlobalSecondaryIndexUpdates: []GlobalSecondaryIndexUpdate{{Delete: &struct{ IndexName string }{"ByG"}}}}))
+}
+
+// TestPersistRoundTrip restores, after a clean close, exactly what a
+// client saw: definitions, items, indexes, TTL, tags, streams and their
+// records; and goes on from there.
+func TestPersistRoundTrip(t *testing.T) {
+	for _, mode := range []SyncMode{SyncInterval, SyncAlways} {
+		t.Run(mode.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			clk := newClock()
+			e := openData(t, dir, Options{Now: clk.Now}, Data{Sync: mode})
+			workload(t, e, clk)
+			before := dump(t, e)
+			require.NoError(t, e.Close())
+			_, err := e.PutItem(context.Background(), &PutItemInput{TableName: "Hot", Item: item("after", 1)})
+			assert.Equal(t, "the engine is closed", errType(t, err, ErrInternal).Message)
+
+			e2 := openData(t, dir, Options{Now: clk.Now}, Data{Sync: mode})
+			assert.Equal(t, before, dump(t, e2))
+			rec := e2.Recovered()
+			assert.Equal(t, 2, rec.Tables)
+			assert.Empty(t, rec.Cut)
+			assert.Positive(t, rec.Records)
+			// Life goes on: new tables are numbered past the old ones,
+			// new stream records follow the old ones.
+			ctx := context.Background()
+			_, err = e2.PutItem(ctx, &PutItemInput{TableName: "Hot", Item: item("again", 1)})
+			require.NoError(t, err)
+			newTable(t, e2)
+			after := dump(t, e2)
+			require.NoError(t, e2.Close())
+			e3 := openData(t, dir, Options{Now: clk.Now}, Data{Sync: mode})
+			assert.Equal(t, after, dump(t, e3))
+			require.NoError(t, e3.Close())
+		})
+	}
+}
+
+// TestPersistSnapshots forces many snapshots while writers run, and
+// checks that the state survives whole and the directory stays compact.
+func TestPersistSnapshots(t *testing.T) {
+	dir := t.TempDir()
+	clk := newClock()
+	e := openData(t, dir, Options{Now: clk.Now}, Data{SnapshotBytes: 8 << 10})
+	workload(t, e, clk)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < 300; i++ {
+				it := item("w"+strconv.Itoa(w), i, attr.Field{Name: "pad", Value: attr.Str(strings.Repeat("x", 64))})
+				if i%10 == 9 {
+					_, err := e.DeleteItem(ctx, &DeleteItemInput{TableName: "Hot", Key: item("w"+strconv.Itoa(w), i-1)})
+					assert.NoError(t, err)
+					continue
+				}
+				_, err := e.PutItem(ctx, &PutItemInput{TableName: "Hot", Item: it})
+				assert.NoError(t, err)
+			}
+		}(w)
+	}
+	wg.Wait()
+	e.data.snaps.Wait()
+	before := dump(t, e)
+	require.NoError(t, e.Close())
+	files, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var snaps, logs int
+	for _, f := range files {
+		switch {
+		case strings.HasSuffix(f.Name(), ".cds"):
+			snaps++
+		case strings.HasSuffix(f.Name(), ".cdl"):
+			logs++
+		}
+	}
+	assert.Equal(t, 1, snaps, "older snapshots are removed")
+	assert.LessOrEqual(t, logs, 2, "the segments a snapshot covers are removed")
+	e2 := openData(t, dir, Options{Now: clk.Now}, Data{})
+	assert.NotEmpty(t, e2.Recovered().Snapshot)
+	assert.Equal(t, before, dump(t, e2))
+	require.NoError(t, e2.Close())
+}
+
+// segmentFrames returns the offsets where the frames of a segment end.
+func segmentFrames(t *testing.T, path string) []int64 {
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	st, err := f.Stat()
+	require.NoError(t, err)
+	_, err = f.Seek(fileHeader, 0)
+	require.NoError(t, err)
+	fr := newFrameReader(f, fileHeader, st.Size())
+	var ends []int64
+	for {
+		_, err := fr.next()
+		if err == errEnd {
+			return ends
+		}
+		require.NoError(t, err)
+		ends = append(ends, fr.off)
+	}
+}
+
+// lastSegment returns the path of the highest log segment in dir.
+func lastSegment(t *testing.T, dir string) string {
+	m, err := filepath.Glob(filepath.Join(dir, "log-*.cdl"))
+	require.NoError(t, err)
+	require.NotEmpty(t, m)
+	sort.Strings(m)
+	return m[len(m)-1]
+}
+
+func copyDir(t *testing.T, from string) string {
+	to := t.TempDir()
+	files, err := os.ReadDir(from)
+	require.NoError(t, err)
+	for _, f := range files {
+		if f.Name() == "LOCK" {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(from, f.Name()))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(to, f.Name()), b, 0o644))
+	}
+	return to
+}
+
+// TestPersistTornTail cuts the log at every byte of its last records:
+// recovery keeps exactly the records before the cut, says so, and the
+// same directory then reopens cleanly.
+func TestPersistTornTail(t *testing.T) {
+	dir := t.TempDir()
+	e := openData(t, dir, Options{}, Data{})
+	newTable(t, e)
+	ctx := context.Background()
+	const n = 6
+	var states []string
+	states = append(states, dump(t, e))
+	for i := 0; i < n; i++ {
+		_, err := e.PutItem(ctx, &PutItemInput{TableName: "Tab", Item: item("k", i, attr.Field{Name: "v", Value: attr.Str(strings.Repeat("z", i*3))})})
+		require.NoError(t, err)
+		states = append(states, dump(t, e))
+	}
+	require.NoError(t, e.Close())
+	seg := lastSegment(t, dir)
+	ends := segmentFrames(t, seg)
+	full, err := os.ReadFile(seg)
+	require.NoError(t, err)
+	first := ends[len(ends)-n-1] // the end of the table's definition
+	for cut := first; cut < int64(len(full)); cut++ {
+		work := copyDir(t, dir)
+		require.NoError(t, os.Truncate(filepath.Join(work, filepath.Base(seg)), cut))
+		var logged []string
+		e, err := Open(Options{}, Data{Dir: work, Logf: func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) }})
+		require.NoError(t, err, "cut at %d", cut)
+		whole := sort.Search(len(ends), func(i int) bool { return ends[i] > cut }) // frames intact
+		puts := whole - (len(ends) - n)
+		assert.Equal(t, states[puts], dump(t, e), "cut at %d", cut)
+		if cut == ends[whole-1] {
+			assert.Empty(t, e.Recovered().Cut, "cut at %d, a frame boundary", cut)
+		} else {
+			assert.Contains(t, e.Recovered().Cut, "a torn frame", "cut at %d", cut)
+			require.Len(t, logged, 1)
+			assert.Contains(t, logged[0], fmt.Sprintf("at byte %d", ends[whole-1]))
+		}
+		// Writing on, and opening again, works from the cut.
+		_, err = e.PutItem(ctx, &PutItemInput{TableName: "Tab", Item: item("k", 99)})
+		require.NoError(t, err)
+		want := dump(t, e)
+		require.NoError(t, e.Close())
+		e = openData(t, work, Options{}, Data{})
+		assert.Equal(t, want, dump(t, e))
+		assert.Empty(t, e.Recovered().Cut)
+		require.NoError(t, e.Close())
+	}
+}
+
+// TestPersistDamage flips bytes: in the last segment the log is cut at
+// the damaged record; in a snapshot, or in a segment that others follow,
+// Open refuses with a message naming the file.
+func TestPersistDamage(t *testing.T) {
+	dir := t.TempDir()
+	e := openData(t, dir, Options{}, Data{})
+	newTable(t, e)
+	ctx := context.Background()
+	for i := 0; i < 5; i++ {
+		_, err := e.PutItem(ctx, &PutItemInput{TableName: "Tab", Item: item("k", i)})
+		require.NoError(t, err)
+	}
+	require.NoError(t, e.Close())
+	seg := lastSegment(t, dir)
+	ends := segmentFrames(t, seg)
+
+	work := copyDir(t, dir)
+	b, _ := os.ReadFile(filepath.Join(work, filepath.Base(seg)))
+	b[ends[2]+12] ^= 0x40 // inside the third put
+	require.NoError(t, os.WriteFile(filepath.Join(work, filepath.Base(seg)), b, 0o644))
+	e, err := Open(Options{}, Data{Dir: work})
+	require.NoError(t, err)
+	assert.Contains(t, e.Recovered().Cut, "checksum does not match")
+	assert.Contains(t, e.Recovered().Cut, fmt.Sprintf("at byte %d", ends[2]))
+	out, err := e.Scan(ctx, &ScanInput{TableName: "Tab"})
+	require.NoError(t, err)
+	assert.Equal(t, 2, out.Count, "the puts before the damaged one")
+	kept, err := filepath.Glob(filepath.Join(work, "*.damaged-*"))
+	require.NoError(t, err)
+	assert.Len(t, kept, 1, "the bytes cut are kept")
+	require.NoError(t, e.Close())
+
+	// Damage in a segment that another follows.
+	work = copyDir(t, dir)
+	b, _ = os.ReadFile(filepath.Join(work, filepath.Base(seg)))
+	b[ends[2]+12] ^= 0x40
+	require.NoError(t, os.WriteFile(filepath.Join(work, filepath.Base(seg)), b, 0o644))
+	next := filepath.Join(work, segmentName(fileNumber(filepath.Base(seg), "log-", ".cdl")+1))
+	require.NoError(t, os.WriteFile(next, appendFileHeader(nil, logMagic, fileNumber(filepath.Base(next), "log-", ".cdl")), 0o644))
+	_, err = Open(Options{}, Data{Dir: work})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "is damaged at byte")
+	assert.Contains(t, err.Error(), "later segments follow it")
+
+	// A damaged snapshot.
+	e = openData(t, dir, Options{}, Data{SnapshotBytes: 1})
+	_, err = e.PutItem(ctx, &PutItemInput{TableName: "Tab", Item: item("k", 50)})
+	require.NoError(t, err)
+	e.data.snaps.Wait()
+	require.NoError(t, e.Close())
+	snaps, _ := filepath.Glob(filepath.Join(dir, "snap-*.cds"))
+	require.Len(t, snaps, 1)
+	b, _ = os.ReadFile(snaps[0])
+	b[len(b)/2] ^= 1
+	require.NoError(t, os.WriteFile(snaps[0], b, 0o644))
+	_, err = Open(Options{}, Data{Dir: dir})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "snapshot "+snaps[0]+" is damaged")
+}
+
+// TestPersistLocked refuses a second engine on a directory in use.
+func TestPersistLocked(t *testing.T) {
+	dir := t.TempDir()
+	e := openData(t, dir, Options{}, Data{})
+	_, err := Open(Options{}, Data{Dir: dir})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "in use by another engine")
+	require.NoError(t, e.Close())
+	e = openData(t, dir, Options{}, Data{})
+	require.NoError(t, e.Close())
+}
+
+// TestPersistCrashCopy copies the directory of a running engine under
+// load, as a crash would leave it at some instant: each copy opens to a
+// state whose every item is one a writer wrote, and whose transactions
+// are whole.
+func TestPersistCrashCopy(t *testing.T) {
+	dir := t.TempDir()
+	e := openData(t, dir, Options{}, Data{Interval: time.Millisecond, SnapshotBytes: 64 << 10})
+	newTable(t, e)
+	ctx := context.Background()
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := 0; w < 2; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				v := attr.Str(strconv.Itoa(i))
+				// Two items written together, always with the same value.
+				_, err := e.TransactWriteItems(ctx, &TransactWriteItemsInput{TransactItems: []TransactWriteItem{
+					{Put: &TransactPut{TableName: "Tab", Item: item("a"+strconv.Itoa(w), i%50, attr.Field{Name: "v", Value: v})}},
+					{Put: &TransactPut{TableName: "Tab", Item: item("b"+strconv.Itoa(w), i%50, attr.Field{Name: "v", Value: v})}},
+				}})
+				assert.NoError(t, err)
+			}
+		}(w)
+	}
+	for c := 0; c < 5; c++ {
+		time.Sleep(20 * time.Millisecond)
+		work := copyDir(t, dir)
+		e2, err := Open(Options{}, Data{Dir: work})
+		require.NoError(t, err)
+		out, err := e2.Scan(ctx, &ScanInput{TableName: "Tab"})
+		require.NoError(t, err)
+		pairs := map[string]string{}
+		for _, it := range out.Items {
+			pk, _ := it.Get("pk")
+			sk, _ := it.Get("sk")
+			v, _ := it.Get("v")
+			pairs[pk.Str+"/"+sk.Str] = v.Str
+		}
+		for k, v := range pairs {
+			if strings.HasPrefix(k, "a") {
+				assert.Equal(t, v, pairs["b"+k[1:]], "transaction %s half applied", k)
+			}
+		}
+		require.NoError(t, e2.Close())
+	}
+	close(stop)
+	wg.Wait()
+	require.NoError(t, e.Close())
+}
