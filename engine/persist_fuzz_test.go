@@ -9,7 +9,21 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/cardapio/cardapio/throughput"
 )
+
+// workloadDir runs the workload on a data directory and closes it.
+func workloadDir(f *testing.F, d Data) (string, *throughput.ManualClock) {
+	d.Dir = f.TempDir()
+	clk := newClock()
+	e, err := Open(Options{Now: clk.Now}, d)
+	require.NoError(f, err)
+	workload(f, e, clk)
+	e.data.snaps.Wait()
+	require.NoError(f, e.Close())
+	return d.Dir, clk
+}
 
 // FuzzLogReplay replays arbitrary bytes as a log segment. It must never
 // panic nor exhaust memory; it stops at the first record that is torn,
@@ -17,12 +31,7 @@ import (
 // alone replays to the same state without error (a refused record
 // changed nothing).
 func FuzzLogReplay(f *testing.F) {
-	dir := f.TempDir()
-	clk := newClock()
-	e, err := Open(Options{Now: clk.Now}, Data{Dir: dir})
-	require.NoError(f, err)
-	workload(f, e, clk)
-	require.NoError(f, e.Close())
+	dir, clk := workloadDir(f, Data{})
 	seg, err := os.ReadFile(dir + "/" + segmentName(1))
 	require.NoError(f, err)
 	body := seg[fileHeader:]
@@ -63,13 +72,7 @@ func FuzzLogReplay(f *testing.F) {
 // FuzzSnapshotLoad loads arbitrary bytes as a snapshot: an error or a
 // usable engine, never a panic.
 func FuzzSnapshotLoad(f *testing.F) {
-	dir := f.TempDir()
-	clk := newClock()
-	e, err := Open(Options{Now: clk.Now}, Data{Dir: dir, SnapshotBytes: 1})
-	require.NoError(f, err)
-	workload(f, e, clk)
-	e.data.snaps.Wait()
-	require.NoError(f, e.Close())
+	dir, clk := workloadDir(f, Data{SnapshotBytes: 1})
 	snaps, err := os.ReadDir(dir)
 	require.NoError(f, err)
 	for _, en := range snaps {
@@ -95,12 +98,7 @@ func FuzzSnapshotLoad(f *testing.F) {
 // to reach past the checksums into the records' decoding and
 // validation, with the same properties as FuzzLogReplay.
 func FuzzLogRecords(f *testing.F) {
-	dir := f.TempDir()
-	clk := newClock()
-	e, err := Open(Options{Now: clk.Now}, Data{Dir: dir})
-	require.NoError(f, err)
-	workload(f, e, clk)
-	require.NoError(f, e.Close())
+	dir, clk := workloadDir(f, Data{})
 	seg, err := os.Open(dir + "/" + segmentName(1))
 	require.NoError(f, err)
 	st, _ := seg.Stat()

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cardapio/cardapio/attr"
+	"github.com/cardapio/cardapio/throughput"
 )
 
 // openData opens an engine on dir, failing the test on error.
@@ -105,7 +106,7 @@ func dump(t testing.TB, e *Engine) string {
 }
 
 // workload exercises every kind of change the log records.
-func workload(t testing.TB, e *Engine, clk *clock) {
+func workload(t testing.TB, e *Engine, clk *throughput.ManualClock) {
 	t.Helper()
 	ctx := context.Background()
 	must := func(_ any, err error) {
@@ -162,7 +163,7 @@ func workload(t testing.TB, e *Engine, clk *clock) {
 			KeySchema: []KeySchemaElement{{AttributeName: "v", KeyType: "HASH"}}, Projection: &Projection{ProjectionType: "ALL"}}}}}))
 	must(e.UpdateTable(ctx, &UpdateTableInput{TableName: "Cold", ProvisionedThroughput: &ProvisionedThroughput{ReadCapacityUnits: ptr[int64](9), WriteCapacityUnits: ptr[int64](9)}}))
 	must(e.TagResource(ctx, &TagResourceInput{ResourceArn: e.arn("Hot"), Tags: []Tag{{Key: "tier", Value: "1"}}}))
-	clk.add(5 * time.Hour) // the next write opens a second shard
+	clk.Advance(5 * time.Hour) // the next write opens a second shard
 	must(e.PutItem(ctx, &PutItemInput{TableName: "Hot", Item: hot("late", 1)}))
 	must(e.UpdateTable(ctx, &UpdateTableInput{TableName: "Cold", StreamSpecification: &StreamSpecification{StreamEnabled: ptr(true), StreamViewType: ViewOldImage}}))
 	must(e.PutItem(ctx, &PutItemInput{TableName: "Cold", Item: attr.Item{{Name: "id", Value: attr.Value{Type: attr.B, Str: "k"}}}}))

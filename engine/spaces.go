@@ -413,8 +413,10 @@ func transactTables(it TransactWriteItem) []string {
 // opNames maps input types to operation names, for messages.
 var opNames = func() map[string]string {
 	m := map[string]string{}
-	for name := range ops {
-		m[name+"Input"] = name
+	for _, set := range []map[string]op{ops, streamOps} {
+		for name := range set {
+			m[name+"Input"] = name
+		}
 	}
 	return m
 }()

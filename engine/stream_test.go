@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,26 +20,13 @@ import (
 	"github.com/aws/smithy-go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cardapio/cardapio/throughput"
 )
 
-// clock is a settable clock for the engine.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newClock() *clock { return &clock{now: time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) add(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
+// newClock is the engine's clock in tests: it moves only when told to.
+func newClock() *throughput.ManualClock {
+	return throughput.NewManualClock(time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC))
 }
 
 // streamServer serves an engine with the given options on a loopback
@@ -327,7 +313,7 @@ func TestStreamUpdateTable(t *testing.T) {
 	gone, err := s.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: again.LatestStreamArn})
 	require.NoError(t, err)
 	assert.Equal(t, st.StreamStatusDisabled, gone.StreamDescription.StreamStatus)
-	clk.add(24*time.Hour + time.Second)
+	clk.Advance(24*time.Hour + time.Second)
 	_, err = s.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: again.LatestStreamArn})
 	var rnf *st.ResourceNotFoundException
 	require.ErrorAs(t, err, &rnf)
@@ -419,7 +405,7 @@ func TestStreamShardsIteratorsRetention(t *testing.T) {
 	assert.Len(t, r.Records, 2)
 
 	// Four hours on, the next write goes to a child shard.
-	clk.add(4 * time.Hour)
+	clk.Advance(4 * time.Hour)
 	put("k", "3")
 	two := shards()
 	require.Len(t, two, 2)
@@ -439,7 +425,7 @@ func TestStreamShardsIteratorsRetention(t *testing.T) {
 
 	// An iterator lasts 15 minutes.
 	old := iter(two[1], st.ShardIteratorTypeTrimHorizon, nil)
-	clk.add(15*time.Minute + time.Second)
+	clk.Advance(15*time.Minute + time.Second)
 	_, err = s.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: old})
 	var expired *st.ExpiredIteratorException
 	require.ErrorAs(t, err, &expired)
@@ -447,7 +433,7 @@ func TestStreamShardsIteratorsRetention(t *testing.T) {
 
 	// 24 hours after the first records, they are trimmed, and their
 	// shard, closed and empty, is gone.
-	clk.add(19*time.Hour + 45*time.Minute)
+	clk.Advance(19*time.Hour + 45*time.Minute)
 	left := shards()
 	require.Len(t, left, 1)
 	assert.Equal(t, *two[1].ShardId, *left[0].ShardId)
@@ -455,9 +441,9 @@ func TestStreamShardsIteratorsRetention(t *testing.T) {
 	seq3 := readAll(t, s, *arn)[0].Dynamodb.SequenceNumber
 	put("k", "4")
 	// An iterator left behind the trim point is refused.
-	clk.add(3*time.Hour + 55*time.Minute)
+	clk.Advance(3*time.Hour + 55*time.Minute)
 	behind := iter(left[0], st.ShardIteratorTypeTrimHorizon, nil)
-	clk.add(10 * time.Minute)
+	clk.Advance(10 * time.Minute)
 	_, err = s.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: behind})
 	var trimmed *st.TrimmedDataAccessException
 	require.ErrorAs(t, err, &trimmed)

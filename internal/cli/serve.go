@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"net"
@@ -34,6 +35,11 @@ type serveConfig struct {
 	inflight    string
 	server      engine.Limits
 	loopback    bool // the address to listen on is a loopback one
+
+	data      string // --data: the data directory, "" in memory
+	sync      string
+	syncEvery time.Duration
+	store     *engine.DataDir // the spaces kept in data, nil in memory
 }
 
 // newServeCmd runs the embedded engine as a DynamoDB endpoint.
@@ -45,8 +51,30 @@ func newServeCmd(e *env) *cobra.Command {
 		Short: "Run the embedded DynamoDB-compatible engine on a local address",
 		Long: `Run the embedded DynamoDB-compatible engine on a local address.
 
-Any SDK or the AWS CLI can use it as an endpoint. Tables live in memory:
-everything is lost when the server stops.
+Any SDK or the AWS CLI can use it as an endpoint. By default tables live
+in memory only: every table, item and stream is lost when the server
+stops, even on a clean SIGINT or SIGTERM.
+
+Data. --data DIR keeps them across restarts: tables with their indexes,
+TTL and stream settings, items, and stream records, in an append-only log
+that is compacted into snapshots as it grows (each region and account in
+DIR/ACCOUNT/REGION, DIR itself with --shared). On start the directory is
+restored: the latest snapshot, then the log after it; indexes are rebuilt.
+A torn or damaged end of the log (a write cut by a crash) is detected by
+its checksums and cut at the last intact record, said on stderr with the
+cut bytes kept beside the log; damage anywhere else stops the server
+(exit 1) rather than start with wrong tables. --sync says what a crash can
+lose:
+  --sync always    a write is acknowledged only once it is on stable
+                   storage (fsync, shared by concurrent writers): a
+                   kill -9, or a power cut, loses no acknowledged write.
+  --sync interval  (default) the log is handed to the operating system
+                   every 2ms and synced every --sync-interval (100ms): a
+                   kill -9 loses at most the writes acknowledged in the
+                   last 2ms, a power cut those of the last interval (both
+                   longer on a machine too loaded to run the writer).
+Under either a transaction is kept whole or not at all, and a clean
+shutdown loses nothing. One server at a time may use a directory.
 
 Signatures and identities. Every request must be signed (SigV4), as
 DynamoDB requires: an unsigned one is refused with
@@ -139,12 +167,38 @@ listened on.`,
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
 			c.loopback = loopbackAddr(addr)
+			if c.data != "" {
+				mode, err := engine.ParseSync(c.sync)
+				if err != nil {
+					return badInput(err)
+				}
+				if c.syncEvery <= 0 {
+					return badInput(fmt.Errorf("--sync-interval must be positive, got %v", c.syncEvery))
+				}
+				c.store = &engine.DataDir{Data: engine.Data{Dir: c.data, Sync: mode, Interval: c.syncEvery,
+					Logf: func(f string, a ...any) { fmt.Fprintf(e.stderr, f+"\n", a...) }}}
+				if err := c.store.Claim(); err != nil {
+					return err // in use, or cannot be created: exit 1
+				}
+			} else if f.Changed("sync") || f.Changed("sync-interval") {
+				return badInput(errors.New("--sync and --sync-interval need --data"))
+			}
 			srv, err := newServer(ctx, c, e)
 			if err != nil {
+				var df dataFailure
+				if c.store != nil {
+					_ = c.store.Close()
+					if errors.As(err, &df) {
+						return df.error // a data directory that cannot be used: exit 1
+					}
+				}
 				return badInput(err)
 			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
+				if c.store != nil {
+					_ = c.store.Close()
+				}
 				return badInput(fmt.Errorf("listen on %s: %w", addr, err))
 			}
 			return serve(ctx, ln, srv, c, e)
@@ -168,6 +222,9 @@ listened on.`,
 	f.DurationVar(&c.server.WriteTimeout, "write-timeout", engine.DefaultWriteTimeout, "time answering a request may take")
 	f.DurationVar(&c.server.IdleTimeout, "idle-timeout", engine.DefaultIdleTimeout, "time a kept-alive connection may wait for its next request")
 	f.DurationVar(&c.server.ShutdownTimeout, "shutdown-timeout", engine.DefaultShutdownTimeout, "on SIGINT or SIGTERM, time requests in progress have to finish")
+	f.StringVar(&c.data, "data", "", "keep tables, items and streams in this directory across restarts (default: in memory, lost on exit)")
+	f.StringVar(&c.sync, "sync", "interval", "with --data, when writes reach stable storage: always (before each acknowledgement) or interval")
+	f.DurationVar(&c.syncEvery, "sync-interval", 100*time.Millisecond, "with --data --sync interval, how often the log is synced to stable storage")
 	return cmd
 }
 
@@ -217,6 +274,16 @@ func newServer(ctx context.Context, c serveConfig, e *env) (*engine.Server, erro
 			opts.Throughput, opts.WarmRead, opts.WarmWrite = m, c.warmRead, c.warmWrite
 		}
 		eng := engine.New(opts)
+		if c.store != nil {
+			var err error
+			if eng, err = c.store.Open(region, account, opts); err != nil {
+				return nil, dataFailure{err}
+			}
+			if dir, _ := c.store.Dir(region, account); eng.Recovered().Tables > 0 {
+				r := eng.Recovered()
+				fmt.Fprintf(e.stdout, "data %s: %d tables, %d items restored (%d log records replayed)\n", dir, r.Tables, r.Items, r.Records)
+			}
+		}
 		go eng.RunTTL(ctx)
 		return eng, nil
 	}
@@ -224,6 +291,18 @@ func newServer(ctx context.Context, c serveConfig, e *env) (*engine.Server, erro
 	if c.shared {
 		if o.Engine, err = space("", ""); err != nil {
 			return nil, err
+		}
+	} else if c.store != nil {
+		found, err := c.store.Found()
+		if err != nil {
+			return nil, err
+		}
+		for _, sp := range found {
+			eng, err := space(sp[0], sp[1])
+			if err != nil {
+				return nil, err
+			}
+			o.Spaces = append(o.Spaces, engine.Space{Region: sp[0], Account: sp[1], Engine: eng})
 		}
 	}
 	if trust.Keys != nil {
@@ -234,6 +313,10 @@ func newServer(ctx context.Context, c serveConfig, e *env) (*engine.Server, erro
 	}
 	return engine.NewServer(o)
 }
+
+// dataFailure is a data directory that cannot be restored or written:
+// the server does not start (exit 1).
+type dataFailure struct{ error }
 
 // parseBytes reads a size: a number of bytes, or with a KiB, MiB or GiB
 // (or KB, MB, GB) suffix.
@@ -268,7 +351,16 @@ func serve(ctx context.Context, ln net.Listener, srv *engine.Server, c serveConf
 	if c.limits {
 		fmt.Fprintf(e.stdout, "throughput model on at scale %g; figures at http://%s%s\n", c.scale, ln.Addr(), engine.ThroughputPath)
 	}
+	if c.store != nil {
+		fmt.Fprintf(e.stdout, "data kept in %s (sync %s)\n", c.data, c.sync)
+	}
 	err := srv.Serve(ctx, ln)
+	if c.store != nil {
+		// Requests have drained: what the log holds is written out.
+		if cerr := c.store.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("data: %w", cerr)
+		}
+	}
 	if ctx.Err() != nil {
 		fmt.Fprintf(e.stderr, "cardapio engine stopped\n")
 	}
