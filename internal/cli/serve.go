@@ -52,8 +52,8 @@ func newServeCmd(e *env) *cobra.Command {
 		Long: `Run the embedded DynamoDB-compatible engine on a local address.
 
 Any SDK or the AWS CLI can use it as an endpoint. By default tables live
-in memory only: every table, item and stream is lost when the server
-stops, even on a clean SIGINT or SIGTERM.
+in memory only: every table, item and stream is
+lost when the server stops, even on a clean SIGINT or SIGTERM.
 
 Data. --data DIR keeps them across restarts: tables with their indexes,
 TTL and stream settings, items, and stream records, in an append-only log

@@ -367,7 +367,7 @@ func TestServeDataFlags(t *testing.T) {
 	}
 	var help bytes.Buffer
 	Main([]string{"serve", "--help"}, nil, &help, io.Discard)
-	assert.Contains(t, help.String(), "every table, item and stream is lost when the server\nstops")
+	assert.Contains(t, help.String(), "every table, item and stream is\nlost when the server stops")
 	assert.Contains(t, help.String(), "kill -9, or a power cut, loses no acknowledged write")
 
 	// A directory another server holds is refused (exit 1).
