@@ -503,6 +503,9 @@ func (p *plan) planConstructor(ep *entityPlan) error {
 			}
 		}
 	}
+	for _, chk := range p.presenceChecks(ep) {
+		b.WriteString(chk + "\n")
+	}
 	args := make([]string, len(ep.KeyArgs))
 	for i, f := range ep.KeyArgs {
 		args[i] = "x." + f.Name
@@ -518,24 +521,171 @@ func (p *plan) planConstructor(ep *entityPlan) error {
 }
 
 // valueChecks returns the statements checking a value against its
-// attribute's domain (enum, civil date, instant), each adding to v.
+// attribute's domain, each adding to v: an enum, the form of civil dates
+// and instants (and an instant's declared format), numeric bounds and
+// enums, string lengths and patterns, and how many elements a list, map
+// or set holds. The messages are the catalog's words for the same rules.
 func (p *plan) valueChecks(a *catalog.Attribute, t *gotype, x string) []string {
 	var out []string
-	if t.kind == kString && t.enum != nil {
-		p.use("checkEnum")
-		out = append(out, fmt.Sprintf("v.add(checkEnum(%s, %s))", quote(a.Name), x))
+	name := quote(a.Name)
+	add := func(helper, format string, args ...any) {
+		p.use(helper)
+		out = append(out, fmt.Sprintf("v.add("+format+")", args...))
 	}
-	if t.kind == kString {
+	d := &a.Domain
+	switch t.kind {
+	case kString:
+		if t.enum != nil {
+			add("checkEnum", "checkEnum(%s, %s)", name, x)
+			return out
+		}
+		s := x
 		switch a.Unit {
 		case catalog.UnitCivilDate:
-			p.use("checkCivilDate")
-			out = append(out, fmt.Sprintf("v.add(checkCivilDate(%s, %s))", quote(a.Name), x))
+			add("checkCivilDate", "checkCivilDate(%s, %s)", name, s)
 		case catalog.UnitInstant:
-			p.use("checkInstant")
-			out = append(out, fmt.Sprintf("v.add(checkInstant(%s, %s))", quote(a.Name), x))
+			if f := d.Instant; f != nil {
+				add("checkInstantFormat", "checkInstantFormat(%s, %s, %s, %d)", name, s, quote(f.Offset), map[string]int{"s": 0, "ms": 3, "us": 6, "ns": 9}[f.Precision])
+			} else {
+				add("checkInstant", "checkInstant(%s, %s)", name, s)
+			}
+		}
+		if d.MinLength != nil || d.MaxLength != nil {
+			add("checkLength", "checkLength(%s, %s, %d, %d)", name, s, intOr(d.MinLength, -1), intOr(d.MaxLength, -1))
+		}
+		if d.Pattern != nil {
+			add("checkPattern", "checkPattern(%s, %s, %s)", name, s, p.regexVar(a))
+		}
+	case kInt, kFloat:
+		num := x
+		if t.kind == kInt {
+			num = "float64(" + x + ")"
+		}
+		if len(d.Enum) > 0 {
+			add("checkOneOf", "checkOneOf(%s, %s, %s)", name, num, "[]float64{"+strings.Join(d.Enum, ", ")+"}")
+		}
+		if d.Min != nil || d.Max != nil {
+			lo, hi := "math.Inf(-1)", "math.Inf(1)"
+			if d.Min != nil {
+				lo = strconv.FormatFloat(*d.Min, 'g', -1, 64)
+			}
+			if d.Max != nil {
+				hi = strconv.FormatFloat(*d.Max, 'g', -1, 64)
+			}
+			add("checkRange", "checkRange(%s, %s, %s, %s)", name, num, lo, hi)
+		}
+	case kList, kMap, kStringSet, kIntSet, kFloatSet, kBytesSet, kRaw:
+		if (d.MinItems != nil || d.MaxItems != nil) && (t.kind != kRaw || a.Type == attr.L || a.Type == attr.M) {
+			add("checkCount", "checkCount(%s, len(%s), %d, %d)", name, x, intOr(d.MinItems, -1), intOr(d.MaxItems, -1))
 		}
 	}
 	return out
+}
+
+func intOr(p *int, def int) int {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+// regexVar names the package-level compiled pattern of an attribute.
+func (p *plan) regexVar(a *catalog.Attribute) string {
+	for _, r := range p.regexes {
+		if r.Attr == a.Name {
+			return r.Var
+		}
+	}
+	r := regexPlan{Attr: a.Name, Var: unexported(a.Name) + "Pattern", Expr: "^(?:" + a.Domain.Pattern.Text + ")$"}
+	p.regexes = append(p.regexes, r)
+	return r.Var
+}
+
+// presenceChecks returns the statements checking the entity's presence
+// rules: an attribute carried outside its when (or inside its unless) is
+// refused, a required one missing where its rules want it too.
+func (p *plan) presenceChecks(ep *entityPlan) []string {
+	var out []string
+	for _, ea := range ep.E.Attributes {
+		if len(ea.When) == 0 && len(ea.Unless) == 0 {
+			continue
+		}
+		f := ep.field(ea.Name)
+		if f == nil || !(f.Pointer || f.T.nilable()) {
+			continue
+		}
+		when, ok1 := p.conditionExpr(ep, ea.When)
+		unless, ok2 := p.conditionExpr(ep, ea.Unless)
+		if !ok1 || !ok2 {
+			continue
+		}
+		allowed := []string{}
+		var words []string
+		if when != "" {
+			allowed = append(allowed, when)
+			words = append(words, "while "+conditionWords(ea.When))
+		}
+		if unless != "" {
+			allowed = append(allowed, "!("+unless+")")
+			words = append(words, "unless "+conditionWords(ea.Unless))
+		}
+		cond := strings.Join(allowed, " && ")
+		rule := strings.Join(words, " and ")
+		p.use("checks")
+		out = append(out, fmt.Sprintf("if x.%s != nil && !(%s) {\nv.add(errors.New(%s))\n}", f.Name, cond,
+			quote(ea.Name+" is carried only "+rule)))
+		if ea.Presence == catalog.Required {
+			out = append(out, fmt.Sprintf("if x.%s == nil && (%s) {\nv.add(errors.New(%s))\n}", f.Name, cond,
+				quote(ea.Name+" is required "+rule)))
+		}
+	}
+	return out
+}
+
+// conditionExpr prints the Go condition that every term holds: the
+// attribute has one of the values.
+func (p *plan) conditionExpr(ep *entityPlan, conds []catalog.Condition) (string, bool) {
+	var terms []string
+	for _, c := range conds {
+		f := ep.field(c.Attribute)
+		if f == nil || f.T.nilable() {
+			return "", false
+		}
+		x := "x." + f.Name
+		if f.Pointer {
+			x = "*x." + f.Name
+		}
+		var alts []string
+		for _, v := range c.Values {
+			lit := sampleGo(f.T, v)
+			if lit == "" {
+				return "", false
+			}
+			alts = append(alts, x+" == "+lit)
+		}
+		term := strings.Join(alts, " || ")
+		if len(alts) > 1 {
+			term = "(" + term + ")"
+		}
+		if f.Pointer {
+			term = "x." + f.Name + " != nil && " + term
+		}
+		terms = append(terms, term)
+	}
+	return strings.Join(terms, " && "), true
+}
+
+// conditionWords says a presence rule the way the model reads it.
+func conditionWords(conds []catalog.Condition) string {
+	var parts []string
+	for _, c := range conds {
+		var vs []string
+		for _, v := range c.Values {
+			vs = append(vs, v.Str)
+		}
+		parts = append(parts, c.Attribute+" is "+strings.ReplaceAll(joinWords(vs), " and ", " or "))
+	}
+	return joinWords(parts)
 }
 
 // planCodec writes MarshalItem and UnmarshalX without reflection: each

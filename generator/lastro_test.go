@@ -268,3 +268,55 @@ func TestLastroTenantIsolation(t *testing.T) {
 func TestLastroAgreesWithExecutor(t *testing.T) {
 	lastroHarness(t).checkAgreement(t, target.KeysNative)
 }
+
+// The constructor fills the computed shard as the catalog computes it and
+// refuses, all at once, what the model's domains and presence rules
+// forbid.
+func TestLastroConstructorDomains(t *testing.T) {
+	for _, id := range []string{"C-2026-004512", "C-2026-000001", "C-1999-999999", "x"} {
+		c, err := lastro.NewContract(lastro.Contract{TenantID: "t042", DebtorKey: "9f2c1a7e4b0d3e61", ContractID: id,
+			Currency: lastro.CurrencyBrl, Status: lastro.StatusActive, Version: 1, UpdatedAt: "2026-09-23T03:12:44Z"})
+		if id == "x" {
+			require.Error(t, err)
+			continue
+		}
+		require.NoError(t, err)
+		assert.Equal(t, int64(catalog.HashMod(id, 16)), c.Shard, id)
+		assert.Equal(t, int64(catalog.HashMod(id, 16)), lastro.ShardOf(id))
+	}
+	_, err := lastro.NewContract(lastro.Contract{
+		TenantID: "t042", DebtorKey: "NOT-HEX", ContractID: "C-2026-004512", Currency: "USD", Status: lastro.StatusActive,
+		OutstandingCents: -5, Bucket: ptr(lastro.BucketD031_060), Version: 0, UpdatedAt: "yesterday",
+	})
+	require.Error(t, err)
+	for _, want := range []string{
+		`debtorKey "NOT-HEX" does not match its pattern`,
+		`currency "USD" is not one of its values`,
+		"outstandingCents -5 is below its minimum 0",
+		"version 0 is below its minimum 1",
+		`updatedAt "yesterday" is not an RFC 3339 instant`,
+		"bucket is carried only while status is IN_COLLECTION",
+	} {
+		assert.ErrorContains(t, err, want)
+	}
+	// Keys: zero padding, overflow, a foreign entity's key.
+	k, err := lastro.InstallmentKey("t042", "9f2c1a7e4b0d3e61", "C-2026-004512", 7)
+	require.NoError(t, err)
+	assert.Equal(t, "CT#C-2026-004512#IN#007", k.SK)
+	_, err = lastro.InstallmentKey("t042", "9f2c1a7e4b0d3e61", "C-2026-004512", 1000)
+	assert.ErrorContains(t, err, "seq 1000 does not fit in 3 digits")
+	back, err := lastro.ParseInstallmentKey(k)
+	require.NoError(t, err)
+	assert.Equal(t, int64(7), back.Seq)
+	assert.Equal(t, "C-2026-004512", back.ContractID)
+	ck, err := lastro.ContractKey("t042", "9f2c1a7e4b0d3e61", "C-2026-004512")
+	require.NoError(t, err)
+	_, err = lastro.ParseInstallmentKey(ck)
+	var ke *lastro.KeyError
+	require.ErrorAs(t, err, &ke)
+	assert.Equal(t, "CONTRACT", ke.Is)
+	assert.ErrorContains(t, err, "is the key of entity CONTRACT, not of INSTALLMENT")
+	// The HMAC debtor key is the catalog's.
+	secret := lastro.TenantSecret{Version: 1, Key: []byte("k")}
+	assert.Equal(t, catalog.HMACHex([]byte("k"), "12345678909", 16), lastro.DebtorKeyOf(secret, "123.456.789-09"))
+}

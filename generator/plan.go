@@ -36,7 +36,10 @@ type plan struct {
 	ops        []*opPlan
 	failures   []*failurePlan
 	sentinels  []*sentinelPlan
+	regexes    []regexPlan // compiled patterns of attribute domains
 }
+
+type regexPlan struct{ Attr, Var, Expr string }
 
 type enumPlan struct {
 	Attr   *catalog.Attribute

@@ -208,6 +208,8 @@ var importPaths = map[string]string{
 	"sha256":   "crypto/sha256",
 	"hex":      "encoding/hex",
 	"fnv":      "hash/fnv",
+	"regexp":   "regexp",
+	"utf8":     "unicode/utf8",
 	"json":     "encoding/json",
 }
 
@@ -260,6 +262,7 @@ func (v *view) Ops() []*opPlan             { return v.ops }
 func (v *view) Sentinels() []*sentinelPlan { return v.sentinels }
 func (v *view) Failures() []*failurePlan   { return v.failures }
 func (v *view) Prefixes() []prefixPlan     { return v.prefixes() }
+func (v *view) Regexes() []regexPlan       { return v.regexes }
 
 // TableDoc is a table's line in Tables.
 func (t *tablePlan) TableDoc() string {

@@ -504,6 +504,83 @@ func checkInstant(name, s string) error {
 	}
 	return nil
 }`},
+	"checkInstantFormat": {src: `
+// checkInstantFormat checks an instant written in the model's one form: a
+// fixed offset (Z or ±HH:MM) and digits fractional digits, so that the
+// text order of two instants is their time order.
+func checkInstantFormat(name, s, offset string, digits int) error {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return fmt.Errorf("%s %q is not an RFC 3339 instant", name, s)
+	}
+	layout := "2006-01-02T15:04:05"
+	if digits > 0 {
+		layout += "." + strings.Repeat("0", digits)
+	}
+	want := ""
+	if offset == "Z" {
+		want = t.UTC().Format(layout) + "Z"
+	} else if z, err := time.Parse("-07:00", offset); err == nil {
+		_, secs := z.Zone()
+		want = t.In(time.FixedZone(offset, secs)).Format(layout + "-07:00")
+	}
+	if want != s {
+		return fmt.Errorf("%s %q is not written in the instant format (offset %s, %d fractional digits): %q", name, s, offset, digits, want)
+	}
+	return nil
+}`},
+	"checkLength": {src: `
+// checkLength checks the characters of a string (Unicode code points)
+// against its bounds; -1 is no bound.
+func checkLength(name, s string, lo, hi int) error {
+	n := utf8.RuneCountInString(s)
+	switch {
+	case lo >= 0 && n < lo:
+		return fmt.Errorf("%s %q has %d characters, fewer than the %d it needs", name, s, n, lo)
+	case hi >= 0 && n > hi:
+		return fmt.Errorf("%s has %d characters, more than the %d it allows", name, n, hi)
+	}
+	return nil
+}`},
+	"checkPattern": {src: `
+// checkPattern checks that the whole of a string matches its pattern.
+func checkPattern(name, s string, re *regexp.Regexp) error {
+	if re.MatchString(s) {
+		return nil
+	}
+	return fmt.Errorf("%s %q does not match its pattern %s", name, s, re)
+}`},
+	"checkRange": {src: `
+// checkRange checks a number against its bounds (inclusive).
+func checkRange(name string, x, lo, hi float64) error {
+	switch {
+	case x < lo:
+		return fmt.Errorf("%s %v is below its minimum %v", name, x, lo)
+	case x > hi:
+		return fmt.Errorf("%s %v is above its maximum %v", name, x, hi)
+	}
+	return nil
+}`},
+	"checkOneOf": {src: `
+// checkOneOf checks a number against the values its attribute allows.
+func checkOneOf(name string, x float64, values []float64) error {
+	if slices.Contains(values, x) {
+		return nil
+	}
+	return fmt.Errorf("%s %v is not one of %v", name, x, values)
+}`},
+	"checkCount": {src: `
+// checkCount checks how many elements a list, map or set holds; -1 is no
+// bound.
+func checkCount(name string, n, lo, hi int) error {
+	switch {
+	case lo >= 0 && n < lo:
+		return fmt.Errorf("%s holds %d elements, fewer than the %d it needs", name, n, lo)
+	case hi >= 0 && n > hi:
+		return fmt.Errorf("%s holds %d elements, more than the %d it allows", name, n, hi)
+	}
+	return nil
+}`},
 	"deref": {src: `
 // deref returns the value p points at, or the zero value.
 func deref[T any](p *T) T {

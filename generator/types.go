@@ -326,7 +326,7 @@ var integerUnits = map[string]bool{
 // says so, it is zero-padded in a key, it is a shard, or every value the
 // model shows for it (samples, parameter samples, literals) is whole.
 func (p *plan) integer(a *catalog.Attribute) bool {
-	if integerUnits[a.Unit] || p.padded[a.Name] {
+	if a.Integer || integerUnits[a.Unit] || p.padded[a.Name] {
 		return true
 	}
 	if a.Computed != nil && a.Computed.Kind == catalog.KindHashMod {

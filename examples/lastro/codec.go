@@ -14,6 +14,7 @@ import (
 	"iter"
 	"math"
 	"math/big"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -144,6 +145,18 @@ func checkCivilDate(name, s string) error {
 	return nil
 }
 
+// checkCount checks how many elements a list, map or set holds; -1 is no
+// bound.
+func checkCount(name string, n, lo, hi int) error {
+	switch {
+	case lo >= 0 && n < lo:
+		return fmt.Errorf("%s holds %d elements, fewer than the %d it needs", name, n, lo)
+	case hi >= 0 && n > hi:
+		return fmt.Errorf("%s holds %d elements, more than the %d it allows", name, n, hi)
+	}
+	return nil
+}
+
 // checkEnum checks a value of an enum type.
 func checkEnum[T interface {
 	~string
@@ -159,6 +172,50 @@ func checkEnum[T interface {
 func checkInstant(name, s string) error {
 	if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
 		return fmt.Errorf("%s %q is not an RFC 3339 instant such as 2026-09-23T03:12:44Z", name, s)
+	}
+	return nil
+}
+
+// checkInstantFormat checks an instant written in the model's one form: a
+// fixed offset (Z or ±HH:MM) and digits fractional digits, so that the
+// text order of two instants is their time order.
+func checkInstantFormat(name, s, offset string, digits int) error {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return fmt.Errorf("%s %q is not an RFC 3339 instant", name, s)
+	}
+	layout := "2006-01-02T15:04:05"
+	if digits > 0 {
+		layout += "." + strings.Repeat("0", digits)
+	}
+	want := ""
+	if offset == "Z" {
+		want = t.UTC().Format(layout) + "Z"
+	} else if z, err := time.Parse("-07:00", offset); err == nil {
+		_, secs := z.Zone()
+		want = t.In(time.FixedZone(offset, secs)).Format(layout + "-07:00")
+	}
+	if want != s {
+		return fmt.Errorf("%s %q is not written in the instant format (offset %s, %d fractional digits): %q", name, s, offset, digits, want)
+	}
+	return nil
+}
+
+// checkPattern checks that the whole of a string matches its pattern.
+func checkPattern(name, s string, re *regexp.Regexp) error {
+	if re.MatchString(s) {
+		return nil
+	}
+	return fmt.Errorf("%s %q does not match its pattern %s", name, s, re)
+}
+
+// checkRange checks a number against its bounds (inclusive).
+func checkRange(name string, x, lo, hi float64) error {
+	switch {
+	case x < lo:
+		return fmt.Errorf("%s %v is below its minimum %v", name, x, lo)
+	case x > hi:
+		return fmt.Errorf("%s %v is above its maximum %v", name, x, hi)
 	}
 	return nil
 }

@@ -3,7 +3,10 @@
 package lastrosynthetic
 
 import (
+	"errors"
 	"fmt"
+	"math"
+	"regexp"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -254,11 +257,17 @@ func (Agreement) ItemType() string { return "AGREEMENT" }
 // once.
 func NewAgreement(x Agreement) (Agreement, error) {
 	var v checks
+	v.add(checkPattern("tenantId", x.TenantID, tenantIDPattern))
+	v.add(checkPattern("debtorKey", x.DebtorKey, debtorKeyPattern))
+	v.add(checkPattern("contractId", x.ContractID, contractIDPattern))
+	v.add(checkRange("entryCents", float64(x.EntryCents), 0, math.Inf(1)))
+	v.add(checkRange("instalmentCount", float64(x.InstalmentCount), 1, math.Inf(1)))
 	v.add(checkInstant("signedAt", x.SignedAt))
 	v.add(checkEnum("status", x.Status))
 	if x.StatusReason != nil {
 		v.add(checkEnum("statusReason", *x.StatusReason))
 	}
+	v.add(checkRange("version", float64(x.Version), 1, math.Inf(1)))
 	if _, err := AgreementKey(x.TenantID, x.DebtorKey, x.AgreementID); err != nil {
 		v.add(err)
 	}
@@ -354,6 +363,12 @@ func (Charge) ItemType() string { return "CHARGE" }
 // once.
 func NewCharge(x Charge) (Charge, error) {
 	var v checks
+	v.add(checkPattern("tenantId", x.TenantID, tenantIDPattern))
+	v.add(checkRange("amountCents", float64(x.AmountCents), 0, math.Inf(1)))
+	v.add(checkPattern("contractId", x.ContractID, contractIDPattern))
+	v.add(checkPattern("debtorKey", x.DebtorKey, debtorKeyPattern))
+	v.add(checkRange("expiresAt", float64(x.ExpiresAt), 0, math.Inf(1)))
+	v.add(checkRange("seq", float64(x.Seq), 1, 999))
 	if _, err := ChargeKey(x.TenantID, x.ChargeRef); err != nil {
 		v.add(err)
 	}
@@ -448,8 +463,14 @@ func (Contact) ItemType() string { return "CONTACT" }
 // once.
 func NewContact(x Contact) (Contact, error) {
 	var v checks
-	v.add(checkInstant("contactAt", x.ContactAt))
+	v.add(checkPattern("tenantId", x.TenantID, tenantIDPattern))
+	v.add(checkPattern("debtorKey", x.DebtorKey, debtorKeyPattern))
+	v.add(checkInstantFormat("contactAt", x.ContactAt, "-03:00", 0))
 	v.add(checkEnum("channel", x.Channel))
+	v.add(checkPattern("contractId", x.ContractID, contractIDPattern))
+	if x.ExpiresAt != nil {
+		v.add(checkRange("expiresAt", float64(*x.ExpiresAt), 0, math.Inf(1)))
+	}
 	v.add(checkEnum("result", x.Result))
 	if _, err := ContactKey(x.TenantID, x.DebtorKey, x.ContactAt); err != nil {
 		v.add(err)
@@ -583,6 +604,9 @@ func (Contract) ItemType() string { return "CONTRACT" }
 func NewContract(x Contract) (Contract, error) {
 	x.Shard = ShardOf(x.ContractID)
 	var v checks
+	v.add(checkPattern("tenantId", x.TenantID, tenantIDPattern))
+	v.add(checkPattern("debtorKey", x.DebtorKey, debtorKeyPattern))
+	v.add(checkPattern("contractId", x.ContractID, contractIDPattern))
 	if x.Bucket != nil {
 		v.add(checkEnum("bucket", *x.Bucket))
 	}
@@ -599,11 +623,26 @@ func NewContract(x Contract) (Contract, error) {
 	if x.OldestOverdueDueDate != nil {
 		v.add(checkCivilDate("oldestOverdueDueDate", *x.OldestOverdueDueDate))
 	}
+	v.add(checkRange("outstandingCents", float64(x.OutstandingCents), 0, math.Inf(1)))
+	v.add(checkRange("shard", float64(x.Shard), 0, 15))
 	v.add(checkEnum("status", x.Status))
 	if x.StatusReason != nil {
 		v.add(checkEnum("statusReason", *x.StatusReason))
 	}
 	v.add(checkInstant("updatedAt", x.UpdatedAt))
+	v.add(checkRange("version", float64(x.Version), 1, math.Inf(1)))
+	if x.Bucket != nil && !(x.Status == StatusInCollection) {
+		v.add(errors.New("bucket is carried only while status is IN_COLLECTION"))
+	}
+	if x.NextAction != nil && !(x.Status == StatusInCollection) {
+		v.add(errors.New("nextAction is carried only while status is IN_COLLECTION"))
+	}
+	if x.NextActionDate != nil && !(x.Status == StatusInCollection) {
+		v.add(errors.New("nextActionDate is carried only while status is IN_COLLECTION"))
+	}
+	if x.OldestOverdueDueDate != nil && !(x.Status == StatusInCollection) {
+		v.add(errors.New("oldestOverdueDueDate is carried only while status is IN_COLLECTION"))
+	}
 	if _, err := ContractKey(x.TenantID, x.DebtorKey, x.ContractID); err != nil {
 		v.add(err)
 	}
@@ -749,8 +788,19 @@ func (Event) ItemType() string { return "EVENT" }
 // once.
 func NewEvent(x Event) (Event, error) {
 	var v checks
-	v.add(checkInstant("eventAt", x.EventAt))
+	v.add(checkPattern("tenantId", x.TenantID, tenantIDPattern))
+	v.add(checkPattern("debtorKey", x.DebtorKey, debtorKeyPattern))
+	v.add(checkPattern("contractId", x.ContractID, contractIDPattern))
+	v.add(checkRange("seq", float64(x.Seq), 1, 999))
+	v.add(checkInstantFormat("eventAt", x.EventAt, "Z", 3))
+	v.add(checkPattern("eventId", x.EventID, eventIDPattern))
+	if x.AmountCents != nil {
+		v.add(checkRange("amountCents", float64(*x.AmountCents), 0, math.Inf(1)))
+	}
 	v.add(checkEnum("eventType", x.EventType))
+	if x.ExpiresAt != nil {
+		v.add(checkRange("expiresAt", float64(*x.ExpiresAt), 0, math.Inf(1)))
+	}
 	if x.StatusReason != nil {
 		v.add(checkEnum("statusReason", *x.StatusReason))
 	}
@@ -875,9 +925,19 @@ func (Installment) ItemType() string { return "INSTALLMENT" }
 // once.
 func NewInstallment(x Installment) (Installment, error) {
 	var v checks
+	v.add(checkPattern("tenantId", x.TenantID, tenantIDPattern))
+	v.add(checkPattern("debtorKey", x.DebtorKey, debtorKeyPattern))
+	v.add(checkPattern("contractId", x.ContractID, contractIDPattern))
+	v.add(checkRange("seq", float64(x.Seq), 1, 999))
 	v.add(checkCivilDate("dueDate", x.DueDate))
+	v.add(checkRange("fineCents", float64(x.FineCents), 0, math.Inf(1)))
+	v.add(checkRange("interestCents", float64(x.InterestCents), 0, math.Inf(1)))
+	v.add(checkRange("lateInterestCents", float64(x.LateInterestCents), 0, math.Inf(1)))
 	v.add(checkCivilDate("originalDueDate", x.OriginalDueDate))
+	v.add(checkRange("paidCents", float64(x.PaidCents), 0, math.Inf(1)))
+	v.add(checkRange("principalCents", float64(x.PrincipalCents), 0, math.Inf(1)))
 	v.add(checkEnum("status", x.Status))
+	v.add(checkRange("version", float64(x.Version), 1, math.Inf(1)))
 	if _, err := InstallmentKey(x.TenantID, x.DebtorKey, x.ContractID, x.Seq); err != nil {
 		v.add(err)
 	}
@@ -972,7 +1032,11 @@ func (Limit) ItemType() string { return "LIMIT" }
 // once.
 func NewLimit(x Limit) (Limit, error) {
 	var v checks
+	v.add(checkPattern("tenantId", x.TenantID, tenantIDPattern))
+	v.add(checkPattern("debtorKey", x.DebtorKey, debtorKeyPattern))
 	v.add(checkCivilDate("localDate", x.LocalDate))
+	v.add(checkRange("attempts", float64(x.Attempts), 0, math.Inf(1)))
+	v.add(checkRange("expiresAt", float64(x.ExpiresAt), 0, math.Inf(1)))
 	if _, err := LimitKey(x.TenantID, x.DebtorKey, x.LocalDate); err != nil {
 		v.add(err)
 	}
@@ -1058,6 +1122,12 @@ func (Policy) ItemType() string { return "POLICY" }
 // once.
 func NewPolicy(x Policy) (Policy, error) {
 	var v checks
+	v.add(checkPattern("tenantId", x.TenantID, tenantIDPattern))
+	v.add(checkRange("bureauEligibleDays", float64(x.BureauEligibleDays), 0, math.Inf(1)))
+	v.add(checkRange("finePct", x.FinePct, 0, 0.02))
+	v.add(checkCount("imputationOrder", len(x.ImputationOrder), 1, 4))
+	v.add(checkRange("lateInterestMonthlyPct", x.LateInterestMonthlyPct, 0, 1))
+	v.add(checkRange("maxDailyContacts", float64(x.MaxDailyContacts), 1, math.Inf(1)))
 	v.add(checkCivilDate("validFrom", x.ValidFrom))
 	if _, err := PolicyKey(x.TenantID, x.PolicyVersion); err != nil {
 		v.add(err)
@@ -1148,7 +1218,10 @@ func (Profile) ItemType() string { return "PROFILE" }
 // once.
 func NewProfile(x Profile) (Profile, error) {
 	var v checks
-	v.add(checkInstant("onboardedAt", x.OnboardedAt))
+	v.add(checkPattern("tenantId", x.TenantID, tenantIDPattern))
+	v.add(checkPattern("debtorKey", x.DebtorKey, debtorKeyPattern))
+	v.add(checkInstantFormat("onboardedAt", x.OnboardedAt, "Z", 0))
+	v.add(checkRange("secretVersion", float64(x.SecretVersion), 1, math.Inf(1)))
 	if _, err := ProfileKey(x.TenantID, x.DebtorKey); err != nil {
 		v.add(err)
 	}
@@ -1253,14 +1326,27 @@ func (Promise) ItemType() string { return "PROMISE" }
 func NewPromise(x Promise) (Promise, error) {
 	x.Shard = ShardOf(x.ContractID)
 	var v checks
+	v.add(checkPattern("tenantId", x.TenantID, tenantIDPattern))
+	v.add(checkPattern("debtorKey", x.DebtorKey, debtorKeyPattern))
+	v.add(checkPattern("contractId", x.ContractID, contractIDPattern))
+	v.add(checkRange("promiseSeq", float64(x.PromiseSeq), 1, 999))
 	if x.NextAction != nil {
 		v.add(checkEnum("nextAction", *x.NextAction))
 	}
 	if x.NextActionDate != nil {
 		v.add(checkCivilDate("nextActionDate", *x.NextActionDate))
 	}
+	v.add(checkRange("promisedCents", float64(x.PromisedCents), 0, math.Inf(1)))
 	v.add(checkCivilDate("promisedDate", x.PromisedDate))
+	v.add(checkRange("shard", float64(x.Shard), 0, 15))
 	v.add(checkEnum("status", x.Status))
+	v.add(checkRange("version", float64(x.Version), 1, math.Inf(1)))
+	if x.NextAction != nil && !(x.Status == StatusPending) {
+		v.add(errors.New("nextAction is carried only while status is PENDING"))
+	}
+	if x.NextActionDate != nil && !(x.Status == StatusPending) {
+		v.add(errors.New("nextActionDate is carried only while status is PENDING"))
+	}
 	if _, err := PromiseKey(x.TenantID, x.DebtorKey, x.ContractID, x.PromiseSeq); err != nil {
 		v.add(err)
 	}
@@ -1360,6 +1446,11 @@ func (Settlement) ItemType() string { return "SETTLEMENT" }
 // once.
 func NewSettlement(x Settlement) (Settlement, error) {
 	var v checks
+	v.add(checkPattern("tenantId", x.TenantID, tenantIDPattern))
+	v.add(checkRange("amountCents", float64(x.AmountCents), 0, math.Inf(1)))
+	if x.ExpiresAt != nil {
+		v.add(checkRange("expiresAt", float64(*x.ExpiresAt), 0, math.Inf(1)))
+	}
 	v.add(checkInstant("receivedAt", x.ReceivedAt))
 	if _, err := SettlementKey(x.TenantID, x.SettlementID); err != nil {
 		v.add(err)
@@ -1653,6 +1744,14 @@ func unmarshalOffboardingEntry(item map[string]types.AttributeValue) (Offboardin
 	}
 	return x, nil
 }
+
+// The patterns of the attributes' domains, compiled once.
+var (
+	tenantIDPattern   = regexp.MustCompile("^(?:t[0-9]{3})$")
+	debtorKeyPattern  = regexp.MustCompile("^(?:[0-9a-f]{16})$")
+	contractIDPattern = regexp.MustCompile("^(?:C-[0-9]{4}-[0-9]{6})$")
+	eventIDPattern    = regexp.MustCompile("^(?:[A-Za-z0-9]{8})$")
+)
 
 // TenantSecret is one version of a secret that keys are computed with. Version
 // is recorded beside what it computes, so that a rotation (a new version)

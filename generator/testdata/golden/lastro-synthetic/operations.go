@@ -5,6 +5,7 @@ package lastrosynthetic
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -93,6 +94,11 @@ type ApplySettlementResult struct {
 // validate checks the parameters before any request is sent.
 func (in ApplySettlementInput) validate() error {
 	var v checks
+	v.add(checkRange("amountCents", float64(in.AmountCents), 0, math.Inf(1)))
+	v.add(checkRange("contractVersion", float64(in.ContractVersion), 1, math.Inf(1)))
+	v.add(checkRange("installmentVersion", float64(in.InstallmentVersion), 1, math.Inf(1)))
+	v.add(checkRange("keepUntil", float64(in.KeepUntil), 0, math.Inf(1)))
+	v.add(checkRange("newBalance", float64(in.NewBalance), 0, math.Inf(1)))
 	if in.Variant == ApplySettlementPartial {
 		v.add(checkEnum("newBucket", in.NewBucket))
 	}
@@ -113,6 +119,7 @@ func (in ApplySettlementInput) validate() error {
 		v.add(checkEnum("newStatus", in.NewStatus))
 	}
 	v.add(checkInstant("receivedAt", in.ReceivedAt))
+	v.add(checkPattern("tenantId", in.TenantID, tenantIDPattern))
 	v.add(checkInstant("updatedAt", in.UpdatedAt))
 	switch in.Variant {
 	case ApplySettlementCures, ApplySettlementOnTime, ApplySettlementPartial:
@@ -329,7 +336,12 @@ type ArchivedAuditTrailResult struct {
 
 // validate checks the parameters before any request is sent.
 func (in ArchivedAuditTrailInput) validate() error {
-	return nil
+	var v checks
+	v.add(checkPattern("contractId", in.ContractID, contractIDPattern))
+	v.add(checkPattern("debtorKey", in.DebtorKey, debtorKeyPattern))
+	v.add(checkRange("seq", float64(in.Seq), 1, 999))
+	v.add(checkPattern("tenantId", in.TenantID, tenantIDPattern))
+	return v.err("ArchivedAuditTrail")
 }
 
 // ArchivedAuditTrail runs business operation ArchivedAuditTrail: the audit
@@ -391,7 +403,12 @@ type AuditTrailResult struct {
 
 // validate checks the parameters before any request is sent.
 func (in AuditTrailInput) validate() error {
-	return nil
+	var v checks
+	v.add(checkPattern("contractId", in.ContractID, contractIDPattern))
+	v.add(checkPattern("debtorKey", in.DebtorKey, debtorKeyPattern))
+	v.add(checkRange("seq", float64(in.Seq), 1, 999))
+	v.add(checkPattern("tenantId", in.TenantID, tenantIDPattern))
+	return v.err("AuditTrail")
 }
 
 // AuditTrail runs business operation AuditTrail: the audit trail of one
@@ -451,6 +468,7 @@ type BureauEligibleResult struct {
 func (in BureauEligibleInput) validate() error {
 	var v checks
 	v.add(checkCivilDate("nextActionDate", in.NextActionDate))
+	v.add(checkPattern("tenantId", in.TenantID, tenantIDPattern))
 	return v.err("BureauEligible")
 }
 
@@ -531,9 +549,14 @@ type ClaimContactResult struct {
 func (in ClaimContactInput) validate() error {
 	var v checks
 	v.add(checkEnum("channel", in.Channel))
-	v.add(checkInstant("contactAt", in.ContactAt))
+	v.add(checkInstantFormat("contactAt", in.ContactAt, "-03:00", 0))
+	v.add(checkPattern("contractId", in.ContractID, contractIDPattern))
+	v.add(checkPattern("debtorKey", in.DebtorKey, debtorKeyPattern))
 	v.add(checkCivilDate("localDate", in.LocalDate))
+	v.add(checkRange("maxDaily", float64(in.MaxDaily), 1, math.Inf(1)))
 	v.add(checkEnum("result", in.Result))
+	v.add(checkPattern("tenantId", in.TenantID, tenantIDPattern))
+	v.add(checkRange("ttl", float64(in.TTL), 0, math.Inf(1)))
 	return v.err("ClaimContact")
 }
 
@@ -628,7 +651,9 @@ type ContactsOfDayResult struct {
 // validate checks the parameters before any request is sent.
 func (in ContactsOfDayInput) validate() error {
 	var v checks
+	v.add(checkPattern("debtorKey", in.DebtorKey, debtorKeyPattern))
 	v.add(checkCivilDate("localDate", in.LocalDate))
+	v.add(checkPattern("tenantId", in.TenantID, tenantIDPattern))
 	return v.err("ContactsOfDay")
 }
 
@@ -725,7 +750,14 @@ type CreateChargeResult struct {
 // validate checks the parameters before any request is sent.
 func (in CreateChargeInput) validate() error {
 	var v checks
-	v.add(checkInstant("eventAt", in.EventAt))
+	v.add(checkRange("amountCents", float64(in.AmountCents), 0, math.Inf(1)))
+	v.add(checkPattern("contractId", in.ContractID, contractIDPattern))
+	v.add(checkPattern("debtorKey", in.DebtorKey, debtorKeyPattern))
+	v.add(checkInstantFormat("eventAt", in.EventAt, "Z", 3))
+	v.add(checkPattern("eventId", in.EventID, eventIDPattern))
+	v.add(checkRange("expiresAt", float64(in.ExpiresAt), 0, math.Inf(1)))
+	v.add(checkRange("seq", float64(in.Seq), 1, 999))
+	v.add(checkPattern("tenantId", in.TenantID, tenantIDPattern))
 	return v.err("CreateCharge")
 }
 
@@ -817,7 +849,10 @@ type DebtorViewResult struct {
 
 // validate checks the parameters before any request is sent.
 func (in DebtorViewInput) validate() error {
-	return nil
+	var v checks
+	v.add(checkPattern("debtorKey", in.DebtorKey, debtorKeyPattern))
+	v.add(checkPattern("tenantId", in.TenantID, tenantIDPattern))
+	return v.err("DebtorView")
 }
 
 // DebtorView runs business operation DebtorView: the 360 view of a debtor for
@@ -880,6 +915,7 @@ type DunningAgendaResult struct {
 func (in DunningAgendaInput) validate() error {
 	var v checks
 	v.add(checkCivilDate("nextActionDate", in.NextActionDate))
+	v.add(checkPattern("tenantId", in.TenantID, tenantIDPattern))
 	return v.err("DunningAgenda")
 }
 
@@ -941,7 +977,9 @@ type EnumerateTenantDebtorsResult struct {
 
 // validate checks the parameters before any request is sent.
 func (in EnumerateTenantDebtorsInput) validate() error {
-	return nil
+	var v checks
+	v.add(checkPattern("tenantId", in.TenantID, tenantIDPattern))
+	return v.err("EnumerateTenantDebtors")
 }
 
 // EnumerateTenantDebtors runs business operation EnumerateTenantDebtors:
@@ -994,7 +1032,9 @@ type LoadChargesPolicyResult struct {
 
 // validate checks the parameters before any request is sent.
 func (in LoadChargesPolicyInput) validate() error {
-	return nil
+	var v checks
+	v.add(checkPattern("tenantId", in.TenantID, tenantIDPattern))
+	return v.err("LoadChargesPolicy")
 }
 
 // LoadChargesPolicy runs business operation LoadChargesPolicy: read a
@@ -1064,9 +1104,13 @@ type MoveBucketResult struct {
 func (in MoveBucketInput) validate() error {
 	var v checks
 	v.add(checkEnum("bucket", in.Bucket))
+	v.add(checkPattern("contractId", in.ContractID, contractIDPattern))
+	v.add(checkPattern("debtorKey", in.DebtorKey, debtorKeyPattern))
+	v.add(checkRange("expected", float64(in.Expected), 1, math.Inf(1)))
 	v.add(checkEnum("nextAction", in.NextAction))
 	v.add(checkCivilDate("nextActionDate", in.NextActionDate))
 	v.add(checkInstant("now", in.Now))
+	v.add(checkPattern("tenantId", in.TenantID, tenantIDPattern))
 	return v.err("MoveBucket")
 }
 
@@ -1143,7 +1187,10 @@ type OnboardDebtorResult struct {
 // validate checks the parameters before any request is sent.
 func (in OnboardDebtorInput) validate() error {
 	var v checks
-	v.add(checkInstant("onboardedAt", in.OnboardedAt))
+	v.add(checkPattern("debtorKey", in.DebtorKey, debtorKeyPattern))
+	v.add(checkInstantFormat("onboardedAt", in.OnboardedAt, "Z", 0))
+	v.add(checkRange("secretVersion", float64(in.SecretVersion), 1, math.Inf(1)))
+	v.add(checkPattern("tenantId", in.TenantID, tenantIDPattern))
 	return v.err("OnboardDebtor")
 }
 
@@ -1210,7 +1257,11 @@ type OpenInstallmentsResult struct {
 
 // validate checks the parameters before any request is sent.
 func (in OpenInstallmentsInput) validate() error {
-	return nil
+	var v checks
+	v.add(checkPattern("contractId", in.ContractID, contractIDPattern))
+	v.add(checkPattern("debtorKey", in.DebtorKey, debtorKeyPattern))
+	v.add(checkPattern("tenantId", in.TenantID, tenantIDPattern))
+	return v.err("OpenInstallments")
 }
 
 // OpenInstallments runs business operation OpenInstallments: instalments of
@@ -1269,6 +1320,7 @@ type PortfolioByBucketResult struct {
 func (in PortfolioByBucketInput) validate() error {
 	var v checks
 	v.add(checkEnum("bucket", in.Bucket))
+	v.add(checkPattern("tenantId", in.TenantID, tenantIDPattern))
 	return v.err("PortfolioByBucket")
 }
 
@@ -1332,6 +1384,7 @@ type PromisesDueResult struct {
 func (in PromisesDueInput) validate() error {
 	var v checks
 	v.add(checkCivilDate("nextActionDate", in.NextActionDate))
+	v.add(checkPattern("tenantId", in.TenantID, tenantIDPattern))
 	return v.err("PromisesDue")
 }
 
@@ -1401,6 +1454,7 @@ type PromisesThisWeekResult struct {
 func (in PromisesThisWeekInput) validate() error {
 	var v checks
 	v.add(checkCivilDate("nextActionDate", in.NextActionDate))
+	v.add(checkPattern("tenantId", in.TenantID, tenantIDPattern))
 	return v.err("PromisesThisWeek")
 }
 
@@ -1472,6 +1526,11 @@ type PublishPolicyResult struct {
 // validate checks the parameters before any request is sent.
 func (in PublishPolicyInput) validate() error {
 	var v checks
+	v.add(checkRange("bureauEligibleDays", float64(in.BureauEligibleDays), 0, math.Inf(1)))
+	v.add(checkRange("finePct", in.FinePct, 0, 0.02))
+	v.add(checkRange("lateInterestMonthlyPct", in.LateInterestMonthlyPct, 0, 1))
+	v.add(checkRange("maxDailyContacts", float64(in.MaxDailyContacts), 1, math.Inf(1)))
+	v.add(checkPattern("tenantId", in.TenantID, tenantIDPattern))
 	v.add(checkCivilDate("validFrom", in.ValidFrom))
 	return v.err("PublishPolicy")
 }
@@ -1548,8 +1607,15 @@ type RegisterPromiseResult struct {
 // validate checks the parameters before any request is sent.
 func (in RegisterPromiseInput) validate() error {
 	var v checks
+	v.add(checkPattern("contractId", in.ContractID, contractIDPattern))
+	v.add(checkPattern("debtorKey", in.DebtorKey, debtorKeyPattern))
+	v.add(checkRange("expected", float64(in.Expected), 1, math.Inf(1)))
 	v.add(checkInstant("now", in.Now))
+	v.add(checkRange("promiseSeq", float64(in.PromiseSeq), 1, 999))
+	v.add(checkRange("promisedCents", float64(in.PromisedCents), 0, math.Inf(1)))
 	v.add(checkCivilDate("promisedDate", in.PromisedDate))
+	v.add(checkRange("shard", float64(in.Shard), 0, 15))
+	v.add(checkPattern("tenantId", in.TenantID, tenantIDPattern))
 	return v.err("RegisterPromise")
 }
 
@@ -1655,9 +1721,13 @@ type RescheduleNextActionResult struct {
 // validate checks the parameters before any request is sent.
 func (in RescheduleNextActionInput) validate() error {
 	var v checks
+	v.add(checkPattern("contractId", in.ContractID, contractIDPattern))
+	v.add(checkPattern("debtorKey", in.DebtorKey, debtorKeyPattern))
+	v.add(checkRange("expected", float64(in.Expected), 1, math.Inf(1)))
 	v.add(checkEnum("nextAction", in.NextAction))
 	v.add(checkCivilDate("nextActionDate", in.NextActionDate))
 	v.add(checkInstant("now", in.Now))
+	v.add(checkPattern("tenantId", in.TenantID, tenantIDPattern))
 	return v.err("RescheduleNextAction")
 }
 
@@ -1734,6 +1804,7 @@ type WeekendRollInto31Result struct {
 func (in WeekendRollInto31Input) validate() error {
 	var v checks
 	v.add(checkCivilDate("from", in.From))
+	v.add(checkPattern("tenantId", in.TenantID, tenantIDPattern))
 	v.add(checkCivilDate("to", in.To))
 	return v.err("WeekendRollInto31")
 }
