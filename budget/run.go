@@ -147,6 +147,15 @@ func Run(ctx context.Context, m *catalog.Model, path string, o Options) (rep *Re
 	if o.Target.AWS && o.Target.EndpointURL != "" {
 		return nil, inputf("choose one target: --aws or --endpoint-url, not both")
 	}
+	if o.Target.Retry.MaxAttempts == 0 && (o.Target.AWS || o.Target.EndpointURL != "") {
+		// Over a network a connection can drop after the server answered
+		// (aws-sdk-go-v2 retries net.ErrClosed by default for this): the
+		// standard policy sends such a request again, and the figure is
+		// the answer received. A throttled request consumes nothing, so a
+		// retry does not change a measurement either. In process there is
+		// no network: every request is sent once.
+		o.Target.Retry = target.Standard
+	}
 	tg, err := target.Open(ctx, o.Target)
 	if err != nil {
 		return nil, &InputError{err}
