@@ -245,20 +245,28 @@ func (r *stepRef) at(m *catalog.Model, more ...string) Location {
 // aside, which is a charge of its own) save nothing by themselves.
 func (x *explainer) causes(st Action, unit string) []Cause {
 	r := x.ref(st.ID)
-	txn, pageUnits, total := 1.0, 0.0, 0.0
+	txn, reads, pageUnits, total := 1.0, 1.0, 0.0, 0.0
 	for _, l := range st.Reasons {
 		switch l.Rule {
 		case capacity.RuleTransaction:
 			txn = 2
 		case capacity.RulePage:
 			pageUnits += l.Units
-		case estimate.RuleShards, estimate.RulePages:
+		case estimate.RuleShards:
 			total = l.Units
+			reads *= float64(x.queries(r))
+		case estimate.RulePages:
+			total = l.Units
+			if x.b != nil && x.b.Pages > 1 {
+				reads *= float64(x.b.Pages)
+			}
 		}
 	}
-	reads := 1.0
+	// What the page's sum costs over every page read (shards' pages
+	// differ by their shard values, so the total is the estimate's).
+	saving := 1.0
 	if pageUnits > 0 && total > pageUnits {
-		reads = total / pageUnits
+		saving = total / pageUnits
 	}
 	x.reads = reads
 	var out []Cause
@@ -288,7 +296,7 @@ func (x *explainer) causes(st Action, unit string) []Cause {
 		case c.Kind == CauseItemSize && l.Rule == capacity.RuleWriteSize:
 			c.Extra *= txn
 		case c.Kind == CausePage:
-			c.Extra *= reads
+			c.Extra *= saving
 		case c.Kind == CauseFanOut || c.Kind == CausePages:
 			c.Extra = 0
 		}
@@ -413,7 +421,7 @@ func (x *explainer) cause(st *Action, r *stepRef, l estimate.Line) (Cause, bool)
 		c.Kind, c.Extra = CausePage, l.Units-capacity.ReadUnits(1, consistencyOf(r))
 		perPage := num(l.Units) + " RRU"
 		if x.reads > 1 {
-			perPage = fmt.Sprintf("%s RRU a page, %s RRU over the %s pages the step reads", num(l.Units), num(l.Units*x.reads), num(x.reads))
+			perPage = fmt.Sprintf("%s RRU a page, read %s times by the step", num(l.Units), num(x.reads))
 		}
 		c.Text = fmt.Sprintf("one page of %s sums %s B before rounding to 4 KB: %s", stepName(st), group(l.Bytes), perPage)
 		if r != nil && r.step.Request != nil {
@@ -714,4 +722,14 @@ func group(n int) string { return estimate.Num(float64(n)) }
 func overBy(bytes, unit int) string {
 	prev := (bytes - 1) / unit * unit
 	return group(bytes-prev) + " B over " + strconv.Itoa(prev/1024) + " KB"
+}
+
+// queries is how many queries a fan-out step sends (one per shard, or
+// per worker on an index without shards).
+func (x *explainer) queries(r *stepRef) int {
+	if r == nil || r.step.Request == nil {
+		return 1
+	}
+	n, _ := estimate.FanOutQueries(r.step.Request)
+	return max(n, 1)
 }

@@ -104,7 +104,7 @@ var regressions = []regression{
 		fails: []string{"DunningAgenda/page-per-shard", "PromisesDue/page-per-shard", "BureauEligible/page-per-shard"},
 		cause: "page",
 		path:  "indexes.GSI1.projection",
-		words: []string{"one page of step agenda sums", "GSI1 projects ALL attributes", "over the 16 pages the step reads"},
+		words: []string{"one page of step agenda sums", "GSI1 projects ALL attributes", "read 16 times by the step"},
 	},
 	{
 		name:  "days-past-due-keys-gsi2",
