@@ -176,27 +176,29 @@ func (p *plan) planOp(opp *opPlan) error {
 			continue
 		}
 		t := p.paramType(prm)
-		doc := prm.Name
-		if prm.Description != "" {
-			doc += ": " + strings.TrimSuffix(prm.Description, ".")
+		desc := prm.Description
+		if desc == "" && prm.Attribute != nil {
+			desc = prm.Attribute.Description
 		}
+		doc := "parameter " + prm.Name
 		if prm.Attribute != nil && prm.Attribute.Name != prm.Name {
-			doc += " (a value of " + prm.Attribute.Name + ")"
+			doc += ", a value of " + prm.Attribute.Name
+		}
+		if desc != "" {
+			doc += ": " + lowerFirst(strings.TrimSuffix(strings.Join(strings.Fields(desc), " "), "."))
 		}
 		if prm.Sample != nil {
 			if s := sampleGo(t, *prm.Sample); s != "" && len(s) < 60 {
-				doc += ", for example " + strings.Trim(s, "\"")
+				doc += " (for example " + strings.Trim(s, "\"") + ")"
 			}
 		}
 		opp.Fields = append(opp.Fields, arg{Name: prm.Name, Var: opp.fieldName(prm.Name), T: t, Doc: doc + "."})
 	}
 	// Doc.
 	var doc strings.Builder
-	fmt.Fprintf(&doc, "%s runs business operation %s", opp.Name, op.Name)
+	fmt.Fprintf(&doc, "%s runs business operation %s.", opp.Name, op.Name)
 	if op.Description != "" {
-		doc.WriteString(": " + lowerFirst(sentence(op.Description)))
-	} else {
-		doc.WriteString(".")
+		doc.WriteString(" " + sentence(op.Description))
 	}
 	if len(op.Serves) > 0 {
 		var ids []string

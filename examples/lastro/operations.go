@@ -14,47 +14,72 @@ import (
 
 // ApplySettlementInput holds the parameters of ApplySettlement.
 type ApplySettlementInput struct {
-	// AmountCents is amountCents, for example 48790.
+	// AmountCents is parameter amountCents: amount of a charge or of a settlement
+	// (for example 48790).
 	AmountCents int64
-	// ChargeRef is chargeRef, for example E2E7Q9X4K2M8P0R5T3V1W6Y8Z.
+	// ChargeRef is parameter chargeRef: pix txid or boleto number (nosso numero)
+	// of a charge; lives in the CHARGE key (for example
+	// E2E7Q9X4K2M8P0R5T3V1W6Y8Z).
 	ChargeRef string
-	// ContractVersion is contractVersion (a value of version), for example 22.
+	// ContractVersion is parameter contractVersion, a value of version:
+	// optimistic lock; every write that can race carries version = :expected and
+	// increments it (for example 22).
 	ContractVersion int64
-	// InstallmentVersion is installmentVersion (a value of version), for example
-	// 9.
+	// InstallmentVersion is parameter installmentVersion, a value of version:
+	// optimistic lock; every write that can race carries version = :expected and
+	// increments it (for example 9).
 	InstallmentVersion int64
-	// KeepUntil is keepUntil: receivedAt + 400 days in epoch seconds, longer than
-	// any provider retry or DLQ replay (a value of expiresAt), for example
-	// 1824779221.
+	// KeepUntil is parameter keepUntil, a value of expiresAt: receivedAt + 400
+	// days in epoch seconds, longer than any provider retry or DLQ replay (for
+	// example 1824779221).
 	KeepUntil int64
-	// NewBalance is newBalance (a value of outstandingCents), for example 243950.
+	// NewBalance is parameter newBalance, a value of outstandingCents:
+	// outstanding balance of the contract, integer cents in the contract currency
+	// (for example 243950).
 	NewBalance int64
-	// NewBucket is newBucket (a value of bucket), for example BucketD001_030.
+	// NewBucket is parameter newBucket, a value of bucket: delinquency bucket
+	// (1-30, 31-60, 61-90, 90+ days past due) (for example BucketD001_030).
 	NewBucket Bucket
-	// NewInstallmentStatus is newInstallmentStatus: decided by the instalment
-	// state machine, not here (a value of status), for example StatusPaid.
+	// NewInstallmentStatus is parameter newInstallmentStatus, a value of status:
+	// decided by the instalment state machine, not here (for example StatusPaid).
 	NewInstallmentStatus Status
-	// NewNextAction is newNextAction (a value of nextAction), for example
-	// NextActionSmsD15.
+	// NewNextAction is parameter newNextAction, a value of nextAction: the next
+	// scheduled action (SMS on day 45 of delinquency, promise check,
+	// credit-bureau report...) (for example NextActionSmsD15).
 	NewNextAction NextAction
-	// NewNextActionDate is newNextActionDate (a value of nextActionDate), for
-	// example 2026-09-25.
+	// NewNextActionDate is parameter newNextActionDate, a value of
+	// nextActionDate: civil date of the next dunning action (or promise check).
+	// Present only while in active collection or with a pending promise; removing
+	// it leaves the agenda (GSI1) (for example 2026-09-25).
 	NewNextActionDate string
-	// NewOldest is newOldest (a value of oldestOverdueDueDate), for example
-	// 2026-09-10.
+	// NewOldest is parameter newOldest, a value of oldestOverdueDueDate: due date
+	// of the OLDEST open instalment: the stored fact. Days past due = today minus
+	// this date, derived at read time. Changes only on an event (a payment
+	// settles the oldest instalment, an agreement restructures) (for example
+	// 2026-09-10).
 	NewOldest string
-	// NewReason is newReason (a value of statusReason), for example
-	// StatusReasonCuredByPayment.
+	// NewReason is parameter newReason, a value of statusReason: why the item is
+	// in its state; lets a stream consumer tell a payment from an agreement or a
+	// chargeback (for example StatusReasonCuredByPayment).
 	NewReason StatusReason
-	// NewStatus is newStatus (a value of status), for example StatusActive.
+	// NewStatus is parameter newStatus, a value of status: state of the item. A
+	// state carries no context; its reason is statusReason (for example
+	// StatusActive).
 	NewStatus Status
-	// ReceivedAt is receivedAt, for example 2026-09-24T03:07:01Z.
+	// ReceivedAt is parameter receivedAt: when the money arrived (for example
+	// 2026-09-24T03:07:01Z).
 	ReceivedAt string
-	// SettlementID is settlementId, for example E00038166202609240007s1a2b3c4d5.
+	// SettlementID is parameter settlementId: provider id of a settlement (Pix
+	// E2E id or boleto settlement id); the idempotency key of ApplySettlement
+	// (for example E00038166202609240007s1a2b3c4d5).
 	SettlementID string
-	// TenantID is tenantId, for example t042.
+	// TenantID is parameter tenantId: the institution that owns the data
+	// (controller under the LGPD). Not personal data, kept readable for IAM and
+	// operations; stored as its own attribute so indexes can key on it (for
+	// example t042).
 	TenantID string
-	// UpdatedAt is updatedAt, for example 2026-09-24T00:07:03Z.
+	// UpdatedAt is parameter updatedAt: instant of the last change (RFC 3339,
+	// UTC) (for example 2026-09-24T00:07:03Z).
 	UpdatedAt string
 	// Variant chooses the steps that run.
 	Variant ApplySettlementVariant
@@ -129,7 +154,7 @@ func (in ApplySettlementInput) validate() error {
 	return v.err("ApplySettlement")
 }
 
-// ApplySettlement runs business operation ApplySettlement: settlement
+// ApplySettlement runs business operation ApplySettlement. Settlement
 // webhook: find the charge, then apply the payment exactly once. The
 // idempotency item, the instalment and the contract change together or not at
 // all. A duplicate webhook (provider resend, consumer reprocess, DLQ replay
@@ -138,8 +163,9 @@ func (in ApplySettlementInput) validate() error {
 // SETTLEMENT item keyed by the provider's settlementId, kept as long as the
 // fact; not ClientRequestToken, which lasts 10 minutes.
 //
-// Failures: ErrChargeNotFound, ErrAlreadyApplied and ErrVersionConflict; each is a *Failure carrying the step and what
-// the model says it means.
+// It fails with ErrChargeNotFound, ErrAlreadyApplied and ErrVersionConflict,
+// each a *Failure that carries the step and what the model says the failure
+// means.
 func (c *Client) ApplySettlement(ctx context.Context, in ApplySettlementInput) (ApplySettlementResult, error) {
 	var res ApplySettlementResult
 	if err := in.validate(); err != nil {
@@ -306,13 +332,21 @@ func (c *Client) ApplySettlement(ctx context.Context, in ApplySettlementInput) (
 
 // ArchivedAuditTrailInput holds the parameters of ArchivedAuditTrail.
 type ArchivedAuditTrailInput struct {
-	// ContractID is contractId, for example C-2026-004512.
+	// ContractID is parameter contractId: the contract identifier of the tenant
+	// (for example C-2026-004512).
 	ContractID string
-	// DebtorKey is debtorKey, for example 9f2c1a7e4b0d3e61.
+	// DebtorKey is parameter debtorKey: pseudonymous debtor code, 16 hex
+	// characters (64 bits) of an HMAC of the document with the tenant's secret
+	// (for example 9f2c1a7e4b0d3e61).
 	DebtorKey string
-	// Seq is seq, for example 7.
+	// Seq is parameter seq: instalment number within its contract, zero-padded to
+	// 3 digits in keys (IN#007); unpadded, IN#10 would sort before IN#2 (for
+	// example 7).
 	Seq int64
-	// TenantID is tenantId, for example t042.
+	// TenantID is parameter tenantId: the institution that owns the data
+	// (controller under the LGPD). Not personal data, kept readable for IAM and
+	// operations; stored as its own attribute so indexes can key on it (for
+	// example t042).
 	TenantID string
 }
 
@@ -338,7 +372,7 @@ func (in ArchivedAuditTrailInput) validate() error {
 	return v.err("ArchivedAuditTrail")
 }
 
-// ArchivedAuditTrail runs business operation ArchivedAuditTrail: the audit
+// ArchivedAuditTrail runs business operation ArchivedAuditTrail. The audit
 // trail of an instalment after it left the hot table (Standard-IA history
 // table). It serves AP16. Trigger: compliance, legal.
 func (c *Client) ArchivedAuditTrail(ctx context.Context, in ArchivedAuditTrailInput) (ArchivedAuditTrailResult, error) {
@@ -373,13 +407,21 @@ func (c *Client) ArchivedAuditTrail(ctx context.Context, in ArchivedAuditTrailIn
 
 // AuditTrailInput holds the parameters of AuditTrail.
 type AuditTrailInput struct {
-	// ContractID is contractId, for example C-2026-004512.
+	// ContractID is parameter contractId: the contract identifier of the tenant
+	// (for example C-2026-004512).
 	ContractID string
-	// DebtorKey is debtorKey, for example 9f2c1a7e4b0d3e61.
+	// DebtorKey is parameter debtorKey: pseudonymous debtor code, 16 hex
+	// characters (64 bits) of an HMAC of the document with the tenant's secret
+	// (for example 9f2c1a7e4b0d3e61).
 	DebtorKey string
-	// Seq is seq, for example 7.
+	// Seq is parameter seq: instalment number within its contract, zero-padded to
+	// 3 digits in keys (IN#007); unpadded, IN#10 would sort before IN#2 (for
+	// example 7).
 	Seq int64
-	// TenantID is tenantId, for example t042.
+	// TenantID is parameter tenantId: the institution that owns the data
+	// (controller under the LGPD). Not personal data, kept readable for IAM and
+	// operations; stored as its own attribute so indexes can key on it (for
+	// example t042).
 	TenantID string
 }
 
@@ -405,7 +447,7 @@ func (in AuditTrailInput) validate() error {
 	return v.err("AuditTrail")
 }
 
-// AuditTrail runs business operation AuditTrail: the audit trail of one
+// AuditTrail runs business operation AuditTrail. The audit trail of one
 // instalment for compliance and the ombudsman. It serves AP09.
 func (c *Client) AuditTrail(ctx context.Context, in AuditTrailInput) (AuditTrailResult, error) {
 	var res AuditTrailResult
@@ -439,9 +481,15 @@ func (c *Client) AuditTrail(ctx context.Context, in AuditTrailInput) (AuditTrail
 
 // BureauEligibleInput holds the parameters of BureauEligible.
 type BureauEligibleInput struct {
-	// NextActionDate is nextActionDate, for example 2026-09-24.
+	// NextActionDate is parameter nextActionDate: civil date of the next dunning
+	// action (or promise check). Present only while in active collection or with
+	// a pending promise; removing it leaves the agenda (GSI1) (for example
+	// 2026-09-24).
 	NextActionDate string
-	// TenantID is tenantId, for example t042.
+	// TenantID is parameter tenantId: the institution that owns the data
+	// (controller under the LGPD). Not personal data, kept readable for IAM and
+	// operations; stored as its own attribute so indexes can key on it (for
+	// example t042).
 	TenantID string
 }
 
@@ -466,7 +514,7 @@ func (in BureauEligibleInput) validate() error {
 	return v.err("BureauEligible")
 }
 
-// BureauEligible runs business operation BureauEligible: contracts whose
+// BureauEligible runs business operation BureauEligible. Contracts whose
 // credit-bureau reporting is due today, by shard. It serves AP10. Trigger:
 // dunning scheduler, daily. Parameter shard of the model is not an input: no
 // request reads it (a fan-out reads every shard).
@@ -505,29 +553,40 @@ func (c *Client) BureauEligible(ctx context.Context, in BureauEligibleInput) (Bu
 
 // ClaimContactInput holds the parameters of ClaimContact.
 type ClaimContactInput struct {
-	// Channel is channel, for example ChannelSms.
+	// Channel is parameter channel: contact channel (for example ChannelSms).
 	Channel Channel
-	// ContactAt is contactAt, for example 2026-09-20T09:00:04-03:00.
+	// ContactAt is parameter contactAt: instant of a contact attempt, with the
+	// America/Sao_Paulo offset so the sort-key prefix is a civil day
+	// (decisions.contact-time); part of the CONTACT sort key, so always written
+	// with that one offset, in whole seconds (for example
+	// 2026-09-20T09:00:04-03:00).
 	ContactAt string
-	// ContractID is contractId, for example C-2026-004512.
+	// ContractID is parameter contractId: the contract identifier of the tenant
+	// (for example C-2026-004512).
 	ContractID string
-	// DebtorKey is debtorKey, for example 9f2c1a7e4b0d3e61.
+	// DebtorKey is parameter debtorKey: pseudonymous debtor code, 16 hex
+	// characters (64 bits) of an HMAC of the document with the tenant's secret
+	// (for example 9f2c1a7e4b0d3e61).
 	DebtorKey string
-	// LocalDate is localDate: civil date in America/Sao_Paulo, for example
-	// 2026-09-20.
+	// LocalDate is parameter localDate: civil date in America/Sao_Paulo (for
+	// example 2026-09-20).
 	LocalDate string
-	// MaxDaily is maxDaily: from the tenant's charges policy (a value of
-	// maxDailyContacts), for example 3.
+	// MaxDaily is parameter maxDaily, a value of maxDailyContacts: from the
+	// tenant's charges policy (for example 3).
 	MaxDaily int64
-	// Result is result: the provider's answer to the attempt; CONTACT is
-	// append-only, so the put records it once, for example ResultDelivered.
+	// Result is parameter result: the provider's answer to the attempt; CONTACT
+	// is append-only, so the put records it once (for example ResultDelivered).
 	Result Result
-	// Template is template, for example SMS_D45.
+	// Template is parameter template: message template of a contact (SMS_D45...)
+	// (for example SMS_D45).
 	Template string
-	// TenantID is tenantId, for example t042.
+	// TenantID is parameter tenantId: the institution that owns the data
+	// (controller under the LGPD). Not personal data, kept readable for IAM and
+	// operations; stored as its own attribute so indexes can key on it (for
+	// example t042).
 	TenantID string
-	// TTL is ttl: localDate + 8 days in epoch seconds (housekeeping only) (a
-	// value of expiresAt), for example 1790564400.
+	// TTL is parameter ttl, a value of expiresAt: localDate + 8 days in epoch
+	// seconds (housekeeping only) (for example 1790564400).
 	TTL int64
 }
 
@@ -553,15 +612,15 @@ func (in ClaimContactInput) validate() error {
 	return v.err("ClaimContact")
 }
 
-// ClaimContact runs business operation ClaimContact: contact gateway:
+// ClaimContact runs business operation ClaimContact. Contact gateway:
 // atomically claim one of today's allowed contacts, then record the attempt.
 // No transaction: a conditional ADD on one item is atomic. It serves AP08.
 // Trigger: contact gateway, every attempt. Idempotency: the day's counter; a
 // retried claim after an unknown outcome may over-count, never under-count
 // (safe side of the legal limit).
 //
-// Failures: ErrContactLimitReached; each is a *Failure carrying the step and what
-// the model says it means.
+// It fails with ErrContactLimitReached, each a *Failure that carries the step
+// and what the model says the failure means.
 func (c *Client) ClaimContact(ctx context.Context, in ClaimContactInput) (ClaimContactResult, error) {
 	var res ClaimContactResult
 	if err := in.validate(); err != nil {
@@ -619,11 +678,18 @@ func (c *Client) ClaimContact(ctx context.Context, in ClaimContactInput) (ClaimC
 
 // ContactsOfDayInput holds the parameters of ContactsOfDay.
 type ContactsOfDayInput struct {
-	// DebtorKey is debtorKey, for example 9f2c1a7e4b0d3e61.
+	// DebtorKey is parameter debtorKey: pseudonymous debtor code, 16 hex
+	// characters (64 bits) of an HMAC of the document with the tenant's secret
+	// (for example 9f2c1a7e4b0d3e61).
 	DebtorKey string
-	// LocalDate is localDate, for example 2026-09-20.
+	// LocalDate is parameter localDate: civil day of the debtor
+	// (America/Sao_Paulo) a daily contact counter belongs to; lives only in the
+	// LIMIT key (for example 2026-09-20).
 	LocalDate string
-	// TenantID is tenantId, for example t042.
+	// TenantID is parameter tenantId: the institution that owns the data
+	// (controller under the LGPD). Not personal data, kept readable for IAM and
+	// operations; stored as its own attribute so indexes can key on it (for
+	// example t042).
 	TenantID string
 }
 
@@ -650,7 +716,7 @@ func (in ContactsOfDayInput) validate() error {
 	return v.err("ContactsOfDay")
 }
 
-// ContactsOfDay runs business operation ContactsOfDay: monday 08h40, question
+// ContactsOfDay runs business operation ContactsOfDay. Monday 08h40, question
 // 3: why did the debtor of protocol 88213 get three SMS on Sunday? The day's
 // contacts and, next to them, the day's counter. It serves AP15. Trigger:
 // ombudsman, collections head.
@@ -710,26 +776,41 @@ func (c *Client) ContactsOfDay(ctx context.Context, in ContactsOfDayInput) (Cont
 
 // CreateChargeInput holds the parameters of CreateCharge.
 type CreateChargeInput struct {
-	// Actor is actor, for example svc-charges.
+	// Actor is parameter actor: who caused the event (service or operator id)
+	// (for example svc-charges).
 	Actor string
-	// AmountCents is amountCents, for example 48790.
+	// AmountCents is parameter amountCents: amount of a charge or of a settlement
+	// (for example 48790).
 	AmountCents int64
-	// ChargeRef is chargeRef, for example E2E7Q9X4K2M8P0R5T3V1W6Y8Z.
+	// ChargeRef is parameter chargeRef: pix txid or boleto number (nosso numero)
+	// of a charge; lives in the CHARGE key (for example
+	// E2E7Q9X4K2M8P0R5T3V1W6Y8Z).
 	ChargeRef string
-	// ContractID is contractId, for example C-2026-004512.
+	// ContractID is parameter contractId: the contract identifier of the tenant
+	// (for example C-2026-004512).
 	ContractID string
-	// DebtorKey is debtorKey, for example 9f2c1a7e4b0d3e61.
+	// DebtorKey is parameter debtorKey: pseudonymous debtor code, 16 hex
+	// characters (64 bits) of an HMAC of the document with the tenant's secret
+	// (for example 9f2c1a7e4b0d3e61).
 	DebtorKey string
-	// EventAt is eventAt, for example 2026-09-23T18:40:12.512Z.
+	// EventAt is parameter eventAt: when an audit event happened; part of the
+	// EVENT sort key, so written in UTC with milliseconds (for example
+	// 2026-09-23T18:40:12.512Z).
 	EventAt string
-	// EventID is eventId, for example e7Qk2xZa.
+	// EventID is parameter eventId: short unique id breaking ties between events
+	// of the same instant (for example e7Qk2xZa).
 	EventID string
-	// ExpiresAt is expiresAt: charge expiry (2026-09-30) + 90 days, epoch seconds
-	// (decisions.charge-expiry), for example 1798502400.
+	// ExpiresAt is parameter expiresAt: charge expiry (2026-09-30) + 90 days,
+	// epoch seconds (decisions.charge-expiry) (for example 1798502400).
 	ExpiresAt int64
-	// Seq is seq, for example 7.
+	// Seq is parameter seq: instalment number within its contract, zero-padded to
+	// 3 digits in keys (IN#007); unpadded, IN#10 would sort before IN#2 (for
+	// example 7).
 	Seq int64
-	// TenantID is tenantId, for example t042.
+	// TenantID is parameter tenantId: the institution that owns the data
+	// (controller under the LGPD). Not personal data, kept readable for IAM and
+	// operations; stored as its own attribute so indexes can key on it (for
+	// example t042).
 	TenantID string
 }
 
@@ -754,14 +835,14 @@ func (in CreateChargeInput) validate() error {
 	return v.err("CreateCharge")
 }
 
-// CreateCharge runs business operation CreateCharge: create a Pix or boleto
+// CreateCharge runs business operation CreateCharge. Create a Pix or boleto
 // charge for an instalment; the lookup and the evidence are written together
 // or not at all. Trigger: app, agreements, dunning (payment link).
 // Idempotency: the CHARGE lookup keyed by the provider's txid / boleto
 // number.
 //
-// Failures: ErrChargeExists and ErrAlreadyRecorded; each is a *Failure carrying the step and what
-// the model says it means.
+// It fails with ErrChargeExists and ErrAlreadyRecorded, each a *Failure that
+// carries the step and what the model says the failure means.
 func (c *Client) CreateCharge(ctx context.Context, in CreateChargeInput) (CreateChargeResult, error) {
 	var res CreateChargeResult
 	if err := in.validate(); err != nil {
@@ -822,9 +903,14 @@ func (c *Client) CreateCharge(ctx context.Context, in CreateChargeInput) (Create
 
 // DebtorViewInput holds the parameters of DebtorView.
 type DebtorViewInput struct {
-	// DebtorKey is debtorKey, for example 9f2c1a7e4b0d3e61.
+	// DebtorKey is parameter debtorKey: pseudonymous debtor code, 16 hex
+	// characters (64 bits) of an HMAC of the document with the tenant's secret
+	// (for example 9f2c1a7e4b0d3e61).
 	DebtorKey string
-	// TenantID is tenantId, for example t042.
+	// TenantID is parameter tenantId: the institution that owns the data
+	// (controller under the LGPD). Not personal data, kept readable for IAM and
+	// operations; stored as its own attribute so indexes can key on it (for
+	// example t042).
 	TenantID string
 }
 
@@ -848,7 +934,7 @@ func (in DebtorViewInput) validate() error {
 	return v.err("DebtorView")
 }
 
-// DebtorView runs business operation DebtorView: the 360 view of a debtor for
+// DebtorView runs business operation DebtorView. The 360 view of a debtor for
 // the operator and the app. It serves AP01. Trigger: operator screen, debtor
 // app.
 func (c *Client) DebtorView(ctx context.Context, in DebtorViewInput) (DebtorViewResult, error) {
@@ -882,12 +968,18 @@ func (c *Client) DebtorView(ctx context.Context, in DebtorViewInput) (DebtorView
 
 // DunningAgendaInput holds the parameters of DunningAgenda.
 type DunningAgendaInput struct {
-	// NextAction is nextAction: action prefix the worker handles (SMS_ for the
-	// SMS worker), for example SMS_.
+	// NextAction is parameter nextAction: action prefix the worker handles (SMS_
+	// for the SMS worker) (for example SMS_).
 	NextAction string
-	// NextActionDate is nextActionDate, for example 2026-09-24.
+	// NextActionDate is parameter nextActionDate: civil date of the next dunning
+	// action (or promise check). Present only while in active collection or with
+	// a pending promise; removing it leaves the agenda (GSI1) (for example
+	// 2026-09-24).
 	NextActionDate string
-	// TenantID is tenantId, for example t042.
+	// TenantID is parameter tenantId: the institution that owns the data
+	// (controller under the LGPD). Not personal data, kept readable for IAM and
+	// operations; stored as its own attribute so indexes can key on it (for
+	// example t042).
 	TenantID string
 }
 
@@ -912,7 +1004,7 @@ func (in DunningAgendaInput) validate() error {
 	return v.err("DunningAgenda")
 }
 
-// DunningAgenda runs business operation DunningAgenda: the 08:00 dunning run;
+// DunningAgenda runs business operation DunningAgenda. The 08:00 dunning run;
 // 16 workers, one paginated Query per shard, no coordination, no locks. It
 // serves AP03. Trigger: dunning scheduler, daily. Parameter shard of the
 // model is not an input: no request reads it (a fan-out reads every shard).
@@ -951,7 +1043,10 @@ func (c *Client) DunningAgenda(ctx context.Context, in DunningAgendaInput) (Dunn
 
 // EnumerateTenantDebtorsInput holds the parameters of EnumerateTenantDebtors.
 type EnumerateTenantDebtorsInput struct {
-	// TenantID is tenantId, for example t042.
+	// TenantID is parameter tenantId: the institution that owns the data
+	// (controller under the LGPD). Not personal data, kept readable for IAM and
+	// operations; stored as its own attribute so indexes can key on it (for
+	// example t042).
 	TenantID string
 }
 
@@ -974,8 +1069,8 @@ func (in EnumerateTenantDebtorsInput) validate() error {
 	return v.err("EnumerateTenantDebtors")
 }
 
-// EnumerateTenantDebtors runs business operation EnumerateTenantDebtors:
-// offboarding, step one - page through every debtor collection of a tenant
+// EnumerateTenantDebtors runs business operation EnumerateTenantDebtors.
+// Offboarding, step one - page through every debtor collection of a tenant
 // (then each collection is deleted item by item). It serves AP14. Trigger:
 // platform operations, on a tenant's deletion request.
 func (c *Client) EnumerateTenantDebtors(ctx context.Context, in EnumerateTenantDebtorsInput) (EnumerateTenantDebtorsResult, error) {
@@ -1007,9 +1102,13 @@ func (c *Client) EnumerateTenantDebtors(ctx context.Context, in EnumerateTenantD
 
 // LoadChargesPolicyInput holds the parameters of LoadChargesPolicy.
 type LoadChargesPolicyInput struct {
-	// PolicyVersion is policyVersion, for example v3.
+	// PolicyVersion is parameter policyVersion: version label of a charges policy
+	// (v3); lives in the POLICY key (for example v3).
 	PolicyVersion string
-	// TenantID is tenantId, for example t042.
+	// TenantID is parameter tenantId: the institution that owns the data
+	// (controller under the LGPD). Not personal data, kept readable for IAM and
+	// operations; stored as its own attribute so indexes can key on it (for
+	// example t042).
 	TenantID string
 }
 
@@ -1029,11 +1128,11 @@ func (in LoadChargesPolicyInput) validate() error {
 	return v.err("LoadChargesPolicy")
 }
 
-// LoadChargesPolicy runs business operation LoadChargesPolicy: read a
+// LoadChargesPolicy runs business operation LoadChargesPolicy. Read a
 // charges-policy version (cache miss; versions never change). It serves AP13.
 //
-// Failures: ErrPolicyNotFound; each is a *Failure carrying the step and what
-// the model says it means.
+// It fails with ErrPolicyNotFound, each a *Failure that carries the step and
+// what the model says the failure means.
 func (c *Client) LoadChargesPolicy(ctx context.Context, in LoadChargesPolicyInput) (LoadChargesPolicyResult, error) {
 	var res LoadChargesPolicyResult
 	if err := in.validate(); err != nil {
@@ -1067,21 +1166,36 @@ func (c *Client) LoadChargesPolicy(ctx context.Context, in LoadChargesPolicyInpu
 
 // MoveBucketInput holds the parameters of MoveBucket.
 type MoveBucketInput struct {
-	// Bucket is bucket, for example BucketD061_090.
+	// Bucket is parameter bucket: delinquency bucket (1-30, 31-60, 61-90, 90+
+	// days past due) (for example BucketD061_090).
 	Bucket Bucket
-	// ContractID is contractId, for example C-2026-004512.
+	// ContractID is parameter contractId: the contract identifier of the tenant
+	// (for example C-2026-004512).
 	ContractID string
-	// DebtorKey is debtorKey, for example 9f2c1a7e4b0d3e61.
+	// DebtorKey is parameter debtorKey: pseudonymous debtor code, 16 hex
+	// characters (64 bits) of an HMAC of the document with the tenant's secret
+	// (for example 9f2c1a7e4b0d3e61).
 	DebtorKey string
-	// Expected is expected (a value of version), for example 23.
+	// Expected is parameter expected, a value of version: optimistic lock; every
+	// write that can race carries version = :expected and increments it (for
+	// example 23).
 	Expected int64
-	// NextAction is nextAction, for example NextActionAgreementOfferD60.
+	// NextAction is parameter nextAction: the next scheduled action (SMS on day
+	// 45 of delinquency, promise check, credit-bureau report...) (for example
+	// NextActionAgreementOfferD60).
 	NextAction NextAction
-	// NextActionDate is nextActionDate, for example 2026-10-09.
+	// NextActionDate is parameter nextActionDate: civil date of the next dunning
+	// action (or promise check). Present only while in active collection or with
+	// a pending promise; removing it leaves the agenda (GSI1) (for example
+	// 2026-10-09).
 	NextActionDate string
-	// Now is now (a value of updatedAt), for example 2026-10-10T00:07:00Z.
+	// Now is parameter now, a value of updatedAt: instant of the last change (RFC
+	// 3339, UTC) (for example 2026-10-10T00:07:00Z).
 	Now string
-	// TenantID is tenantId, for example t042.
+	// TenantID is parameter tenantId: the institution that owns the data
+	// (controller under the LGPD). Not personal data, kept readable for IAM and
+	// operations; stored as its own attribute so indexes can key on it (for
+	// example t042).
 	TenantID string
 }
 
@@ -1106,13 +1220,13 @@ func (in MoveBucketInput) validate() error {
 	return v.err("MoveBucket")
 }
 
-// MoveBucket runs business operation MoveBucket: a contract crosses into the
+// MoveBucket runs business operation MoveBucket. A contract crosses into the
 // next delinquency bucket (at most once per 30 days). The only write the
 // calendar causes, and it is rare. Trigger: nightly bucket job (or lazily on
 // the next event of the contract).
 //
-// Failures: ErrVersionConflict; each is a *Failure carrying the step and what
-// the model says it means.
+// It fails with ErrVersionConflict, each a *Failure that carries the step and
+// what the model says the failure means.
 func (c *Client) MoveBucket(ctx context.Context, in MoveBucketInput) (MoveBucketResult, error) {
 	var res MoveBucketResult
 	if err := in.validate(); err != nil {
@@ -1149,16 +1263,24 @@ func (c *Client) MoveBucket(ctx context.Context, in MoveBucketInput) (MoveBucket
 
 // OnboardDebtorInput holds the parameters of OnboardDebtor.
 type OnboardDebtorInput struct {
-	// DebtorKey is debtorKey: computed from the document with the tenant secret,
-	// for example 9f2c1a7e4b0d3e61.
+	// DebtorKey is parameter debtorKey: computed from the document with the
+	// tenant secret (for example 9f2c1a7e4b0d3e61).
 	DebtorKey string
-	// DocumentEnc is documentEnc.
+	// DocumentEnc is parameter documentEnc: the debtor document encrypted on the
+	// client, per attribute (AWS Database Encryption SDK); lets onboarding detect
+	// a debtorKey collision.
 	DocumentEnc []byte
-	// OnboardedAt is onboardedAt, for example 2026-02-14T12:00:00Z.
+	// OnboardedAt is parameter onboardedAt: when the debtor profile was created;
+	// only PROFILE carries it, which makes GSI3 sparse on PROFILE items (for
+	// example 2026-02-14T12:00:00Z).
 	OnboardedAt string
-	// SecretVersion is secretVersion, for example 1.
+	// SecretVersion is parameter secretVersion: version of the tenant secret the
+	// debtorKey was computed with (for example 1).
 	SecretVersion int64
-	// TenantID is tenantId, for example t042.
+	// TenantID is parameter tenantId: the institution that owns the data
+	// (controller under the LGPD). Not personal data, kept readable for IAM and
+	// operations; stored as its own attribute so indexes can key on it (for
+	// example t042).
 	TenantID string
 }
 
@@ -1179,13 +1301,13 @@ func (in OnboardDebtorInput) validate() error {
 	return v.err("OnboardDebtor")
 }
 
-// OnboardDebtor runs business operation OnboardDebtor: create the debtor
+// OnboardDebtor runs business operation OnboardDebtor. Create the debtor
 // profile. The put is conditional: an existing PROFILE means the debtor
 // exists, or a 64-bit debtorKey collision, told apart by comparing the
 // encrypted document. Trigger: tenant onboarding API.
 //
-// Failures: ErrProfileExists; each is a *Failure carrying the step and what
-// the model says it means.
+// It fails with ErrProfileExists, each a *Failure that carries the step and
+// what the model says the failure means.
 func (c *Client) OnboardDebtor(ctx context.Context, in OnboardDebtorInput) (OnboardDebtorResult, error) {
 	var res OnboardDebtorResult
 	if err := in.validate(); err != nil {
@@ -1220,11 +1342,17 @@ func (c *Client) OnboardDebtor(ctx context.Context, in OnboardDebtorInput) (Onbo
 
 // OpenInstallmentsInput holds the parameters of OpenInstallments.
 type OpenInstallmentsInput struct {
-	// ContractID is contractId, for example C-2026-004512.
+	// ContractID is parameter contractId: the contract identifier of the tenant
+	// (for example C-2026-004512).
 	ContractID string
-	// DebtorKey is debtorKey, for example 9f2c1a7e4b0d3e61.
+	// DebtorKey is parameter debtorKey: pseudonymous debtor code, 16 hex
+	// characters (64 bits) of an HMAC of the document with the tenant's secret
+	// (for example 9f2c1a7e4b0d3e61).
 	DebtorKey string
-	// TenantID is tenantId, for example t042.
+	// TenantID is parameter tenantId: the institution that owns the data
+	// (controller under the LGPD). Not personal data, kept readable for IAM and
+	// operations; stored as its own attribute so indexes can key on it (for
+	// example t042).
 	TenantID string
 }
 
@@ -1249,7 +1377,7 @@ func (in OpenInstallmentsInput) validate() error {
 	return v.err("OpenInstallments")
 }
 
-// OpenInstallments runs business operation OpenInstallments: instalments of
+// OpenInstallments runs business operation OpenInstallments. Instalments of
 // one contract, oldest first, for the app and agreements. It serves AP02.
 func (c *Client) OpenInstallments(ctx context.Context, in OpenInstallmentsInput) (OpenInstallmentsResult, error) {
 	var res OpenInstallmentsResult
@@ -1283,9 +1411,13 @@ func (c *Client) OpenInstallments(ctx context.Context, in OpenInstallmentsInput)
 
 // PortfolioByBucketInput holds the parameters of PortfolioByBucket.
 type PortfolioByBucketInput struct {
-	// Bucket is bucket, for example BucketD031_060.
+	// Bucket is parameter bucket: delinquency bucket (1-30, 31-60, 61-90, 90+
+	// days past due) (for example BucketD031_060).
 	Bucket Bucket
-	// TenantID is tenantId, for example t042.
+	// TenantID is parameter tenantId: the institution that owns the data
+	// (controller under the LGPD). Not personal data, kept readable for IAM and
+	// operations; stored as its own attribute so indexes can key on it (for
+	// example t042).
 	TenantID string
 }
 
@@ -1309,7 +1441,7 @@ func (in PortfolioByBucketInput) validate() error {
 	return v.err("PortfolioByBucket")
 }
 
-// PortfolioByBucket runs business operation PortfolioByBucket: the
+// PortfolioByBucket runs business operation PortfolioByBucket. The
 // supervisor's screen, one page of 100 contracts of one bucket, largest
 // balance first. It serves AP05. Trigger: supervisor desk.
 func (c *Client) PortfolioByBucket(ctx context.Context, in PortfolioByBucketInput) (PortfolioByBucketResult, error) {
@@ -1344,9 +1476,15 @@ func (c *Client) PortfolioByBucket(ctx context.Context, in PortfolioByBucketInpu
 
 // PromisesDueInput holds the parameters of PromisesDue.
 type PromisesDueInput struct {
-	// NextActionDate is nextActionDate, for example 2026-09-26.
+	// NextActionDate is parameter nextActionDate: civil date of the next dunning
+	// action (or promise check). Present only while in active collection or with
+	// a pending promise; removing it leaves the agenda (GSI1) (for example
+	// 2026-09-26).
 	NextActionDate string
-	// TenantID is tenantId, for example t042.
+	// TenantID is parameter tenantId: the institution that owns the data
+	// (controller under the LGPD). Not personal data, kept readable for IAM and
+	// operations; stored as its own attribute so indexes can key on it (for
+	// example t042).
 	TenantID string
 }
 
@@ -1371,7 +1509,7 @@ func (in PromisesDueInput) validate() error {
 	return v.err("PromisesDue")
 }
 
-// PromisesDue runs business operation PromisesDue: promises due today (and
+// PromisesDue runs business operation PromisesDue. Promises due today (and
 // those broken yesterday), by shard. Monday 08h40, question 2 (how much of
 // the new 31+ has a promise this week): this query once per day of the week
 // on each shard, by the same workers that read the agenda. It serves AP04.
@@ -1412,10 +1550,13 @@ func (c *Client) PromisesDue(ctx context.Context, in PromisesDueInput) (Promises
 
 // PromisesThisWeekInput holds the parameters of PromisesThisWeek.
 type PromisesThisWeekInput struct {
-	// NextActionDate is nextActionDate: each day of the week, Monday 2026-09-21
-	// to Sunday 2026-09-27, for example 2026-09-21.
+	// NextActionDate is parameter nextActionDate: each day of the week, Monday
+	// 2026-09-21 to Sunday 2026-09-27 (for example 2026-09-21).
 	NextActionDate string
-	// TenantID is tenantId, for example t042.
+	// TenantID is parameter tenantId: the institution that owns the data
+	// (controller under the LGPD). Not personal data, kept readable for IAM and
+	// operations; stored as its own attribute so indexes can key on it (for
+	// example t042).
 	TenantID string
 }
 
@@ -1440,7 +1581,7 @@ func (in PromisesThisWeekInput) validate() error {
 	return v.err("PromisesThisWeek")
 }
 
-// PromisesThisWeek runs business operation PromisesThisWeek: monday 08h40,
+// PromisesThisWeek runs business operation PromisesThisWeek. Monday 08h40,
 // question 2: how much of the contracts that became 31+ over the weekend has
 // a promise this week? GSI1 with nextAction = PROMISE_CHECK, one query per
 // day of the week per shard (7 x 16); the contractIds of the answer are
@@ -1481,19 +1622,29 @@ func (c *Client) PromisesThisWeek(ctx context.Context, in PromisesThisWeekInput)
 
 // PublishPolicyInput holds the parameters of PublishPolicy.
 type PublishPolicyInput struct {
-	// BureauEligibleDays is bureauEligibleDays, for example 75.
+	// BureauEligibleDays is parameter bureauEligibleDays: days past due after
+	// which a contract may be reported to the credit bureau, after the written
+	// notice the consumer code requires (for example 75).
 	BureauEligibleDays int64
-	// FinePct is finePct, for example 0.02.
+	// FinePct is parameter finePct: late fine as a fraction of the instalment (at
+	// most 0.02 in consumer credit) (for example 0.02).
 	FinePct float64
-	// LateInterestMonthlyPct is lateInterestMonthlyPct, for example 0.01.
+	// LateInterestMonthlyPct is parameter lateInterestMonthlyPct: late interest
+	// per month, pro rata die (for example 0.01).
 	LateInterestMonthlyPct float64
-	// MaxDailyContacts is maxDailyContacts, for example 3.
+	// MaxDailyContacts is parameter maxDailyContacts: contact attempts allowed
+	// per debtor per civil day (for example 3).
 	MaxDailyContacts int64
-	// PolicyVersion is policyVersion, for example v3.
+	// PolicyVersion is parameter policyVersion: version label of a charges policy
+	// (v3); lives in the POLICY key (for example v3).
 	PolicyVersion string
-	// TenantID is tenantId, for example t042.
+	// TenantID is parameter tenantId: the institution that owns the data
+	// (controller under the LGPD). Not personal data, kept readable for IAM and
+	// operations; stored as its own attribute so indexes can key on it (for
+	// example t042).
 	TenantID string
-	// ValidFrom is validFrom, for example 2026-03-01.
+	// ValidFrom is parameter validFrom: first civil day a policy version applies
+	// to new contracts (for example 2026-03-01).
 	ValidFrom string
 }
 
@@ -1516,12 +1667,12 @@ func (in PublishPolicyInput) validate() error {
 	return v.err("PublishPolicy")
 }
 
-// PublishPolicy runs business operation PublishPolicy: publish a new
+// PublishPolicy runs business operation PublishPolicy. Publish a new
 // charges-policy version of a tenant; an existing version is never
 // overwritten.
 //
-// Failures: ErrPolicyExists; each is a *Failure carrying the step and what
-// the model says it means.
+// It fails with ErrPolicyExists, each a *Failure that carries the step and
+// what the model says the failure means.
 func (c *Client) PublishPolicy(ctx context.Context, in PublishPolicyInput) (PublishPolicyResult, error) {
 	var res PublishPolicyResult
 	if err := in.validate(); err != nil {
@@ -1558,23 +1709,36 @@ func (c *Client) PublishPolicy(ctx context.Context, in PublishPolicyInput) (Publ
 
 // RegisterPromiseInput holds the parameters of RegisterPromise.
 type RegisterPromiseInput struct {
-	// ContractID is contractId, for example C-2026-004512.
+	// ContractID is parameter contractId: the contract identifier of the tenant
+	// (for example C-2026-004512).
 	ContractID string
-	// DebtorKey is debtorKey, for example 9f2c1a7e4b0d3e61.
+	// DebtorKey is parameter debtorKey: pseudonymous debtor code, 16 hex
+	// characters (64 bits) of an HMAC of the document with the tenant's secret
+	// (for example 9f2c1a7e4b0d3e61).
 	DebtorKey string
-	// Expected is expected (a value of version), for example 22.
+	// Expected is parameter expected, a value of version: optimistic lock; every
+	// write that can race carries version = :expected and increments it (for
+	// example 22).
 	Expected int64
-	// Now is now (a value of updatedAt), for example 2026-09-24T10:30:00Z.
+	// Now is parameter now, a value of updatedAt: instant of the last change (RFC
+	// 3339, UTC) (for example 2026-09-24T10:30:00Z).
 	Now string
-	// PromiseSeq is promiseSeq, for example 1.
+	// PromiseSeq is parameter promiseSeq: promise number within the contract (for
+	// example 1).
 	PromiseSeq int64
-	// PromisedCents is promisedCents, for example 48790.
+	// PromisedCents is parameter promisedCents: the amount promised (for example
+	// 48790).
 	PromisedCents int64
-	// PromisedDate is promisedDate, for example 2026-09-26.
+	// PromisedDate is parameter promisedDate: the date the debtor promised to pay
+	// (for example 2026-09-26).
 	PromisedDate string
-	// Shard is shard, for example 10.
+	// Shard is parameter shard: shard of the contract in GSI1 (0-15), computed
+	// from contractId, never random (for example 10).
 	Shard int64
-	// TenantID is tenantId, for example t042.
+	// TenantID is parameter tenantId: the institution that owns the data
+	// (controller under the LGPD). Not personal data, kept readable for IAM and
+	// operations; stored as its own attribute so indexes can key on it (for
+	// example t042).
 	TenantID string
 }
 
@@ -1600,13 +1764,13 @@ func (in RegisterPromiseInput) validate() error {
 	return v.err("RegisterPromise")
 }
 
-// RegisterPromise runs business operation RegisterPromise: the debtor
+// RegisterPromise runs business operation RegisterPromise. The debtor
 // promises to pay on a date: record the promise (it enters GSI1 with
 // PROMISE_CHECK on the promised date) and pause the contract's dunning until
 // then (it leaves GSI1). Trigger: operator, app.
 //
-// Failures: ErrAlreadyRegistered and ErrVersionConflict; each is a *Failure carrying the step and what
-// the model says it means.
+// It fails with ErrAlreadyRegistered and ErrVersionConflict, each a *Failure
+// that carries the step and what the model says the failure means.
 func (c *Client) RegisterPromise(ctx context.Context, in RegisterPromiseInput) (RegisterPromiseResult, error) {
 	var res RegisterPromiseResult
 	if err := in.validate(); err != nil {
@@ -1670,19 +1834,33 @@ func (c *Client) RegisterPromise(ctx context.Context, in RegisterPromiseInput) (
 
 // RescheduleNextActionInput holds the parameters of RescheduleNextAction.
 type RescheduleNextActionInput struct {
-	// ContractID is contractId, for example C-2026-004512.
+	// ContractID is parameter contractId: the contract identifier of the tenant
+	// (for example C-2026-004512).
 	ContractID string
-	// DebtorKey is debtorKey, for example 9f2c1a7e4b0d3e61.
+	// DebtorKey is parameter debtorKey: pseudonymous debtor code, 16 hex
+	// characters (64 bits) of an HMAC of the document with the tenant's secret
+	// (for example 9f2c1a7e4b0d3e61).
 	DebtorKey string
-	// Expected is expected (a value of version), for example 22.
+	// Expected is parameter expected, a value of version: optimistic lock; every
+	// write that can race carries version = :expected and increments it (for
+	// example 22).
 	Expected int64
-	// NextAction is nextAction, for example NextActionAgreementOfferD60.
+	// NextAction is parameter nextAction: the next scheduled action (SMS on day
+	// 45 of delinquency, promise check, credit-bureau report...) (for example
+	// NextActionAgreementOfferD60).
 	NextAction NextAction
-	// NextActionDate is nextActionDate, for example 2026-09-25.
+	// NextActionDate is parameter nextActionDate: civil date of the next dunning
+	// action (or promise check). Present only while in active collection or with
+	// a pending promise; removing it leaves the agenda (GSI1) (for example
+	// 2026-09-25).
 	NextActionDate string
-	// Now is now (a value of updatedAt), for example 2026-09-25T00:07:00Z.
+	// Now is parameter now, a value of updatedAt: instant of the last change (RFC
+	// 3339, UTC) (for example 2026-09-25T00:07:00Z).
 	Now string
-	// TenantID is tenantId, for example t042.
+	// TenantID is parameter tenantId: the institution that owns the data
+	// (controller under the LGPD). Not personal data, kept readable for IAM and
+	// operations; stored as its own attribute so indexes can key on it (for
+	// example t042).
 	TenantID string
 }
 
@@ -1706,13 +1884,13 @@ func (in RescheduleNextActionInput) validate() error {
 	return v.err("RescheduleNextAction")
 }
 
-// RescheduleNextAction runs business operation RescheduleNextAction: the
+// RescheduleNextAction runs business operation RescheduleNextAction. The
 // 00h07 batch: after acting on a contract, schedule its next action. Changing
 // nextActionDate moves the item inside GSI1 (index delete + insert), which is
 // why GSI1 is sharded. Trigger: dunning scheduler, nightly from 00h07.
 //
-// Failures: ErrVersionConflict; each is a *Failure carrying the step and what
-// the model says it means.
+// It fails with ErrVersionConflict, each a *Failure that carries the step and
+// what the model says the failure means.
 func (c *Client) RescheduleNextAction(ctx context.Context, in RescheduleNextActionInput) (RescheduleNextActionResult, error) {
 	var res RescheduleNextActionResult
 	if err := in.validate(); err != nil {
@@ -1747,13 +1925,16 @@ func (c *Client) RescheduleNextAction(ctx context.Context, in RescheduleNextActi
 
 // WeekendRollInto31Input holds the parameters of WeekendRollInto31.
 type WeekendRollInto31Input struct {
-	// From is from: first due date that is 31 days overdue on Saturday (a value
-	// of oldestOverdueDueDate), for example 2026-08-19.
+	// From is parameter from, a value of oldestOverdueDueDate: first due date
+	// that is 31 days overdue on Saturday (for example 2026-08-19).
 	From string
-	// TenantID is tenantId, for example t042.
+	// TenantID is parameter tenantId: the institution that owns the data
+	// (controller under the LGPD). Not personal data, kept readable for IAM and
+	// operations; stored as its own attribute so indexes can key on it (for
+	// example t042).
 	TenantID string
-	// To is to: last due date that is 31 days overdue on Monday (a value of
-	// oldestOverdueDueDate), for example 2026-08-21.
+	// To is parameter to, a value of oldestOverdueDueDate: last due date that is
+	// 31 days overdue on Monday (for example 2026-08-21).
 	To string
 }
 
@@ -1778,7 +1959,7 @@ func (in WeekendRollInto31Input) validate() error {
 	return v.err("WeekendRollInto31")
 }
 
-// WeekendRollInto31 runs business operation WeekendRollInto31: monday 08h40,
+// WeekendRollInto31 runs business operation WeekendRollInto31. Monday 08h40,
 // question 1: how many contracts became 31+ over the weekend. Operationally
 // the tenant's D031_060 bucket on GSI2 restricted by oldestOverdueDueDate;
 // analytically, the count of bucket-change events from the stream. It serves
