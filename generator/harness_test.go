@@ -431,6 +431,23 @@ func setValue(t *testing.T, dst reflect.Value, v attr.Value) {
 		dst.Set(mv)
 	case reflect.Interface:
 		dst.Set(reflect.ValueOf(attr.ToSDK(v)))
+	case reflect.Pointer:
+		p := reflect.New(dst.Type().Elem())
+		setValue(t, p.Elem(), v)
+		dst.Set(p)
+	case reflect.Struct:
+		// A map with declared members: fields by their dynamodbav names.
+		for _, f := range v.Map {
+			found := false
+			for i := 0; i < dst.NumField(); i++ {
+				tag, _, _ := strings.Cut(dst.Type().Field(i).Tag.Get("dynamodbav"), ",")
+				if tag == f.Name {
+					setValue(t, dst.Field(i), f.Value)
+					found = true
+				}
+			}
+			require.True(t, found, "%s has no member %s", dst.Type(), f.Name)
+		}
 	default:
 		t.Fatalf("cannot set a %s from a model value", dst.Type())
 	}

@@ -37,6 +37,8 @@ type plan struct {
 	failures   []*failurePlan
 	sentinels  []*sentinelPlan
 	regexes    []regexPlan // compiled patterns of attribute domains
+	structs    map[string]*structPlan
+	structList []*structPlan
 }
 
 type regexPlan struct{ Attr, Var, Expr string }
@@ -75,7 +77,8 @@ type keyAttr struct {
 func newPlan(m *catalog.Model, o Options) (*plan, error) {
 	p := &plan{m: m, o: o, names: newNames(), types: map[string]*gotype{}, samples: map[string][]attr.Value{},
 		padded: map[string]bool{}, used: map[string]bool{}, enumByAttr: map[string]*enumPlan{},
-		tableByN: map[string]*tablePlan{}, entityByN: map[string]*entityPlan{}, indexByN: map[string]*indexPlan{}}
+		tableByN: map[string]*tablePlan{}, entityByN: map[string]*entityPlan{}, indexByN: map[string]*indexPlan{},
+		structs: map[string]*structPlan{}}
 	p.collectSamples()
 	steps := []func() error{p.planTables, p.planComputed, p.planEntities, p.planIndexes, p.planPatterns, p.planOperations}
 	for _, f := range steps {

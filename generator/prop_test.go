@@ -65,8 +65,13 @@ func randomModel(seed uint64) string {
 	w("  day: {type: S, unit: civilDate, description: a civil day}\n")
 	w("  at: {type: S, unit: instant, description: an instant}\n")
 	w("  flag: {type: BOOL, description: a flag}\n")
-	w("  tags: {type: L, description: tags}\n")
-	w("  prefs: {type: M, description: preferences}\n")
+	if r.IntN(2) == 0 {
+		w("  tags: {type: L, description: tags, items: {type: S}, maxItems: 5}\n")
+		w("  prefs: {type: M, description: preferences, fields: {sms: {type: BOOL, optional: true}, mail: {type: BOOL}}}\n")
+	} else {
+		w("  tags: {type: L, description: tags}\n")
+		w("  prefs: {type: M, description: preferences}\n")
+	}
 	w("  labels: {type: SS, description: labels}\n")
 	w("  blob: {type: B, description: bytes}\n")
 	w("  version: {type: N, unit: version, description: optimistic lock}\n")

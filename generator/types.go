@@ -1,6 +1,7 @@
 package generator
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -26,15 +27,29 @@ const (
 	kFloatSet              // []float64 (NS)
 	kBytesSet              // [][]byte (BS)
 	kRaw                   // types.AttributeValue: a value whose shape the model does not fix
+	kStruct                // a map whose members the model declares: a struct
 )
 
 // gotype is the Go type of an attribute or parameter value, with what the
 // generated code calls to encode, decode and print it.
 type gotype struct {
 	kind kind
-	enum *enumPlan // kString: the enum type, nil for plain string
-	elem *gotype   // kList, kMap
-	dyn  attr.Type // the DynamoDB type
+	enum *enumPlan   // kString: the enum type, nil for plain string
+	elem *gotype     // kList, kMap
+	st   *structPlan // kStruct
+	dyn  attr.Type   // the DynamoDB type
+}
+
+// structPlan is the Go struct of a map whose members the model declares,
+// with its codec.
+type structPlan struct {
+	Name   string // ChannelPrefs
+	Attr   string // the attribute (or element) it is the value of, for docs
+	Doc    string
+	Fields []*fieldPlan
+	Encode string // channelPrefsValue
+	Decode string // asChannelPrefs
+	EncBody, DecBody string
 }
 
 var (
@@ -76,6 +91,8 @@ func (t *gotype) Go() string {
 		return "[]float64"
 	case kBytesSet:
 		return "[][]byte"
+	case kStruct:
+		return t.st.Name
 	}
 	switch t.dyn {
 	case attr.L:
@@ -133,6 +150,8 @@ func (p *plan) encoder(t *gotype) string {
 	case kBytesSet:
 		p.use("bytesSetValue")
 		return "bytesSetValue"
+	case kStruct:
+		return t.st.Encode
 	}
 	switch t.dyn {
 	case attr.L:
@@ -195,6 +214,8 @@ func (p *plan) decoder(t *gotype) string {
 	case kBytesSet:
 		p.use("asBytesSet")
 		return "asBytesSet"
+	case kStruct:
+		return t.st.Decode
 	}
 	switch t.dyn {
 	case attr.L:
@@ -363,11 +384,21 @@ func wholeNumber(s string) bool {
 	return err == nil
 }
 
-// collectionType infers the element type of a list or map attribute from
-// the values the model shows: all elements of one scalar type give
-// []string, map[string]bool...; anything else keeps the SDK's
-// types.AttributeValue, which holds any shape.
+// collectionType is the Go type of a list or map attribute: from the
+// members and elements its domain declares (a map with fields is a struct,
+// a list of such maps a slice of it), else inferred from the values the
+// model shows (all elements of one scalar type give []string,
+// map[string]bool...); anything else keeps the SDK's types.AttributeValue,
+// which holds any shape.
 func (p *plan) collectionType(a *catalog.Attribute) *gotype {
+	if a.Type == attr.M && len(a.Fields) > 0 {
+		return p.structType(a.Name, exported(a.Name), a.Description, a.Fields)
+	}
+	if a.Type == attr.L && a.Items != nil {
+		if et := p.memberType(a.Items, singular(a.Name)); et != nil {
+			return &gotype{kind: kList, elem: et, dyn: attr.L}
+		}
+	}
 	raw := &gotype{kind: kRaw, dyn: a.Type}
 	var elems []attr.Value
 	for _, v := range p.samples[a.Name] {
@@ -415,6 +446,111 @@ func (p *plan) collectionType(a *catalog.Attribute) *gotype {
 		return &gotype{kind: kList, elem: elem, dyn: attr.L}
 	}
 	return &gotype{kind: kMap, elem: elem, dyn: attr.M}
+}
+
+// singular names the element of a list attribute: lineItems -> LineItem.
+func singular(name string) string {
+	n := exported(name)
+	switch {
+	case strings.HasSuffix(n, "ies") && len(n) > 4:
+		return n[:len(n)-3] + "y"
+	case strings.HasSuffix(n, "s") && !strings.HasSuffix(n, "ss") && len(n) > 3:
+		return n[:len(n)-1]
+	}
+	return n + "Element"
+}
+
+// memberType is the Go type of a declared list element or map member.
+func (p *plan) memberType(m *catalog.Member, hint string) *gotype {
+	switch m.Type {
+	case attr.S:
+		return tString
+	case attr.N:
+		if m.Integer || integerUnits[m.Unit] {
+			return tInt
+		}
+		return tFloat
+	case attr.BOOL:
+		return tBool
+	case attr.B:
+		return tBytes
+	case attr.SS:
+		return &gotype{kind: kStringSet, dyn: attr.SS}
+	case attr.NS:
+		if m.Integer {
+			return &gotype{kind: kIntSet, dyn: attr.NS}
+		}
+		return &gotype{kind: kFloatSet, dyn: attr.NS}
+	case attr.M:
+		if len(m.Fields) > 0 {
+			return p.structType(hint, hint, "", m.Fields)
+		}
+	case attr.L:
+		if m.Items != nil {
+			if et := p.memberType(m.Items, singular(hint)); et != nil {
+				return &gotype{kind: kList, elem: et, dyn: attr.L}
+			}
+		}
+	}
+	return &gotype{kind: kRaw, dyn: m.Type}
+}
+
+// structType plans the struct of a map with declared members.
+func (p *plan) structType(owner, name, desc string, members []*catalog.Member) *gotype {
+	if st, ok := p.structs[owner]; ok {
+		return &gotype{kind: kStruct, st: st, dyn: attr.M}
+	}
+	st := &structPlan{Name: p.names.claim("struct:"+owner, name, "Map"), Attr: owner}
+	st.Encode = unexported(st.Name) + "Value"
+	st.Decode = "as" + st.Name
+	st.Doc = fmt.Sprintf("is the value of %s, a map of %d members", owner, len(members))
+	if desc != "" {
+		st.Doc += ": " + lowerFirst(strings.TrimSuffix(strings.Join(strings.Fields(desc), " "), "."))
+	}
+	st.Doc += "."
+	p.structs[owner] = st
+	p.structList = append(p.structList, st)
+	for _, m := range members {
+		t := p.memberType(m, exported(m.Name))
+		f := &fieldPlan{Name: exported(m.Name), Var: unexported(m.Name), T: t, Presence: catalog.Required,
+			Attr: &catalog.Attribute{Name: m.Name, Type: m.Type, Unit: m.Unit, Domain: m.Domain}}
+		if m.Optional {
+			f.Presence = catalog.Optional
+			f.Pointer = !t.nilable()
+		}
+		f.Doc = "member " + m.Name + "."
+		if m.Optional {
+			f.Doc += " Nil when the map lacks it."
+		}
+		tag := m.Name
+		if m.Optional {
+			tag += ",omitempty"
+		}
+		f.Tag = "`dynamodbav:\"" + tag + "\"`"
+		st.Fields = append(st.Fields, f)
+	}
+	var enc, dec strings.Builder
+	enc.WriteString("m := make(map[string]types.AttributeValue, " + fmt.Sprint(len(st.Fields)) + ")\n")
+	p.use("decoder")
+	dec.WriteString("v, ok := av.(*types.AttributeValueMemberM)\nif !ok {\nreturn " + st.Name + "{}, fmt.Errorf(\"want a map (M), got %s\", typeName(av))\n}\n")
+	p.use("typeName")
+	dec.WriteString("var x " + st.Name + "\nd := decoder{item: v.Value, what: " + quote(owner) + "}\n")
+	for _, f := range st.Fields {
+		x := "x." + f.Name
+		switch {
+		case f.Pointer:
+			fmt.Fprintf(&enc, "if %s != nil {\nm[%s] = %s\n}\n", x, quote(f.Attr.Name), p.encode(f.T, "*"+x))
+		case f.T.nilable():
+			fmt.Fprintf(&enc, "if %s != nil {\nm[%s] = %s\n}\n", x, quote(f.Attr.Name), p.encode(f.T, x))
+		default:
+			fmt.Fprintf(&enc, "m[%s] = %s\n", quote(f.Attr.Name), p.encode(f.T, x))
+		}
+		dec.WriteString(p.decodeField(f, x, f.Presence == catalog.Required) + "\n")
+	}
+	enc.WriteString("return &types.AttributeValueMemberM{Value: m}\n")
+	dec.WriteString("return x, d.err\n")
+	st.EncBody, st.DecBody = enc.String(), dec.String()
+	return &gotype{kind: kStruct, st: st, dyn: attr.M}
 }
 
 // paramType is the Go type of an operation parameter: its attribute's, or

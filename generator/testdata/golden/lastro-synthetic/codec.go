@@ -96,25 +96,6 @@ func asList[T any](dec func(types.AttributeValue) (T, error)) func(types.Attribu
 	}
 }
 
-// asMap returns the decoder of a map whose values dec decodes.
-func asMap[T any](dec func(types.AttributeValue) (T, error)) func(types.AttributeValue) (map[string]T, error) {
-	return func(av types.AttributeValue) (map[string]T, error) {
-		v, ok := av.(*types.AttributeValueMemberM)
-		if !ok {
-			return nil, fmt.Errorf("want a map (M), got %s", typeName(av))
-		}
-		out := make(map[string]T, len(v.Value))
-		for k, e := range v.Value {
-			x, err := dec(e)
-			if err != nil {
-				return nil, fmt.Errorf("member %s: %w", k, err)
-			}
-			out[k] = x
-		}
-		return out, nil
-	}
-}
-
 // asString decodes an S value.
 func asString[T ~string](av types.AttributeValue) (T, error) {
 	v, ok := av.(*types.AttributeValueMemberS)
@@ -422,17 +403,6 @@ func listValue[T any](enc func(T) types.AttributeValue) func([]T) types.Attribut
 	}
 }
 
-// mapValue returns the encoder of a map whose values enc encodes.
-func mapValue[T any](enc func(T) types.AttributeValue) func(map[string]T) types.AttributeValue {
-	return func(m map[string]T) types.AttributeValue {
-		out := make(map[string]types.AttributeValue, len(m))
-		for k, x := range m {
-			out[k] = enc(x)
-		}
-		return &types.AttributeValueMemberM{Value: out}
-	}
-}
-
 // matchKey splits a key along a template's literal texts (one more than
 // its placeholders) and returns the placeholders' values, or false when
 // the key does not have the template's shape. A value is never empty and
@@ -463,22 +433,6 @@ func matchKey(key string, literals ...string) ([]string, bool) {
 		values = append(values, v)
 	}
 	return values, true
-}
-
-// maybe decodes an attribute some items carry into a type whose zero
-// value (nil) means absent.
-func maybe[T any](d *decoder, name string, dec func(types.AttributeValue) (T, error)) T {
-	var zero T
-	av, ok := d.item[name]
-	if !ok {
-		return zero
-	}
-	x, err := dec(av)
-	if err != nil {
-		d.fail(name, err)
-		return zero
-	}
-	return x
 }
 
 // optional decodes an attribute some items carry: nil when absent.

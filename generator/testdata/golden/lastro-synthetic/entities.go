@@ -199,6 +199,52 @@ func (v StatusReason) Valid() bool {
 	return false
 }
 
+// ChannelPrefs is the value of channelPrefs, a map of 4 members: channels the
+// debtor accepts (sms, email, call, whatsapp) with opt-outs.
+type ChannelPrefs struct {
+	// Call is member call. Nil when the map lacks it.
+	Call *bool `dynamodbav:"call,omitempty"`
+	// Email is member email. Nil when the map lacks it.
+	Email *bool `dynamodbav:"email,omitempty"`
+	// Sms is member sms. Nil when the map lacks it.
+	Sms *bool `dynamodbav:"sms,omitempty"`
+	// Whatsapp is member whatsapp. Nil when the map lacks it.
+	Whatsapp *bool `dynamodbav:"whatsapp,omitempty"`
+}
+
+// channelPrefsValue encodes a ChannelPrefs as an M value.
+func channelPrefsValue(x ChannelPrefs) types.AttributeValue {
+	m := make(map[string]types.AttributeValue, 4)
+	if x.Call != nil {
+		m["call"] = boolValue(*x.Call)
+	}
+	if x.Email != nil {
+		m["email"] = boolValue(*x.Email)
+	}
+	if x.Sms != nil {
+		m["sms"] = boolValue(*x.Sms)
+	}
+	if x.Whatsapp != nil {
+		m["whatsapp"] = boolValue(*x.Whatsapp)
+	}
+	return &types.AttributeValueMemberM{Value: m}
+}
+
+// asChannelPrefs decodes an M value as a ChannelPrefs.
+func asChannelPrefs(av types.AttributeValue) (ChannelPrefs, error) {
+	v, ok := av.(*types.AttributeValueMemberM)
+	if !ok {
+		return ChannelPrefs{}, fmt.Errorf("want a map (M), got %s", typeName(av))
+	}
+	var x ChannelPrefs
+	d := decoder{item: v.Value, what: "channelPrefs"}
+	x.Call = optional(&d, "call", asBool)
+	x.Email = optional(&d, "email", asBool)
+	x.Sms = optional(&d, "sms", asBool)
+	x.Whatsapp = optional(&d, "whatsapp", asBool)
+	return x, d.err
+}
+
 // Item is an item of one of the model's entities, as a read of several
 // entities returns it: a type switch on the entity types tells them apart.
 type Item interface {
@@ -543,7 +589,7 @@ type Contract struct {
 	Bucket *Bucket `dynamodbav:"bucket,omitempty"`
 	// ChannelPrefs is attribute channelPrefs: channels the debtor accepts (sms,
 	// email, call, whatsapp) with opt-outs. Absent (nil) in some states.
-	ChannelPrefs map[string]bool `dynamodbav:"channelPrefs,omitempty"`
+	ChannelPrefs *ChannelPrefs `dynamodbav:"channelPrefs,omitempty"`
 	// ChargesPolicy is attribute chargesPolicy: SK of the charges-policy version
 	// the contract was signed under (CP#v3).
 	ChargesPolicy string `dynamodbav:"chargesPolicy"`
@@ -667,7 +713,7 @@ func (x Contract) MarshalItem() (map[string]types.AttributeValue, error) {
 		item["bucket"] = stringValue(*x.Bucket)
 	}
 	if x.ChannelPrefs != nil {
-		item["channelPrefs"] = mapValue(boolValue)(x.ChannelPrefs)
+		item["channelPrefs"] = channelPrefsValue(*x.ChannelPrefs)
 	}
 	item["chargesPolicy"] = stringValue(x.ChargesPolicy)
 	item["currency"] = stringValue(x.Currency)
@@ -708,7 +754,7 @@ func UnmarshalContract(item map[string]types.AttributeValue) (Contract, error) {
 	}
 	d := decoder{item: item, what: "CONTRACT"}
 	x.Bucket = optional(&d, "bucket", asString[Bucket])
-	x.ChannelPrefs = maybe(&d, "channelPrefs", asMap(asBool))
+	x.ChannelPrefs = optional(&d, "channelPrefs", asChannelPrefs)
 	x.ChargesPolicy = required(&d, "chargesPolicy", asString[string])
 	x.Currency = required(&d, "currency", asString[Currency])
 	x.LastContactAt = optional(&d, "lastContactAt", asString[string])
@@ -1605,7 +1651,7 @@ type DunningAgendaEntry struct {
 	Bucket *Bucket `dynamodbav:"bucket"`
 	// ChannelPrefs is attribute channelPrefs: channels the debtor accepts (sms,
 	// email, call, whatsapp) with opt-outs. Nil on entries that do not carry it.
-	ChannelPrefs map[string]bool `dynamodbav:"channelPrefs"`
+	ChannelPrefs *ChannelPrefs `dynamodbav:"channelPrefs"`
 	// DebtorKey is attribute debtorKey: pseudonymous debtor code, 16 hex
 	// characters (64 bits) of an HMAC of the document with the tenant's secret.
 	// Computed: the first 16 hex characters of HMAC-SHA256 of document with the
@@ -1631,7 +1677,7 @@ func unmarshalDunningAgendaEntry(item map[string]types.AttributeValue) (DunningA
 	x.NextAction = required(&d, "nextAction", asString[NextAction])
 	x.ContractID = required(&d, "contractId", asString[string])
 	x.Bucket = optional(&d, "bucket", asString[Bucket])
-	x.ChannelPrefs = maybe(&d, "channelPrefs", asMap(asBool))
+	x.ChannelPrefs = optional(&d, "channelPrefs", asChannelPrefs)
 	x.DebtorKey = required(&d, "debtorKey", asString[string])
 	x.OutstandingCents = optional(&d, "outstandingCents", asInt)
 	if d.err != nil {
