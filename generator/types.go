@@ -43,12 +43,12 @@ type gotype struct {
 // structPlan is the Go struct of a map whose members the model declares,
 // with its codec.
 type structPlan struct {
-	Name   string // ChannelPrefs
-	Attr   string // the attribute (or element) it is the value of, for docs
-	Doc    string
-	Fields []*fieldPlan
-	Encode string // channelPrefsValue
-	Decode string // asChannelPrefs
+	Name             string // ChannelPrefs
+	Attr             string // the attribute (or element) it is the value of, for docs
+	Doc              string
+	Fields           []*fieldPlan
+	Encode           string // channelPrefsValue
+	Decode           string // asChannelPrefs
 	EncBody, DecBody string
 }
 
