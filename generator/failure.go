@@ -1,6 +1,7 @@
 package generator
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -29,34 +30,39 @@ type sentinelPlan struct {
 // Doc is the sentinel's doc comment body (after its name).
 func (s *sentinelPlan) Doc() string {
 	var parts []string
-	for _, u := range s.Uses {
-		kind := "a failed condition"
-		if u.Missing {
-			kind = "a missing item"
+	for i, u := range s.Uses {
+		by := "by "
+		if i == 0 {
+			by = "is returned by "
 		}
-		parts = append(parts, u.Op+" (step "+u.Step+", "+kind+": "+strings.TrimSuffix(u.Meaning, ".")+"; outcome "+u.Outcome+")")
+		what := "the condition of step " + u.Step + " fails"
+		if u.Missing {
+			what = "step " + u.Step + " finds no item"
+		}
+		parts = append(parts, fmt.Sprintf("%s%s when %s: %s (the model's outcome: %s)", by, u.Op, what, strings.TrimSuffix(u.Meaning, "."), u.Outcome))
 	}
-	return "is what " + joinWords(parts) + " returns."
+	return strings.Join(parts, "; and ") + "."
 }
 
 var (
-	alreadyRe    = regexp.MustCompile(`(?i)\balready\s+([a-z]+)`)
-	comparisonRe = regexp.MustCompile(`(#?[A-Za-z_][A-Za-z0-9_]*)\s*(=|<>|<=|>=|<|>)\s*:[A-Za-z0-9_]+`)
-	notExistsRe  = regexp.MustCompile(`attribute_not_exists\s*\(\s*(#?[A-Za-z_][A-Za-z0-9_]*)\s*\)`)
-	clauseEnd    = regexp.MustCompile(`\s*(;|\(| - |: |,)`)
+	alreadyRe = regexp.MustCompile(`(?i)\balready\s+([a-z]+)`)
+	clauseEnd = regexp.MustCompile(`\s*(;|\(| - |: |,)`)
 )
 
-// failureName derives the name of a failure (without the Err prefix) from
-// the model: the shape of the condition and the words of its meaning.
+// failureName derives the name of a failure (without the Err prefix)
+// from the model: the kind of the condition, as the catalog reads it from
+// the request's shape (Step.ConditionKind, the executor's outcomes too),
+// and the words of its meaning.
 //
-//   - an item that is missing: the entity, NotFound (ChargeNotFound);
-//   - a condition that the item must not exist (attribute_not_exists of a
-//     table key): the meaning's "already <verb>" (AlreadyApplied), else
-//     the entity, Exists (ProfileExists);
-//   - an equality on an attribute whose unit is version: VersionConflict;
-//   - an attribute that must stay below a value (a < :max): the
-//     operation's object, LimitReached (ClaimContact: ContactLimitReached);
-//   - otherwise the first words of the meaning.
+//   - an item that is missing (a get's onMissing, a condition that the item
+//     exist): the entity, NotFound (ChargeNotFound);
+//   - a condition that the item not exist: the meaning's "already <verb>"
+//     (AlreadyApplied), else the entity, Exists (ProfileExists);
+//   - an optimistic lock (a condition on an attribute of unit version):
+//     VersionConflict;
+//   - a counter held under a limit: the operation's object, LimitReached
+//     (ClaimContact: ContactLimitReached);
+//   - any other condition: the first words of the meaning.
 func (p *plan) failureName(op *catalog.Operation, st *catalog.Step, q *catalog.Request, missing bool) string {
 	ent := ""
 	if q.Entity != nil {
@@ -66,33 +72,18 @@ func (p *plan) failureName(op *catalog.Operation, st *catalog.Step, q *catalog.R
 		return ent + "NotFound"
 	}
 	f := q.OnConditionFailed
-	cond := q.Condition
-	resolve := func(ref string) string {
-		if n, ok := q.Names[ref]; ok {
-			return n
+	switch st.ConditionKind(p.m, op) {
+	case catalog.FailNotFound:
+		return ent + "NotFound"
+	case catalog.FailAlreadyApplied, catalog.FailExists:
+		if w := alreadyRe.FindStringSubmatch(f.Meaning); w != nil {
+			return "Already" + exported(w[1])
 		}
-		return ref
-	}
-	keys := q.Table.KeyAttributes()
-	for _, m := range notExistsRe.FindAllStringSubmatch(cond, -1) {
-		if slices.Contains(keys, resolve(m[1])) {
-			if w := alreadyRe.FindStringSubmatch(f.Meaning); w != nil {
-				return "Already" + exported(w[1])
-			}
-			return ent + "Exists"
-		}
-	}
-	for _, m := range comparisonRe.FindAllStringSubmatch(cond, -1) {
-		a := p.m.Attribute(resolve(m[1]))
-		if a == nil {
-			continue
-		}
-		switch {
-		case m[2] == "=" && a.Unit == "version":
-			return "VersionConflict"
-		case m[2] == "<" || m[2] == "<=":
-			return objectOf(op.Name, ent) + "LimitReached"
-		}
+		return ent + "Exists"
+	case catalog.FailVersionConflict:
+		return "VersionConflict"
+	case catalog.FailLimitReached:
+		return objectOf(op.Name, ent) + "LimitReached"
 	}
 	if w := alreadyRe.FindStringSubmatch(f.Meaning); w != nil {
 		return "Already" + exported(w[1])

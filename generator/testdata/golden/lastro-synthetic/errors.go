@@ -41,56 +41,59 @@ func (f *Failure) Unwrap() []error {
 
 // The failures the model declares, by name.
 var (
-	// ErrAlreadyApplied is what ApplySettlement (step settlement, a failed
-	// condition: already applied (duplicate webhook); acknowledge it; outcome
-	// succeed) returns.
+	// ErrAlreadyApplied is returned by ApplySettlement when the condition of step
+	// settlement fails: already applied (duplicate webhook); acknowledge it (the
+	// model's outcome: succeed).
 	ErrAlreadyApplied = errors.New("already applied")
-	// ErrAlreadyRecorded is what CreateCharge (step evidence, a failed condition:
-	// the same event was already recorded (retry); outcome succeed) returns.
+	// ErrAlreadyRecorded is returned by CreateCharge when the condition of step
+	// evidence fails: the same event was already recorded (retry) (the model's
+	// outcome: succeed).
 	ErrAlreadyRecorded = errors.New("already recorded")
-	// ErrAlreadyRegistered is what RegisterPromise (step promise, a failed
-	// condition: this promise was already registered (retry); outcome succeed)
-	// returns.
+	// ErrAlreadyRegistered is returned by RegisterPromise when the condition of
+	// step promise fails: this promise was already registered (retry) (the
+	// model's outcome: succeed).
 	ErrAlreadyRegistered = errors.New("already registered")
-	// ErrChargeExists is what CreateCharge (step lookup, a failed condition: the
-	// provider reused a txid or the request is a retry; keep the first charge;
-	// outcome succeed) returns.
+	// ErrChargeExists is returned by CreateCharge when the condition of step
+	// lookup fails: the provider reused a txid or the request is a retry; keep
+	// the first charge (the model's outcome: succeed).
 	ErrChargeExists = errors.New("charge exists")
-	// ErrChargeNotFound is what ApplySettlement (step charge, a missing item:
-	// charge not found - money without an owner; park for reconciliation and
-	// alert; outcome fail) returns.
+	// ErrChargeNotFound is returned by ApplySettlement when step charge finds no
+	// item: charge not found - money without an owner; park for reconciliation
+	// and alert (the model's outcome: fail).
 	ErrChargeNotFound = errors.New("charge not found")
-	// ErrContactLimitReached is what ClaimContact (step claim, a failed
-	// condition: do NOT contact - the daily limit is reached (not "retry later");
-	// outcome stop) returns.
+	// ErrContactLimitReached is returned by ClaimContact when the condition of
+	// step claim fails: do NOT contact - the daily limit is reached (not "retry
+	// later") (the model's outcome: stop).
 	ErrContactLimitReached = errors.New("contact limit reached")
-	// ErrPolicyExists is what PublishPolicy (step publish, a failed condition:
-	// the version exists; versions are immutable - publish a new one; outcome
-	// fail) returns.
+	// ErrPolicyExists is returned by PublishPolicy when the condition of step
+	// publish fails: the version exists; versions are immutable - publish a new
+	// one (the model's outcome: fail).
 	ErrPolicyExists = errors.New("policy exists")
-	// ErrPolicyNotFound is what LoadChargesPolicy (step policy, a missing item: a
-	// contract points at a policy that does not exist - data error; outcome fail)
-	// returns.
+	// ErrPolicyNotFound is returned by LoadChargesPolicy when step policy finds
+	// no item: a contract points at a policy that does not exist - data error
+	// (the model's outcome: fail).
 	ErrPolicyNotFound = errors.New("policy not found")
-	// ErrProfileExists is what OnboardDebtor (step profile, a failed condition:
-	// the debtor exists, or a debtorKey collision; compare the encrypted document
-	// before going on; outcome stop) returns.
+	// ErrProfileExists is returned by OnboardDebtor when the condition of step
+	// profile fails: the debtor exists, or a debtorKey collision; compare the
+	// encrypted document before going on (the model's outcome: stop).
 	ErrProfileExists = errors.New("profile exists")
-	// ErrVersionConflict is what ApplySettlement (step installment, a failed
-	// condition: the instalment changed since it was read (race with the
-	// scheduler or an agreement); re-read and retry; outcome retry),
-	// ApplySettlement (step contract, a failed condition: the contract changed
-	// since it was read (the 00h07 race); re-read and retry; outcome retry),
-	// ApplySettlement (step contract-cure, a failed condition: the contract
-	// changed since it was read; re-read and retry; outcome retry),
-	// ApplySettlement (step contract-current, a failed condition: the contract
-	// changed since it was read; re-read and retry; outcome retry), MoveBucket
-	// (step move, a failed condition: the contract changed; re-read and retry;
-	// outcome retry), RegisterPromise (step pause, a failed condition: the
-	// contract changed; re-read and retry; outcome retry) and
-	// RescheduleNextAction (step reschedule, a failed condition: a payment or
-	// agreement changed the contract since it was read; re-read, and do not
-	// reschedule a paid contract; outcome retry) returns.
+	// ErrVersionConflict is returned by ApplySettlement when the condition of
+	// step installment fails: the instalment changed since it was read (race with
+	// the scheduler or an agreement); re-read and retry (the model's outcome:
+	// retry); and by ApplySettlement when the condition of step contract fails:
+	// the contract changed since it was read (the 00h07 race); re-read and retry
+	// (the model's outcome: retry); and by ApplySettlement when the condition of
+	// step contract-cure fails: the contract changed since it was read; re-read
+	// and retry (the model's outcome: retry); and by ApplySettlement when the
+	// condition of step contract-current fails: the contract changed since it was
+	// read; re-read and retry (the model's outcome: retry); and by MoveBucket
+	// when the condition of step move fails: the contract changed; re-read and
+	// retry (the model's outcome: retry); and by RegisterPromise when the
+	// condition of step pause fails: the contract changed; re-read and retry (the
+	// model's outcome: retry); and by RescheduleNextAction when the condition of
+	// step reschedule fails: a payment or agreement changed the contract since it
+	// was read; re-read, and do not reschedule a paid contract (the model's
+	// outcome: retry).
 	ErrVersionConflict = errors.New("version conflict")
 )
 
