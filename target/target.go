@@ -31,6 +31,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 
 	"github.com/cardapio/cardapio/engine"
 )
@@ -124,6 +125,9 @@ type Target struct {
 	Region string
 	Retry  Retry
 	Client *dynamodb.Client
+	// Streams is the client of the same engine's streams API
+	// (DynamoDBStreams_20120810), with the same retry policy.
+	Streams *dynamodbstreams.Client
 	// Engine is the embedded engine; nil for other kinds.
 	Engine *engine.Engine
 }
@@ -160,7 +164,7 @@ func Open(ctx context.Context, o Options) (*Target, error) {
 		}
 		cfg.Retryer = func() aws.Retryer { return o.Retry.retryer() }
 		return &Target{Kind: AWS, Name: "AWS " + cfg.Region, Region: cfg.Region, Retry: o.Retry,
-			Client: dynamodb.NewFromConfig(cfg)}, nil
+			Client: dynamodb.NewFromConfig(cfg), Streams: dynamodbstreams.NewFromConfig(cfg)}, nil
 	case o.EndpointURL != "":
 		u, err := url.Parse(o.EndpointURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -174,7 +178,8 @@ func Open(ctx context.Context, o Options) (*Target, error) {
 			HTTPClient:   bufferedBodies(o.HTTPClient),
 		}
 		return &Target{Kind: Endpoint, Name: o.EndpointURL, Region: region, Retry: o.Retry,
-			Client: dynamodb.New(opts)}, nil
+			Client: dynamodb.New(opts), Streams: dynamodbstreams.New(dynamodbstreams.Options{Region: opts.Region,
+				BaseEndpoint: opts.BaseEndpoint, Credentials: opts.Credentials, Retryer: o.Retry.retryer(), HTTPClient: opts.HTTPClient})}, nil
 	}
 	eo := o.Engine
 	if eo.Region == "" {
@@ -191,14 +196,17 @@ func InProcess(e *engine.Engine, region string, r Retry) *Target {
 	if region == "" {
 		region = "us-east-1"
 	}
+	hc := &http.Client{Transport: handlerTransport{e.Handler()}}
 	c := dynamodb.New(dynamodb.Options{
 		Region:       region,
 		BaseEndpoint: aws.String("http://embedded.cardapio.localhost"),
 		Credentials:  credentials.NewStaticCredentialsProvider("cardapio", "cardapio", ""),
 		Retryer:      r.retryer(),
-		HTTPClient:   &http.Client{Transport: handlerTransport{e.Handler()}},
+		HTTPClient:   hc,
 	})
-	return &Target{Kind: Embedded, Name: "embedded engine", Region: region, Retry: r, Client: c, Engine: e}
+	s := dynamodbstreams.New(dynamodbstreams.Options{Region: region, BaseEndpoint: aws.String("http://embedded.cardapio.localhost"),
+		Credentials: credentials.NewStaticCredentialsProvider("cardapio", "cardapio", ""), Retryer: r.retryer(), HTTPClient: hc})
+	return &Target{Kind: Embedded, Name: "embedded engine", Region: region, Retry: r, Client: c, Streams: s, Engine: e}
 }
 
 // endpointCredentials uses the environment's keys when they are set (a
