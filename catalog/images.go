@@ -442,28 +442,30 @@ func (f *imageFindings) check(op *Operation, s *Step, b *Budget, ptr string, can
 		f.add(s, b, ptr, true, "", "the item the %s leaves cannot be computed: %v", s.Kind, err)
 		return
 	}
-	if s.Kind == Update {
-		var lacks []string
-		if d := q.Table.Discriminator; d != "" {
-			if v, ok := after.Get(d); !ok || v.Type != attr.S || v.Str != e.TypeValue {
-				lacks = append(lacks, fmt.Sprintf("%s %q (the table's discriminator)", d, e.TypeValue))
-			}
+	// The item left must be an item of the entity: its values in their
+	// domains, its required attributes there, its presence rules kept
+	// (an attribute present only while a state holds is gone when the
+	// write leaves the state), and, in a table with a discriminator, the
+	// entity's type (an upsert writes it itself).
+	var bad []string
+	if d := q.Table.Discriminator; d != "" && s.Kind == Update {
+		if v, ok := after.Get(d); !ok || v.Type != attr.S || v.Str != e.TypeValue {
+			bad = append(bad, fmt.Sprintf("%s: missing: the table's discriminator must be %q", d, e.TypeValue))
 		}
-		for _, ea := range e.Attributes {
-			if ea.Presence == Required {
-				if _, ok := after.Get(ea.Name); !ok {
-					lacks = append(lacks, ea.Name)
-				}
-			}
+	}
+	for _, err := range e.CheckItem(after) {
+		bad = append(bad, err.Error())
+	}
+	if len(bad) > 0 {
+		field, what := "update", fmt.Sprintf("the update leaves of sample %s", bn)
+		switch {
+		case s.Kind == Put:
+			field, what = "item", "the put writes"
+		case before == nil:
+			what = "the update creates where no item exists"
 		}
-		if len(lacks) > 0 {
-			what := "leaves"
-			if before == nil {
-				what = "creates where no item exists"
-			}
-			f.add(s, b, ptr+"/update", false, "a required attribute is always present: write it, or declare it optional",
-				"the %s item the update %s lacks required %s", e.Name, what, strings.Join(lacks, ", "))
-		}
+		f.add(s, b, ptr+"/"+field, false, "a write must leave an item its entity allows: fix the request (or the rule it breaks)",
+			"the %s item %s breaks its entity's rules: %s", e.Name, what, strings.Join(bad, "; "))
 	}
 	if an == "" {
 		return
