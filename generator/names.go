@@ -144,16 +144,30 @@ func unexported(s string) string {
 		lead = string(unicode.ToLower(r)) + first[n:]
 	}
 	id = lead + rest
-	if token.IsKeyword(id) || predeclared[id] {
+	if token.IsKeyword(id) || predeclared[id] || isHelper(id) {
 		switch id {
 		case "type":
 			return "typ"
 		case "func":
 			return "fn"
 		}
-		return id + "Value"
+		return id + "Arg"
 	}
 	return id
+}
+
+// stepVar is the prefix of a step's local variables (chargeIn,
+// chargeOut): always followed by a suffix, so it need not avoid keywords.
+func stepVar(id string) string {
+	u := unexported(strings.TrimSuffix(exported(id), "Arg"))
+	return strings.TrimSuffix(strings.TrimSuffix(u, "Arg"), "Value")
+}
+
+// isHelper reports whether id names a support helper of the generated
+// code, which a parameter must not shadow.
+func isHelper(id string) bool {
+	_, ok := helpers[id]
+	return ok || strings.HasPrefix(id, "keyOf") || strings.HasPrefix(id, "unmarshal") || strings.HasPrefix(id, "compare")
 }
 
 // predeclared are identifiers a parameter must not shadow.
@@ -165,7 +179,9 @@ var predeclared = map[string]bool{
 	"string": true, "true": true, "uint": true,
 	// names the generated functions use for themselves
 	"c": true, "ctx": true, "opts": true, "err": true, "in": true, "out": true, "res": true, "item": true,
-	"key": true, "q": true, "o": true, "d": true, "i": true, "ok": true, "page": true, "yield": true,
+	"key": true, "q": true, "qs": true, "o": true, "d": true, "i": true, "ok": true, "page": true, "yield": true,
+	"k": true, "p": true, "v": true, "x": true, "m": true, "b": true, "s": true, "av": true, "used": true,
+	"secret": true, "shard": true, "tenant": true, "r": true, "t": true,
 	"strconv": true, "strings": true, "errors": true, "fmt": true, "types": true, "dynamodb": true, "aws": true,
 	"context": true, "iter": true, "sync": true, "time": true, "big": true, "bytes": true, "slices": true,
 }

@@ -452,7 +452,7 @@ func requestPlaceholders(q *catalog.Request) []string {
 func (p *plan) stepCode(opp *opPlan, s *catalog.Step, n int) (string, error) {
 	var b strings.Builder
 	op := opp.Op
-	v := unexported(s.ID)
+	v := stepVar(s.ID)
 	where := op.Name + ": " + s.ID + ": %w"
 	fmt.Fprintf(&b, "// Step %d, %s", n, s.ID)
 	if s.Pattern != nil {
@@ -588,7 +588,7 @@ func (p *plan) getResult(opp *opPlan, s *catalog.Step, q *catalog.Request, b *st
 // model's order (those of the chosen variant), and on cancellation the
 // failure of the first action whose condition failed.
 func (p *plan) transactionCode(opp *opPlan, s *catalog.Step, b *strings.Builder) (string, error) {
-	v := unexported(s.ID)
+	v := stepVar(s.ID)
 	fmt.Fprintf(b, "var %sItems []types.TransactWriteItem\n", v)
 	fmt.Fprintf(b, "var %sFailures []*failure\n", v)
 	p.use("failure")
@@ -599,7 +599,7 @@ func (p *plan) transactionCode(opp *opPlan, s *catalog.Step, b *strings.Builder)
 			continue // runs in no variant
 		}
 		q := it.Request
-		av := unexported(it.ID)
+		av := stepVar(it.ID)
 		where := opp.Op.Name + ": " + it.ID + ": %w"
 		fail := func(e string) string { return fmt.Sprintf("return res, fmt.Errorf(%q, %s)", where, e) }
 		cc, err := p.writeCall(sp, p.opScope(opp), av+"Key", fail, opp.known)
@@ -640,7 +640,7 @@ func (p *plan) transactionCode(opp *opPlan, s *catalog.Step, b *strings.Builder)
 // in the index's order.
 func (p *plan) queryStepCode(opp *opPlan, s *catalog.Step, sp *executor.StepPlan, b *strings.Builder) (string, error) {
 	q := s.Request
-	v := unexported(s.ID)
+	v := stepVar(s.ID)
 	where := opp.Op.Name + ": " + s.ID + ": %w"
 	tp := p.tableByN[q.Table.Name]
 	var ip *indexPlan

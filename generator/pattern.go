@@ -371,7 +371,7 @@ func (p *plan) queryPatternBody(pp *patternPlan, tp *tablePlan, ip *indexPlan, a
 	var b strings.Builder
 	shardVar := ""
 	if sp.ShardCount > 0 {
-		shardVar = unexported(fan.attr)
+		shardVar = "shard"
 	}
 	cc, err := p.queryCall(sp, sc, shardVar)
 	if err != nil {

@@ -347,6 +347,7 @@ func TestRandomModelsCompile(t *testing.T) {
 		add(fmt.Sprintf("prop%d", i), m)
 	}
 	corpus, _ := filepath.Glob("../catalog/testdata/valid/*.yaml")
+	corpus = append(corpus, "testdata/hostile-names.yaml")
 	for i, path := range corpus {
 		data, err := os.ReadFile(path)
 		require.NoError(t, err)

@@ -1450,8 +1450,8 @@ func (c *Client) PortfolioByBucket(ctx context.Context, in PortfolioByBucketInpu
 		return res, err
 	}
 	// Step 1, page (AP05): query index GSI2 on tenantId = {tenantId} AND bucket = {bucket}.
-	pageValueIn := make([]*dynamodb.QueryInput, 0, 1)
-	pageValueIn = append(pageValueIn, &dynamodb.QueryInput{
+	pageIn := make([]*dynamodb.QueryInput, 0, 1)
+	pageIn = append(pageIn, &dynamodb.QueryInput{
 		TableName:                aws.String(c.tables.Collections),
 		IndexName:                aws.String("GSI2"),
 		KeyConditionExpression:   aws.String("tenantId = :tenantId AND #bucket = :bucket"),
@@ -1464,13 +1464,13 @@ func (c *Client) PortfolioByBucket(ctx context.Context, in PortfolioByBucketInpu
 		Limit:                  aws.Int32(100),
 		ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes,
 	})
-	pageValuePage, err := readShards(ctx, c.db, pageValueIn, 1, unmarshalPortfolioByBucketEntry, nil, true)
-	res.Capacity = res.Capacity.plus(pageValuePage.Capacity)
+	pagePage, err := readShards(ctx, c.db, pageIn, 1, unmarshalPortfolioByBucketEntry, nil, true)
+	res.Capacity = res.Capacity.plus(pagePage.Capacity)
 	if err != nil {
 		return res, fmt.Errorf("PortfolioByBucket: page: %w", err)
 	}
-	res.Page = pageValuePage.Items
-	res.More = res.More || pageValuePage.more
+	res.Page = pagePage.Items
+	res.More = res.More || pagePage.more
 	return res, nil
 }
 

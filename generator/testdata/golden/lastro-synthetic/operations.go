@@ -1466,8 +1466,8 @@ func (c *Client) PortfolioByBucket(ctx context.Context, in PortfolioByBucketInpu
 	}
 	var k keyBuilder
 	// Step 1, page (AP05): query index GSI2 on tenantId = {tenantId} AND bucket = {bucket}.
-	pageValueIn := make([]*dynamodb.QueryInput, 0, 1)
-	pageValueIn = append(pageValueIn, &dynamodb.QueryInput{
+	pageIn := make([]*dynamodb.QueryInput, 0, 1)
+	pageIn = append(pageIn, &dynamodb.QueryInput{
 		TableName:              aws.String(c.tables.Collections),
 		IndexName:              aws.String("GSI2"),
 		KeyConditionExpression: aws.String("GSI2PK = :GSI2PK"),
@@ -1481,13 +1481,13 @@ func (c *Client) PortfolioByBucket(ctx context.Context, in PortfolioByBucketInpu
 	if k.err != nil {
 		return res, fmt.Errorf("PortfolioByBucket: page: %w", k.err)
 	}
-	pageValuePage, err := readShards(ctx, c.db, pageValueIn, 1, unmarshalPortfolioByBucketEntry, nil, true)
-	res.Capacity = res.Capacity.plus(pageValuePage.Capacity)
+	pagePage, err := readShards(ctx, c.db, pageIn, 1, unmarshalPortfolioByBucketEntry, nil, true)
+	res.Capacity = res.Capacity.plus(pagePage.Capacity)
 	if err != nil {
 		return res, fmt.Errorf("PortfolioByBucket: page: %w", err)
 	}
-	res.Page = pageValuePage.Items
-	res.More = res.More || pageValuePage.more
+	res.Page = pagePage.Items
+	res.More = res.More || pagePage.more
 	return res, nil
 }
 
