@@ -99,6 +99,9 @@ type Report struct {
 	// Notes say how the target differs from AWS's rules or the model
 	// (an engine that reports no index capacity, a table option it lacks).
 	Notes []string `json:"notes,omitempty"`
+	// Check is what loading and estimating the model found, before any
+	// request was sent.
+	Check Check `json:"check"`
 	// OK is the gate's answer: no variant failed or errored.
 	OK      bool     `json:"ok"`
 	Summary Summary  `json:"summary"`
@@ -108,6 +111,17 @@ type Report struct {
 	Baseline *Comparison `json:"baseline,omitempty"`
 	// Duration is the whole run, tables created and deleted included.
 	Duration time.Duration `json:"-"`
+}
+
+// Check is the model's validation and static estimate, in the same run.
+type Check struct {
+	// Warnings are the review warnings the model does not accept;
+	// Accepted those it does (check lists them).
+	Warnings int `json:"warnings"`
+	Accepted int `json:"accepted"`
+	// StaticOver counts the variants the static estimate already puts
+	// over budget.
+	StaticOver int `json:"staticOver"`
 }
 
 // Summary counts the results.

@@ -179,6 +179,18 @@ func Run(ctx context.Context, m *catalog.Model, path string, o Options) (rep *Re
 	}()
 	rep = &Report{Model: path, Name: m.Name, Target: tg.Name, Kind: string(tg.Kind), Keys: string(tables.Keys),
 		Retry: tg.Retry.String(), TablePrefix: tables.Prefix, Notes: append([]string{}, tables.Notes...)}
+	for _, f := range m.Warnings {
+		if f.Accepted == "" {
+			rep.Check.Warnings++
+		} else {
+			rep.Check.Accepted++
+		}
+	}
+	for i := range vs {
+		if sel.has(vs[i].Operation, vs[i].Name) && !vs[i].Pass() {
+			rep.Check.StaticOver++
+		}
+	}
 	if o.Keep {
 		rep.Notes = append(rep.Notes, "tables kept (--keep): "+strings.Join(sortedValues(tables.Names()), ", "))
 	}

@@ -15,6 +15,7 @@ import (
 // baseline, and a last line that says whether the gate passed.
 func BudgetText(w io.Writer, r *budget.Report) {
 	fmt.Fprintf(w, "%s: model %s: %s measured on the %s\n", r.Model, r.Name, count(r.Summary.Variants, "variant"), targetWords(r))
+	fmt.Fprintf(w, "  %s\n", checkWords(r.Check))
 	fmt.Fprintf(w, "  keys %s; %s; tables %s*\n", r.Keys, r.Retry, r.TablePrefix)
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
@@ -71,6 +72,15 @@ func BudgetText(w io.Writer, r *budget.Report) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, verdictLine(r))
+}
+
+// checkWords says what validation and the static estimate found.
+func checkWords(c budget.Check) string {
+	s := fmt.Sprintf("valid: no errors, %s (%d accepted); ", count(c.Warnings, "review warning"), c.Accepted)
+	if c.StaticOver == 0 {
+		return s + "the static estimate holds every budget"
+	}
+	return s + fmt.Sprintf("the static estimate puts %s over budget", count(c.StaticOver, "variant"))
 }
 
 func baselineText(w io.Writer, c *budget.Comparison) {

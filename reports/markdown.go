@@ -24,6 +24,7 @@ func BudgetMarkdown(w io.Writer, r *budget.Report) {
 	}
 	fmt.Fprintf(w, "## cardapio budget: %s — %s\n\n", mdText(r.Name), head)
 	fmt.Fprintf(w, "%s · measured on the %s (keys %s; %s) · model `%s`\n\n", mdText(verdictLine(r)), mdText(targetWords(r)), mdText(r.Keys), mdText(r.Retry), mdCode(r.Model))
+	fmt.Fprintf(w, "The model is %s.\n\n", mdText(checkWords(r.Check)))
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "> %s\n", mdText(n))
 	}

@@ -242,9 +242,9 @@ func CheckSARIF(w io.Writer, c *Check, static []budget.Result) error {
 	d := newSARIF(c.Path)
 	for _, f := range c.Model.Warnings {
 		id := rulePrefixReview + f.Code
-		msg := f.Msg
+		msg := sentence(f.Msg)
 		if f.Hint != "" {
-			msg += " Hint: " + f.Hint
+			msg += " Hint: " + sentence(f.Hint)
 		}
 		res := d.add(id, sarif.LevelWarning, msg, fromPos(f.Pos, f.Path), f.Path+"/"+f.Code)
 		if f.Accepted != "" {
@@ -268,8 +268,9 @@ func CheckErrorsSARIF(w io.Writer, path string, errs catalog.ErrorList, other er
 		if e.Path != "" {
 			msg = e.Path + ": " + msg
 		}
+		msg = sentence(msg)
 		if e.Hint != "" {
-			msg += " Hint: " + e.Hint
+			msg += " Hint: " + sentence(e.Hint)
 		}
 		d.add(RuleModelError, sarif.LevelError, msg, fromPos(e.Pos, e.Path), fmt.Sprintf("%s/%s", e.Path, e.Msg))
 	}
@@ -277,6 +278,14 @@ func CheckErrorsSARIF(w io.Writer, path string, errs catalog.ErrorList, other er
 		d.add(RuleModelError, sarif.LevelError, other.Error(), budget.Location{Line: 1, Column: 1}, other.Error())
 	}
 	return d.write(w)
+}
+
+// sentence ends s with a full stop unless it ends with punctuation.
+func sentence(s string) string {
+	if s == "" || strings.ContainsRune(".!?", rune(s[len(s)-1])) {
+		return s
+	}
+	return s + "."
 }
 
 func upperFirst(s string) string {

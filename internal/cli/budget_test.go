@@ -141,3 +141,72 @@ func TestBudgetFailing(t *testing.T) {
 		assert.Contains(t, tables[0].Rows[0][0], "FAIL")
 	}
 }
+
+// TestBudgetBadInput: a bad model, flag or baseline exits 2 with the
+// problem on stderr and nothing measured.
+func TestBudgetBadInput(t *testing.T) {
+	dir := t.TempDir()
+	junk := filepath.Join(dir, "junk.json")
+	require.NoError(t, os.WriteFile(junk, []byte(`{"results": [{"operation": "A", "measured": {"wru": -3}}]}`), 0o644))
+	sarifPath := filepath.Join(dir, "bad.sarif")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"budget", "testdata/check/bad.yaml"}, "bad.yaml:"},
+		{[]string{"budget", "--sarif", sarifPath, "testdata/check/bad.yaml"}, "bad.yaml:"},
+		{[]string{"budget", "missing.yaml"}, "read model missing.yaml"},
+		{[]string{"budget", "--format", "xml", "../../model.yaml"}, "--format must be text or json"},
+		{[]string{"budget", "--keys", "natve", "../../model.yaml"}, `--keys "natve": want native, synthetic or auto`},
+		{[]string{"budget", "--fail-on-increase", "../../model.yaml"}, "give --baseline FILE"},
+		{[]string{"budget", "--baseline", filepath.Join(dir, "none.json"), "../../model.yaml"}, "read baseline"},
+		{[]string{"budget", "--baseline", junk, "../../model.yaml"}, "measured units must be finite and not negative"},
+		{[]string{"budget", "--only", "ApplySettlment", "../../model.yaml"}, `did you mean "ApplySettlement"?`},
+		{[]string{"budget", "--aws", "--endpoint-url", "http://127.0.0.1:1", "../../model.yaml"}, "choose one target"},
+		{[]string{"budget", "--endpoint-url", "ftp://x", "../../model.yaml"}, "want http://host:port"},
+		{[]string{"budget", "a.yaml", "b.yaml"}, "accepts at most 1 arg"},
+	} {
+		r := runCLI(c.args, nil)
+		assert.Equal(t, ExitBadInput, r.code, "%v: %s", c.args, r.stderr)
+		assert.Contains(t, r.stderr, c.want, "%v", c.args)
+		assert.Empty(t, r.stdout, "%v", c.args)
+		for _, l := range leaks {
+			assert.NotContains(t, r.stderr, l, "%v", c.args)
+		}
+	}
+	// A bad model's errors are annotations too.
+	require.NoError(t, readers.SARIF(sarifPath))
+	data, err := os.ReadFile(sarifPath)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `"ruleId": "model-error"`)
+}
+
+// TestCheckSARIF: check --format sarif positions the review findings
+// (accepted ones suppressed with their reason) and every static excess
+// with its causes; a bad model gives its errors.
+func TestCheckSARIF(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name, model string
+		code        int
+	}{
+		{"reference", "../../model.yaml", ExitOK},
+		{"over", "testdata/check/over.yaml", ExitFailed},
+		{"bad", "testdata/check/bad.yaml", ExitBadInput},
+	} {
+		r := runCLI([]string{"check", "--format", "sarif", c.model}, nil)
+		require.Equal(t, c.code, r.code, "%s: %s", c.name, r.stderr)
+		goldenFile(t, "check", c.name+".sarif", r.stdout)
+		path := filepath.Join(dir, c.name+".sarif")
+		require.NoError(t, os.WriteFile(path, []byte(r.stdout), 0o644))
+		require.NoError(t, readers.SARIF(path), c.name)
+	}
+	over := runCLI([]string{"check", "--format", "sarif", "testdata/check/over.yaml"}, nil).stdout
+	for _, s := range []string{`"ruleId": "budget-exceeded"`, `"ruleId": "budget-cause"`, `"fullyQualifiedName": "indexes.GSI2.partition[1]"`,
+		`"fullyQualifiedName": "operations.MoveBucket.budgets.move.wru"`, `"uri": "testdata/check/over.yaml"`} {
+		assert.Contains(t, over, s)
+	}
+	ref := runCLI([]string{"check", "--format", "sarif", "../../model.yaml"}, nil).stdout
+	assert.Contains(t, ref, `"kind": "external"`, "the accepted warning is suppressed")
+	assert.NotContains(t, ref, "budget-exceeded")
+}
