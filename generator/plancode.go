@@ -187,7 +187,24 @@ func (p *plan) writeCall(sp *executor.StepPlan, sc scope, keyVar string, fail fa
 	}
 	fields := []string{fmt.Sprintf("TableName: aws.String(c.tables.%s)", tp.Field)}
 	keyAssigns := sp.Key
-	pre, err := p.keyCode(ep, tp, keyAssigns, sc, keyVar, fail)
+	keyScope := sc
+	if sp.Kind == catalog.Put {
+		// A key part the put's item fixes (system: PAYMENT) comes from the
+		// item, as the catalog renders it.
+		assigned := map[string]catalog.Operand{}
+		for _, a := range sp.Item {
+			assigned[a.Attribute] = a.Value
+		}
+		keyScope = func(name string) (string, *gotype, bool) {
+			if o, ok := assigned[name]; ok {
+				if x, t, ok := p.operandGo(o, name, sc); ok {
+					return x, t, true
+				}
+			}
+			return sc(name)
+		}
+	}
+	pre, err := p.keyCode(ep, tp, keyAssigns, keyScope, keyVar, fail)
 	if err != nil {
 		return cc, err
 	}
