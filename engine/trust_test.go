@@ -27,6 +27,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cardapio/cardapio/engine/auth"
+	"github.com/cardapio/cardapio/engine/iam"
 )
 
 // serveTest runs a Server on a loopback port until the test ends and
@@ -407,4 +408,50 @@ func TestLoadTrust(t *testing.T) {
 	tr, err = LoadTrust("", nil)
 	require.NoError(t, err)
 	assert.Nil(t, tr.Policies())
+}
+
+// FuzzAuthorize sends arbitrary bodies to every operation of a server
+// whose one identity has a policy with every condition key the engine
+// computes: reading a request's condition context never panics, and a
+// request is answered with success or a client error, never a 500.
+func FuzzAuthorize(f *testing.F) {
+	seeds := []struct{ op, body string }{
+		{"PutItem", `{"TableName":"Tab","Item":{"pk":{"S":"u#1"},"sk":{"N":"1"}},"ConditionExpression":"attribute_not_exists(#p)","ExpressionAttributeNames":{"#p":"pk"},"ReturnValues":"ALL_OLD"}`},
+		{"GetItem", `{"TableName":"arn:aws:dynamodb:us-east-1:000000000000:table/Tab","Key":{"pk":{"S":"u#1"},"sk":{"N":"1"}},"ProjectionExpression":"pk"}`},
+		{"UpdateItem", `{"TableName":"Tab","Key":{"pk":{"S":"u#1"},"sk":{"N":"1"}},"UpdateExpression":"SET a = if_not_exists(a, :z)","ExpressionAttributeValues":{":z":{"N":"0"}}}`},
+		{"Query", `{"TableName":"Tab","IndexName":"GSI1","KeyConditionExpression":"gpk = :p","ExpressionAttributeValues":{":p":{"S":"u#1"}},"Select":"COUNT"}`},
+		{"Query", `{"TableName":"Tab","KeyConditions":{"pk":{"ComparisonOperator":"EQ","AttributeValueList":[{"S":"u#1"}]}}}`},
+		{"Scan", `{"TableName":"Tab","IndexName":"GSI1"}`},
+		{"BatchGetItem", `{"RequestItems":{"Tab":{"Keys":[{"pk":{"S":"u#2"},"sk":{"N":"2"}}],"AttributesToGet":["pk"]},"Other":null}}`},
+		{"BatchWriteItem", `{"RequestItems":{"Tab":[{"PutRequest":{"Item":{"pk":{"S":"u#2"},"sk":{"N":"2"}}}},{}]}}`},
+		{"TransactWriteItems", `{"TransactItems":[{"Update":{"TableName":"Tab","Key":{"pk":{"B":"AAE="},"sk":{"N":"3"}},"UpdateExpression":"REMOVE a"}},{}]}`},
+		{"TransactGetItems", `{"TransactItems":[{"Get":{"TableName":"Tab","Key":{"pk":{"S":"u#3"},"sk":{"N":"3"}}}},{}]}`},
+		{"TagResource", `{"ResourceArn":"arn:aws:dynamodb:eu-west-1:000000000000:table/Tab","Tags":[{"Key":"k","Value":"v"}]}`},
+	}
+	for _, s := range seeds {
+		f.Add(s.op, s.body)
+	}
+	p, err := iam.Parse("p.json", []byte(`{"Version":"2012-10-17","Statement":[
+		{"Effect":"Allow","Action":"dynamodb:*","Resource":"*","Condition":{
+			"ForAllValues:StringLike":{"dynamodb:LeadingKeys":["u#*"],"dynamodb:SecondPartitionKeyValues":["*"]},
+			"ForAllValues:StringEquals":{"dynamodb:Attributes":["pk","sk","gpk","gsk","a"]},
+			"StringEqualsIfExists":{"dynamodb:Select":["ALL_ATTRIBUTES","SPECIFIC_ATTRIBUTES","COUNT","ALL_PROJECTED_ATTRIBUTES"],"dynamodb:ReturnValues":"ALL_OLD","dynamodb:ReturnConsumedCapacity":"TOTAL"},
+			"Null":{"aws:PrincipalTag/x":"true"},
+			"IpAddress":{"aws:SourceIp":"0.0.0.0/0"}}},
+		{"Effect":"Deny","Action":"dynamodb:Delete*","Resource":"*","Condition":{"ForAnyValue:StringLike":{"dynamodb:LeadingKeys":["x*"]}}}]}`))
+	require.NoError(f, err)
+	e := New(Options{})
+	newTable(f, e)
+	s, err := NewServer(ServerOptions{Engine: e, Policies: func(*auth.Identity) []*iam.Policy { return []*iam.Policy{p} }})
+	require.NoError(f, err)
+	f.Fuzz(func(t *testing.T, op, body string) {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest("POST", "/", strings.NewReader(body))
+		req.Header.Set("X-Amz-Target", targetPrefix+op)
+		placeholderSign(req)
+		s.ServeHTTP(rec, req)
+		if rec.Code >= 500 {
+			t.Fatalf("%s %q: status %d: %s", op, body, rec.Code, rec.Body.String())
+		}
+	})
 }
