@@ -88,7 +88,16 @@ func (s *Server) authorize(name string, in any, c *call) error {
 	for _, a := range accesses(name, in) {
 		res := c.resource(a)
 		ctx := &reqContext{c: c, a: a}
-		if d := iam.Evaluate(policies, &iam.Request{Action: a.action, Resource: res, Context: ctx}); d != iam.Allowed {
+		req := &iam.Request{Action: a.action, Resource: res, Context: ctx}
+		if d := iam.Evaluate(policies, req); d != iam.Allowed {
+			// A request whose keys the engine could not read (no such
+			// table, a key condition it refuses) fails with the engine's
+			// own error for a caller some statement may allow on the
+			// resource, as DynamoDB validates after authorizing the
+			// action; any other caller learns nothing of the table.
+			if ctx.err != nil && d == iam.ImplicitDeny && iam.MayAllow(policies, req) {
+				return ctx.err
+			}
 			return &Error{Type: ErrAccessDenied, Message: denied(id, a.action, res, d)}
 		}
 	}
@@ -356,6 +365,7 @@ type reqContext struct {
 	leading     [][]string // per partition attribute; nil until computed
 	leadingDone bool
 	leadingOK   bool
+	err         error // why the keys could not be read
 }
 
 // Lookup implements iam.Context.
@@ -399,7 +409,8 @@ func single(v string) ([]string, iam.State) {
 func (r *reqContext) partition(i int) ([]string, iam.State) {
 	if !r.leadingDone {
 		r.leadingDone = true
-		r.leading, r.leadingOK = r.readPartitions()
+		r.leading, r.err = r.readPartitions()
+		r.leadingOK = r.err == nil
 	}
 	switch {
 	case !r.leadingOK:
@@ -413,25 +424,25 @@ func (r *reqContext) partition(i int) ([]string, iam.State) {
 // readPartitions reads the partition key values of the access from the
 // table's key schema (or, for a Query, from the key condition as the
 // engine resolves it).
-func (r *reqContext) readPartitions() ([][]string, bool) {
+func (r *reqContext) readPartitions() ([][]string, error) {
 	a, e := r.a, r.c.e
 	if a.query != nil {
 		rq, err := e.prepareQuery(a.query)
-		if err != nil || rq == nil {
-			return nil, false
+		if err != nil {
+			return nil, err
 		}
 		out := make([][]string, len(rq.hash))
 		for i, v := range rq.hash {
 			out[i] = []string{keyString(v)}
 		}
-		return out, true
+		return out, nil
 	}
 	if a.keys == nil {
-		return nil, true // no items named: no leading keys (a Scan)
+		return nil, nil // no items named: no leading keys (a Scan)
 	}
 	t, err := e.table(a.table)
 	if err != nil {
-		return nil, false
+		return nil, err
 	}
 	out := [][]string{nil}
 	for _, it := range a.keys {
@@ -443,7 +454,7 @@ func (r *reqContext) readPartitions() ([][]string, bool) {
 	}
 	sort.Strings(out[0])
 	out[0] = slices.Compact(out[0])
-	return out, true
+	return out, nil
 }
 
 // keyString is a key value as IAM compares it.

@@ -176,6 +176,14 @@ func tenantIsolation(t *testing.T, tab *catalog.Table) {
 	assert.Equal(t, "AccessDeniedException", apiCode(err), "t042 querying t043's collection")
 	assert.Equal(t, deniedMsg("api-t042", "Query"), apiMessage(err))
 
+	if allowed("Query") {
+		_, err = t042.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(tab.Name), KeyConditionExpression: aws.String("#p = :p AND #q = :p"),
+			ExpressionAttributeNames: map[string]string{"#p": pk, "#q": "notAKey"}, ExpressionAttributeValues: map[string]types.AttributeValue{":p": s(own42)}})
+		assert.Equal(t, "ValidationException", apiCode(err), "a key condition the engine refuses is its own error to a tenant that may query")
+	}
+	_, err = t042.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("no-such-table"), Key: key(own42)})
+	assert.Equal(t, "AccessDeniedException", apiCode(err), "a table the policy does not name: nothing learned about it")
+
 	_, err = t042.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(tab.Name), Key: key(own43),
 		UpdateExpression: aws.String("SET v = :v"), ExpressionAttributeValues: map[string]types.AttributeValue{":v": s("changed by t042")}})
 	assert.Equal(t, "AccessDeniedException", apiCode(err), "t042 updating t043's item")

@@ -77,6 +77,29 @@ func Evaluate(policies []*Policy, r *Request) Decision {
 	return ImplicitDeny
 }
 
+// MayAllow reports whether some Allow statement of the policies matches
+// r's action and resource, its conditions aside, and no Deny without
+// conditions does: whether the caller has any permission of that kind on
+// the resource.
+func MayAllow(policies []*Policy, r *Request) bool {
+	action := strings.ToLower(r.Action)
+	may := false
+	for _, p := range policies {
+		for _, s := range p.Statements {
+			if !s.matchesAction(action) || !s.matchesResource(r.Resource, r.Context) {
+				continue
+			}
+			if s.Effect == Deny && len(s.Conditions) == 0 {
+				return false
+			}
+			if s.Effect == Allow {
+				may = true
+			}
+		}
+	}
+	return may
+}
+
 // tri is a three-valued truth: a condition on an unknown key is maybe.
 type tri int8
 

@@ -72,6 +72,16 @@ func TestTenantPolicy(t *testing.T) {
 	assert.Equal(t, ImplicitDeny, Evaluate(p, &Request{Action: "dynamodb:Query", Resource: table + "/index/GSI1", Context: t042("dynamodb:leadingkeys", "T#t042#D")}))
 }
 
+func TestMayAllow(t *testing.T) {
+	p := []*Policy{mustParse(t, tenantPolicy)}
+	r := &Request{Action: "dynamodb:Query", Resource: table, Context: unknownAttrs{}}
+	assert.True(t, MayAllow(p, r), "a conditional Allow on the action and resource")
+	assert.False(t, MayAllow(p, &Request{Action: "dynamodb:Scan", Resource: table, Context: Map{}}))
+	assert.False(t, MayAllow(p, &Request{Action: "dynamodb:Query", Resource: table + "-x", Context: Map{}}))
+	d := append(p, mustParse(t, `{"Statement":{"Effect":"Deny","Action":"*","Resource":"*"}}`))
+	assert.False(t, MayAllow(d, r), "an unconditional Deny")
+}
+
 func TestDenyWinsAndWildcards(t *testing.T) {
 	p := []*Policy{mustParse(t, `{"Version":"2012-10-17","Statement":[
 		{"Effect":"Allow","Action":"dynamodb:*","Resource":"*"},
