@@ -3,7 +3,6 @@ package auth
 import (
 	"bytes"
 	"crypto/hmac"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -57,8 +56,8 @@ type Keys struct {
 	byID map[string]*Identity
 	list []*Identity
 
-	mu      sync.Mutex
-	signing map[signingScope][]byte
+	mu      sync.RWMutex
+	signing map[signingScope]*signingKeys
 }
 
 type signingScope struct{ key, day, region, service string }
@@ -131,7 +130,7 @@ func ParseKeys(name string, data []byte) (*Keys, error) {
 	if len(f.Keys) == 0 {
 		return nil, fmt.Errorf("%s: no keys: want {\"keys\": [{\"accessKeyId\": ..., \"secretAccessKey\": ...}]}", name)
 	}
-	k := &Keys{byID: map[string]*Identity{}, signing: map[signingScope][]byte{}}
+	k := &Keys{byID: map[string]*Identity{}, signing: map[signingScope]*signingKeys{}}
 	var errs []string
 	bad := func(i int, format string, args ...any) {
 		errs = append(errs, fmt.Sprintf("%s: keys[%d]: ", name, i)+fmt.Sprintf(format, args...))
@@ -151,7 +150,8 @@ func ParseKeys(name string, data []byte) (*Keys, error) {
 		if e.SecretAccessKey == "" {
 			bad(i, "secretAccessKey is required")
 		}
-		id := &Identity{AccessKey: e.AccessKeyID, Secret: e.SecretAccessKey, Token: e.SessionToken, Account: e.Account, Tags: e.Tags}
+		// A key's identity is only ever handed out by Verify.
+		id := &Identity{AccessKey: e.AccessKeyID, Secret: e.SecretAccessKey, Token: e.SessionToken, Account: e.Account, Tags: e.Tags, Verified: true}
 		if id.Account == "" {
 			id.Account = DefaultAccount
 		} else if !accountRE.MatchString(id.Account) {
@@ -234,10 +234,10 @@ func (k *Keys) Verify(r *http.Request, body []byte, s *Signature, now time.Time)
 	if !ok {
 		return nil, fail(ErrUnrecognized, unrecognizedMessage)
 	}
-	creq, toSign := s.canonical(r, body)
-	want := hmacSHA256(k.signingKey(id, s), toSign)
-	got, err := hex.DecodeString(s.Signature)
-	if err != nil || !hmac.Equal(got, want) {
+	var want, got [32]byte
+	s.signature(r, body, k.signingKey(id, s), &want)
+	if !decodeHex(got[:], s.Signature) || !hmac.Equal(got[:], want[:]) {
+		creq, toSign := s.canonical(r, body)
 		return nil, fail(ErrInvalidSignature, signatureMismatchMsg+"\n\nThe Canonical String for this request should have been\n'"+
 			creq+"'\n\nThe String-to-Sign should have been\n'"+toSign+"'\n")
 	}
@@ -248,24 +248,52 @@ func (k *Keys) Verify(r *http.Request, body []byte, s *Signature, now time.Time)
 	if token != id.Token {
 		return nil, fail(ErrUnrecognized, strings.TrimSuffix(unrecognizedMessage, "."))
 	}
-	v := *id
-	v.Verified = true
-	return &v, nil
+	return id, nil
 }
 
 // signingKey derives, or recalls, the signing key of one identity, day,
 // region and service.
-func (k *Keys) signingKey(id *Identity, s *Signature) []byte {
+func (k *Keys) signingKey(id *Identity, s *Signature) *signingKeys {
 	sc := signingScope{id.AccessKey, s.Date, s.Region, s.Service}
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if key, ok := k.signing[sc]; ok {
+	k.mu.RLock()
+	key, ok := k.signing[sc]
+	k.mu.RUnlock()
+	if ok {
 		return key
 	}
+	key = newSigningKeys(signingKey(id.Secret, s.Date, s.Region, s.Service))
+	k.mu.Lock()
+	defer k.mu.Unlock()
 	if len(k.signing) >= 4096 {
 		clear(k.signing)
 	}
-	key := signingKey(id.Secret, s.Date, s.Region, s.Service)
 	k.signing[sc] = key
 	return key
+}
+
+// decodeHex decodes exactly len(dst) bytes of hex, without allocating.
+func decodeHex(dst []byte, s string) bool {
+	if len(s) != 2*len(dst) {
+		return false
+	}
+	val := func(c byte) (byte, bool) {
+		switch {
+		case '0' <= c && c <= '9':
+			return c - '0', true
+		case 'a' <= c && c <= 'f':
+			return c - 'a' + 10, true
+		case 'A' <= c && c <= 'F':
+			return c - 'A' + 10, true
+		}
+		return 0, false
+	}
+	for i := range dst {
+		hi, ok1 := val(s[2*i])
+		lo, ok2 := val(s[2*i+1])
+		if !ok1 || !ok2 {
+			return false
+		}
+		dst[i] = hi<<4 | lo
+	}
+	return true
 }

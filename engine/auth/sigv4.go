@@ -4,12 +4,14 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"io"
 	"net/http"
 	"net/url"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -242,13 +244,22 @@ func (s *Signature) checkScope(now time.Time) *Error {
 	if s.Terminator != terminator {
 		msg.WriteString("Credential should be scoped with a valid terminator: '" + terminator + "', not '" + s.Terminator + "'. ")
 	}
-	if day := t.Format("20060102"); s.Date != day {
+	if day := dayOf(s.AmzDate, t); s.Date != day {
 		msg.WriteString("Date in Credential scope does not match YYYYMMDD from ISO-8601 version of date from HTTP: '" + s.Date + "' != '" + day + "', from '" + s.AmzDate + "'.")
 	}
 	if msg.Len() > 0 {
 		return fail(ErrInvalidSignature, strings.TrimSpace(msg.String()))
 	}
 	return nil
+}
+
+// dayOf is the YYYYMMDD day of a request's date, without formatting
+// when it is already in basic format.
+func dayOf(amzDate string, t time.Time) string {
+	if basicDate(amzDate) {
+		return amzDate[:8]
+	}
+	return t.Format("20060102")
 }
 
 func hasHeader(signed, name string) bool {
@@ -262,65 +273,183 @@ func hasHeader(signed, name string) bool {
 	return false
 }
 
-// canonical builds the canonical request and the string to sign of r as
-// SigV4 defines them, from the headers the signature names, the path, the
-// query string and the hash of body.
-func (s *Signature) canonical(r *http.Request, body []byte) (creq, toSign string) {
-	var b strings.Builder
-	b.WriteString(r.Method)
-	b.WriteByte('\n')
-	b.WriteString(canonicalPath(r.URL.EscapedPath()))
-	b.WriteByte('\n')
-	b.WriteString(canonicalQuery(r.URL.RawQuery, s.query))
-	b.WriteByte('\n')
+// writer is what the canonical request is written to: a hash on the
+// path of every request, a builder when a refusal must show it.
+type writer interface {
+	io.Writer
+	io.StringWriter
+	io.ByteWriter
+}
+
+// writeCanonical writes the canonical request of r as SigV4 defines it,
+// from the headers the signature names, the path, the query string and
+// bodyHash, the hex SHA-256 of the body.
+func (s *Signature) writeCanonical(w writer, r *http.Request, bodyHash []byte) {
+	w.WriteString(r.Method)
+	w.WriteByte('\n')
+	w.WriteString(canonicalPath(r.URL.EscapedPath()))
+	w.WriteByte('\n')
+	w.WriteString(canonicalQuery(r.URL.RawQuery, s.query))
+	w.WriteByte('\n')
 	for rest := s.SignedHeaders; rest != ""; {
 		var name string
 		name, rest, _ = strings.Cut(rest, ";")
-		b.WriteString(name)
-		b.WriteByte(':')
-		b.WriteString(headerFor(r, name))
-		b.WriteByte('\n')
+		w.WriteString(name)
+		w.WriteByte(':')
+		writeHeader(w, r, name)
+		w.WriteByte('\n')
 	}
-	b.WriteByte('\n')
-	b.WriteString(s.SignedHeaders)
-	b.WriteByte('\n')
-	sum := sha256.Sum256(body)
-	b.WriteString(hex.EncodeToString(sum[:]))
-	creq = b.String()
-	h := sha256.Sum256([]byte(creq))
-	toSign = algorithm + "\n" + s.AmzDate + "\n" + s.Scope() + "\n" + hex.EncodeToString(h[:])
-	return creq, toSign
+	w.WriteByte('\n')
+	w.WriteString(s.SignedHeaders)
+	w.WriteByte('\n')
+	w.Write(bodyHash)
 }
 
-// headerFor is the canonical value of one signed header: every value sent
-// under the name, trimmed, inner runs of spaces collapsed, joined by
-// commas; Host and Content-Length as the request carried them.
-func headerFor(r *http.Request, name string) string {
+// writeToSign writes the string to sign, given the hex hash of the
+// canonical request.
+func (s *Signature) writeToSign(w writer, creqHash []byte) {
+	w.WriteString(algorithm)
+	w.WriteByte('\n')
+	w.WriteString(s.AmzDate)
+	w.WriteByte('\n')
+	w.WriteString(s.Date)
+	w.WriteByte('/')
+	w.WriteString(s.Region)
+	w.WriteByte('/')
+	w.WriteString(s.Service)
+	w.WriteByte('/')
+	w.WriteString(s.Terminator)
+	w.WriteByte('\n')
+	w.Write(creqHash)
+}
+
+// canonical builds the canonical request and the string to sign as
+// strings, for the message of a refusal.
+func (s *Signature) canonical(r *http.Request, body []byte) (creq, toSign string) {
+	var bh, ch [64]byte
+	sum := sha256.Sum256(body)
+	hex.Encode(bh[:], sum[:])
+	var b strings.Builder
+	s.writeCanonical(&b, r, bh[:])
+	creq = b.String()
+	h := sha256.Sum256([]byte(creq))
+	hex.Encode(ch[:], h[:])
+	var t strings.Builder
+	s.writeToSign(&t, ch[:])
+	return creq, t.String()
+}
+
+// appender is a writer that appends to a reusable buffer.
+type appender struct{ b []byte }
+
+func (a *appender) Write(p []byte) (int, error)       { a.b = append(a.b, p...); return len(p), nil }
+func (a *appender) WriteString(s string) (int, error) { a.b = append(a.b, s...); return len(s), nil }
+func (a *appender) WriteByte(c byte) error            { a.b = append(a.b, c); return nil }
+
+var appenders = sync.Pool{New: func() any { return &appender{b: make([]byte, 0, 1024)} }}
+
+// signature computes the request's signature with a signing key: the
+// canonical request and the string to sign are written into one reused
+// buffer and hashed, so that a request that verifies allocates nothing
+// here.
+func (s *Signature) signature(r *http.Request, body []byte, key *signingKeys, out *[32]byte) {
+	a := appenders.Get().(*appender)
+	defer appenders.Put(a)
+	var bh, ch [64]byte
+	sum := sha256.Sum256(body)
+	hex.Encode(bh[:], sum[:])
+	a.b = a.b[:0]
+	s.writeCanonical(a, r, bh[:])
+	sum = sha256.Sum256(a.b)
+	hex.Encode(ch[:], sum[:])
+	// HMAC-SHA256 of the string to sign, from the key's padded blocks.
+	a.b = append(a.b[:0], key.inner[:]...)
+	s.writeToSign(a, ch[:])
+	sum = sha256.Sum256(a.b)
+	var outer [sha256.BlockSize + sha256.Size]byte
+	copy(outer[:], key.outer[:])
+	copy(outer[sha256.BlockSize:], sum[:])
+	*out = sha256.Sum256(outer[:])
+}
+
+// signingKeys is a derived signing key as the HMAC blocks it keys: the
+// key XOR ipad and XOR opad.
+type signingKeys struct {
+	inner, outer [sha256.BlockSize]byte
+}
+
+func newSigningKeys(key []byte) *signingKeys {
+	k := &signingKeys{}
+	copy(k.inner[:], key)
+	copy(k.outer[:], key)
+	for i := range k.inner {
+		k.inner[i] ^= 0x36
+		k.outer[i] ^= 0x5c
+	}
+	return k
+}
+
+// writeHeader writes the canonical value of one signed header: every
+// value sent under the name, trimmed, inner runs of spaces collapsed,
+// joined by commas; Host and Content-Length as the request carried them.
+func writeHeader(w writer, r *http.Request, name string) {
 	switch name {
 	case "host":
-		return r.Host
+		w.WriteString(r.Host)
+		return
 	case "content-length":
 		if v := r.Header.Get("Content-Length"); v != "" {
-			return v
+			w.WriteString(v)
+			return
 		}
 		if r.ContentLength >= 0 {
-			return strconv.FormatInt(r.ContentLength, 10)
+			var buf [20]byte
+			w.Write(strconv.AppendInt(buf[:0], r.ContentLength, 10))
+			return
 		}
 	case "transfer-encoding":
-		return strings.Join(r.TransferEncoding, ",")
+		w.WriteString(strings.Join(r.TransferEncoding, ","))
+		return
 	}
-	vals := r.Header.Values(name)
-	out := make([]string, len(vals))
-	for i, v := range vals {
-		out[i] = strings.Join(strings.Fields(v), " ")
+	key, ok := canonicalNames[name]
+	if !ok {
+		key = http.CanonicalHeaderKey(name)
 	}
-	return strings.Join(out, ",")
+	for i, v := range r.Header[key] {
+		if i > 0 {
+			w.WriteByte(',')
+		}
+		space, first := false, true
+		for j := 0; j < len(v); j++ {
+			c := v[j]
+			if c == ' ' || c == '\t' {
+				space = true
+				continue
+			}
+			if space && !first {
+				w.WriteByte(' ')
+			}
+			space, first = false, false
+			w.WriteByte(c)
+		}
+	}
+}
+
+// canonicalNames are the canonical forms of the headers SDKs sign, so
+// that reading them allocates nothing.
+var canonicalNames = map[string]string{}
+
+func init() {
+	for _, h := range []string{"Content-Type", "X-Amz-Date", "X-Amz-Target", "X-Amz-Content-Sha256", "X-Amz-Security-Token",
+		"Amz-Sdk-Invocation-Id", "Amz-Sdk-Request", "X-Amz-User-Agent", "User-Agent", "Accept-Encoding", "Content-Encoding"} {
+		canonicalNames[strings.ToLower(h)] = h
+	}
 }
 
 // canonicalPath URI-encodes an escaped path once more, as SigV4 asks of
 // every service but S3; the empty path is "/".
 func canonicalPath(p string) string {
-	if p == "" {
+	if p == "" || p == "/" {
 		return "/"
 	}
 	var b strings.Builder
