@@ -73,12 +73,11 @@ type access struct {
 	// Items) in the table; query is the Query it runs.
 	keys  []attr.Item
 	query *QueryInput
-	// attrs are the top-level names it names, when known; attrsErr when
-	// an expression could not be read.
-	attrs    []string
-	attrsBad bool
-	sel      string // dynamodb:Select, "" when absent
-	rv, rcc  string
+	// names lists, when a policy asks, the top-level attribute names it
+	// names, and whether an expression could not be read.
+	names   func() ([]string, bool)
+	sel     string // dynamodb:Select, "" when absent
+	rv, rcc string
 }
 
 // authorize decides a request with the identity's policies.
@@ -144,31 +143,43 @@ func accesses(name string, in any) []*access {
 	switch x := in.(type) {
 	case *GetItemInput:
 		a := &access{action: act, table: x.TableName, keys: []attr.Item{x.Key}, rcc: x.ReturnConsumedCapacity, sel: readSelect("", x.ProjectionExpression, x.AttributesToGet, "")}
-		a.attrs, a.attrsBad = exprNames(x.ExpressionAttributeNames, nil, "", "", x.ProjectionExpression, "", x.AttributesToGet)
+		a.names = func() ([]string, bool) {
+			return exprNames(x.ExpressionAttributeNames, nil, "", "", x.ProjectionExpression, "", x.AttributesToGet)
+		}
 		return []*access{a}
 	case *PutItemInput:
 		a := &access{action: act, table: x.TableName, keys: []attr.Item{x.Item}, rv: x.ReturnValues, rcc: x.ReturnConsumedCapacity}
-		a.attrs, a.attrsBad = exprNames(x.ExpressionAttributeNames, x.ExpressionAttributeValues, x.ConditionExpression, "", "", "", names(itemNames(x.Item), mapKeys(x.Expected)))
+		a.names = func() ([]string, bool) {
+			return exprNames(x.ExpressionAttributeNames, x.ExpressionAttributeValues, x.ConditionExpression, "", "", "", names(itemNames(x.Item), mapKeys(x.Expected)))
+		}
 		return []*access{a}
 	case *UpdateItemInput:
 		a := &access{action: act, table: x.TableName, keys: []attr.Item{x.Key}, rv: x.ReturnValues, rcc: x.ReturnConsumedCapacity}
-		a.attrs, a.attrsBad = exprNames(x.ExpressionAttributeNames, x.ExpressionAttributeValues, x.ConditionExpression, x.UpdateExpression, "", "", names(itemNames(x.Key), mapKeys(x.Expected), mapKeys(x.AttributeUpdates)))
+		a.names = func() ([]string, bool) {
+			return exprNames(x.ExpressionAttributeNames, x.ExpressionAttributeValues, x.ConditionExpression, x.UpdateExpression, "", "", names(itemNames(x.Key), mapKeys(x.Expected), mapKeys(x.AttributeUpdates)))
+		}
 		return []*access{a}
 	case *DeleteItemInput:
 		a := &access{action: act, table: x.TableName, keys: []attr.Item{x.Key}, rv: x.ReturnValues, rcc: x.ReturnConsumedCapacity}
-		a.attrs, a.attrsBad = exprNames(x.ExpressionAttributeNames, x.ExpressionAttributeValues, x.ConditionExpression, "", "", "", names(itemNames(x.Key), mapKeys(x.Expected)))
+		a.names = func() ([]string, bool) {
+			return exprNames(x.ExpressionAttributeNames, x.ExpressionAttributeValues, x.ConditionExpression, "", "", "", names(itemNames(x.Key), mapKeys(x.Expected)))
+		}
 		return []*access{a}
 	case *QueryInput:
 		a := &access{action: act, table: x.TableName, index: x.IndexName, query: x, rcc: x.ReturnConsumedCapacity,
 			sel: readSelect(x.Select, x.ProjectionExpression, x.AttributesToGet, x.IndexName)}
-		a.attrs, a.attrsBad = exprNames(x.ExpressionAttributeNames, x.ExpressionAttributeValues, x.KeyConditionExpression, "", x.ProjectionExpression, x.FilterExpression,
-			names(x.AttributesToGet, mapKeys(x.KeyConditions), mapKeys(x.QueryFilter)))
+		a.names = func() ([]string, bool) {
+			return exprNames(x.ExpressionAttributeNames, x.ExpressionAttributeValues, x.KeyConditionExpression, "", x.ProjectionExpression, x.FilterExpression,
+				names(x.AttributesToGet, mapKeys(x.KeyConditions), mapKeys(x.QueryFilter)))
+		}
 		return []*access{a}
 	case *ScanInput:
 		a := &access{action: act, table: x.TableName, index: x.IndexName, rcc: x.ReturnConsumedCapacity,
 			sel: readSelect(x.Select, x.ProjectionExpression, x.AttributesToGet, x.IndexName)}
-		a.attrs, a.attrsBad = exprNames(x.ExpressionAttributeNames, x.ExpressionAttributeValues, "", "", x.ProjectionExpression, x.FilterExpression,
-			names(x.AttributesToGet, mapKeys(x.ScanFilter)))
+		a.names = func() ([]string, bool) {
+			return exprNames(x.ExpressionAttributeNames, x.ExpressionAttributeValues, "", "", x.ProjectionExpression, x.FilterExpression,
+				names(x.AttributesToGet, mapKeys(x.ScanFilter)))
+		}
 		return []*access{a}
 	case *BatchGetItemInput:
 		var out []*access
@@ -178,7 +189,9 @@ func accesses(name string, in any) []*access {
 			if ka != nil {
 				a.keys = ka.Keys
 				a.sel = readSelect("", ka.ProjectionExpression, ka.AttributesToGet, "")
-				a.attrs, a.attrsBad = exprNames(ka.ExpressionAttributeNames, nil, "", "", ka.ProjectionExpression, "", names(ka.AttributesToGet, keysNames(ka.Keys)))
+				a.names = func() ([]string, bool) {
+					return exprNames(ka.ExpressionAttributeNames, nil, "", "", ka.ProjectionExpression, "", names(ka.AttributesToGet, keysNames(ka.Keys)))
+				}
 			}
 			out = append(out, a)
 		}
@@ -195,7 +208,8 @@ func accesses(name string, in any) []*access {
 					a.keys = append(a.keys, w.DeleteRequest.Key)
 				}
 			}
-			a.attrs = keysNames(a.keys)
+			keys := a.keys
+			a.names = func() ([]string, bool) { return exprNames(nil, nil, "", "", "", "", keysNames(keys)) }
 			out = append(out, a)
 		}
 		return out
@@ -204,7 +218,9 @@ func accesses(name string, in any) []*access {
 		for _, it := range x.TransactItems {
 			if g := it.Get; g != nil {
 				a := &access{action: "dynamodb:GetItem", table: g.TableName, keys: []attr.Item{g.Key}, rcc: x.ReturnConsumedCapacity, sel: readSelect("", g.ProjectionExpression, nil, "")}
-				a.attrs, a.attrsBad = exprNames(g.ExpressionAttributeNames, nil, "", "", g.ProjectionExpression, "", itemNames(g.Key))
+				a.names = func() ([]string, bool) {
+					return exprNames(g.ExpressionAttributeNames, nil, "", "", g.ProjectionExpression, "", itemNames(g.Key))
+				}
 				out = append(out, a)
 			}
 		}
@@ -217,19 +233,27 @@ func accesses(name string, in any) []*access {
 			case it.Put != nil:
 				p := it.Put
 				a = &access{action: "dynamodb:PutItem", table: p.TableName, keys: []attr.Item{p.Item}}
-				a.attrs, a.attrsBad = exprNames(p.ExpressionAttributeNames, p.ExpressionAttributeValues, p.ConditionExpression, "", "", "", itemNames(p.Item))
+				a.names = func() ([]string, bool) {
+					return exprNames(p.ExpressionAttributeNames, p.ExpressionAttributeValues, p.ConditionExpression, "", "", "", itemNames(p.Item))
+				}
 			case it.Update != nil:
 				u := it.Update
 				a = &access{action: "dynamodb:UpdateItem", table: u.TableName, keys: []attr.Item{u.Key}}
-				a.attrs, a.attrsBad = exprNames(u.ExpressionAttributeNames, u.ExpressionAttributeValues, u.ConditionExpression, u.UpdateExpression, "", "", itemNames(u.Key))
+				a.names = func() ([]string, bool) {
+					return exprNames(u.ExpressionAttributeNames, u.ExpressionAttributeValues, u.ConditionExpression, u.UpdateExpression, "", "", itemNames(u.Key))
+				}
 			case it.Delete != nil:
 				d := it.Delete
 				a = &access{action: "dynamodb:DeleteItem", table: d.TableName, keys: []attr.Item{d.Key}}
-				a.attrs, a.attrsBad = exprNames(d.ExpressionAttributeNames, d.ExpressionAttributeValues, d.ConditionExpression, "", "", "", itemNames(d.Key))
+				a.names = func() ([]string, bool) {
+					return exprNames(d.ExpressionAttributeNames, d.ExpressionAttributeValues, d.ConditionExpression, "", "", "", itemNames(d.Key))
+				}
 			case it.ConditionCheck != nil:
 				cc := it.ConditionCheck
 				a = &access{action: "dynamodb:ConditionCheckItem", table: cc.TableName, keys: []attr.Item{cc.Key}}
-				a.attrs, a.attrsBad = exprNames(cc.ExpressionAttributeNames, cc.ExpressionAttributeValues, cc.ConditionExpression, "", "", "", itemNames(cc.Key))
+				a.names = func() ([]string, bool) {
+					return exprNames(cc.ExpressionAttributeNames, cc.ExpressionAttributeValues, cc.ConditionExpression, "", "", "", itemNames(cc.Key))
+				}
 			default:
 				continue
 			}
@@ -366,6 +390,9 @@ type reqContext struct {
 	leadingDone bool
 	leadingOK   bool
 	err         error // why the keys could not be read
+
+	attrs               []string
+	attrsDone, attrsBad bool
 }
 
 // Lookup implements iam.Context.
@@ -380,13 +407,20 @@ func (r *reqContext) Lookup(key string) ([]string, iam.State) {
 	case "dynamodb:fourthpartitionkeyvalues":
 		return r.partition(3)
 	case "dynamodb:attributes":
-		if r.a.attrsBad {
-			return nil, iam.Unknown
-		}
-		if len(r.a.attrs) == 0 {
+		if r.a.names == nil {
 			return nil, iam.Absent
 		}
-		return r.a.attrs, iam.Present
+		if !r.attrsDone {
+			r.attrsDone = true
+			r.attrs, r.attrsBad = r.a.names()
+		}
+		if r.attrsBad {
+			return nil, iam.Unknown
+		}
+		if len(r.attrs) == 0 {
+			return nil, iam.Absent
+		}
+		return r.attrs, iam.Present
 	case "dynamodb:select":
 		return single(r.a.sel)
 	case "dynamodb:returnvalues":
