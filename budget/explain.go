@@ -274,7 +274,7 @@ func (x *explainer) causes(st Action, unit string) []Cause {
 		if unitOf(l.Rule) != unit {
 			continue
 		}
-		if (l.Rule == capacity.RuleFailedCondition || l.Rule == capacity.RuleCancelled) && l.Bytes > capacity.WriteUnitBytes {
+		if (l.Rule == capacity.RuleFailedCondition || l.Rule == capacity.RuleCancelled) && l.Bytes > capacity.WriteUnitBytes && sizeBilled(l) {
 			// A failed write is billed on the item's size too: past
 			// 1 KB, that is a cause of its own.
 			size := l
@@ -732,4 +732,15 @@ func (x *explainer) queries(r *stepRef) int {
 	}
 	n, _ := estimate.FanOutQueries(r.step.Request)
 	return max(n, 1)
+}
+
+// sizeBilled reports whether a failed write's units are its size's: the
+// failed-write rule charges some writes (a new item) 1 unit whatever
+// their size.
+func sizeBilled(l estimate.Line) bool {
+	want := capacity.WriteUnits(l.Bytes)
+	if l.Rule == capacity.RuleCancelled {
+		want *= 2
+	}
+	return l.Units >= want
 }

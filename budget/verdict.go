@@ -173,6 +173,9 @@ func (j *judgement) drift(res *Result) {
 		if j.quirks.NoIndexCapacity {
 			j.reattribute(res, st, want)
 		}
+		if j.wholeScan(res, st, want) {
+			continue
+		}
 		got := map[string]Units{}
 		for _, u := range st.Tables {
 			got["table"] = got["table"].add(u)
@@ -266,4 +269,40 @@ func (j *judgement) reattribute(res *Result, st *Step, want map[string]Units) {
 	}
 	res.Measured.Indexes[index] = res.Measured.Indexes[index].add(moved)
 	res.Known = append(res.Known, fmt.Sprintf("step %s: the target reports the read of %s as the table's; counted on %s", st.ID, index, index))
+}
+
+// wholeScan takes the estimate's figure for a scan without matches: it
+// reads the whole table at its declared size, which no run seeds, so what
+// a run measures of it says nothing. The figure is computed, and said so.
+func (j *judgement) wholeScan(res *Result, st *Step, want map[string]Units) bool {
+	s := j.op.Step(st.ID)
+	if s == nil || s.Kind != catalog.Scan || s.Request == nil || len(s.Request.Matches) > 0 {
+		return false
+	}
+	var w Units
+	for _, u := range want {
+		w = w.add(u)
+	}
+	res.Measured.WRU += w.WRU - st.Measured.WRU
+	res.Measured.RRU += w.RRU - st.Measured.RRU
+	st.Measured, st.Computed, res.Measured.Computed = w, true, true
+	st.Tables, st.Indexes = map[string]Units{}, map[string]Units{}
+	res.Measured.Tables, res.Measured.Indexes = map[string]Units{}, map[string]Units{}
+	for k, u := range want {
+		if k == "table" {
+			st.Tables[st.Table] = u
+		} else {
+			st.Indexes[k] = u
+		}
+	}
+	for _, x := range res.Steps {
+		for k, u := range x.Tables {
+			res.Measured.Tables[k] = res.Measured.Tables[k].add(u)
+		}
+		for k, u := range x.Indexes {
+			res.Measured.Indexes[k] = res.Measured.Indexes[k].add(u)
+		}
+	}
+	res.Known = append(res.Known, fmt.Sprintf("step %s scans the whole table at its declared size, which the run does not hold: %s RRU computed by the billing rules", st.ID, num(w.RRU)))
+	return true
 }

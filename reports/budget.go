@@ -65,7 +65,7 @@ func BudgetText(w io.Writer, r *budget.Report) {
 		}
 	}
 	if len(known) > 0 {
-		fmt.Fprintf(w, "\nKnown differences of the target (not drift)\n%s\n", strings.Join(known, "\n"))
+		fmt.Fprintf(w, "\nKnown differences, not drift (what the target reports otherwise, or the run cannot hold)\n%s\n", strings.Join(known, "\n"))
 	}
 	if c := r.Baseline; c != nil {
 		baselineText(w, c)
