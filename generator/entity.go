@@ -144,14 +144,23 @@ func (p *plan) planFields(ep *entityPlan) error {
 		ep.KeyArgs = append(ep.KeyArgs, ep.Fields[len(ep.Fields)-1])
 	}
 	var rest []string
+	conditional := map[string]bool{}
 	for _, ea := range e.Attributes {
 		if !used[ea.Name] && !keyNames[ea.Name] && ea.Name != e.Table.Discriminator {
 			rest = append(rest, ea.Name)
 		}
+		if len(ea.When) > 0 || len(ea.Unless) > 0 {
+			conditional[ea.Name] = true
+		}
 	}
 	slices.Sort(rest)
 	for _, name := range rest {
-		if err := add(name, e.Has(name)); err != nil {
+		pr := e.Has(name)
+		if pr == catalog.Required && conditional[name] {
+			// Required only while its rules hold: an item may lack it.
+			pr = catalog.Optional
+		}
+		if err := add(name, pr); err != nil {
 			return err
 		}
 	}

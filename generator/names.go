@@ -15,7 +15,7 @@ var initialisms = map[string]bool{
 	"GSI": true, "GUID": true, "HMAC": true, "HTML": true, "HTTP": true, "HTTPS": true, "ID": true, "IP": true,
 	"JSON": true, "LSI": true, "PK": true, "QPS": true, "RAM": true, "RPC": true, "SK": true, "SLA": true,
 	"SQL": true, "SSH": true, "TCP": true, "TLS": true, "TTL": true, "UDP": true, "UI": true, "UID": true,
-	"URI": true, "URL": true, "UTF8": true, "UUID": true, "VM": true, "XML": true,
+	"SKU": true, "URI": true, "URL": true, "UTF8": true, "UUID": true, "VM": true, "XML": true,
 }
 
 // words splits a name written in any of the usual styles (tenantId,
