@@ -79,6 +79,10 @@ func runGenerate(e *env, o *generateOptions, path string) error {
 	}
 	if o.pkg == "" {
 		o.pkg = notPackage.ReplaceAllString(strings.ToLower(filepath.Base(filepath.Clean(o.out))), "")
+		if o.pkg == "" || o.pkg[0] < 'a' || o.pkg[0] > 'z' {
+			// A directory such as ./001 names no package: the model does.
+			o.pkg = notPackage.ReplaceAllString(strings.ToLower(m.Name), "")
+		}
 	}
 	files, err := generator.Generate(m, generator.Options{Package: o.pkg, Keys: generator.Keys(o.keys), Source: filepath.Base(path)})
 	if err != nil {

@@ -48,6 +48,13 @@ func TestGenerateWritesAndChecks(t *testing.T) {
 	assert.Equal(t, ExitOK, r.code, r.stderr)
 }
 
+func TestGeneratePackageName(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "001")
+	r := runCLI([]string{"generate", "../../model.yaml", "--out", out}, nil)
+	require.Equal(t, ExitOK, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "(package lastro,", "a directory that names no package: the model's name")
+}
+
 func TestGenerateBadInput(t *testing.T) {
 	dir := t.TempDir()
 	r := runCLI([]string{"generate", "../../model.yaml", "--out", dir, "--keys", "both"}, nil)
