@@ -1,8 +1,9 @@
-// Package engine is cardapio's embedded DynamoDB-compatible engine: in-memory
+// Package engine is cardapio's embedded DynamoDB-compatible engine:
 // tables with their global and local secondary indexes, the item, query,
-// batch and transaction operations, time to live, and a server speaking
-// DynamoDB's JSON 1.0 wire protocol so that any SDK or the AWS CLI can use
-// it.
+// batch and transaction operations, time to live, streams, in memory or
+// kept in a data directory, and a server speaking DynamoDB's JSON 1.0
+// wire protocol (and the streams API) so that any SDK or the AWS CLI can
+// use it.
 //
 // It exists so that models can be exercised and billed without an AWS
 // account: every operation reports ConsumedCapacity computed by the
@@ -82,4 +83,29 @@
 // its Limits (limits.go): bodies read as they arrive within a cap on the
 // memory requests hold, a cap on connections that closes the longest
 // idle one, timeouts, and a draining shutdown.
+//
+// # Streams
+//
+// A table created or updated with a StreamSpecification has a stream
+// (stream.go): every change that alters an item, whatever the write path
+// (PutItem, UpdateItem, DeleteItem, BatchWriteItem, TransactWriteItems,
+// TTL deletions), appends one record from the single place stored state
+// changes, in commit order, with the keys and the images its view type
+// keeps (shared with the stored records). TTL deletions carry the
+// service's userIdentity. Shards rotate every StreamOptions.ShardLife,
+// records are trimmed after StreamOptions.Retention by the engine's
+// clock (and beyond StreamOptions.MaxBytes), iterators expire after 15
+// minutes. The streams API (stream_api.go, DynamoDBStreams_20120810) is
+// answered on the same port as the tables API.
+//
+// # Data
+//
+// Open keeps an engine's tables in a data directory (persist*.go): an
+// append-only log of checksummed records (definitions, item changes with
+// their stream records, a transaction as one record), compacted into
+// snapshots taken in the background, replayed by Open, which cuts a torn
+// tail at its last intact record. Data.Sync says when a write is on
+// stable storage: before it is acknowledged (SyncAlways, with group
+// commit) or every Data.Interval. DataDir keeps a server's spaces each in
+// its own directory.
 package engine

@@ -369,6 +369,7 @@ func (s *store) run() {
 		b, end, cuts := s.buf, s.appended, s.cuts
 		s.buf, s.cuts = s.spare[:0], nil
 		failed := s.err != nil
+		s.cond.Broadcast() // writers waiting for room have it
 		s.mu.Unlock()
 		var err error
 		if !failed && (len(b) > 0 || len(cuts) > 0) {

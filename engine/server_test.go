@@ -226,7 +226,12 @@ func BenchmarkPutItemHTTPRaw32(b *testing.B) {
 		BillingMode:          types.BillingModePayPerRequest,
 	})
 	require.NoError(b, err)
-	url := *c.Options().BaseEndpoint
+	rawPuts32(b, *c.Options().BaseEndpoint)
+}
+
+// rawPuts32 puts b.N items into table Bench (pk S) at url, from 32
+// goroutines with a plain HTTP client, and reports puts/s.
+func rawPuts32(b *testing.B, url string) {
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	pad := strings.Repeat("p", 230)
 	var seq atomic.Int64
