@@ -9,7 +9,8 @@
 #
 # Each round runs the gate once on each side, alternating which goes
 # first. Printed per run: wall seconds (the process from exec to exit, as
-# a CI job waits for it), and the process's user+system CPU; then min,
+# a CI job waits for it), the process's user+system CPU, and for the serve
+# side the CPU cardapio serve spent meanwhile (from /proc); then min,
 # median and max of each side, the ratio of the medians, and the load
 # average before and after (the machine is shared: read the figures
 # beside it). cardapio serve is started once, before the rounds; its own
@@ -37,11 +38,17 @@ done
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "model $model, $rounds rounds; $(nproc) processors"
 
+# servercpu: the seconds of CPU cardapio serve has used so far.
+servercpu() {
+  awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/$serve_pid/stat"
+}
+
 # run SIDE ARGS...: one timed run, appended to $work/SIDE.
 run() {
   local side=$1
   shift
-  local start end
+  local start end s0
+  s0=$(servercpu)
   start=$(date +%s%N)
   /usr/bin/env time -f "%U %S" -o "$work/cpu" "$work/cardapio" budget "$@" "$model" >"$work/out" 2>&1 || {
     echo "$side: the gate failed:" >&2
@@ -53,8 +60,14 @@ run() {
   local wall cpu
   wall=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
   cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
-  echo "$wall $cpu" >>"$work/$side"
-  printf '  %-9s %7ss wall  %6ss cpu\n' "$side" "$wall" "$cpu"
+  local scpu
+  scpu=$(awk -v a="$s0" -v b="$(servercpu)" 'BEGIN { printf "%.2f", b - a }')
+  echo "$wall $cpu $scpu" >>"$work/$side"
+  if [ "$side" = serve ]; then
+    printf '  %-9s %7ss wall  %6ss cpu  %6ss server cpu\n' "$side" "$wall" "$cpu" "$scpu"
+  else
+    printf '  %-9s %7ss wall  %6ss cpu\n' "$side" "$wall" "$cpu"
+  fi
 }
 
 for r in $(seq 1 "$rounds"); do
@@ -78,6 +91,6 @@ median() { cut -d' ' -f"$2" "$1" | sort -n | awk '{ v[NR] = $1 } END { print (NR
 
 echo
 echo "embedded engine (in process): wall s: $(stats "$work/embedded" 1); cpu s: $(stats "$work/embedded" 2)"
-echo "cardapio serve (loopback):    wall s: $(stats "$work/serve" 1); cpu s: $(stats "$work/serve" 2)"
+echo "cardapio serve (loopback):    wall s: $(stats "$work/serve" 1); cpu s: $(stats "$work/serve" 2); server cpu s: $(stats "$work/serve" 3)"
 awk -v a="$(median "$work/serve" 1)" -v b="$(median "$work/embedded" 1)" 'BEGIN { printf "serve / embedded, median wall: %.2fx\n", a / b }'
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
