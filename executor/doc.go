@@ -35,11 +35,16 @@
 //   - a declared failure (succeed, stop, fail) ends the operation; retry
 //     ends the run too, and Options.Retries re-runs the operation from
 //     its first step that many times;
-//   - a query reads one page per shard, or Budget.Pages pages: the next
-//     page continues from LastEvaluatedKey; when the answer had no more,
-//     the variant repeats its page, which is the request just sent and is
-//     counted again at its measured figure (StepResult.Repeated) instead
-//     of being sent again;
+//   - one run of a query or scan reads, on each shard, the pages its
+//     matches fill (split at the page size or 1 MB by capacity.Pager, as
+//     the static estimate counts them), following LastEvaluatedKey; a
+//     scan without matches reads its whole answer; Budget.Pages repeats
+//     those requests, counted again at their measured figures
+//     (StepResult.Repeated) instead of being sent again;
 //   - a fan-out over a sharded index sends one query per shard value,
-//     0 to count-1, in order.
+//     0 to count-1, in order; over an index without shards, one query
+//     per worker;
+//   - Seed writes with ordinary batch writes through a Loader
+//     (target.Target loads the embedded engine without the wire): what
+//     it seeds is not measured, the steps are.
 package executor

@@ -81,8 +81,9 @@ type StepPlan struct {
 	// Bind lists the attributes of the item read that later steps use.
 	Bind []string
 
-	// synthetic maintenance of index keys on writes (see synthetic.go).
-	synth []synthKey
+	// SyntheticWrites are the synthetic index keys a write maintains on a
+	// target keyed on the fallback (see synthetic.go).
+	SyntheticWrites []SyntheticWrite
 }
 
 // KeyValue is one value placeholder of a key condition.
@@ -94,14 +95,15 @@ type KeyValue struct {
 	// Operand gives a natural value.
 	Operand catalog.Operand
 	// A synthetic value is Prefix rendered from the natural values of
-	// Natural (equalities), then Suffix's value, formatted as its part
-	// of the template unless raw (a begins_with prefix), then U+10FFFF
-	// when max (the upper bound of a range that the template continues).
+	// Natural (equalities), then Suffix's value, formatted as Part (its
+	// part of the template) unless Raw (a begins_with prefix, appended as
+	// it is), then U+10FFFF when Max (the upper bound of a range that the
+	// template continues).
 	Prefix    *catalog.KeyTemplate
 	Natural   []catalog.KeyCondition
 	Suffix    *catalog.Operand
-	part      *catalog.Part
-	raw, max  bool
+	Part      *catalog.Part
+	Raw, Max  bool
 	synthetic bool
 }
 

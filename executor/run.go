@@ -151,7 +151,7 @@ func (r *run) values(sp *StepPlan) (map[string]types.AttributeValue, error) {
 	if len(sp.Values) == 0 {
 		return nil, nil
 	}
-	m := make(map[string]types.AttributeValue, len(sp.Values)+len(sp.synth))
+	m := make(map[string]types.AttributeValue, len(sp.Values)+len(sp.SyntheticWrites))
 	for _, nv := range sp.Values {
 		v, err := nv.Value.Resolve(r.env)
 		if err != nil {
@@ -372,7 +372,7 @@ func (r *run) keyValues(sp *StepPlan, vals map[string]types.AttributeValue, shar
 // item renders a put's item: key, attributes, discriminator, and the
 // synthetic keys its attributes make.
 func (r *run) item(sp *StepPlan) (map[string]types.AttributeValue, error) {
-	m := make(map[string]types.AttributeValue, len(sp.Item)+len(sp.synth))
+	m := make(map[string]types.AttributeValue, len(sp.Item)+len(sp.SyntheticWrites))
 	keys := sp.ModelTable.KeyAttributes()
 	for _, a := range sp.Item {
 		var v attr.Value
@@ -387,14 +387,14 @@ func (r *run) item(sp *StepPlan) (map[string]types.AttributeValue, error) {
 		}
 		m[a.Attribute] = attr.ToSDK(v)
 	}
-	if len(sp.synth) > 0 {
+	if len(sp.SyntheticWrites) > 0 {
 		it, err := attr.FromSDKItem(m)
 		if err != nil {
 			return nil, err
 		}
-		for _, k := range sp.synth {
-			if s, err := k.template.RenderItem(it); err == nil {
-				m[k.attr] = &types.AttributeValueMemberS{Value: s}
+		for _, k := range sp.SyntheticWrites {
+			if s, err := k.Template.RenderItem(it); err == nil {
+				m[k.Attribute] = &types.AttributeValueMemberS{Value: s}
 			}
 		}
 	}
@@ -407,19 +407,19 @@ func (r *run) updateValues(sp *StepPlan) (map[string]types.AttributeValue, error
 	if err != nil {
 		return nil, err
 	}
-	for i := range sp.synth {
-		k := &sp.synth[i]
-		if k.remove || k.placeholder == "" {
+	for i := range sp.SyntheticWrites {
+		k := &sp.SyntheticWrites[i]
+		if k.Remove || k.Placeholder == "" {
 			continue
 		}
 		v, err := k.value(r.env)
 		if err != nil {
-			return nil, fmt.Errorf("synthetic key %s: %w", k.attr, err)
+			return nil, fmt.Errorf("synthetic key %s: %w", k.Attribute, err)
 		}
 		if vals == nil {
 			vals = map[string]types.AttributeValue{}
 		}
-		vals[k.placeholder] = attr.ToSDK(v)
+		vals[k.Placeholder] = attr.ToSDK(v)
 	}
 	return vals, nil
 }

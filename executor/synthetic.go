@@ -34,22 +34,24 @@ import (
 // The rewriting is done once, by Compile, so that a code generator
 // asking for the same plan sends the same requests.
 
-// synthKey is one synthetic key attribute a write maintains.
-type synthKey struct {
-	attr     string
-	template *catalog.KeyTemplate
-	// remove: the update REMOVEs it. Otherwise an update SETs it through
-	// placeholder, from the sources of its template's attributes; a put
-	// renders it from the item.
-	remove      bool
-	placeholder string
-	sources     map[string]source
+// SyntheticWrite is one synthetic key attribute a write maintains.
+type SyntheticWrite struct {
+	Attribute string
+	Template  *catalog.KeyTemplate
+	// Remove: the update REMOVEs it. Otherwise an update SETs it through
+	// Placeholder, rendered from Sources (one per attribute of its
+	// template); a put renders it from the item it writes.
+	Remove      bool
+	Placeholder string
+	Sources     map[string]Source
 }
 
-// source is where an update finds the value of one natural attribute.
-type source struct {
-	operand  *catalog.Operand  // the value the update assigns, or a parameter
-	computed *catalog.Computed // computed from other sources
+// Source is where an update finds the value of one natural attribute of
+// a synthetic key: an operand (the value it assigns, or a parameter or
+// bound attribute of that name), or a computation of other sources.
+type Source struct {
+	Operand  *catalog.Operand
+	Computed *catalog.Computed
 }
 
 // syntheticIndexes lists the table's indexes keyed on their fallback.
@@ -82,7 +84,7 @@ func (c *compiler) synthetic(sp *StepPlan, q *catalog.Request) error {
 	case catalog.Put:
 		for _, x := range xs {
 			for _, sk := range syntheticKeys(x) {
-				sp.synth = append(sp.synth, synthKey{attr: sk.Attribute, template: sk.Template})
+				sp.SyntheticWrites = append(sp.SyntheticWrites, SyntheticWrite{Attribute: sk.Attribute, Template: sk.Template})
 			}
 		}
 		return nil
@@ -106,27 +108,27 @@ func (c *compiler) synthetic(sp *StepPlan, q *catalog.Request) error {
 			if !touched {
 				continue
 			}
-			k := synthKey{attr: sk.Attribute, template: sk.Template, remove: gone}
+			k := SyntheticWrite{Attribute: sk.Attribute, Template: sk.Template, Remove: gone}
 			name := c.nameOf(sp, sk.Attribute)
 			if gone {
 				removes = append(removes, name)
-				sp.synth = append(sp.synth, k)
+				sp.SyntheticWrites = append(sp.SyntheticWrites, k)
 				continue
 			}
-			k.sources = map[string]source{}
+			k.Sources = map[string]Source{}
 			for _, p := range phs {
 				src, err := c.sourceOf(sp, q, p, assigned, written)
 				if err != nil {
 					return fmt.Errorf("index %s is keyed on %s here, which needs %s: %w", x.Name, sk.Attribute, p, err)
 				}
-				k.sources[p] = src
+				k.Sources[p] = src
 			}
-			k.placeholder = valuePlaceholder(sp, sk.Attribute)
+			k.Placeholder = valuePlaceholder(sp, sk.Attribute)
 			// Reserve the placeholder so the next synthetic key takes
 			// another one.
-			sp.Values = append(append([]catalog.NamedValue{}, sp.Values...), catalog.NamedValue{Name: k.placeholder, Value: catalog.Operand{Param: "\x00synthetic"}})
-			sets = append(sets, name+" = "+k.placeholder)
-			sp.synth = append(sp.synth, k)
+			sp.Values = append(append([]catalog.NamedValue{}, sp.Values...), catalog.NamedValue{Name: k.Placeholder, Value: catalog.Operand{Param: "\x00synthetic"}})
+			sets = append(sets, name+" = "+k.Placeholder)
+			sp.SyntheticWrites = append(sp.SyntheticWrites, k)
 		}
 	}
 	// The reservations are not values of the request: the run fills the
@@ -144,12 +146,12 @@ func (c *compiler) synthetic(sp *StepPlan, q *catalog.Request) error {
 
 // sourceOf finds where the value of natural attribute p comes from in an
 // update that changes a synthetic key built from it.
-func (c *compiler) sourceOf(sp *StepPlan, q *catalog.Request, p string, assigned map[string]catalog.Operand, written map[string]bool) (source, error) {
+func (c *compiler) sourceOf(sp *StepPlan, q *catalog.Request, p string, assigned map[string]catalog.Operand, written map[string]bool) (Source, error) {
 	if o, ok := assigned[p]; ok {
-		return source{operand: &o}, nil
+		return Source{Operand: &o}, nil
 	}
 	if written[p] {
-		return source{}, fmt.Errorf("the update computes %s from the stored item, so its new value is not known to the request", p)
+		return Source{}, fmt.Errorf("the update computes %s from the stored item, so its new value is not known to the request", p)
 	}
 	known := func(name string) bool {
 		if c.op.Param(name) != nil {
@@ -168,7 +170,7 @@ func (c *compiler) sourceOf(sp *StepPlan, q *catalog.Request, p string, assigned
 		for _, k := range q.Entity.Key {
 			for _, ph := range k.Template.Placeholders() {
 				if ph == p && known(p) {
-					return source{operand: &catalog.Operand{Param: p}}, nil
+					return Source{Operand: &catalog.Operand{Param: p}}, nil
 				}
 			}
 		}
@@ -183,13 +185,13 @@ func (c *compiler) sourceOf(sp *StepPlan, q *catalog.Request, p string, assigned
 			ok = ok && in != "" && known(in)
 		}
 		if ok {
-			return source{computed: a.Computed}, nil
+			return Source{Computed: a.Computed}, nil
 		}
 	}
 	if known(p) {
-		return source{operand: &catalog.Operand{Param: p}}, nil
+		return Source{Operand: &catalog.Operand{Param: p}}, nil
 	}
-	return source{}, fmt.Errorf("the request neither assigns %s nor knows it (a parameter or bound value of that name)", p)
+	return Source{}, fmt.Errorf("the request neither assigns %s nor knows it (a parameter or bound value of that name)", p)
 }
 
 // updateEffects finds what an update does to each top-level attribute:
@@ -393,7 +395,7 @@ func (c *compiler) syntheticSort(sp *StepPlan, x *catalog.Index, conds []catalog
 	}
 	kv := func(suffix string, upto int, tail *catalog.Operand, part *catalog.Part, raw, max bool) KeyValue {
 		return KeyValue{Placeholder: valuePlaceholder(sp, x.Synthetic.Sort.Attribute+suffix), Attribute: x.Synthetic.Sort.Attribute,
-			Prefix: &catalog.KeyTemplate{Parts: t.Parts[:upto]}, Natural: eqs, Suffix: tail, part: part, raw: raw, max: max, synthetic: true}
+			Prefix: &catalog.KeyTemplate{Parts: t.Parts[:upto]}, Natural: eqs, Suffix: tail, Part: part, Raw: raw, Max: max, synthetic: true}
 	}
 	add := func(v KeyValue) string {
 		sp.KeyValues = append(sp.KeyValues, v)
@@ -444,40 +446,40 @@ func (kv *KeyValue) render(natural map[string]attr.Value, env map[string]attr.Va
 		if err != nil {
 			return attr.Value{}, err
 		}
-		if kv.raw {
+		if kv.Raw {
 			if v.Type != attr.S {
-				return attr.Value{}, fmt.Errorf("begins_with on %s needs a string", kv.part.Attr)
+				return attr.Value{}, fmt.Errorf("begins_with on %s needs a string", kv.Part.Attr)
 			}
 			s += v.Str
 		} else {
-			one := &catalog.KeyTemplate{Parts: []catalog.Part{*kv.part}}
-			t, err := one.Render(map[string]attr.Value{kv.part.Attr: v})
+			one := &catalog.KeyTemplate{Parts: []catalog.Part{*kv.Part}}
+			t, err := one.Render(map[string]attr.Value{kv.Part.Attr: v})
 			if err != nil {
 				return attr.Value{}, err
 			}
 			s += t
 		}
 	}
-	if kv.max {
+	if kv.Max {
 		s += "\U0010FFFF"
 	}
 	return attr.Str(s), nil
 }
 
 // value computes a synthetic attribute an update sets, from its sources.
-func (k *synthKey) value(env map[string]attr.Value) (attr.Value, error) {
-	vals := make(map[string]attr.Value, len(k.sources))
-	for p, src := range k.sources {
-		if src.operand != nil {
-			v, err := src.operand.Resolve(env)
+func (k *SyntheticWrite) value(env map[string]attr.Value) (attr.Value, error) {
+	vals := make(map[string]attr.Value, len(k.Sources))
+	for p, src := range k.Sources {
+		if src.Operand != nil {
+			v, err := src.Operand.Resolve(env)
 			if err != nil {
 				return attr.Value{}, err
 			}
 			vals[p] = v
 		}
 	}
-	for p, src := range k.sources {
-		if src.computed != nil {
+	for p, src := range k.Sources {
+		if src.Computed != nil {
 			in := make(map[string]attr.Value, len(vals)+len(env))
 			for n, v := range env {
 				in[n] = v
@@ -485,14 +487,14 @@ func (k *synthKey) value(env map[string]attr.Value) (attr.Value, error) {
 			for n, v := range vals {
 				in[n] = v
 			}
-			v, err := src.computed.Eval(in, nil)
+			v, err := src.Computed.Eval(in, nil)
 			if err != nil {
 				return attr.Value{}, err
 			}
 			vals[p] = v
 		}
 	}
-	s, err := k.template.Render(vals)
+	s, err := k.Template.Render(vals)
 	if err != nil {
 		return attr.Value{}, err
 	}
