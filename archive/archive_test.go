@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -24,35 +25,43 @@ import (
 	"github.com/cardapio/cardapio/throughput"
 )
 
-// models are the example models the history pattern is shown on: every
-// model whose tables include one with a TTL and a stream carrying old
-// images, and another keyed alike to hold its history.
-var models = []string{"../model.yaml", "../examples/orders/model.yaml"}
+// models are the models the history pattern is shown on: the examples,
+// and one unlike them. A model's hot table is one with a stream carrying
+// old images (and its TTL, or one the test enables); its history table
+// is another table keyed alike, or one the test creates so.
+var models = []string{"../model.yaml", "../examples/orders/model.yaml", "testdata/sessions.yaml"}
 
 // modelName names a model's subtest: lastro for the reference, the
 // example's directory otherwise.
 func modelName(path string) string {
-	if filepath.Base(filepath.Dir(path)) == ".." {
+	switch filepath.Base(filepath.Dir(path)) {
+	case "..":
 		return "lastro"
+	case "testdata":
+		return strings.TrimSuffix(filepath.Base(path), ".yaml")
 	}
 	return filepath.Base(filepath.Dir(path))
 }
 
-// historyPair finds, in a model, the hot table (TTL, stream with old
-// images) and its history table (another table with the same key
-// attributes); ok is false when the model has none.
-func historyPair(m *catalog.Model) (hot, history *catalog.Table, ok bool) {
+// historyPair finds, in a model, the hot table (a stream with old
+// images, preferably a TTL) and its history table (another table with
+// the same key attributes, nil when the model declares none).
+func historyPair(m *catalog.Model) (hot, history *catalog.Table) {
 	for _, t := range m.Tables {
-		if t.TTL == "" || t.Stream == nil || (t.Stream.View != engine.ViewOldImage && t.Stream.View != engine.ViewNewAndOldImgs) {
+		if t.Stream == nil || (t.Stream.View != engine.ViewOldImage && t.Stream.View != engine.ViewNewAndOldImgs) {
 			continue
 		}
+		if hot != nil && hot.TTL != "" {
+			break
+		}
+		hot, history = t, nil
 		for _, h := range m.Tables {
 			if h != t && h.PartitionKey == t.PartitionKey && h.SortKey == t.SortKey {
-				return t, h, true
+				history = h
 			}
 		}
 	}
-	return nil, nil, false
+	return hot, history
 }
 
 // fixture is a model's tables on the embedded engine, with its clock.
@@ -62,6 +71,7 @@ type fixture struct {
 	tg       *target.Target
 	m        *catalog.Model
 	hot      *catalog.Table
+	ttl      string // the hot table's TTL attribute
 	from, to string
 }
 
@@ -72,9 +82,9 @@ func newFixture(t *testing.T, path string) *fixture {
 		t.Skipf("%s is not written yet", path)
 	}
 	require.NoError(t, err)
-	hot, history, ok := historyPair(m)
-	if !ok {
-		t.Skipf("%s declares no hot table with a history table", path)
+	hot, history := historyPair(m)
+	if hot == nil {
+		t.Skipf("%s declares no table with a stream carrying old images", path)
 	}
 	clk := throughput.NewManualClock(time.Date(2026, 5, 4, 9, 0, 0, 0, time.UTC))
 	ctx := context.Background()
@@ -82,7 +92,26 @@ func newFixture(t *testing.T, path string) *fixture {
 	require.NoError(t, err)
 	ts, err := tg.CreateTables(ctx, m, target.TableOptions{Prefix: "t-", OnDemand: true})
 	require.NoError(t, err)
-	return &fixture{t: t, clk: clk, tg: tg, m: m, hot: hot, from: ts.Name(hot.Name), to: ts.Name(history.Name)}
+	f := &fixture{t: t, clk: clk, tg: tg, m: m, hot: hot, ttl: hot.TTL, from: ts.Name(hot.Name)}
+	if history != nil {
+		f.to = ts.Name(history.Name)
+	} else {
+		// A model without a history table of its own: one keyed as the
+		// hot table, as the pattern would add.
+		f.to = f.from + "-history"
+		in, err := target.CreateTableInput(m, hot, f.to, ts.Keys, true)
+		require.NoError(t, err)
+		in.StreamSpecification, in.GlobalSecondaryIndexes, in.LocalSecondaryIndexes = nil, nil, nil
+		_, err = tg.Client.CreateTable(ctx, in)
+		require.NoError(t, err)
+	}
+	if f.ttl == "" {
+		f.ttl = "archiveExpiresAt"
+		_, err := tg.Client.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String(f.from),
+			TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(f.ttl), Enabled: aws.Bool(true)}})
+		require.NoError(t, err)
+	}
+	return f
 }
 
 // keyValue is a value of a key attribute's declared type.
@@ -104,7 +133,7 @@ func (f *fixture) keyValue(name, text string) types.AttributeValue {
 func (f *fixture) item(i int, exp time.Time, note string) map[string]types.AttributeValue {
 	it := map[string]types.AttributeValue{
 		f.hot.PartitionKey: f.keyValue(f.hot.PartitionKey, "P#"+strconv.Itoa(i)),
-		f.hot.TTL:          &types.AttributeValueMemberN{Value: strconv.FormatInt(exp.Unix(), 10)},
+		f.ttl:              &types.AttributeValueMemberN{Value: strconv.FormatInt(exp.Unix(), 10)},
 		"archiveNote":      &types.AttributeValueMemberS{Value: note},
 		"archiveList":      &types.AttributeValueMemberL{Value: []types.AttributeValue{&types.AttributeValueMemberN{Value: strconv.Itoa(i)}, &types.AttributeValueMemberBOOL{Value: true}}},
 	}

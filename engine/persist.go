@@ -128,6 +128,7 @@ type store struct {
 	sinceCut int64  // bytes appended since the last snapshot's cut
 	nextSeg  uint64 // the number of the next segment
 	err      error  // a write failure: no write is accepted after it
+	idle     bool   // the flusher found nothing to write and waits for a wake
 
 	state atomic.Int32 // 0 open, 1 failed, 2 closed
 
@@ -299,7 +300,9 @@ func (s *store) added(n int) (wake, snap bool) {
 		s.wake()
 		s.cond.Wait()
 	}
-	return s.mode == SyncAlways || len(s.buf) >= flushEarly, s.sinceCut >= s.snapAt && !s.snapping.Load()
+	wake = s.mode == SyncAlways || len(s.buf) >= flushEarly || s.idle
+	s.idle = false
+	return wake, s.sinceCut >= s.snapAt && !s.snapping.Load()
 }
 
 func (s *store) after(wake, snap bool) {
@@ -350,19 +353,26 @@ const handOver = 2 * time.Millisecond
 func (s *store) run() {
 	defer close(s.done)
 	var tick <-chan time.Time
+	var tk *time.Ticker
+	period := min(handOver, s.every)
 	stopSync, syncDone := make(chan struct{}), make(chan struct{})
 	if s.mode == SyncInterval {
-		t := time.NewTicker(min(handOver, s.every))
-		defer t.Stop()
-		tick = t.C
+		tk = time.NewTicker(period)
+		defer tk.Stop()
+		tick = tk.C
 		go s.syncLoop(stopSync, syncDone)
 	} else {
 		close(syncDone)
 	}
+	stopped := false
 	for {
 		select {
 		case <-s.kick:
 		case <-tick:
+		}
+		if stopped {
+			tk.Reset(period) // woken by the first write after a quiet time
+			stopped = false
 		}
 		s.mu.Lock()
 		final := s.state.Load() == 2
@@ -370,6 +380,11 @@ func (s *store) run() {
 		s.buf, s.cuts = s.spare[:0], nil
 		failed := s.err != nil
 		s.cond.Broadcast() // writers waiting for room have it
+		if tk != nil && len(b) == 0 && len(cuts) == 0 && !final {
+			// Nothing to write: no ticks until the next write wakes us.
+			tk.Stop()
+			stopped, s.idle = true, true
+		}
 		s.mu.Unlock()
 		var err error
 		if !failed && (len(b) > 0 || len(cuts) > 0) {
