@@ -256,20 +256,6 @@ func (p *plan) opScope(opp *opPlan) scope {
 	}
 }
 
-// known reports whether a name is a parameter or bound by some step (the
-// executor's test for the sources of a synthetic key).
-func (opp *opPlan) known(name string) bool {
-	if opp.Op.Param(name) != nil {
-		return true
-	}
-	for _, s := range opp.Op.Steps {
-		if slices.Contains(s.Bind, name) {
-			return true
-		}
-	}
-	return false
-}
-
 // stepGuard returns the condition under which a step with variants runs.
 func (opp *opPlan) stepGuard(s *catalog.Step) string {
 	if len(s.Variants) == 0 || opp.VariantType == "" {
@@ -475,7 +461,7 @@ func (p *plan) stepCode(opp *opPlan, s *catalog.Step, n int) (string, error) {
 		return "", fmt.Errorf("a Scan step has no generated form; read the table with an access pattern")
 	}
 	fail := func(e string) string { return fmt.Sprintf("return res, fmt.Errorf(%q, %s)", where, e) }
-	cc, err := p.writeCall(sp, p.opScope(opp), v+"Key", fail, opp.known)
+	cc, err := p.writeCall(sp, p.opScope(opp), v+"Key", fail)
 	if err != nil {
 		return "", err
 	}
@@ -602,7 +588,7 @@ func (p *plan) transactionCode(opp *opPlan, s *catalog.Step, b *strings.Builder)
 		av := stepVar(it.ID)
 		where := opp.Op.Name + ": " + it.ID + ": %w"
 		fail := func(e string) string { return fmt.Sprintf("return res, fmt.Errorf(%q, %s)", where, e) }
-		cc, err := p.writeCall(sp, p.opScope(opp), av+"Key", fail, opp.known)
+		cc, err := p.writeCall(sp, p.opScope(opp), av+"Key", fail)
 		if err != nil {
 			return "", fmt.Errorf("action %s: %w", it.ID, err)
 		}

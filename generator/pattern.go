@@ -341,7 +341,7 @@ func (p *plan) getPatternBody(pp *patternPlan, tp *tablePlan, ans *catalog.Answe
 	fail := func(e string) string {
 		return fmt.Sprintf("return nil, Capacity{}, fmt.Errorf(%q, %s)", pp.Name+": %w", e)
 	}
-	cc, err := p.writeCall(sp, sc, "key", fail, func(string) bool { return false })
+	cc, err := p.writeCall(sp, sc, "key", fail)
 	if err != nil {
 		return "", err
 	}

@@ -2,15 +2,10 @@ package generator
 
 import (
 	"fmt"
-	"regexp"
-	"slices"
-	"strconv"
 	"strings"
 
-	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/catalog"
 	"github.com/cardapio/cardapio/executor"
-	"github.com/cardapio/cardapio/expr"
 	"github.com/cardapio/cardapio/target"
 )
 
@@ -178,7 +173,7 @@ func (p *plan) keyOperand(tp *tablePlan, ka *keyAttr, o catalog.Operand, sc scop
 
 // writeCall prints a get, put, update, delete or condition check from its
 // plan.
-func (p *plan) writeCall(sp *executor.StepPlan, sc scope, keyVar string, fail failFunc, known func(string) bool) (callCode, error) {
+func (p *plan) writeCall(sp *executor.StepPlan, sc scope, keyVar string, fail failFunc) (callCode, error) {
 	var cc callCode
 	tp := p.tableByN[sp.ModelTable.Name]
 	var ep *entityPlan
@@ -226,10 +221,10 @@ func (p *plan) writeCall(sp *executor.StepPlan, sc scope, keyVar string, fail fa
 			items = append(items, quote(a.Attribute)+": "+x)
 		}
 		// Synthetic keys: each one whose template's attributes the item
-		// holds, rendered from them.
-		for _, sk := range p.syntheticKeys(sp.ModelTable) {
+		// holds, rendered from them (the executor's SyntheticWrites).
+		for _, sw := range sp.SyntheticWrites {
 			ok := true
-			for _, ph := range sk.Template.Placeholders() {
+			for _, ph := range sw.Template.Placeholders() {
 				if _, has := values[ph]; !has {
 					ok = false
 				}
@@ -237,14 +232,14 @@ func (p *plan) writeCall(sp *executor.StepPlan, sc scope, keyVar string, fail fa
 			if !ok {
 				continue
 			}
-			x, err := p.templateExpr(sk.Template, func(name string) (string, *gotype, bool) {
+			x, err := p.templateExpr(sw.Template, func(name string) (string, *gotype, bool) {
 				return p.operandGo(values[name], name, sc)
 			})
 			if err != nil {
-				return cc, fmt.Errorf("synthetic key %s: %w", sk.Attribute, err)
+				return cc, fmt.Errorf("synthetic key %s: %w", sw.Attribute, err)
 			}
 			p.use("stringValue")
-			items = append(items, quote(sk.Attribute)+": stringValue("+x+")")
+			items = append(items, quote(sw.Attribute)+": stringValue("+x+")")
 		}
 		fields = append(fields, "Item: map[string]types.AttributeValue{\n"+strings.Join(items, ",\n")+",\n}")
 	} else {
@@ -274,7 +269,7 @@ func (p *plan) writeCall(sp *executor.StepPlan, sc scope, keyVar string, fail fa
 			vals = append(vals, valueCode{nv.Name, x})
 		}
 		if sp.Kind == catalog.Update {
-			syn, err := p.syntheticValues(sp, sc, known)
+			syn, err := p.syntheticValues(sp, sc)
 			if err != nil {
 				return cc, err
 			}
@@ -312,173 +307,51 @@ func (p *plan) assignValue(a catalog.Assign, sc scope) (string, error) {
 	return p.operandCode(a.Value, sc)
 }
 
-// syntheticKeys lists the synthetic key attributes of a table's indexes
-// keyed on their fallback in this generation.
-func (p *plan) syntheticKeys(t *catalog.Table) []*catalog.SyntheticKey {
-	var out []*catalog.SyntheticKey
-	for _, x := range t.Indexes {
-		if !target.UsesSynthetic(x, p.targetKeys()) {
-			continue
-		}
-		out = append(out, x.Synthetic.Partition)
-		if x.Synthetic.Sort != nil {
-			out = append(out, x.Synthetic.Sort)
-		}
-	}
-	return out
-}
-
-var setAction = regexp.MustCompile(`(#?[A-Za-z_][A-Za-z0-9_]*)\s*=\s*(:[A-Za-z0-9_]+)`)
-
 // syntheticValues prints the values of the synthetic keys an update
-// sets: the placeholders the compiled update expression assigns to a
-// synthetic attribute, each rendered from where the executor finds the
-// natural values (what the update assigns, the item's key placeholders,
-// computed attributes of those, parameters of the same name).
-func (p *plan) syntheticValues(sp *executor.StepPlan, sc scope, known func(string) bool) ([]valueCode, error) {
-	keys := p.syntheticKeys(sp.ModelTable)
-	if len(keys) == 0 {
-		return nil, nil
-	}
-	have := map[string]bool{}
-	for _, v := range sp.Values {
-		have[v.Name] = true
-	}
-	resolve := func(ref string) string {
-		if n, ok := sp.Names[ref]; ok {
-			return n
-		}
-		return ref
-	}
-	q := sp.Step.Request
-	assigned := assignedBy(p.m, q)
+// sets, each rendered from the sources the executor found for its
+// template's attributes: the operand the update assigns, a parameter or
+// bound attribute of the same name, or a computation of those.
+func (p *plan) syntheticValues(sp *executor.StepPlan, sc scope) ([]valueCode, error) {
 	var out []valueCode
-	for _, m := range setAction.FindAllStringSubmatch(sp.Update, -1) {
-		if have[m[2]] {
+	for _, sw := range sp.SyntheticWrites {
+		if sw.Remove || sw.Placeholder == "" {
 			continue
 		}
-		var sk *catalog.SyntheticKey
-		for _, k := range keys {
-			if k.Attribute == resolve(m[1]) {
-				sk = k
-			}
-		}
-		if sk == nil {
-			continue
-		}
-		x, err := p.templateExpr(sk.Template, func(name string) (string, *gotype, bool) {
-			if o, ok := assigned[name]; ok {
-				return p.operandGo(o, name, sc)
-			}
-			if q.Entity != nil {
-				for _, k := range q.Entity.Key {
-					if slices.Contains(k.Template.Placeholders(), name) && known(name) {
-						return sc(name)
-					}
+		var source scope
+		source = func(name string) (string, *gotype, bool) {
+			src, ok := sw.Sources[name]
+			switch {
+			case !ok:
+				return "", nil, false
+			case src.Operand != nil:
+				return p.operandGo(*src.Operand, name, sc)
+			case src.Computed != nil && src.Computed.Kind == catalog.KindHashMod:
+				cp := p.computedFor(name)
+				if cp == nil {
+					return "", nil, false
 				}
-			}
-			if a := p.m.Attribute(name); a != nil && a.Computed != nil && a.Computed.Kind == catalog.KindHashMod && known(a.Computed.Input) {
-				if cp := p.computedFor(name); cp != nil {
-					in, it, ok := sc(a.Computed.Input)
-					if ok {
-						want := p.valueType(p.m.Attribute(a.Computed.Input))
-						if it.Go() != want.Go() {
-							in = want.Go() + "(" + in + ")"
-						}
-						return cp.Func + "(" + in + ")", p.valueType(a), true
-					}
+				in, it, ok := source(src.Computed.Input)
+				if !ok {
+					in, it, ok = sc(src.Computed.Input)
 				}
-			}
-			if known(name) {
-				return sc(name)
+				if !ok {
+					return "", nil, false
+				}
+				if want := p.valueType(p.m.Attribute(src.Computed.Input)); it.Go() != want.Go() {
+					in = want.Go() + "(" + in + ")"
+				}
+				return cp.Func + "(" + in + ")", p.valueType(p.m.Attribute(name)), true
 			}
 			return "", nil, false
-		})
+		}
+		x, err := p.templateExpr(sw.Template, source)
 		if err != nil {
-			return nil, fmt.Errorf("synthetic key %s: %w", sk.Attribute, err)
+			return nil, fmt.Errorf("synthetic key %s: %w", sw.Attribute, err)
 		}
 		p.use("stringValue")
-		out = append(out, valueCode{m[2], "stringValue(" + x + ")"})
+		out = append(out, valueCode{sw.Placeholder, "stringValue(" + x + ")"})
 	}
 	return out, nil
-}
-
-// assignedBy finds the attributes an update sets to the value of one of
-// its operands (SET a = :v), by applying it to an item of marked values,
-// as the executor does.
-func assignedBy(m *catalog.Model, q *catalog.Request) map[string]catalog.Operand {
-	values := map[string]attr.Value{}
-	marks := map[string]catalog.Operand{}
-	var samples []string
-	for i, nv := range q.Values {
-		if nv.Value.Literal != nil {
-			values[nv.Name] = *nv.Value.Literal
-			samples = append(samples, nv.Name)
-			continue
-		}
-		v := attr.Str("\x00mark-" + strconv.Itoa(i))
-		if t := operandType(m, q, nv.Value); t == attr.N {
-			v = attr.Num("-7" + strconv.Itoa(100000+i) + ".1357")
-		} else if t != attr.S {
-			samples = append(samples, nv.Name)
-			if sv, ok := sampleValue(t); ok {
-				v = sv
-			}
-		}
-		values[nv.Name] = v
-		marks[string(attr.AppendValueJSON(nil, v))] = nv.Value
-	}
-	out := map[string]catalog.Operand{}
-	u, err := expr.NewScope(q.Names, values).Samples(samples...).Update(q.Update)
-	if err != nil {
-		return out
-	}
-	var base attr.Item
-	for i, a := range u.Reads() {
-		base = base.With(a, attr.Num("-9"+strconv.Itoa(1000+i)+".2468"))
-	}
-	n, err := u.Apply(base)
-	if err != nil {
-		return out
-	}
-	for _, a := range u.Attrs() {
-		v, ok := n.Get(a)
-		if !ok {
-			continue
-		}
-		if o, ok := marks[string(attr.AppendValueJSON(nil, v))]; ok {
-			out[a] = o
-		}
-	}
-	return out
-}
-
-func operandType(m *catalog.Model, q *catalog.Request, o catalog.Operand) attr.Type {
-	switch {
-	case o.Literal != nil:
-		return o.Literal.Type
-	case o.Template != nil:
-		return attr.S
-	case o.Param != "":
-		if a := m.Attribute(o.Param); a != nil {
-			return a.Type
-		}
-	}
-	return attr.S
-}
-
-func sampleValue(t attr.Type) (attr.Value, bool) {
-	switch t {
-	case attr.B:
-		return attr.Bin([]byte{0}), true
-	case attr.BOOL:
-		return attr.Bool(true), true
-	case attr.L:
-		return attr.ListOf(), true
-	case attr.M:
-		return attr.MapOf(nil), true
-	}
-	return attr.Value{}, false
 }
 
 // queryCall prints a query from its plan, for one shard when it fans
@@ -597,36 +470,20 @@ func (p *plan) syntheticKeyValue(sp *executor.StepPlan, kv *executor.KeyValue, s
 		}
 		parts = append(parts, x)
 	}
-	if kv.Suffix != nil {
-		// The synthetic template's part that the suffix fills.
-		var part *catalog.Part
-		var full *catalog.KeyTemplate
-		for _, sk := range p.syntheticKeys(sp.ModelTable) {
-			if sk.Attribute == kv.Attribute {
-				full = sk.Template
-			}
-		}
-		if full != nil && len(kv.Prefix.Parts) < len(full.Parts) {
-			part = &full.Parts[len(kv.Prefix.Parts)]
-		}
-		if part == nil {
-			return "", fmt.Errorf("key condition on %s: no template part for its last value", kv.Attribute)
-		}
-		raw := strings.Contains(sp.KeyCondition, "begins_with(") && strings.Contains(sp.KeyCondition, ", "+kv.Placeholder+")")
-		x, t, ok := p.operandGo(*kv.Suffix, part.Attr, sc)
+	if kv.Suffix != nil && kv.Part != nil {
+		x, t, ok := p.operandGo(*kv.Suffix, kv.Part.Attr, sc)
 		if !ok {
-			return "", fmt.Errorf("key condition on %s: no value for %s", kv.Attribute, part.Attr)
+			return "", fmt.Errorf("key condition on %s: no value for %s", kv.Attribute, kv.Part.Attr)
 		}
-		w := part.Width
-		if raw {
+		w := kv.Part.Width
+		if kv.Raw {
 			w = 0
 		}
 		p.use("keyBuilder")
-		parts = append(parts, p.text(t, part.Attr, x, w))
-		more := len(kv.Prefix.Parts)+1 < len(full.Parts)
-		if strings.HasSuffix(kv.Placeholder, "_hi") && more {
-			parts = append(parts, quote("\U0010FFFF"))
-		}
+		parts = append(parts, p.text(t, kv.Part.Attr, x, w))
+	}
+	if kv.Max {
+		parts = append(parts, quote("\U0010FFFF"))
 	}
 	if len(parts) == 0 {
 		parts = []string{`""`}
