@@ -19,7 +19,7 @@ import (
 func TestValidModels(t *testing.T) {
 	files, err := filepath.Glob("testdata/valid/*.yaml")
 	require.NoError(t, err)
-	files = append(files, "../model.yaml")
+	files = append(files, "../model.yaml", "../examples/orders/model.yaml")
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			m, err := Load(f)
@@ -124,7 +124,7 @@ func apIDs(aps []*AccessPattern) []string {
 }
 
 func TestRoundTrip(t *testing.T) {
-	for _, f := range []string{"../model.yaml", "testdata/valid/indexed.yaml"} {
+	for _, f := range []string{"../model.yaml", "../examples/orders/model.yaml", "testdata/valid/indexed.yaml", "testdata/valid/domains.yaml"} {
 		m, err := Load(f)
 		require.NoError(t, err)
 		out, err := m.Marshal()

@@ -378,7 +378,7 @@ func fieldsSet(rr *rawRequest) []string {
 
 var allowedFields = map[StepKind]string{
 	Get:            "table entity key projection names consistentRead onMissing sample",
-	Put:            "table entity item condition names values returnValues returnValuesOnConditionCheckFailure onConditionFailed before after",
+	Put:            "table entity key item condition names values returnValues returnValuesOnConditionCheckFailure onConditionFailed before after",
 	Update:         "table entity key update condition names values returnValues returnValuesOnConditionCheckFailure onConditionFailed before after",
 	Delete:         "table entity key condition names values returnValues returnValuesOnConditionCheckFailure onConditionFailed before after",
 	ConditionCheck: "table entity key condition names values returnValuesOnConditionCheckFailure onConditionFailed before",
@@ -511,34 +511,15 @@ func (r *resolver) request(ptr string, scope *opScope, kind StepKind, rr *rawReq
 			if len(missing) > 0 {
 				r.errAt(ptr+"/item", true, "", "a put of %s must write its required attributes: %s", e.Name, strings.Join(missing, ", "))
 			}
-			q.Key = r.entityKey(ptr, scope, e)
+			items := map[string]Operand{}
+			for _, a := range q.Item {
+				items[a.Attribute] = a.Value
+			}
+			q.Key = r.stepKey(ptr, scope, e, q.Table, rr.Key, items)
 		}
 	default:
 		if e != nil {
-			if rr.Key == nil {
-				q.Key = r.entityKey(ptr, scope, e)
-			} else {
-				for _, k := range sortedKeys(rr.Key) {
-					if k != q.Table.PartitionKey && k != q.Table.SortKey {
-						r.errAt(ptr+"/key/"+escapePtr(k), true, didYouMean(k, q.Table.KeyAttributes()), "%s is not a key attribute of table %s", k, q.Table.Name)
-					}
-				}
-				for _, k := range q.Table.KeyAttributes() {
-					raw, ok := rr.Key[k]
-					if !ok {
-						r.errAt(ptr+"/key", true, "", "the key needs %s", k)
-						continue
-					}
-					o, err := parseOperand(raw)
-					if err != nil {
-						r.errf(ptr+"/key/"+escapePtr(k), "%v", err)
-						continue
-					}
-					r.checkOperand(ptr+"/key/"+escapePtr(k), o, r.attrs[k], scope.avail)
-					r.checkLiteral(ptr+"/key/"+escapePtr(k), o, r.attrs[k])
-					q.Key = append(q.Key, Assign{k, o})
-				}
-			}
+			q.Key = r.stepKey(ptr, scope, e, q.Table, rr.Key, nil)
 		}
 	}
 	for i, a := range q.Projection {
@@ -600,23 +581,166 @@ func (r *resolver) request(ptr string, scope *opScope, kind StepKind, rr *rawReq
 	return q
 }
 
-// entityKey builds key assignments from the entity's templates; every
-// placeholder must be available in the scope.
-func (r *resolver) entityKey(ptr string, scope *opScope, e *Entity) []Assign {
-	var out []Assign
-	for _, k := range e.Key {
-		ok := true
-		for _, ph := range k.Template.Placeholders() {
-			if _, has := scope.avail("", ph); !has {
-				r.errAt(ptr, true, didYouMean(ph, scope.names), "the key of %s needs {%s}, which is neither a parameter nor bound by an earlier step", e.Name, ph)
-				ok = false
-			}
+// stepKey builds the key a step addresses: each table key attribute the
+// step's own key gives (a template such as EXT#PAYMENT#{paymentId}, held
+// to the shape of the entity's template), the others from the entity's
+// templates. A template placeholder is filled from what the put writes
+// for that attribute (system: PAYMENT makes EXT#{system}#... EXT#PAYMENT#...)
+// or else from the parameters and bound attributes.
+func (r *resolver) stepKey(ptr string, scope *opScope, e *Entity, t *Table, explicit map[string]json.RawMessage, items map[string]Operand) []Assign {
+	for _, k := range sortedKeys(explicit) {
+		if k != t.PartitionKey && k != t.SortKey {
+			r.errAt(ptr+"/key/"+escapePtr(k), true, didYouMean(k, t.KeyAttributes()), "%s is not a key attribute of table %s", k, t.Name)
 		}
+	}
+	var out []Assign
+	for _, kp := range e.Key {
+		k := kp.Attribute
+		if raw, ok := explicit[k]; ok {
+			kptr := ptr + "/key/" + escapePtr(k)
+			o, err := parseOperand(raw)
+			if err != nil {
+				r.errf(kptr, "%v", err)
+				continue
+			}
+			r.checkOperand(kptr, o, r.attrs[k], scope.avail)
+			r.checkLiteral(kptr, o, r.attrs[k])
+			r.keyShape(kptr, e, kp, o, items)
+			out = append(out, Assign{k, o})
+			continue
+		}
+		tmpl, ok := r.fillKey(ptr, scope, e, kp.Template, items)
 		if ok {
-			out = append(out, Assign{k.Attribute, Operand{Template: k.Template}})
+			out = append(out, Assign{k, Operand{Template: tmpl}})
 		}
 	}
 	return out
+}
+
+// fillKey returns the entity's key template with the placeholders the put
+// writes replaced by what it writes (a constant becomes literal text, a
+// parameter a placeholder of its own); the other placeholders must be in
+// the scope.
+func (r *resolver) fillKey(ptr string, scope *opScope, e *Entity, kt *KeyTemplate, items map[string]Operand) (*KeyTemplate, bool) {
+	ok := true
+	changed := false
+	var parts []Part
+	for _, part := range kt.Parts {
+		if part.Attr == "" {
+			parts = append(parts, part)
+			continue
+		}
+		if o, has := items[part.Attr]; has {
+			switch {
+			case o.Param != "":
+				typ, _ := scope.avail("", o.Param)
+				parts = append(parts, Part{Attr: o.Param, Width: part.Width, Type: typ})
+				changed = changed || o.Param != part.Attr
+				continue
+			case o.Literal != nil && o.Literal.Type.IsScalar() && o.Literal.Type != attr.B:
+				text, err := renderPart(part, *o.Literal)
+				if err == nil {
+					parts = append(parts, Part{Literal: text})
+					changed = true
+					continue
+				}
+			case o.Template != nil && part.Width == 0:
+				parts = append(parts, o.Template.Parts...)
+				changed = true
+				continue
+			}
+		}
+		if _, has := scope.avail("", part.Attr); !has {
+			r.errAt(ptr, true, didYouMean(part.Attr, scope.names), "the key of %s needs {%s}, which is neither a parameter nor bound by an earlier step", e.Name, part.Attr)
+			ok = false
+		}
+		parts = append(parts, part)
+	}
+	if !ok {
+		return nil, false
+	}
+	if !changed {
+		return kt, true
+	}
+	// Adjacent literals merge, so that the template reads as written.
+	var merged []Part
+	var text strings.Builder
+	for _, part := range parts {
+		if part.Attr == "" && len(merged) > 0 && merged[len(merged)-1].Attr == "" {
+			merged[len(merged)-1].Literal += part.Literal
+		} else {
+			merged = append(merged, part)
+		}
+	}
+	for _, part := range merged {
+		if part.Attr == "" {
+			text.WriteString(part.Literal)
+			continue
+		}
+		text.WriteString("{" + part.Attr)
+		if part.Width > 0 {
+			fmt.Fprintf(&text, ":%0*d", part.Width, 0)
+		}
+		text.WriteString("}")
+	}
+	return &KeyTemplate{Text: text.String(), Parts: merged}, true
+}
+
+// keyShape holds a key a step spells out to the shape of the entity's
+// template: rendered, it must read back through the template, and the
+// fixed parts it puts where the template has placeholders must be values
+// of those attributes (and agree with what a put writes for them).
+func (r *resolver) keyShape(ptr string, e *Entity, kp KeyPart, o Operand, items map[string]Operand) {
+	if o.Template == nil {
+		return
+	}
+	// Each placeholder of the step's template stands for a value no
+	// literal of the entity's template can be mistaken for.
+	probe := map[string]attr.Value{}
+	for i, ph := range o.Template.Placeholders() {
+		probe[ph] = attr.Str(fmt.Sprintf("\x00%d\x00", i))
+	}
+	for _, part := range o.Template.Parts {
+		if part.Attr != "" && part.Width > 0 {
+			probe[part.Attr] = attr.Num(strings.Repeat("7", part.Width))
+		}
+	}
+	text, err := o.Template.Render(probe)
+	if err != nil {
+		return
+	}
+	got, ok := kp.Template.Match(text)
+	if !ok {
+		r.errAt(ptr, false, fmt.Sprintf("%s's %s is %s", e.Name, kp.Attribute, kp.Template.Text), "%q does not have the shape of the template of %s", o.Template.Text, e.Name)
+		return
+	}
+	for _, ph := range sortedKeys(got) {
+		v := got[ph]
+		if strings.Contains(v, "\x00") {
+			continue // a placeholder of the step's own
+		}
+		a := r.attrs[ph]
+		if a == nil {
+			continue
+		}
+		var val attr.Value
+		switch a.Type {
+		case attr.N:
+			val = attr.Num(strings.TrimLeft(v, "0"))
+			if val.Str == "" {
+				val.Str = "0"
+			}
+		default:
+			val = attr.Str(v)
+		}
+		if err := a.Check(val); err != nil {
+			r.errf(ptr, "the fixed part %q stands for %s: %v", v, ph, err)
+			continue
+		}
+		if w, has := items[ph]; has && w.Literal != nil && !attr.Equal(*w.Literal, val) {
+			r.errf(ptr, "the key fixes %s to %s, but the item writes %s", ph, v, valueText(*w.Literal))
+		}
+	}
 }
 
 // expressions parses the update, condition and filter of a request with
@@ -646,6 +770,7 @@ func (r *resolver) expressions(ptr string, scope *opScope, q *Request, rr *rawRe
 	sc := expr.NewScope(q.Names, values).Samples(samples...)
 	parsed := true
 	checked := map[string]bool{}
+	var uses []expr.Use
 	for _, ex := range []struct{ field, text string }{{"update", q.Update}, {"condition", q.Condition}, {"filter", q.Filter}} {
 		if ex.text == "" {
 			continue
@@ -661,6 +786,7 @@ func (r *resolver) expressions(ptr string, scope *opScope, q *Request, rr *rawRe
 					r.updated[a] = append(r.updated[a], scope.op.Name)
 				}
 				attrs = append(u.Attrs(), u.Reads()...)
+				uses = append(uses, u.Uses()...)
 			}
 		case "condition", "filter":
 			var c *expr.Condition
@@ -671,6 +797,7 @@ func (r *resolver) expressions(ptr string, scope *opScope, q *Request, rr *rawRe
 			}
 			if err == nil {
 				attrs = c.Attrs()
+				uses = append(uses, c.Uses()...)
 			}
 		}
 		if err != nil {
@@ -688,6 +815,7 @@ func (r *resolver) expressions(ptr string, scope *opScope, q *Request, rr *rawRe
 	if !parsed {
 		return // what the failed expressions use is unknown
 	}
+	r.valueDomains(ptr, scope, q, uses)
 	names, unusedValues := sc.Unused()
 	for _, n := range names {
 		r.errAt(ptr+"/names/"+escapePtr(n), true, "", "%s is defined but not used (DynamoDB rejects unused names)", n)
@@ -695,6 +823,120 @@ func (r *resolver) expressions(ptr string, scope *opScope, q *Request, rr *rawRe
 	for _, v := range unusedValues {
 		r.errAt(ptr+"/values/"+escapePtr(v), true, "", "%s is defined but not used (DynamoDB rejects unused values)", v)
 	}
+}
+
+// valueDomains holds the values an expression assigns or compares equal
+// to the domain of the path they meet: a constant as written, a
+// parameter by its sample when the parameter stands for another
+// attribute. Each value is reported once, at its definition.
+func (r *resolver) valueDomains(ptr string, scope *opScope, q *Request, uses []expr.Use) {
+	operands := map[string]Operand{}
+	for _, nv := range q.Values {
+		operands[nv.Name] = nv.Value
+	}
+	done := map[string]bool{}
+	for _, u := range uses {
+		o, ok := operands[u.Value]
+		if !ok || done[u.Value] {
+			continue
+		}
+		var v attr.Value
+		what := ""
+		switch {
+		case o.Literal != nil:
+			v = *o.Literal
+		case o.Template != nil && o.Template.IsConstant():
+			v = attr.Str(o.Template.Text)
+		case o.Param != "":
+			prm := scope.op.Param(o.Param)
+			if prm == nil || prm.Sample == nil || prm.Attribute != nil && prm.Attribute.Name == u.Path.Attr() && len(u.Path) == 1 {
+				continue // bound, without a sample, or already held to this attribute's domain
+			}
+			v = *prm.Sample
+			what = fmt.Sprintf("the sample of parameter %s, ", o.Param)
+		default:
+			continue
+		}
+		check, name := r.pathDomain(u.Path)
+		if check == nil {
+			continue
+		}
+		var err error
+		verb := "assigned to"
+		switch u.How {
+		case expr.Assigned:
+			err = check(v)
+		case expr.Equal:
+			verb = "compared with"
+			if err = check(v); err != nil {
+				err = fmt.Errorf("%w: the comparison can never hold", err)
+			}
+		case expr.Elements:
+			verb = "added to"
+			err = r.elements(u.Path, v)
+		default:
+			continue
+		}
+		if err != nil {
+			done[u.Value] = true
+			r.errf(ptr+"/values/"+escapePtr(u.Value), "%s is %s%s %s: %v", u.Value, what, verb, name, err)
+		}
+	}
+}
+
+// pathDomain returns the check of the attribute, element or member a
+// document path reaches, and how to name it; nil when the dictionary
+// does not declare one.
+func (r *resolver) pathDomain(path expr.Path) (func(attr.Value) error, string) {
+	a := r.attrs[path.Attr()]
+	if a == nil {
+		return nil, ""
+	}
+	if len(path) == 1 {
+		return a.Check, a.Name
+	}
+	d := &a.Domain
+	var mb *Member
+	for _, s := range path[1:] {
+		switch {
+		case s.IsIndex() && d.Items != nil:
+			mb = d.Items
+		case !s.IsIndex() && len(d.Fields) > 0:
+			mb = fieldOf(d, s.Name)
+		default:
+			mb = nil
+		}
+		if mb == nil {
+			return nil, ""
+		}
+		d = &mb.Domain
+	}
+	return mb.Check, path.String()
+}
+
+// elements checks the elements a value adds to (or removes from) a list
+// or a set against the domain of the path's elements.
+func (r *resolver) elements(path expr.Path, v attr.Value) error {
+	a := r.attrs[path.Attr()]
+	if a == nil || len(path) != 1 || a.Items == nil {
+		return nil
+	}
+	switch {
+	case v.Type == attr.L:
+		for i, e := range v.List {
+			if err := a.Items.Check(e); err != nil {
+				return fmt.Errorf("element %d: %w", i, err)
+			}
+		}
+	case v.Type.IsSet():
+		elem := map[attr.Type]attr.Type{attr.SS: attr.S, attr.NS: attr.N, attr.BS: attr.B}[v.Type]
+		for _, m := range v.Set {
+			if err := a.Items.Check(attr.Value{Type: elem, Str: m}); err != nil {
+				return fmt.Errorf("member %q: %w", m, err)
+			}
+		}
+	}
+	return nil
 }
 
 // exprError reports an expression the grammar rejects, in DynamoDB's

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -292,4 +293,17 @@ func TestMigrateSmall(t *testing.T) {
 	assert.Contains(t, err.Error(), "formatVersion 7")
 	_, _, err = Migrate("m.yaml", []byte("- a list\n"))
 	require.Error(t, err)
+}
+
+// TestZipfNorm: the approximated tail agrees with the exact sum.
+func TestZipfNorm(t *testing.T) {
+	for _, s := range []float64{0.5, 0.7, 1, 1.2, 2} {
+		for _, m := range []int64{1, 39, 10000, 10001, 123456} {
+			exact := 0.0
+			for k := int64(1); k <= m; k++ {
+				exact += math.Pow(float64(k), -s)
+			}
+			assert.InEpsilon(t, exact, zipfNorm(m, s), 1e-12, "s %v m %d", s, m)
+		}
+	}
 }

@@ -107,6 +107,7 @@ type operand struct {
 	sample bool
 	path   Path
 	val    attr.Value
+	ph     string // a value's placeholder (":amt"), for Uses
 	args   []operand
 }
 

@@ -149,8 +149,9 @@ func (p *parser) operand() operand {
 		p.parens(func() { o = p.operand() })
 		return o
 	case tValue:
-		sample := p.scope.isSample(p.text())
-		return operand{kind: oValue, sample: sample, val: p.value()}
+		ph := p.text()
+		sample := p.scope.isSample(ph)
+		return operand{kind: oValue, sample: sample, val: p.value(), ph: ph}
 	case tName:
 		return operand{kind: oPath, path: p.path()}
 	case tWord:

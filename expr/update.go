@@ -27,6 +27,7 @@ type setAction struct {
 type valueAction struct {
 	path Path
 	val  attr.Value
+	ph   string
 }
 
 // Attrs returns the top-level attributes the update writes, sorted, so an
@@ -106,6 +107,7 @@ func (s *Scope) Update(src string) (*Update, error) {
 					p.fail()
 					break
 				}
+				ph := p.text()
 				v := p.value()
 				op := "ADD"
 				if sec == 3 {
@@ -115,9 +117,9 @@ func (s *Scope) Update(src string) (*Update, error) {
 					p.note(eOperands, "Incorrect operand type for operator or function; operator: %s, operand type: %s", op, typeWord(v.Type))
 				}
 				if sec == 2 {
-					u.adds = append(u.adds, valueAction{path, v})
+					u.adds = append(u.adds, valueAction{path, v, ph})
 				} else {
-					u.deletes = append(u.deletes, valueAction{path, v})
+					u.deletes = append(u.deletes, valueAction{path, v, ph})
 				}
 			}
 			if !p.ok() || p.tok.kind != tComma {
