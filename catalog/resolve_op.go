@@ -300,6 +300,9 @@ func (r *resolver) step(ptr string, scope *opScope, rs rawStep, ids map[string]b
 		if st.Request != nil && len(st.Request.Projection) > 0 && !contains(st.Request.Projection, bn) {
 			r.errf(bptr, "%s is bound but not in the projection", bn)
 		}
+		if st.Request != nil && st.Request.Index != nil && !st.Request.Index.Projects(bn) {
+			r.errAt(bptr, false, fmt.Sprintf("add %s to the projection of %s", bn, st.Request.Index.Name), "%s is bound, but index %s does not project it: its entries do not hold it", bn, st.Request.Index.Name)
+		}
 		scope.bind(bn, a.Type)
 		st.Bind = append(st.Bind, bn)
 	}

@@ -68,6 +68,10 @@ type seeder struct {
 	out     *Seeded
 	batches map[string][]attr.Item
 	pending int
+	// first is the first item seeded for each query or scan step: what
+	// its bound attributes are read from, as a run reads them from the
+	// first item of the page.
+	first map[string]attr.Item
 }
 
 func (s *seeder) plan(ctx context.Context) error {
@@ -115,7 +119,15 @@ func (s *seeder) step(ctx context.Context, sp *StepPlan) (end bool, err error) {
 		}
 		return false, s.put(ctx, sp, item)
 	case catalog.Query, catalog.Scan:
-		return false, s.matches(ctx, sp)
+		if err := s.matches(ctx, sp); err != nil {
+			return false, err
+		}
+		for _, b := range sp.Bind {
+			if v, ok := s.first[sp.ID].Get(b); ok {
+				s.env[b] = v
+			}
+		}
+		return false, nil
 	}
 	var item attr.Item
 	if before != "" && before != catalog.Absent {
@@ -579,6 +591,12 @@ func (s *seeder) match(ctx context.Context, sp *StepPlan, mt catalog.Match, cond
 	if accept(first) {
 		if err := s.write(ctx, sp.ModelTable, sp.Table, first); err != nil {
 			return err
+		}
+		if s.first == nil {
+			s.first = map[string]attr.Item{}
+		}
+		if _, ok := s.first[sp.ID]; !ok {
+			s.first[sp.ID] = first
 		}
 		size = s.x.opts.Rules.ItemSize(first)
 		made++
