@@ -102,6 +102,18 @@ func newFixture(t *testing.T, path string) *fixture {
 		in, err := target.CreateTableInput(m, hot, f.to, ts.Keys, true)
 		require.NoError(t, err)
 		in.StreamSpecification, in.GlobalSecondaryIndexes, in.LocalSecondaryIndexes = nil, nil, nil
+		// Without the indexes, only the table's key attributes are defined.
+		keys := map[string]bool{}
+		for _, k := range in.KeySchema {
+			keys[aws.ToString(k.AttributeName)] = true
+		}
+		defs := in.AttributeDefinitions[:0]
+		for _, d := range in.AttributeDefinitions {
+			if keys[aws.ToString(d.AttributeName)] {
+				defs = append(defs, d)
+			}
+		}
+		in.AttributeDefinitions = defs
 		_, err = tg.Client.CreateTable(ctx, in)
 		require.NoError(t, err)
 	}
