@@ -368,3 +368,22 @@ func TestExpire(t *testing.T) {
 	assert.Contains(t, why[0].Text, "TTL")
 	assert.Equal(t, "TTL delete", Expire.String())
 }
+
+// TestPutFigures: Put agrees with Write and StoredBytes, in and out of
+// indexes, local ones included.
+func TestPutFigures(t *testing.T) {
+	r := Default()
+	lsi := &Table{Name: "T", PK: "pk", SK: "sk", GSIs: gsiTable().GSIs, LSIs: []Index{{Name: "L1", SK: []string{"l"}, Projection: ProjectKeysOnly}}}
+	for _, tb := range []*Table{{Name: "T", PK: "pk", SK: "sk"}, gsiTable(), lsi} {
+		for _, it := range []attr.Item{
+			workedItem(t, "A"),
+			item("pk", attr.Str("p"), "sk", attr.Str("s")),
+			item("pk", attr.Str("p"), "sk", attr.Str("s"), "l", attr.Num("12"), "summary", attr.Str("abc")),
+		} {
+			f := r.Put(tb, it)
+			assert.Equal(t, r.ItemSize(it), f.Size)
+			assert.Equal(t, r.Write(tb, WriteOp{Kind: Put, After: it}).Total().Write, f.WriteUnits)
+			assert.Equal(t, r.StoredBytes(tb, it, false), f.StoredBytes)
+		}
+	}
+}

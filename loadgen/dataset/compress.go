@@ -55,7 +55,7 @@ func (c *compressor) compress(data []byte) ([]byte, error) {
 	}
 	switch c.kind {
 	case "zstd":
-		return c.zw.EncodeAll(data, make([]byte, 0, len(data)/6)), nil
+		return c.zw.EncodeAll(data, getBuf(len(data)/5)), nil
 	case "gzip":
 		c.buf.Reset()
 		c.gw.Reset(&c.buf)
@@ -65,7 +65,7 @@ func (c *compressor) compress(data []byte) ([]byte, error) {
 		if err := c.gw.Close(); err != nil {
 			return nil, err
 		}
-		return bytes.Clone(c.buf.Bytes()), nil
+		return append(getBuf(c.buf.Len()), c.buf.Bytes()...), nil
 	case "none", "":
 		return data, nil
 	}

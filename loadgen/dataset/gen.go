@@ -45,6 +45,8 @@ type gen struct {
 	// KeyErrors counts items whose key could not be rendered.
 	KeyErrors []int64
 	treeKeys  map[uint64]struct{}
+	rngs      [64]rng
+	depth     int
 	// observe, when set, sees every value drawn (tests look at the
 	// never-stored ones).
 	observe func(name string, v attr.Value)
@@ -250,8 +252,17 @@ func (g *gen) slotValue(f *frame, i int) (attr.Value, bool) {
 			return attr.Value{}, false
 		}
 	}
-	r := newRNG(key2(key2(f.key, s.id), f.attempt))
-	v, ok := s.gen(g, f, &r)
+	// The slot's stream lives on the generator's stack of streams: a
+	// local whose address a rule takes would be allocated on the heap,
+	// once per value.
+	if g.depth == len(g.rngs) {
+		return attr.Value{}, false // rules nested deeper than any model needs
+	}
+	r := &g.rngs[g.depth]
+	g.depth++
+	*r = newRNG(key2(key2(f.key, s.id), f.attempt))
+	v, ok := s.gen(g, f, r)
+	g.depth--
 	if ok && s.coin != 0 && s.presence == catalog.Optional && s.rule != "copy" && !g.ruled(c, s) {
 		cr := newRNG(key2(f.key, s.coin^f.attempt))
 		ok = cr.Uint64()&1 == 0

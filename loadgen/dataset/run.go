@@ -23,8 +23,6 @@ type Output struct {
 	Block  Block
 	Tables []TableOutput // in model table order; tables without items left out
 	Stats  []EntityStats // per node, indexed like Population.Nodes
-	// Sizes are the items' sizes per node, for exact percentiles.
-	Sizes [][]uint32
 	// Writes holds the block's items as put requests (load sinks), per
 	// table, when the sink asks for items; Units what each one costs.
 	Writes [][]types.WriteRequest
@@ -166,11 +164,12 @@ func (p *Population) Run(ctx context.Context, sink Sink, o RunOptions) (*Result,
 	var wg sync.WaitGroup
 	var failed atomic.Value
 	tables := estimateTables(p.Model)
+	hs := &hists{h: res.Hist}
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			wk := newWorker(p, enc, tables, o.Rules)
+			wk := newWorker(p, enc, tables, o.Rules, hs)
 			for j := range jobs {
 				out, err := wk.block(off, blocks[j.i])
 				if err != nil {
@@ -238,6 +237,7 @@ func (p *Population) Run(ctx context.Context, sink Sink, o RunOptions) (*Result,
 			}
 			<-window
 			res.add(p, b)
+			b.release()
 			done++
 			for _, t := range b.Tables {
 				items += t.Items
@@ -271,9 +271,6 @@ func (p *Population) Run(ctx context.Context, sink Sink, o RunOptions) (*Result,
 func (r *Result) add(p *Population, o *Output) {
 	for i, s := range o.Stats {
 		r.Stats[i].add(s)
-		for _, sz := range o.Sizes[i] {
-			r.Hist[i].Add(int(sz))
-		}
 		if t := p.Nodes[i].Entity.Table; t != nil {
 			ts := r.Tables[t.Name]
 			if ts == nil {
@@ -310,11 +307,33 @@ type worker struct {
 	out    *Output
 	lines  [][]byte // per table: the block's encoded lines
 	ends   [][]int  // per table: end offset of each line
+	perm   []int32
 	comp   *compressor
+	// sizes are the block's item sizes per node, added to the run's
+	// histograms (exact percentiles) when the block is done.
+	sizes [][]uint32
+	hists *hists
 }
 
-func newWorker(p *Population, enc Encoding, tables map[*catalog.Table]*capacity.Table, rules capacity.Rules) *worker {
-	w := &worker{p: p, enc: enc, tables: tables, rules: rules, tix: map[*catalog.Table]int{}}
+// hists are a run's size histograms, shared by its workers: counts do not
+// depend on the order they are added in.
+type hists struct {
+	mu sync.Mutex
+	h  []*capacity.SizeHistogram
+}
+
+func (h *hists) add(sizes [][]uint32) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i, ss := range sizes {
+		for _, sz := range ss {
+			h.h[i].Add(int(sz))
+		}
+	}
+}
+
+func newWorker(p *Population, enc Encoding, tables map[*catalog.Table]*capacity.Table, rules capacity.Rules, h *hists) *worker {
+	w := &worker{p: p, enc: enc, tables: tables, rules: rules, tix: map[*catalog.Table]int{}, hists: h, sizes: make([][]uint32, len(p.Nodes))}
 	for i, t := range p.Model.Tables {
 		w.tix[t] = i
 	}
@@ -329,14 +348,14 @@ func (w *worker) emit(n *Node, it attr.Item) {
 	t := n.Entity.Table
 	ti := w.tix[t]
 	ct := w.tables[t]
-	size := w.rules.ItemSize(it)
+	pf := w.rules.Put(ct, it)
+	size, wu := pf.Size, pf.WriteUnits
 	st := &w.out.Stats[n.ix]
 	st.Items++
 	st.ItemBytes += int64(size)
-	st.StoredBytes += int64(w.rules.StoredBytes(ct, it, false))
-	wu := w.rules.Write(ct, capacity.WriteOp{Kind: capacity.Put, After: it}).Total().Write
+	st.StoredBytes += int64(pf.StoredBytes)
 	st.WriteUnits += wu
-	w.out.Sizes[n.ix] = append(w.out.Sizes[n.ix], uint32(size))
+	w.sizes[n.ix] = append(w.sizes[n.ix], uint32(size))
 	tout := &w.out.Tables[ti]
 	tout.Items++
 	tout.WriteUnits += wu
@@ -368,7 +387,7 @@ func (w *worker) emit(n *Node, it attr.Item) {
 // block generates one block and prepares its output.
 func (w *worker) block(off map[*Node][]int64, b Block) (*Output, error) {
 	nt := len(w.p.Model.Tables)
-	out := &Output{Block: b, Tables: make([]TableOutput, nt), Stats: make([]EntityStats, len(w.p.Nodes)), Sizes: make([][]uint32, len(w.p.Nodes))}
+	out := &Output{Block: b, Tables: make([]TableOutput, nt), Stats: make([]EntityStats, len(w.p.Nodes))}
 	if w.enc.Items {
 		out.Writes = make([][]types.WriteRequest, nt)
 		out.Units = make([][]float64, nt)
@@ -383,6 +402,10 @@ func (w *worker) block(off map[*Node][]int64, b Block) (*Output, error) {
 		w.g.Dropped[i], w.g.KeyErrors[i] = 0, 0
 	}
 	w.g.block(off, b)
+	w.hists.add(w.sizes)
+	for i := range w.sizes {
+		w.sizes[i] = w.sizes[i][:0]
+	}
 	for i := range w.p.Nodes {
 		out.Stats[i].Dropped = w.g.Dropped[i]
 		out.Stats[i].KeyErrors = w.g.KeyErrors[i]
@@ -394,6 +417,9 @@ func (w *worker) block(off map[*Node][]int64, b Block) (*Output, error) {
 			data, err := w.comp.compress(shuffled)
 			if err != nil {
 				return nil, fmt.Errorf("compress: %w", err)
+			}
+			if w.enc.Compression != "none" && w.enc.Compression != "" {
+				putBuf(shuffled) // compressed: the lines are no longer needed
 			}
 			out.Tables[ti].Data = data
 		}
@@ -422,7 +448,10 @@ func (w *worker) shuffle(ti int, b Block) []byte {
 	if n == 0 {
 		return nil
 	}
-	perm := make([]int32, n)
+	if cap(w.perm) < n {
+		w.perm = make([]int32, n)
+	}
+	perm := w.perm[:n]
 	for i := range perm {
 		perm[i] = int32(i)
 	}
@@ -431,7 +460,7 @@ func (w *worker) shuffle(ti int, b Block) []byte {
 		j := r.Intn(int64(i + 1))
 		perm[i], perm[j] = perm[j], perm[i]
 	}
-	out := make([]byte, 0, len(lines))
+	out := getBuf(len(lines))
 	for _, k := range perm {
 		start := 0
 		if k > 0 {
@@ -440,4 +469,31 @@ func (w *worker) shuffle(ti int, b Block) []byte {
 		out = append(out, lines[start:ends[k]]...)
 	}
 	return out
+}
+
+// bufs recycles the blocks' byte buffers: a block's lines (or their
+// compressed form) live from the worker until the sink has written them.
+var bufs sync.Pool
+
+func getBuf(n int) []byte {
+	if b, ok := bufs.Get().(*[]byte); ok && cap(*b) >= n {
+		return (*b)[:0]
+	}
+	return make([]byte, 0, n+n/8)
+}
+
+func putBuf(b []byte) {
+	if cap(b) == 0 {
+		return
+	}
+	b = b[:0]
+	bufs.Put(&b)
+}
+
+// release returns an output's buffers once the sink is done with them.
+func (o *Output) release() {
+	for i := range o.Tables {
+		putBuf(o.Tables[i].Data)
+		o.Tables[i].Data = nil
+	}
 }
