@@ -52,6 +52,10 @@ type EntityRules struct {
 	// Ref picks, for each item, one item of another entity of the same
 	// tree whose attributes the item's rules may read.
 	Ref *Ref
+	// Group makes the entity's items the groups of other items under
+	// the same parent: one item per distinct key (a day's counter of the
+	// day's contacts), instead of a count per parent.
+	Group *Group
 	// Vars are generation-only values, never stored: computed in order,
 	// readable by the item's rules and its children's.
 	Vars []*Var
@@ -70,6 +74,26 @@ type Ref struct {
 	// Name is how rules read its attributes: {copy: "NAME.attr"}; by
 	// default the referenced entity's own attributes are in scope by name,
 	// after the item's own and before its parents'.
+}
+
+// Group is how an entity's items gather other items: Of, the member
+// entity, a descendant of the group entity's parent; By, the group
+// entity's attributes, each taken from a member attribute (an instant
+// gives its civil day when the group attribute is a civil date); Days,
+// when set, keeps only the groups whose date is within that many days
+// before asOf; Max, when set, caps a group's members: a member that would
+// exceed it is drawn again, then left out.
+type Group struct {
+	Of   *Entity
+	By   []GroupKey
+	Days int
+	Max  int
+}
+
+// GroupKey is one attribute of a group's key.
+type GroupKey struct {
+	Attribute string // of the group entity
+	From      string // of the member entity
 }
 
 // Var is a named generation-only value.
@@ -107,6 +131,7 @@ const (
 	RuleBand      RuleKind = "band"      // the enum value whose range holds a number
 	RuleFormat    RuleKind = "format"    // a realistic value of a named format
 	RuleEncrypt   RuleKind = "encrypt"   // the ciphertext of another value with a test key
+	RuleSplit     RuleKind = "split"     // a share of a parent's number, the siblings' shares adding up to it
 	RuleAbsent    RuleKind = "absent"    // the attribute is not carried
 )
 
@@ -211,6 +236,7 @@ type rawEntityRules struct {
 	Count      string                     `json:"count"`
 	When       map[string]json.RawMessage `json:"when"`
 	Ref        *rawRef                    `json:"ref"`
+	Group      *rawGroup                  `json:"group"`
 	Vars       map[string]json.RawMessage `json:"vars"`
 	States     map[string]rawState        `json:"states"`
 	Attributes map[string]json.RawMessage `json:"attributes"`
@@ -219,6 +245,13 @@ type rawEntityRules struct {
 type rawRef struct {
 	Entity string                     `json:"entity"`
 	Where  map[string]json.RawMessage `json:"where"`
+}
+
+type rawGroup struct {
+	Of   string            `json:"of"`
+	By   map[string]string `json:"by"`
+	Days int               `json:"days"`
+	Max  int               `json:"max"`
 }
 
 type rawState struct {
@@ -430,6 +463,9 @@ func (d *datasetResolver) entity(er *EntityRules, re rawEntityRules) {
 			er.Ref = &Ref{Entity: t}
 		}
 	}
+	if re.Group != nil {
+		d.group(er, re.Group, base+"/group")
+	}
 	scope := d.scope(er)
 	if er.Ref != nil && re.Ref != nil {
 		rs := d.scope(&EntityRules{Entity: er.Ref.Entity})
@@ -604,7 +640,7 @@ func (d *datasetResolver) literal(raw json.RawMessage, a *Attribute) (attr.Value
 	return typedValue(v, a.Type, a)
 }
 
-var ruleKinds = []RuleKind{RuleValue, RuleValues, RuleCopy, RuleTemplate, RuleSum, RuleMin, RuleMax, RuleDate, RuleCases, RuleAggregate, RuleBand, RuleFormat, RuleEncrypt, RuleAbsent}
+var ruleKinds = []RuleKind{RuleValue, RuleValues, RuleCopy, RuleTemplate, RuleSum, RuleMin, RuleMax, RuleDate, RuleCases, RuleAggregate, RuleBand, RuleFormat, RuleEncrypt, RuleSplit, RuleAbsent}
 
 // rule reads one rule mapping. want is the type of the attribute it
 // fills (Invalid for a variable), a the attribute or nil.
@@ -672,6 +708,27 @@ func (d *datasetResolver) rule(ptr string, raw json.RawMessage, scope map[string
 				}
 			}
 		}
+	case RuleSplit:
+		var n string
+		if err := json.Unmarshal(body, &n); err != nil || n == "" {
+			d.errf(kp, "split takes the name of the parent's number the siblings share")
+			return nil
+		}
+		t, ok := scope[n]
+		switch {
+		case !ok:
+			d.errAt(kp, false, didYouMean(n, sortedKeys(scope)), "%s is not in scope", n)
+			return nil
+		case t != attr.N:
+			d.errf(kp, "%s is %s: split shares a number", n, t)
+			return nil
+		}
+		if ent := d.entityOfPtr(ptr); ent != nil && d.entityScope(ent)[n] != attr.Invalid {
+			d.errAt(kp, false, "split a number of the parent item", "%s is %s's own: split shares a parent's number among its items", n, ent.Name)
+			return nil
+		}
+		d.wantNumber(kp, want)
+		rl.Name = n
 	case RuleCopy, RuleEncrypt:
 		var s string
 		if err := json.Unmarshal(body, &s); err != nil || s == "" {
@@ -1040,7 +1097,8 @@ func (d *datasetResolver) aggregate(ptr string, raw json.RawMessage, rl *Rule, w
 		return nil
 	}
 	owner := d.entityOfPtr(ptr)
-	if owner != nil && d.parent(ag.Of) != owner {
+	grouped := owner != nil && d.ds.Entities[owner.Name] != nil && d.ds.Entities[owner.Name].Group != nil && d.ds.Entities[owner.Name].Group.Of == ag.Of
+	if owner != nil && d.parent(ag.Of) != owner && !grouped {
 		d.errAt(ptr+"/"+ag.Fn, false, "", "%s is not a child of %s (its population.per is not %s)", ag.Of.Name, owner.Name, owner.Name)
 		return nil
 	}
@@ -1150,6 +1208,8 @@ func (d *datasetResolver) ruleType(rl *Rule, scope map[string]attr.Type) attr.Ty
 		return attr.S
 	case RuleEncrypt:
 		return attr.B
+	case RuleSplit:
+		return attr.N
 	case RuleCases:
 		for _, c := range rl.Cases {
 			if t := d.ruleType(c.Rule, scope); t != attr.Invalid {
@@ -1192,7 +1252,7 @@ func (d *datasetResolver) rawType(raw json.RawMessage, scope map[string]attr.Typ
 			return scope[n]
 		case RuleTemplate, RuleFormat, RuleBand:
 			return attr.S
-		case RuleSum, RuleMin, RuleMax, RuleAggregate:
+		case RuleSum, RuleMin, RuleMax, RuleAggregate, RuleSplit:
 			return attr.N
 		case RuleEncrypt:
 			return attr.B
@@ -1232,4 +1292,63 @@ func datasetEntityNames(es []*Entity) []string {
 		out[i] = e.Name
 	}
 	return out
+}
+
+// group reads an entity's group.
+func (d *datasetResolver) group(er *EntityRules, rg *rawGroup, ptr string) {
+	e := er.Entity
+	parent := d.parent(e)
+	if parent == nil {
+		d.errf(ptr, "%s has no parent (population.per) whose items it could group", e.Name)
+		return
+	}
+	m, ok := d.ents[rg.Of]
+	switch {
+	case !ok:
+		d.errAt(ptr+"/of", false, didYouMean(rg.Of, sortedKeys(d.ents)), "unknown entity %q", rg.Of)
+		return
+	case m == e || !contains(datasetEntityNames(d.ancestors(m)), parent.Name):
+		d.errAt(ptr+"/of", false, "", "%s does not hang off %s (population.per), so its items cannot be grouped under %s's items", m.Name, parent.Name, parent.Name)
+		return
+	case er.Count != "" || er.Ref != nil:
+		d.errf(ptr, "a group entity takes its items from its groups: no count or ref")
+		return
+	}
+	g := &Group{Of: m, Days: rg.Days, Max: rg.Max}
+	if len(rg.By) == 0 {
+		d.errAt(ptr, true, "", "a group needs by: {groupAttribute: memberAttribute}")
+	}
+	ms := d.entityScope(m)
+	for _, ga := range sortedKeys(rg.By) {
+		from := rg.By[ga]
+		bp := ptr + "/by/" + escapePtr(ga)
+		a := d.attrs[ga]
+		if a == nil || e.Has(ga) == "" {
+			d.errAt(bp, true, "", "%s does not carry %s", e.Name, ga)
+			continue
+		}
+		if _, ok := ms[from]; !ok {
+			d.errAt(bp, false, didYouMean(from, sortedKeys(ms)), "%s does not carry %s", m.Name, from)
+			continue
+		}
+		if g.Days > 0 && a.Unit == UnitCivilDate {
+			g.Days = rg.Days
+		}
+		g.By = append(g.By, GroupKey{Attribute: ga, From: from})
+	}
+	if rg.Days < 0 || rg.Max < 0 {
+		d.errf(ptr, "days and max cannot be negative")
+	}
+	if rg.Days > 0 {
+		dated := false
+		for _, k := range g.By {
+			if a := d.attrs[k.Attribute]; a != nil && a.Unit == UnitCivilDate {
+				dated = true
+			}
+		}
+		if !dated {
+			d.errAt(ptr+"/days", false, "give the group a civil-date attribute in by", "days keeps recent groups by their civil date, and no attribute of by is one")
+		}
+	}
+	er.Group = g
 }

@@ -30,11 +30,14 @@ type compiled struct {
 	stateSet [][]int8 // per state: per slot, 0 untouched, 1 set, 2 absent
 	stateVal [][]attr.Value
 	// child plans, in generation order (referenced entities first)
-	kids    []*Node
-	retain  bool // frames kept until the root completes (refs, aggregates)
-	when    []cterm
-	count   name // CountAttr: the parent's value
-	ref     *refPlan
+	kids   []*Node
+	retain bool // frames kept until the root completes (refs, aggregates)
+	when   []cterm
+	count  name // CountAttr: the parent's value
+	ref    *refPlan
+	group  *groupPlan
+	// caps are the groups whose max this node's items must respect.
+	caps    []*groupPlan
 	ordinal bool // items know their ordinal among all the entity's items
 	samples map[string][]attr.Value
 	// stateWhen holds the compiled condition of each state chosen by when.
@@ -94,6 +97,24 @@ const (
 	bN
 	bSiblings
 )
+
+// groupPlan is how a group entity's items gather their members.
+type groupPlan struct {
+	node    *Node   // the group entity
+	members *Node   // the member entity
+	path    []*Node // from the group's parent's child down to members
+	up      int     // from a member up to the group's parent
+	by      []groupBy
+	days    int
+	max     int
+}
+
+type groupBy struct {
+	slot  int  // the group entity's slot
+	from  name // in the member's scope
+	date  bool // the group attribute is a civil date: an instant gives its day
+	fromU string
+}
 
 type refPlan struct {
 	target *Node
@@ -224,6 +245,17 @@ func (p *Population) link(n *Node) error {
 					continue
 				}
 				rp.where = append(rp.where, ct)
+			}
+		}
+	}
+	if er != nil && er.Group != nil && n.Parent != nil {
+		if gp, err := p.groupPlan(n, er.Group); err != nil {
+			fail("group: %v", err)
+		} else {
+			c.group = gp
+			gp.members.comp.caps = append(gp.members.comp.caps, gp)
+			for _, x := range gp.path {
+				x.comp.retain = true
 			}
 		}
 	}
@@ -374,14 +406,47 @@ func (p *Population) before(a, b *Node) bool {
 		return false
 	}
 	for _, n := range p.Nodes {
-		if n.comp == nil || n.comp.ref == nil || !under(n, b) {
+		if n.comp == nil || !under(n, b) {
 			continue
 		}
-		if under(n.comp.ref.target, a) {
+		if n.comp.ref != nil && under(n.comp.ref.target, a) {
+			return true
+		}
+		if n.comp.group != nil && under(n.comp.group.members, a) {
 			return true
 		}
 	}
 	return false
+}
+
+// groupPlan finds how a group entity's items reach their members.
+func (p *Population) groupPlan(n *Node, gr *catalog.Group) (*groupPlan, error) {
+	m := p.Node(gr.Of.Name)
+	if m == nil {
+		return nil, fmt.Errorf("%s has no items", gr.Of.Name)
+	}
+	par := n.Parent
+	var path []*Node
+	for x := m; x != nil && x != par; x = x.Parent {
+		path = append([]*Node{x}, path...)
+	}
+	if len(path) == 0 || path[0].Parent != par {
+		return nil, fmt.Errorf("%s does not hang off %s", m.Name(), par.Name())
+	}
+	gp := &groupPlan{node: n, members: m, path: path, up: len(path), days: gr.Days, max: gr.Max}
+	for _, k := range gr.By {
+		i, ok := n.comp.byName[k.Attribute]
+		if !ok {
+			return nil, fmt.Errorf("%s has no %s", n.Name(), k.Attribute)
+		}
+		from, ok := p.resolve(m, k.From)
+		if !ok {
+			return nil, fmt.Errorf("%s has no %s", m.Name(), k.From)
+		}
+		a := n.comp.slots[i].a
+		gp.by = append(gp.by, groupBy{slot: i, from: from, date: a != nil && a.Unit == catalog.UnitCivilDate, fromU: p.unitOf(m, from)})
+	}
+	return gp, nil
 }
 
 // refPlan finds how an item of n reaches items of t: up to the nearest
@@ -580,6 +645,18 @@ func (p *Population) slotGen(n *Node, i int, s *slot, rl *catalog.Rule) (genFn, 
 	a := s.a
 	if s.isVar {
 		return nil, nil, false, "", errors.New("a variable needs a rule")
+	}
+	if gp := n.comp.group; gp != nil {
+		for j, b := range gp.by {
+			if b.slot == i {
+				return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
+					if f.group == nil {
+						return attr.Value{}, false
+					}
+					return f.group.vals[j], true
+				}, nil, false, "group key", nil
+			}
+		}
 	}
 	if n.Rules != nil && n.Rules.Each == s.name {
 		per := n.Count.N
@@ -816,6 +893,8 @@ func (p *Population) ruleGen(n *Node, s *slot, rl *catalog.Rule) (genFn, []name,
 		}, deps, late, nil
 	case catalog.RuleAggregate:
 		return p.aggGen(n, s, rl.Agg)
+	case catalog.RuleSplit:
+		return p.splitGen(n, s, rl.Name)
 	case catalog.RuleBand:
 		return p.bandGen(n, s, rl.Band)
 	case catalog.RuleFormat:
@@ -959,7 +1038,8 @@ func (p *Population) parseTime(v attr.Value, unit string) (time.Time, bool) {
 
 func (p *Population) aggGen(n *Node, s *slot, ag *catalog.Aggregate) (genFn, []name, bool, error) {
 	child := p.Node(ag.Of.Name)
-	if child == nil || child.Parent != n {
+	grouped := n.comp.group != nil && n.comp.group.members == child
+	if child == nil || (child.Parent != n && !grouped) {
 		return nil, nil, false, fmt.Errorf("aggregate over %s, which is not a child of %s with items", ag.Of.Name, n.Name())
 	}
 	child.comp.retain = true
@@ -982,6 +1062,9 @@ func (p *Population) aggGen(n *Node, s *slot, ag *catalog.Aggregate) (genFn, []n
 	fn := ag.Fn
 	return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
 		kids := f.kidsOf(child)
+		if grouped && f.group != nil {
+			kids = f.group.members
+		}
 		var acc num
 		var best attr.Value
 		found := false
@@ -1212,4 +1295,61 @@ func permute(x, m uint64) uint64 {
 	const a = 179424673
 	hi, lo := bits.Mul64(x%m, a%m)
 	return (bits.Rem64(hi, lo, m) + 104729) % m
+}
+
+// splitGen shares a parent's number among the parent's items of this
+// entity: with weights w drawn from the parent's key (every sibling
+// computes the same), item k gets the total's share of the weights up to
+// and including k less its share up to k, rounded (to whole units for an
+// integer, cents for a decimal), the last item the rest: the shares add
+// up to the total exactly.
+func (p *Population) splitGen(n *Node, s *slot, total string) (genFn, []name, bool, error) {
+	nm, ok := p.resolveUp(n, total)
+	if !ok {
+		return nil, nil, false, fmt.Errorf("%s is not a parent's", total)
+	}
+	salt := hashString("split:" + n.Name() + ":" + s.name)
+	return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
+		v, ok := g.get(f, nm)
+		if !ok {
+			return attr.Value{}, false
+		}
+		x, ok := parseNum(v.Str)
+		if !ok {
+			return attr.Value{}, false
+		}
+		nsib := max(f.siblings, 1)
+		var key uint64
+		if f.parent != nil {
+			key = f.parent.key
+		}
+		ws := newRNG(key2(key, salt))
+		var sum, before float64
+		for k := int64(0); k < nsib; k++ {
+			w := 1 + ws.Float()
+			if k < f.index {
+				before += w
+			}
+			sum += w
+		}
+		ws = newRNG(key2(key, salt))
+		upto := 0.0
+		for k := int64(0); k <= f.index && k < nsib; k++ {
+			upto += 1 + ws.Float()
+		}
+		scale := 1.0
+		if x.float {
+			scale = 100
+		}
+		t := x.toFloat() * scale
+		lo := math.Floor(t * before / sum)
+		hi := t
+		if f.index < nsib-1 {
+			hi = math.Floor(t * upto / sum)
+		}
+		if !x.float {
+			return g.num(int64(hi - lo)), true
+		}
+		return g.numValue(num{f: (hi - lo) / scale, float: true}), true
+	}, []name{nm}, false, nil
 }

@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"crypto/cipher"
+	"sort"
 	"strconv"
 	"time"
 	"unsafe"
@@ -46,6 +47,7 @@ type gen struct {
 	KeyErrors []int64
 	treeKeys  map[uint64]struct{}
 	rngs      [64]rng
+	keyVals   []attr.Value
 	depth     int
 	// observe, when set, sees every value drawn (tests look at the
 	// never-stored ones).
@@ -68,6 +70,24 @@ type frame struct {
 	kids     [][]*frame
 	keyStr   []string
 	keyOK    bool
+	// group holds a group item's key values and members.
+	group *groupInst
+	// capCounts count the members of each group under this frame, for
+	// groups with a max.
+	capCounts []capCount
+}
+
+type capCount struct {
+	plan *groupPlan
+	hash uint64
+	n    int
+}
+
+// groupInst is one group: its key and the member frames it gathers.
+type groupInst struct {
+	hash    uint64
+	vals    []attr.Value
+	members []*frame
 }
 
 const (
@@ -174,7 +194,7 @@ func (g *gen) newFrame(n *Node, parent *frame, key uint64, index, siblings int64
 	g.nframes++
 	c := n.comp
 	*f = frame{c: c, parent: parent, key: key, index: index, siblings: siblings, ord: -1, state: -1,
-		vals: f.vals[:0], st: f.st[:0], kids: f.kids[:0], keyStr: f.keyStr[:0]}
+		vals: f.vals[:0], st: f.st[:0], kids: f.kids[:0], keyStr: f.keyStr[:0], capCounts: f.capCounts[:0]}
 	for range c.slots {
 		f.vals = append(f.vals, attr.Value{})
 		f.st = append(f.st, stTodo)
@@ -540,7 +560,8 @@ func (g *gen) run(f *frame) bool {
 			g.KeyErrors[n.ix]++
 			return false
 		}
-		if g.uniqueInTree(f) {
+		if g.capsAllow(f, false) && g.uniqueInTree(f) {
+			g.capsAllow(f, true)
 			break
 		}
 		f.attempt++
@@ -555,6 +576,17 @@ func (g *gen) run(f *frame) bool {
 	for ci, kn := range c.kids {
 		kc := kn.comp
 		if len(kc.when) > 0 && !g.holds(f, kc.when) {
+			continue
+		}
+		if kc.group != nil {
+			groups := g.groups(f, kc.group)
+			for k, gi := range groups {
+				cf := g.newFrame(kn, f, key2(key2(f.key, kn.id), uint64(k)), int64(k), int64(len(groups)))
+				cf.group = gi
+				if g.run(cf) && kc.retain {
+					f.kids[ci] = append(f.kids[ci], cf)
+				}
+			}
 			continue
 		}
 		var cnt int64
@@ -690,4 +722,120 @@ func (g *gen) emitItem(f *frame) {
 	}
 	g.item = it
 	g.emit(c.node, it)
+}
+
+// groupKey computes a member's group key under a plan: the values of its
+// by attributes, converted to the group's (an instant gives its civil
+// day), and their hash; ok is false when a value is missing.
+func (g *gen) groupKey(m *frame, gp *groupPlan, vals []attr.Value) ([]attr.Value, uint64, bool) {
+	h := uint64(0x9e3779b97f4a7c15)
+	for _, b := range gp.by {
+		v, ok := g.get(m, b.from)
+		if !ok {
+			return vals, 0, false
+		}
+		if b.date && b.fromU != catalog.UnitCivilDate {
+			t, ok := g.pop.parseTime(v, b.fromU)
+			if !ok {
+				return vals, 0, false
+			}
+			v = attr.Str(g.keepBytes(t.In(g.pop.Loc).AppendFormat(g.scratch[:0], "2006-01-02")))
+		}
+		vals = append(vals, v)
+		h = key2(h, hashString(v.Str)^uint64(v.Type))
+	}
+	return vals, h, true
+}
+
+// capsAllow reports whether a member item keeps every group it joins
+// within the group's max; with add, it counts the item in.
+func (g *gen) capsAllow(f *frame, add bool) bool {
+	for _, gp := range f.c.caps {
+		if gp.max <= 0 {
+			continue
+		}
+		a := f
+		for i := 0; i < gp.up && a != nil; i++ {
+			a = a.parent
+		}
+		if a == nil {
+			continue
+		}
+		var h uint64
+		var ok bool
+		g.keyVals, h, ok = g.groupKey(f, gp, g.keyVals[:0])
+		if !ok {
+			continue
+		}
+		j := -1
+		for i := range a.capCounts {
+			if a.capCounts[i].plan == gp && a.capCounts[i].hash == h {
+				j = i
+			}
+		}
+		switch {
+		case !add && j >= 0 && a.capCounts[j].n >= gp.max:
+			return false
+		case add && j >= 0:
+			a.capCounts[j].n++
+		case add:
+			a.capCounts = append(a.capCounts, capCount{plan: gp, hash: h, n: 1})
+		}
+	}
+	return true
+}
+
+// groups gathers the members under f into groups, by key, in the order of
+// their key values; with days, only the recent ones.
+func (g *gen) groups(f *frame, gp *groupPlan) []*groupInst {
+	cands := []*frame{f}
+	for _, step := range gp.path {
+		var next []*frame
+		for _, x := range cands {
+			next = append(next, x.kidsOf(step)...)
+		}
+		cands = next
+	}
+	var out []*groupInst
+	var since string
+	if gp.days > 0 {
+		since = g.pop.AsOf.AddDate(0, 0, -gp.days).Format("2006-01-02")
+	}
+	for _, m := range cands {
+		vals, h, ok := g.groupKey(m, gp, nil)
+		if !ok {
+			continue
+		}
+		if since != "" {
+			recent := false
+			for i, b := range gp.by {
+				if b.date && vals[i].Str >= since && vals[i].Str < g.asOfStr {
+					recent = true
+				}
+			}
+			if !recent {
+				continue
+			}
+		}
+		var gi *groupInst
+		for _, x := range out {
+			if x.hash == h {
+				gi = x
+			}
+		}
+		if gi == nil {
+			gi = &groupInst{hash: h, vals: vals}
+			out = append(out, gi)
+		}
+		gi.members = append(gi.members, m)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		for k := range out[i].vals {
+			if c, ok := attr.Compare(out[i].vals[k], out[j].vals[k]); ok && c != 0 {
+				return c < 0
+			}
+		}
+		return out[i].hash < out[j].hash
+	})
+	return out
 }
