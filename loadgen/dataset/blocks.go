@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"errors"
+	"unsafe"
 	"fmt"
 	"math"
 	"runtime"
@@ -309,31 +310,66 @@ type Item struct {
 	Item   attr.Item
 }
 
-// cloneItem copies an item out of the arena.
+// cloneItem copies an item out of the arena: its strings into one new
+// buffer (one allocation for all of them), its fields into a new slice.
 func cloneItem(it attr.Item) attr.Item {
+	n := 0
+	for i := range it {
+		n += strBytes(&it[i].Value)
+	}
+	c := cloner{buf: make([]byte, 0, n)}
+	return c.item(it)
+}
+
+func strBytes(v *attr.Value) int {
+	n := len(v.Str)
+	for i := range v.List {
+		n += strBytes(&v.List[i])
+	}
+	for i := range v.Map {
+		n += strBytes(&v.Map[i].Value)
+	}
+	for _, m := range v.Set {
+		n += len(m)
+	}
+	return n
+}
+
+type cloner struct{ buf []byte }
+
+func (c *cloner) str(s string) string {
+	if s == "" {
+		return ""
+	}
+	start := len(c.buf)
+	c.buf = append(c.buf, s...)
+	return unsafe.String(&c.buf[start], len(s))
+}
+
+func (c *cloner) item(it attr.Item) attr.Item {
 	out := make(attr.Item, len(it))
 	for i, f := range it {
-		out[i] = attr.Field{Name: f.Name, Value: cloneValue(f.Value)}
+		out[i] = attr.Field{Name: f.Name, Value: c.value(f.Value)}
 	}
 	return out
 }
 
-func cloneValue(v attr.Value) attr.Value {
-	v.Str = string([]byte(v.Str))
+func (c *cloner) value(v attr.Value) attr.Value {
+	v.Str = c.str(v.Str)
 	if v.List != nil {
 		l := make([]attr.Value, len(v.List))
 		for i, e := range v.List {
-			l[i] = cloneValue(e)
+			l[i] = c.value(e)
 		}
 		v.List = l
 	}
 	if v.Map != nil {
-		v.Map = cloneItem(v.Map)
+		v.Map = c.item(v.Map)
 	}
 	if v.Set != nil {
 		s := make([]string, len(v.Set))
 		for i, m := range v.Set {
-			s[i] = string([]byte(m))
+			s[i] = c.str(m)
 		}
 		v.Set = s
 	}

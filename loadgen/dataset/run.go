@@ -8,8 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/capacity"
 	"github.com/cardapio/cardapio/capacity/estimate"
@@ -23,10 +21,6 @@ type Output struct {
 	Block  Block
 	Tables []TableOutput // in model table order; tables without items left out
 	Stats  []EntityStats // per node, indexed like Population.Nodes
-	// Writes holds the block's items as put requests (load sinks), per
-	// table, when the sink asks for items; Units what each one costs.
-	Writes [][]types.WriteRequest
-	Units  [][]float64
 }
 
 // TableOutput is one table's share of a block.
@@ -42,6 +36,9 @@ type TableOutput struct {
 	// KBUnits counts each item in whole KB, at least one: the measure
 	// of AWS's advice on import object sizes.
 	KBUnits float64
+	// Units are the write units of each line of Data, in Data's order,
+	// for load sinks (Encoding.Items).
+	Units []float64
 }
 
 // EntityStats are one entity's figures in a block or a run.
@@ -78,7 +75,7 @@ type Sink interface {
 type Encoding struct {
 	Format      string // s3-import ({"Item": ...} lines), jsonl (item lines)
 	Compression string // zstd, gzip, none
-	Items       bool   // keep the items (load sinks)
+	Items       bool   // items' JSON lines, uncompressed, with their write units (load sinks)
 }
 
 // Progress is a snapshot of a run.
@@ -160,7 +157,13 @@ func (p *Population) Run(ctx context.Context, sink Sink, o RunOptions) (*Result,
 	type job struct{ i int }
 	jobs := make(chan job)
 	outs := make(chan *Output, workers)
-	window := make(chan struct{}, 2*workers+2)
+	// Loads hold every item of a block in flight as SDK values: fewer
+	// blocks ahead keep the heap (and the collector's work) small.
+	ahead := 2*workers + 2
+	if enc.Items {
+		ahead = workers + 1
+	}
+	window := make(chan struct{}, ahead)
 	var wg sync.WaitGroup
 	var failed atomic.Value
 	tables := estimateTables(p.Model)
@@ -308,6 +311,7 @@ type worker struct {
 	lines  [][]byte // per table: the block's encoded lines
 	ends   [][]int  // per table: end offset of each line
 	perm   []int32
+	units  [][]float64 // per table: write units of each line (loads)
 	comp   *compressor
 	// sizes are the block's item sizes per node, added to the run's
 	// histograms (exact percentiles) when the block is done.
@@ -338,6 +342,7 @@ func newWorker(p *Population, enc Encoding, tables map[*catalog.Table]*capacity.
 		w.tix[t] = i
 	}
 	w.lines = make([][]byte, len(p.Model.Tables))
+	w.units = make([][]float64, len(p.Model.Tables))
 	w.ends = make([][]int, len(p.Model.Tables))
 	w.g = newGen(p, w.emit)
 	w.comp = newCompressor(enc.Compression)
@@ -362,17 +367,9 @@ func (w *worker) emit(n *Node, it attr.Item) {
 	tout.KBUnits += capacity.WriteUnits(size)
 	b := w.lines[ti]
 	if w.enc.Items {
-		// The line is only measured: its bytes are what an import would
-		// be billed on.
-		b = append(b[:0], `{"Item":`...)
-		b = attr.AppendItemJSON(b, it)
-		w.lines[ti] = b[:0]
-		tout.Raw += int64(len(b) + 2)
-		w.out.Writes[ti] = append(w.out.Writes[ti], types.WriteRequest{PutRequest: &types.PutRequest{Item: attr.ToSDKItem(cloneItem(it))}})
-		w.out.Units[ti] = append(w.out.Units[ti], wu)
-		return
+		w.units[ti] = append(w.units[ti], wu)
 	}
-	if w.enc.Format == "jsonl" {
+	if w.enc.Format == "jsonl" || w.enc.Items {
 		b = attr.AppendItemJSON(b, it)
 	} else {
 		b = append(b, `{"Item":`...)
@@ -388,14 +385,11 @@ func (w *worker) emit(n *Node, it attr.Item) {
 func (w *worker) block(off map[*Node][]int64, b Block) (*Output, error) {
 	nt := len(w.p.Model.Tables)
 	out := &Output{Block: b, Tables: make([]TableOutput, nt), Stats: make([]EntityStats, len(w.p.Nodes))}
-	if w.enc.Items {
-		out.Writes = make([][]types.WriteRequest, nt)
-		out.Units = make([][]float64, nt)
-	}
 	for i, t := range w.p.Model.Tables {
 		out.Tables[i].Table = t
 		w.lines[i] = w.lines[i][:0]
 		w.ends[i] = w.ends[i][:0]
+		w.units[i] = w.units[i][:0]
 	}
 	w.out = out
 	for i := range w.g.Dropped {
@@ -410,29 +404,23 @@ func (w *worker) block(off map[*Node][]int64, b Block) (*Output, error) {
 		out.Stats[i].Dropped = w.g.Dropped[i]
 		out.Stats[i].KeyErrors = w.g.KeyErrors[i]
 	}
-	if !w.enc.Items {
-		for ti := range out.Tables {
-			shuffled := w.shuffle(ti, b)
-			out.Tables[ti].Raw = int64(len(shuffled))
-			data, err := w.comp.compress(shuffled)
-			if err != nil {
-				return nil, fmt.Errorf("compress: %w", err)
-			}
-			if w.enc.Compression != "none" && w.enc.Compression != "" {
-				putBuf(shuffled) // compressed: the lines are no longer needed
-			}
-			out.Tables[ti].Data = data
+	for ti := range out.Tables {
+		shuffled, units := w.shuffle(ti, b)
+		out.Tables[ti].Raw = int64(len(shuffled))
+		if w.enc.Items {
+			// A load: each line is an item, its JSON (with a line break the
+			// import would have, counted in Raw, not sent).
+			out.Tables[ti].Data, out.Tables[ti].Units = shuffled, units
+			continue
 		}
-	} else {
-		for ti := range out.Writes {
-			r := newRNG(key2(mix(w.p.Opts.Seed), uint64(b.Seq)<<8|uint64(ti)))
-			ws, us := out.Writes[ti], out.Units[ti]
-			for i := len(ws) - 1; i > 0; i-- {
-				j := r.Intn(int64(i + 1))
-				ws[i], ws[j] = ws[j], ws[i]
-				us[i], us[j] = us[j], us[i]
-			}
+		data, err := w.comp.compress(shuffled)
+		if err != nil {
+			return nil, fmt.Errorf("compress: %w", err)
 		}
+		if w.enc.Compression != "none" && w.enc.Compression != "" {
+			putBuf(shuffled) // compressed: the lines are no longer needed
+		}
+		out.Tables[ti].Data = data
 	}
 	w.out = nil
 	return out, nil
@@ -442,11 +430,11 @@ func (w *worker) block(off map[*Node][]int64, b Block) (*Output, error) {
 // random order: items of one collection are generated together, and an
 // import that reads them in that order writes one partition after
 // another (AWS's advice: randomise sorted data).
-func (w *worker) shuffle(ti int, b Block) []byte {
+func (w *worker) shuffle(ti int, b Block) ([]byte, []float64) {
 	lines, ends := w.lines[ti], w.ends[ti]
 	n := len(ends)
 	if n == 0 {
-		return nil
+		return nil, nil
 	}
 	if cap(w.perm) < n {
 		w.perm = make([]int32, n)
@@ -461,14 +449,21 @@ func (w *worker) shuffle(ti int, b Block) []byte {
 		perm[i], perm[j] = perm[j], perm[i]
 	}
 	out := getBuf(len(lines))
-	for _, k := range perm {
+	var units []float64
+	if w.enc.Items {
+		units = make([]float64, n)
+	}
+	for i, k := range perm {
 		start := 0
 		if k > 0 {
 			start = ends[k-1]
 		}
 		out = append(out, lines[start:ends[k]]...)
+		if units != nil {
+			units[i] = w.units[ti][k]
+		}
 	}
-	return out
+	return out, units
 }
 
 // bufs recycles the blocks' byte buffers: a block's lines (or their
