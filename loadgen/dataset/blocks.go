@@ -2,11 +2,11 @@ package dataset
 
 import (
 	"errors"
-	"unsafe"
 	"fmt"
 	"math"
 	"runtime"
 	"sync"
+	"unsafe"
 
 	"github.com/cardapio/cardapio/attr"
 )

@@ -78,6 +78,7 @@ type batch struct {
 	items int
 	units float64
 }
+
 // NewLoadSink prepares a load into the model's tables, which must exist.
 func NewLoadSink(ctx context.Context, p *Population, o LoadOptions) *LoadSink {
 	if o.Concurrency <= 0 {
