@@ -104,7 +104,7 @@ type ordinals struct {
 // a distribution, with no condition and no reference.
 func pure(n *Node) bool {
 	for x := n; x.Parent != nil; x = x.Parent {
-		if x.Count.Kind == CountAttr || (x.Rules != nil && len(x.Rules.When) > 0) || x.comp.ref != nil {
+		if x.Count.Kind == CountAttr || len(x.comp.when) > 0 || x.comp.ref != nil || x.comp.group != nil {
 			return false
 		}
 	}
@@ -278,6 +278,12 @@ func (g *gen) block(off map[*Node][]int64, b Block) {
 func (g *gen) root(r *Node, i int64) {
 	f := g.newFrame(r, nil, g.pop.rootKey(r, i), i, r.Total)
 	f.ord = i // a root's ordinal is its index
+	if len(r.EachValues) > 0 {
+		// Items per value: index and siblings count within the value
+		// (v1, v2, v3 of every tenant); the ordinal stays global.
+		per := max(r.Count.N, 1)
+		f.index, f.siblings = i%per, per
+	}
 	g.run(f)
 	g.reset()
 }

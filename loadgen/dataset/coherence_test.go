@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cardapio/cardapio/attr"
+	"github.com/cardapio/cardapio/catalog"
 )
 
 // byEntity groups generated items by entity.
@@ -163,4 +165,171 @@ func TestLoansCoherence(t *testing.T) {
 			assert.Equal(t, num64(t, it, "balance"), v, fmt.Sprintf("parts of %s", str(it, "SK")))
 		}
 	}
+}
+
+// TestReferenceCoherence checks the reference population's rules between
+// items: contracts of existing debtors, instalments of existing
+// contracts, the delinquency fact and bucket of a contract agreeing with
+// its instalments as of the population's day, cured contracts off the
+// agenda, pending promises pausing their contract, charges for
+// instalments still to pay, settlements adding up to what an instalment
+// paid, day counters equal to the day's contacts (at most 3), debtor keys
+// the HMAC of a valid CPF with the tenant's test secret, and the declared
+// shares (the largest tenant, contracts in collection, buckets).
+func TestReferenceCoherence(t *testing.T) {
+	p := population(t, models[0], 0.0005, 17)
+	var items []Item
+	var doc string
+	var keyed, docs int
+	g := newGen(p, func(n *Node, it attr.Item) {
+		if n.Name() == "PROFILE" {
+			pk := strings.Split(str(it, "PK"), "#")
+			require.True(t, ValidCPF(doc), "the document %q is not a valid CPF", doc)
+			want := catalog.HMACHex(TestSecret(p.Model.Name, pk[1]), catalog.NormalizeDigits(doc), 16)
+			assert.Equal(t, want, pk[3], "debtorKey is the HMAC of the CPF with the tenant's test secret")
+			keyed++
+		}
+		items = append(items, Item{Entity: n.Name(), Item: cloneItem(it)})
+	})
+	g.observe = func(name string, v attr.Value) {
+		if name == "document" {
+			doc = strings.Clone(v.Str)
+			docs++
+		}
+	}
+	off, err := p.offsets()
+	require.NoError(t, err)
+	for _, b := range p.Blocks() {
+		g.block(off, b)
+	}
+	require.Greater(t, keyed, 1000)
+	es := byEntity(items)
+	asOf := p.AsOf.Format("2006-01-02")
+
+	profiles := map[string]bool{}
+	for _, it := range es["PROFILE"] {
+		profiles[str(it, "PK")] = true
+	}
+	type inst struct {
+		status      string
+		due, paid   int64
+		owed        int64
+		dueDate     string
+		settlements int64
+	}
+	insts := map[string]*inst{} // contractId#seq
+	perContract := map[string][]*inst{}
+	for _, it := range es["INSTALLMENT"] {
+		sk := strings.Split(str(it, "SK"), "#")
+		due := num64(t, it, "principalCents") + num64(t, it, "interestCents") + num64(t, it, "fineCents") + num64(t, it, "lateInterestCents")
+		in := &inst{status: str(it, "status"), due: due, paid: num64(t, it, "paidCents"), dueDate: str(it, "dueDate")}
+		in.owed = due - in.paid
+		insts[sk[1]+"#"+sk[3]] = in
+		perContract[str(it, "PK")+"|"+sk[1]] = append(perContract[str(it, "PK")+"|"+sk[1]], in)
+	}
+	contracts := map[string]attr.Item{}
+	tenants := map[string]int{}
+	inCollection := 0
+	buckets := map[string]int{}
+	for _, it := range es["CONTRACT"] {
+		assert.True(t, profiles[str(it, "PK")], "a contract of a debtor without a profile")
+		id := str(it, "contractId")
+		contracts[id] = it
+		tenants[str(it, "tenantId")]++
+		ins := perContract[str(it, "PK")+"|"+id]
+		require.NotEmpty(t, ins, "a contract without instalments")
+		var owed int64
+		oldest := ""
+		for _, in := range ins {
+			owed += in.owed
+			if in.status == "OVERDUE" && (oldest == "" || in.dueDate < oldest) {
+				oldest = in.dueDate
+			}
+		}
+		assert.Equal(t, owed, num64(t, it, "outstandingCents"), "outstandingCents is what the instalments owe")
+		switch str(it, "status") {
+		case "IN_COLLECTION":
+			inCollection++
+			require.NotEmpty(t, oldest, "a contract in collection without an overdue instalment")
+			assert.Equal(t, oldest, str(it, "oldestOverdueDueDate"))
+			d, _ := time.ParseInLocation("2006-01-02", oldest, p.Loc)
+			days := civilDays(d, p.AsOf)
+			b := str(it, "bucket")
+			buckets[b]++
+			rg := map[string][2]float64{"D001_030": {1, 30}, "D031_060": {31, 60}, "D061_090": {61, 90}, "D091_PLUS": {91, 720}}[b]
+			assert.True(t, days >= rg[0] && days <= rg[1], "bucket %s at %v days past due", b, days)
+		case "ACTIVE":
+			assert.Empty(t, oldest, "an active contract with an overdue instalment")
+			for _, a := range []string{"bucket", "oldestOverdueDueDate", "nextActionDate", "nextAction"} {
+				assert.False(t, has(it, a), "an active contract carries %s", a)
+			}
+		}
+		if str(it, "statusReason") == "CURED_BY_PAYMENT" {
+			assert.False(t, has(it, "nextActionDate"), "a cured contract carries no nextActionDate")
+		}
+	}
+	n := float64(len(es["CONTRACT"]))
+	assert.InDelta(t, 0.6, float64(tenants["t001"])/n, 0.02, "the largest tenant holds 60%% of the contracts")
+	assert.InDelta(t, 0.25, float64(inCollection)/n, 0.02, "25%% in collection")
+	for b, w := range map[string]float64{"D001_030": 0.40, "D031_060": 0.25, "D061_090": 0.15, "D091_PLUS": 0.20} {
+		assert.InDelta(t, w, float64(buckets[b])/float64(inCollection), 0.03, "bucket %s share", b)
+	}
+
+	// Pending promises pause their contract.
+	for _, it := range es["PROMISE"] {
+		c := contracts[str(it, "contractId")]
+		require.NotNil(t, c)
+		assert.Equal(t, str(c, "PK"), str(it, "PK"))
+		if str(it, "status") == "PENDING" {
+			assert.False(t, has(c, "nextActionDate"), "a contract with a pending promise is off the agenda")
+			assert.Equal(t, "PROMISE_CHECK", str(it, "nextAction"))
+		}
+	}
+	// Charges are for instalments still to pay, of what they owe.
+	for _, it := range es["CHARGE"] {
+		in := insts[str(it, "contractId")+"#"+fmt.Sprintf("%03d", num64(t, it, "seq"))]
+		require.NotNil(t, in, "a charge for no instalment")
+		assert.Contains(t, []string{"OPEN", "OVERDUE"}, in.status)
+		assert.Equal(t, in.owed, num64(t, it, "amountCents"))
+		ref := strings.TrimPrefix(str(it, "PK"), "T#"+str(contracts[str(it, "contractId")], "tenantId")+"#CHG#")
+		assert.True(t, ValidBoleto(ref) || regexp.MustCompile(`^[A-Z0-9]{26,35}$`).MatchString(ref), "charge ref %q", ref)
+	}
+	// Settlements: applied to paid instalments, adding up to what they paid.
+	for _, it := range es["SETTLEMENT"] {
+		in := insts[str(it, "appliedTo")]
+		require.NotNil(t, in, "a settlement applied to %s, which does not exist", str(it, "appliedTo"))
+		assert.Equal(t, "PAID", in.status)
+		in.settlements += num64(t, it, "amountCents")
+	}
+	for k, in := range insts {
+		if in.status == "PAID" {
+			assert.Equal(t, in.paid, in.settlements, "the settlements of %s add up to its paidCents", k)
+		}
+	}
+	// Day counters: the debtor's contacts that day, at most 3, the last 8
+	// days only; contacts name a contract of their debtor.
+	perDay := map[string]int64{}
+	since := p.AsOf.AddDate(0, 0, -8).Format("2006-01-02")
+	for _, it := range es["CONTACT"] {
+		c := contracts[str(it, "contractId")]
+		require.NotNil(t, c)
+		assert.Equal(t, str(c, "PK"), str(it, "PK"), "a contact about another debtor's contract")
+		day := strings.TrimPrefix(str(it, "SK"), "CONTACT#")[:10]
+		perDay[str(it, "PK")+"|"+day]++
+	}
+	counters := 0
+	for _, it := range es["LIMIT"] {
+		day := strings.TrimPrefix(str(it, "SK"), "LIMIT#")
+		assert.Equal(t, perDay[str(it, "PK")+"|"+day], num64(t, it, "attempts"), "LIMIT %s of %s", day, str(it, "PK"))
+		assert.True(t, day >= since && day < asOf)
+		counters++
+	}
+	recent := 0
+	for k, c := range perDay {
+		assert.LessOrEqual(t, c, int64(3), "more than 3 contacts a day: %s", k)
+		if day := k[strings.LastIndexByte(k, '|')+1:]; day >= since && day < asOf {
+			recent++
+		}
+	}
+	assert.Equal(t, recent, counters, "a counter for every day of the last 8 with contacts")
 }

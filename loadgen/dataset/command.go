@@ -104,6 +104,12 @@ func Execute(ctx context.Context, c Config) (*Report, error) {
 	if c.Compression == "" {
 		c.Compression = "zstd"
 	}
+	if c.Format != "s3-import" && c.Format != "jsonl" {
+		return nil, bad("--format %q: want s3-import or jsonl", c.Format)
+	}
+	if c.Compression != "zstd" && c.Compression != "gzip" && c.Compression != "none" {
+		return nil, bad("--compression %q: want zstd, gzip or none", c.Compression)
+	}
 	if c.Scale <= 0 {
 		return nil, bad("--scale must be positive, not %g", c.Scale)
 	}

@@ -36,6 +36,9 @@ type compiled struct {
 	count  name // CountAttr: the parent's value
 	ref    *refPlan
 	group  *groupPlan
+	// after are the sibling entities whose items must be made before
+	// this entity's: its rules read the parent's folds of them.
+	after []*Node
 	// caps are the groups whose max this node's items must respect.
 	caps    []*groupPlan
 	ordinal bool // items know their ordinal among all the entity's items
@@ -49,6 +52,24 @@ type compiled struct {
 
 func (c *compiled) stateTerms(i int, _ *catalog.State) []cterm { return c.stateWhen[i] }
 
+// aggregated returns the child entities a late slot folds, directly or
+// through the slots it reads.
+func (c *compiled) aggregated(i int, seen map[int]bool) []*Node {
+	if seen[i] {
+		return nil
+	}
+	seen[i] = true
+	s := c.slots[i]
+	var out []*Node
+	out = append(out, s.aggOf...)
+	for _, d := range s.deps {
+		if d.up == 0 && d.builtin == 0 && c.slots[d.slot].late {
+			out = append(out, c.aggregated(d.slot, seen)...)
+		}
+	}
+	return out
+}
+
 type slot struct {
 	name     string
 	a        *catalog.Attribute // nil for a variable
@@ -60,12 +81,21 @@ type slot struct {
 	gen      genFn
 	deps     []name
 	late     bool
-	rule     string // what the rule is, for errors and docs
+	aggOf    []*Node // the child entities its aggregates fold
+	rule     string  // what the rule is, for errors and docs
 	// coin groups optional attributes that enter an index together: one
 	// draw decides the group's presence.
 	coin uint64
 	unit string
 	inst instFormat
+	// dist is how values spread over this entity's items: the entity's
+	// own (entities.E.attributes.a.values) or the dictionary's.
+	dist *catalog.Distribution
+	// ea is the entity's declaration of the attribute (presence rules);
+	// nil for key-only placeholders, inputs and variables.
+	ea *catalog.EntityAttr
+	// when and unless are the compiled presence rules.
+	when, unless []cterm
 }
 
 type genFn func(g *gen, f *frame, r *rng) (attr.Value, bool)
@@ -157,18 +187,23 @@ func (p *Population) compile(n *Node) (*compiled, error) {
 		}
 		s := &slot{name: nm, a: a, presence: pres, stored: stored, isVar: isVar, id: hashString("slot:" + nm)}
 		if a != nil {
-			s.typ, s.unit = a.Type, a.Unit
+			s.typ, s.unit, s.dist = a.Type, a.Unit, a.Values
 		}
 		c.byName[nm] = len(c.slots)
 		c.slots = append(c.slots, s)
 		return s
 	}
-	for _, ea := range e.Attributes {
+	for i := range e.Attributes {
+		ea := &e.Attributes[i]
 		a := m.Attribute(ea.Name)
 		if a == nil {
 			continue
 		}
-		add(ea.Name, a, ea.Presence, ea.Presence != catalog.KeyOnly, false)
+		s := add(ea.Name, a, ea.Presence, ea.Presence != catalog.KeyOnly, false)
+		s.ea = ea
+		if ea.Values != nil {
+			s.dist = ea.Values
+		}
 	}
 	// Placeholders of key templates that the entity does not list are
 	// key-only.
@@ -259,6 +294,22 @@ func (p *Population) link(n *Node) error {
 			}
 		}
 	}
+	// The catalog's population.where: only the parents that match have
+	// items of the entity.
+	if pop := e.Population; n.Parent != nil && pop != nil {
+		for _, cd := range pop.Where {
+			nm, ok := p.resolve(n.Parent, cd.Attribute)
+			if !ok {
+				fail("population.where: %s is not in the scope of %s", cd.Attribute, n.Parent.Name())
+				continue
+			}
+			t := cterm{n: nm, op: "in"}
+			for i := range cd.Values {
+				t.args = append(t.args, operand{lit: &cd.Values[i]})
+			}
+			c.when = append(c.when, t)
+		}
+	}
 	if n.Parent != nil && er != nil {
 		for _, term := range er.When {
 			ct, err := p.term(n.Parent, term)
@@ -337,12 +388,71 @@ func (p *Population) link(n *Node) error {
 	for _, rw := range c.rewires {
 		rw()
 	}
+	// Presence rules (entities.E.attributes.a.when and unless): an item
+	// carries the attribute exactly while they allow it.
+	for _, s := range c.slots {
+		if s.ea == nil {
+			continue
+		}
+		for _, set := range []struct {
+			conds []catalog.Condition
+			dst   *[]cterm
+		}{{s.ea.When, &s.when}, {s.ea.Unless, &s.unless}} {
+			for _, cd := range set.conds {
+				nm, ok := p.resolve(n, cd.Attribute)
+				if !ok {
+					fail("%s: presence rule on %s, which is not in scope", s.name, cd.Attribute)
+					continue
+				}
+				t := cterm{n: nm, op: "in"}
+				for i := range cd.Values {
+					t.args = append(t.args, operand{lit: &cd.Values[i]})
+				}
+				*set.dst = append(*set.dst, t)
+				s.deps = append(s.deps, nm)
+			}
+		}
+	}
 	if len(errs) == 0 {
 		if err := c.order(); err != nil {
 			fail("%v", err)
 		}
 	}
-	// Optional attributes that key the same index share their coin.
+	// A rule may read what its parent computes from other children (an
+	// aggregate, or what depends on one) only once those children are
+	// made: they are generated first. Further up, it may not.
+	for _, s := range c.slots {
+		for _, d := range s.deps {
+			if d.up <= 0 || d.builtin != 0 {
+				continue
+			}
+			a := n
+			for i := int8(0); i < d.up && a != nil; i++ {
+				a = a.Parent
+			}
+			if a == nil || !a.comp.slots[d.slot].late {
+				continue
+			}
+			if d.up > 1 {
+				fail("%s reads %s.%s, which %s computes from its children, after them", s.name, a.Name(), d.text, a.Name())
+				continue
+			}
+			for _, k := range a.comp.aggregated(d.slot, map[int]bool{}) {
+				if k == n {
+					fail("%s reads %s.%s, which folds %s's own items", s.name, a.Name(), d.text, n.Name())
+					continue
+				}
+				c.after = append(c.after, k)
+			}
+		}
+	}
+	// An optional attribute without a rule is carried by half of the
+	// items; the optional attributes that key one index share their coin.
+	for _, s := range c.slots {
+		if s.presence == catalog.Optional {
+			s.coin = s.id
+		}
+	}
 	for _, x := range p.Model.Indexes {
 		var group []*slot
 		for _, k := range x.KeyAttributes() {
@@ -350,8 +460,8 @@ func (p *Population) link(n *Node) error {
 				group = append(group, c.slots[i])
 			}
 		}
-		for _, s := range group {
-			if s.coin == 0 {
+		if len(group) > 1 {
+			for _, s := range group {
 				s.coin = hashString("coin:" + x.Name)
 			}
 		}
@@ -385,12 +495,40 @@ func (p *Population) link(n *Node) error {
 		}
 		sort.Slice(c.out, func(i, j int) bool { return c.out[i].name < c.out[j].name })
 	}
-	// Children in generation order: what a reference reads comes first.
-	c.kids = append([]*Node(nil), n.Children...)
-	sort.SliceStable(c.kids, func(i, j int) bool { return p.before(c.kids[i], c.kids[j]) })
 	if len(errs) > 0 {
 		return errors.New(strings.Join(errs, "; "))
 	}
+	return nil
+}
+
+// orderKids puts each node's children in generation order, once every
+// node is linked: what a reference or a group reads comes first, names
+// otherwise (a topological order, so that chains of references hold).
+func (p *Population) orderKids(n *Node) error {
+	left := append([]*Node(nil), n.Children...)
+	var out []*Node
+	for len(left) > 0 {
+		pick := -1
+		for i, a := range left {
+			ready := true
+			for j, b := range left {
+				if i != j && p.before(b, a) {
+					ready = false
+					break
+				}
+			}
+			if ready {
+				pick = i
+				break
+			}
+		}
+		if pick < 0 {
+			return fmt.Errorf("the references and groups of %s's children go round in a circle", n.Name())
+		}
+		out = append(out, left[pick])
+		left = append(left[:pick], left[pick+1:]...)
+	}
+	n.comp.kids = out
 	return nil
 }
 
@@ -414,6 +552,11 @@ func (p *Population) before(a, b *Node) bool {
 		}
 		if n.comp.group != nil && under(n.comp.group.members, a) {
 			return true
+		}
+		for _, x := range n.comp.after {
+			if under(x, a) {
+				return true
+			}
 		}
 	}
 	return false
@@ -662,7 +805,7 @@ func (p *Population) slotGen(n *Node, i int, s *slot, rl *catalog.Rule) (genFn, 
 		per := n.Count.N
 		vals := n.EachValues
 		return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
-			return scalarOf(a.Type, vals[int(f.index/per)%len(vals)]), true
+			return scalarOf(a.Type, vals[int(f.ord/per)%len(vals)]), true
 		}, nil, false, "each", nil
 	}
 	// What the reference or a parent carries is copied: an instalment's
@@ -1043,6 +1186,7 @@ func (p *Population) aggGen(n *Node, s *slot, ag *catalog.Aggregate) (genFn, []n
 		return nil, nil, false, fmt.Errorf("aggregate over %s, which is not a child of %s with items", ag.Of.Name, n.Name())
 	}
 	child.comp.retain = true
+	s.aggOf = append(s.aggOf, child)
 	var val name
 	if ag.Fn != "count" {
 		i, ok := child.comp.byName[ag.Value]
@@ -1190,9 +1334,9 @@ func (p *Population) bandGen(n *Node, s *slot, b *catalog.Band) (genFn, []name, 
 	for i, rg := range ranges {
 		dom[i] = rg.Value
 	}
-	w := weights(s.a.Values, dom, 0)
+	w := weights(s.dist, dom, 0, nil)
 	if w == nil {
-		w = weights(nil, dom, 0)
+		w = weights(nil, dom, 0, nil)
 	}
 	cum := cumulative(w)
 	srcSlot := n.comp.slots[names[src].slot]

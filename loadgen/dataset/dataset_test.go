@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -261,13 +262,20 @@ func TestItemsFollowTheModel(t *testing.T) {
 			rules := capacity.Default()
 			bad := 0
 			for _, gi := range items {
-				if err := checkItem(p, gi, rules); err != nil {
+				err := checkItem(p, gi, rules)
+				// The catalog's own checks: types, domains, presence rules,
+				// keys rendered from the item.
+				for _, e := range p.Model.Entity(gi.Entity).CheckItem(gi.Item) {
+					err = errors.Join(err, e)
+				}
+				if err != nil {
 					bad++
 					if bad < 10 {
 						t.Errorf("%s %s: %v", gi.Entity, attr.AppendItemJSON(nil, gi.Item), err)
 					}
 				}
 			}
+			assert.Zero(t, bad, "items that break the model")
 		})
 	}
 }

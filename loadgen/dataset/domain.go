@@ -114,9 +114,12 @@ func renderPattern(pat string, n int64, year int) (string, bool) {
 	return b.String(), true
 }
 
-// weights returns a distribution's weights over a domain, normalised;
-// nil when the distribution is not a finite one.
-func weights(d *catalog.Distribution, dom []string, card int64) []float64 {
+// weights returns the shares of a domain's values: a distribution's
+// weights (values it does not list share what the listed ones leave,
+// evenly), a zipf's, the attribute's skew (the largest values' shares,
+// the rest uniform or zipf), or even shares; nil when the domain is not
+// a finite one.
+func weights(d *catalog.Distribution, dom []string, card int64, skew *catalog.Skew) []float64 {
 	n := len(dom)
 	if n == 0 {
 		n = int(card)
@@ -127,8 +130,22 @@ func weights(d *catalog.Distribution, dom []string, card int64) []float64 {
 	w := make([]float64, n)
 	switch {
 	case d != nil && len(d.Weights) > 0 && len(dom) > 0:
+		listed, unlisted := 0.0, 0
 		for i, v := range dom {
-			w[i] = d.Weights[v]
+			if x, ok := d.Weights[v]; ok {
+				w[i] = x
+				listed += x
+			} else {
+				unlisted++
+			}
+		}
+		if unlisted > 0 && listed < 1 {
+			rest := (1 - listed) / float64(unlisted)
+			for i, v := range dom {
+				if _, ok := d.Weights[v]; !ok {
+					w[i] = rest
+				}
+			}
 		}
 	case d != nil && d.Kind == "zipf":
 		s := 1.1
@@ -137,6 +154,10 @@ func weights(d *catalog.Distribution, dom []string, card int64) []float64 {
 		}
 		for i := range w {
 			w[i] = 1 / math.Pow(float64(i+1), s)
+		}
+	case skew != nil:
+		for i := range w {
+			w[i] = skew.Share(int64(i))
 		}
 	default:
 		for i := range w {

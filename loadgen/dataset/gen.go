@@ -150,6 +150,9 @@ func (g *gen) dateValue(t time.Time, s *slot) attr.Value {
 	case catalog.UnitEpochSeconds:
 		return g.num(t.Unix())
 	case catalog.UnitInstant:
+		if s.a != nil && s.a.Instant != nil {
+			return attr.Str(g.keep(s.a.Instant.Format(t)))
+		}
 		var b []byte
 		switch {
 		case s.inst.local && s.inst.milli:
@@ -272,6 +275,12 @@ func (g *gen) slotValue(f *frame, i int) (attr.Value, bool) {
 			return attr.Value{}, false
 		}
 	}
+	// Presence rules first: outside them the item does not carry the
+	// attribute, whatever its rule would give.
+	if (len(s.when) > 0 && !g.holds(f, s.when)) || (len(s.unless) > 0 && g.holds(f, s.unless)) {
+		f.st[i] = stAbsent
+		return attr.Value{}, false
+	}
 	// The slot's stream lives on the generator's stack of streams: a
 	// local whose address a rule takes would be allocated on the heap,
 	// once per value.
@@ -283,7 +292,7 @@ func (g *gen) slotValue(f *frame, i int) (attr.Value, bool) {
 	*r = newRNG(key2(key2(f.key, s.id), f.attempt))
 	v, ok := s.gen(g, f, r)
 	g.depth--
-	if ok && s.coin != 0 && s.presence == catalog.Optional && s.rule != "copy" && !g.ruled(c, s) {
+	if ok && s.coin != 0 && s.presence == catalog.Optional && s.rule != "copy" && len(s.when) == 0 && len(s.unless) == 0 && !g.ruled(c, s) {
 		cr := newRNG(key2(f.key, s.coin^f.attempt))
 		ok = cr.Uint64()&1 == 0
 	}

@@ -80,7 +80,31 @@ const (
 	CountBernoulli                  // 1 with probability P, else 0
 	CountUniform                    // uniform Min..Max
 	CountAttr                       // the parent's value of Attr
+	CountTable                      // a table of counts and their shares
 )
+
+// countShare is a row of a table of counts: the share of parents with
+// that many items.
+type countShare struct {
+	N     int64
+	Share float64
+}
+
+// zipfTable is the table of counts 1..max weighing k^-s.
+func zipfTable(maxN int64, s float64) []countShare {
+	maxN = max(1, min(maxN, maxChildren))
+	var t []countShare
+	sum := 0.0
+	for k := int64(1); k <= maxN; k++ {
+		w := math.Pow(float64(k), -s)
+		t = append(t, countShare{k, w})
+		sum += w
+	}
+	for i := range t {
+		t[i].Share /= sum
+	}
+	return t
+}
 
 // Count is how many items an entity has under each parent item.
 type Count struct {
@@ -90,6 +114,7 @@ type Count struct {
 	P        float64
 	Min, Max int64
 	Attr     string
+	Table    []countShare
 }
 
 // Expected is the mean of the count (for CountAttr, unknown: -1).
@@ -106,6 +131,12 @@ func (c Count) Expected() float64 {
 		return c.P
 	case CountUniform:
 		return float64(c.Min+c.Max) / 2
+	case CountTable:
+		m := 0.0
+		for _, row := range c.Table {
+			m += float64(row.N) * row.Share
+		}
+		return m
 	}
 	return -1
 }
@@ -124,6 +155,8 @@ func (c Count) String() string {
 		return fmt.Sprintf("1 with probability %g", c.P)
 	case CountUniform:
 		return fmt.Sprintf("%d to %d", c.Min, c.Max)
+	case CountTable:
+		return fmt.Sprintf("a table of %d counts, mean %.3g", len(c.Table), c.Expected())
 	}
 	return "the parent's " + c.Attr
 }
@@ -148,6 +181,17 @@ func (c Count) draw(r *rng) int64 {
 		return 0
 	case CountUniform:
 		return r.Range(c.Min, c.Max)
+	case CountTable:
+		u, acc := r.Float(), 0.0
+		for _, row := range c.Table {
+			acc += row.Share
+			if u < acc {
+				return row.N
+			}
+		}
+		if len(c.Table) > 0 {
+			return c.Table[len(c.Table)-1].N
+		}
 	}
 	return 0
 }
@@ -191,6 +235,11 @@ func New(m *catalog.Model, o Options) (*Population, error) {
 	for _, n := range p.Nodes {
 		if err := p.link(n); err != nil {
 			return nil, fmt.Errorf("entity %s: %w", n.Name(), err)
+		}
+	}
+	for _, n := range p.Nodes {
+		if err := p.orderKids(n); err != nil {
+			return nil, err
 		}
 	}
 	return p, nil
@@ -318,6 +367,32 @@ func (p *Population) counts(n *Node) error {
 		n.Count = Count{Kind: CountAttr, Attr: n.Rules.Count}
 		return nil
 	}
+	if pc := pop.PerParent; pc != nil {
+		// The catalog's count per parent: fixed (the mean, rounded down
+		// or up so that it holds), uniform, zipf or a table of shares.
+		switch pc.Kind {
+		case catalog.CountUniform:
+			n.Count = Count{Kind: CountUniform, Min: pc.Min, Max: pc.Max}
+			return nil
+		case catalog.CountZipf:
+			n.Count = Count{Kind: CountTable, Table: zipfTable(pc.Max, pc.S)}
+			return nil
+		case catalog.CountShares:
+			var t []countShare
+			for _, sh := range pc.Shares {
+				t = append(t, countShare{sh.Count, sh.Share})
+			}
+			n.Count = Count{Kind: CountTable, Table: t}
+			return nil
+		case catalog.CountFixed:
+			if pop.Share != nil && pop.Mean == nil {
+				n.Count = Count{Kind: CountBernoulli, P: *pop.Share}
+				return nil
+			}
+			n.Count = Count{Kind: CountFixed, Mean: pc.Mean}
+			return nil
+		}
+	}
 	switch {
 	case pop.Share != nil:
 		n.Count = Count{Kind: CountBernoulli, P: *pop.Share}
@@ -366,10 +441,17 @@ func (p *Population) Expected(n *Node) (float64, bool) {
 		return float64(n.Total), true
 	}
 	per := n.Count.Expected()
-	if per < 0 || (n.Rules != nil && len(n.Rules.When) > 0) {
+	if per < 0 || (n.Rules != nil && (len(n.Rules.When) > 0 || n.Rules.Group != nil)) {
 		return 0, false
 	}
 	base, ok := p.Expected(n.Parent)
+	if pop := n.Entity.Population; pop != nil && len(pop.Where) > 0 {
+		// Only the parents that match: the catalog's share of them.
+		if pop.ParentShare <= 0 {
+			return 0, false
+		}
+		base *= pop.ParentShare
+	}
 	return per * base, ok
 }
 

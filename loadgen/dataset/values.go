@@ -87,6 +87,12 @@ func (p *Population) distGen(n *Node, s *slot, d *catalog.Distribution) (genFn, 
 		integral := lo == math.Trunc(lo) && hi == math.Trunc(hi) && s.unit != "ratio"
 		mean, sd := f64(d.Mean, (lo+hi)/2), f64(d.Stddev, (hi-lo)/6)
 		normal := d.Kind == "normal"
+		var dom *catalog.Domain
+		if a != nil {
+			dom = &a.Domain
+			lo, hi, _ = numBounds(dom, lo, hi)
+			integral = integral || dom.Integer
+		}
 		return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
 			if normal {
 				x := mean + sd*r.Normal()
@@ -96,15 +102,15 @@ func (p *Population) distGen(n *Node, s *slot, d *catalog.Distribution) (genFn, 
 				if d.Max != nil {
 					x = math.Min(x, hi)
 				}
+				if dom != nil {
+					x = clampNum(dom, x)
+				}
 				if integral {
 					return g.num(int64(math.Round(x))), true
 				}
 				return g.numValue(num{f: math.Round(x*100) / 100, float: true}), true
 			}
-			if integral {
-				return g.num(r.Range(int64(lo), int64(hi))), true
-			}
-			return g.numValue(num{f: math.Round((lo+(hi-lo)*r.Float())*100) / 100, float: true}), true
+			return g.numberIn(r, lo, hi, integral), true
 		}, nil, false, d.Kind, nil
 	case "dateRange":
 		from, err1 := time.ParseInLocation("2006-01-02", d.From, p.Loc)
@@ -181,7 +187,7 @@ func (p *Population) patternGen(n *Node, s *slot, pat string) (genFn, []name, bo
 	}
 	var w []float64
 	if !uniq && a != nil && a.Cardinality > 0 && a.Cardinality <= maxDomain {
-		w = weights(a.Values, nil, a.Cardinality)
+		w = weights(s.dist, nil, a.Cardinality, a.Skew)
 	}
 	cum := cumulative(w)
 	strat := p.inRootPartition(n, s.name)
@@ -269,7 +275,7 @@ func (p *Population) domainGen(n *Node, s *slot, d *catalog.Distribution) (genFn
 		return nil, nil, false, "", fmt.Errorf("no domain to draw from (give an enum or a cardinality)")
 	}
 	dom = p.sampleFamily(n, a, dom)
-	w := weights(d, dom, 0)
+	w := weights(d, dom, 0, a.Skew)
 	if w == nil {
 		return nil, nil, false, "", fmt.Errorf("weights add up to 0")
 	}
@@ -349,8 +355,8 @@ func variant(s string, k int) string {
 // defaultGen draws an attribute from its dictionary entry alone.
 func (p *Population) defaultGen(n *Node, s *slot) (genFn, []name, bool, string, error) {
 	a := s.a
-	if a.Values != nil {
-		return p.distGen(n, s, a.Values)
+	if s.dist != nil {
+		return p.distGen(n, s, s.dist)
 	}
 	if p.unique(n, a) {
 		return p.uniqueGen(n, s)
@@ -411,9 +417,7 @@ func (p *Population) uniqueGen(n *Node, s *slot) (genFn, []name, bool, string, e
 			set = "0123456789abcdef"
 			size = max(a.Size, 16)
 		}
-		return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
-			return attr.Str(g.keepBytes(appendRandom(g.scratch[:0], r, set, size))), true
-		}, nil, false, "random id", nil
+		return stringGen(&a.Domain, set, size), nil, false, "random id", nil
 	case a.Type == attr.B:
 		return randomBytes(max(a.Size, 16)), nil, false, "random bytes", nil
 	}
@@ -424,7 +428,8 @@ func (p *Population) uniqueGen(n *Node, s *slot) (genFn, []name, bool, string, e
 func (p *Population) unitGen(n *Node, s *slot) (genFn, []name, bool, string, error) {
 	a := s.a
 	rangeN := func(lo, hi int64) genFn {
-		return func(g *gen, f *frame, r *rng) (attr.Value, bool) { return g.num(r.Range(lo, hi)), true }
+		flo, fhi, _ := numBounds(&a.Domain, float64(lo), float64(hi))
+		return func(g *gen, f *frame, r *rng) (attr.Value, bool) { return g.numberIn(r, flo, fhi, true), true }
 	}
 	switch a.Unit {
 	case catalog.UnitCivilDate:
@@ -450,8 +455,9 @@ func (p *Population) unitGen(n *Node, s *slot) (genFn, []name, bool, string, err
 	case "version":
 		return rangeN(1, 30), nil, false, "version", nil
 	case "ratio":
+		lo, hi, integer := numBounds(&a.Domain, 0, 1)
 		return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
-			return g.numValue(num{f: float64(r.Range(0, 100)) / 100, float: true}), true
+			return g.numberIn(r, lo, hi, integer), true
 		}, nil, false, "ratio", nil
 	}
 	switch a.Type {
@@ -473,11 +479,13 @@ func (p *Population) unitGen(n *Node, s *slot) (genFn, []name, bool, string, err
 		if size == 0 {
 			size = 10
 		}
-		return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
-			return attr.Str(g.keepBytes(appendRandom(g.scratch[:0], r, set, size))), true
-		}, nil, false, "random string", nil
+		return stringGen(&a.Domain, set, size), nil, false, "random string", nil
 	case attr.N:
-		return rangeN(0, 1000), nil, false, "number", nil
+		lo, hi, integer := numBounds(&a.Domain, 0, 1000)
+		whole := integer || (lo == math.Trunc(lo) && hi == math.Trunc(hi))
+		return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
+			return g.numberIn(r, lo, hi, whole), true
+		}, nil, false, "number", nil
 	case attr.BOOL:
 		return func(g *gen, f *frame, r *rng) (attr.Value, bool) { return attr.Bool(r.Uint64()&1 == 1), true }, nil, false, "boolean", nil
 	case attr.NULL:
@@ -485,6 +493,16 @@ func (p *Population) unitGen(n *Node, s *slot) (genFn, []name, bool, string, err
 	case attr.B:
 		return randomBytes(max(a.Size, 16)), nil, false, "random bytes", nil
 	case attr.M, attr.L, attr.SS, attr.NS, attr.BS:
+		if _, sampled := p.sampleOf(n, a); !sampled && (len(a.Fields) > 0 || a.Items != nil || a.MinItems != nil) {
+			// No sample to follow: the domain's members and elements.
+			d := &a.Domain
+			if a.Type == attr.M {
+				return func(g *gen, f *frame, r *rng) (attr.Value, bool) { return g.mapValue(d, r), true }, nil, false, "map of its members", nil
+			}
+			if a.Type == attr.L {
+				return func(g *gen, f *frame, r *rng) (attr.Value, bool) { return g.listValue(d, r), true }, nil, false, "list of its elements", nil
+			}
+		}
 		shape := p.shapeOf(n, a)
 		return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
 			return g.like(shape, r), true
@@ -493,18 +511,27 @@ func (p *Population) unitGen(n *Node, s *slot) (genFn, []name, bool, string, err
 	return nil, nil, false, "", fmt.Errorf("no way to draw a %s value", a.Type)
 }
 
-// shapeOf finds a sample value of the attribute, the entity's own first:
-// documents are drawn like it.
-func (p *Population) shapeOf(n *Node, a *catalog.Attribute) attr.Value {
+// sampleOf finds a sample value of the attribute, the entity's own
+// first.
+func (p *Population) sampleOf(n *Node, a *catalog.Attribute) (attr.Value, bool) {
 	if vs := n.comp.samples[a.Name]; len(vs) > 0 {
-		return vs[0]
+		return vs[0], true
 	}
 	for _, e := range p.Model.Entities {
 		for _, s := range e.Samples {
 			if v, ok := s.Item.Get(a.Name); ok {
-				return v
+				return v, true
 			}
 		}
+	}
+	return attr.Value{}, false
+}
+
+// shapeOf is a sample value of the attribute (documents are drawn like
+// it), or an empty one of its type.
+func (p *Population) shapeOf(n *Node, a *catalog.Attribute) attr.Value {
+	if v, ok := p.sampleOf(n, a); ok {
+		return v
 	}
 	switch a.Type {
 	case attr.M:

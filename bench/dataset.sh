@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# Measure cardapio data on the reference model (model.yaml).
+#
+# Usage:
+#   bench/dataset.sh gen  [ROUNDS]   S3-import files at --scale $SCALE (default
+#                                    0.01) for zstd, gzip and none, the order
+#                                    rotating every round
+#   bench/dataset.sh full            the whole population (--scale 1) to zstd
+#                                    files, RSS sampled every 5 s
+#   bench/dataset.sh load [ROUNDS]   loading cardapio serve: the data pipeline
+#                                    against a raw aws-sdk-go-v2 BatchWriteItem
+#                                    loop, alternating which goes first
+#
+# Printed per run: items, uncompressed and written bytes, wall seconds,
+# CPU seconds (user + system), the largest RSS, items/s and MB/s of
+# uncompressed lines (MB = 10^6 B), and CPU microseconds per item. On a
+# shared machine the CPU per item measures the work; the wall figures
+# measure the neighbours too (the load average is printed with each run).
+# Then min / median / max per compression.
+#
+# load: loadgen/dataset's BenchmarkLoadEndpoint against one cardapio serve
+# process (loopback): "load" is the pipeline of cardapio data (generation,
+# BatchWriteItem of 25, 16 in flight, unprocessed items retried), "raw" a
+# bare SDK loop sending the same items pre-built, 25 a request from 16
+# goroutines, the same HTTP client and retry policy; fresh tables each
+# run. Printed: items/s of each, the ratio load/raw per round, the server's
+# CPU per item (from /proc), and min / median / max of the ratio.
+#
+# Environment:
+#   SCALE        --scale of gen (default 0.01)
+#   OUT          where files go (default a temporary directory, removed)
+#   PORT         cardapio serve's loopback port for load (default 4591)
+#   LOAD_SCALE   population loaded per run (default 0.0002, ~80,000 items)
+set -euo pipefail
+
+die() { echo "dataset.sh: $*" >&2; exit 2; }
+
+mode=${1:-gen}
+rounds=${2:-3}
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || die "ROUNDS must be a positive number"
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+work=$(mktemp -d)
+out=${OUT:-$work/out}
+serve_pid=
+
+cleanup() {
+	if [[ -n $serve_pid ]]; then
+		kill "$serve_pid" 2>/dev/null || true
+		wait "$serve_pid" 2>/dev/null || true
+	fi
+	rm -rf "$work"
+	[[ -z ${OUT:-} ]] || rm -rf "$OUT"
+}
+trap cleanup EXIT
+
+(cd "$repo" && go build -o "$work/cardapio" ./cmd/cardapio)
+bin=$work/cardapio
+
+# stats prints min / median / max of the numbers on stdin.
+stats() {
+	sort -g | awk '{v[NR]=$1} END {if (NR == 0) exit; m = (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2; printf "min %s  median %s  max %s\n", v[1], m, v[NR]}'
+}
+
+# one COMPRESSION SCALE: one run of cardapio data into $out; appends a
+# line to $work/runs: compression items raw written wall cpu rss.
+one() {
+	local comp=$1 scale=$2
+	rm -rf "$out"
+	local load
+	load=$(cut -d' ' -f1 /proc/loadavg)
+	/usr/bin/time -f "%e %U %S %M" -o "$work/time" "$bin" data "$repo/model.yaml" --scale "$scale" --out "$out" \
+		--compression "$comp" --summary json --quiet >"$work/summary.json"
+	read -r wall user sys rss <"$work/time"
+	local items raw written
+	items=$(jq '.Summary.items' "$work/summary.json")
+	raw=$(jq '.Summary.rawBytes' "$work/summary.json")
+	written=$(jq '[.manifest.tables[].compressedBytes] | add' "$work/summary.json")
+	local cpu
+	cpu=$(echo "$user + $sys" | bc -l)
+	printf "%-5s scale %-5s %11d items %7.0f MB raw %7.0f MB written  %7.1f s wall %7.1f s cpu  RSS %4d MB  %9.0f items/s %6.1f MB/s  %5.2f cpu-us/item  (load %s)\n" \
+		"$comp" "$scale" "$items" "$(echo "$raw / 1000000" | bc -l)" "$(echo "$written / 1000000" | bc -l)" "$wall" "$cpu" "$((rss / 1024))" \
+		"$(echo "$items / $wall" | bc -l)" "$(echo "$raw / 1000000 / $wall" | bc -l)" "$(echo "$cpu * 1000000 / $items" | bc -l)" "$load"
+	echo "$comp $items $raw $written $wall $cpu $rss" >>"$work/runs"
+}
+
+case $mode in
+gen)
+	scale=${SCALE:-0.01}
+	comps=(zstd gzip none)
+	for ((r = 0; r < rounds; r++)); do
+		for ((i = 0; i < 3; i++)); do
+			one "${comps[(i + r) % 3]}" "$scale"
+		done
+	done
+	for c in "${comps[@]}"; do
+		echo "$c items/s:      $(awk -v c="$c" '$1 == c {print $2 / $5}' "$work/runs" | stats)"
+		echo "$c MB/s:         $(awk -v c="$c" '$1 == c {print $3 / 1e6 / $5}' "$work/runs" | stats)"
+		echo "$c cpu-us/item:  $(awk -v c="$c" '$1 == c {print $6 * 1e6 / $2}' "$work/runs" | stats)"
+		echo "$c RSS MB:       $(awk -v c="$c" '$1 == c {print int($7 / 1024)}' "$work/runs" | stats)"
+	done
+	;;
+full)
+	rm -rf "$out"
+	"$bin" data "$repo/model.yaml" --scale 1 --out "$out" --compression zstd --summary json --quiet >"$work/summary.json" &
+	pid=$!
+	start=$(date +%s)
+	peak=0
+	while kill -0 "$pid" 2>/dev/null; do
+		rss=$(awk '/VmRSS/ {print int($2 / 1024)}' "/proc/$pid/status" 2>/dev/null || echo 0)
+		((rss > peak)) && peak=$rss
+		echo "t=$(($(date +%s) - start))s RSS ${rss} MB load $(cut -d' ' -f1 /proc/loadavg)"
+		sleep 5
+	done
+	wait "$pid"
+	wall=$(($(date +%s) - start))
+	jq -r '"items \(.Summary.items), raw \(.Summary.rawBytes / 1e9) GB, written \([.manifest.tables[].compressedBytes] | add / 1e9) GB, objects \([.manifest.tables[].objects | length] | add), generator \(.Summary.seconds) s, \(.Summary.itemsPerSecond) items/s, \(.Summary.mbPerSecond) MB/s"' "$work/summary.json"
+	echo "wall ${wall} s, peak RSS ${peak} MB"
+	;;
+load)
+	port=${PORT:-4591}
+	"$bin" serve --addr "127.0.0.1:$port" >"$work/serve.log" 2>&1 &
+	serve_pid=$!
+	sleep 1
+	kill -0 "$serve_pid" || die "cardapio serve did not start: $(cat "$work/serve.log")"
+	(cd "$repo/loadgen/dataset" && go test -c -o "$work/dataset.test" .)
+	ticks=$(getconf CLK_TCK)
+	for ((r = 0; r < rounds; r++)); do
+		order=raw,load
+		((r % 2)) && order=load,raw
+		before=$(awk '{print $14 + $15}' "/proc/$serve_pid/stat")
+		BENCH_ENDPOINT="http://127.0.0.1:$port" BENCH_ORDER=$order BENCH_SCALE=${LOAD_SCALE:-0.0002} \
+			"$work/dataset.test" -test.run XXX -test.bench LoadEndpoint -test.benchtime 2x >"$work/bench.txt"
+		after=$(awk '{print $14 + $15}' "/proc/$serve_pid/stat")
+		raw=$(awk '/LoadEndpoint\/raw/ {for (i = 1; i <= NF; i++) if ($(i+1) == "items/s") print $i}' "$work/bench.txt")
+		ld=$(awk '/LoadEndpoint\/load/ {for (i = 1; i <= NF; i++) if ($(i+1) == "items/s") print $i}' "$work/bench.txt")
+		items=$(awk '/LoadEndpoint\/(raw|load)/ {n += 2} END {print n}' "$work/bench.txt")
+		grep LoadEndpoint "$work/bench.txt"
+		ratio=$(echo "$ld / $raw" | bc -l)
+		printf "round %d (%s): load %.0f items/s, raw %.0f items/s, ratio %.2f; server CPU over both runs %s s (load %s)\n" \
+			"$r" "$order" "$ld" "$raw" "$ratio" "$(echo "($after - $before) / $ticks" | bc -l)" "$(cut -d' ' -f1 /proc/loadavg)"
+		echo "$ratio" >>"$work/ratios"
+	done
+	echo "ratio load/raw: $(stats <"$work/ratios")"
+	;;
+*)
+	die "usage: dataset.sh gen|full|load [ROUNDS]"
+	;;
+esac
