@@ -32,6 +32,9 @@ import (
 // flusher is not scheduled in time). A transaction is one record: it is
 // never kept in part. A clean Close loses nothing under either.
 //
+// A snapshot is taken once the log has grown by Data.SnapshotBytes, or by
+// the last snapshot's size when that is larger: compaction then copies
+// about as many bytes as were written, whatever the tables hold.
 // Snapshots are taken in the background: the state is cut under every
 // table's lock for a moment (definitions, streams, the log position),
 // then items are copied a few thousand at a time under the read lock
@@ -78,8 +81,8 @@ type Data struct {
 	Sync SyncMode
 	// Interval is SyncInterval's period; default 100 ms.
 	Interval time.Duration
-	// SnapshotBytes is how much log, in bytes, starts a snapshot;
-	// default 64 MiB.
+	// SnapshotBytes is how much log, in bytes, starts a snapshot
+	// (default 64 MiB), or the size of the last snapshot when larger.
 	SnapshotBytes int64
 	// Logf, when set, is told what recovery found and did (a damaged
 	// tail cut away, files removed) and of write failures.
@@ -114,7 +117,7 @@ type store struct {
 	dir    string
 	mode   SyncMode
 	every  time.Duration
-	snapAt int64
+	snapAt int64 // Data.SnapshotBytes
 	logf   func(format string, args ...any)
 	lock   *os.File
 
@@ -125,7 +128,12 @@ type store struct {
 	appended uint64 // bytes appended since Open
 	durable  uint64 // bytes written and synced
 	cuts     []segCut
-	sinceCut int64  // bytes appended since the last snapshot's cut
+	sinceCut int64 // bytes appended since the last snapshot's cut
+	// nextSnap is how much log starts the next snapshot: SnapshotBytes,
+	// or the size of the last snapshot when larger, so that a table
+	// written once is not copied whole every SnapshotBytes of log (the
+	// copying stays proportional to the writing).
+	nextSnap int64
 	nextSeg  uint64 // the number of the next segment
 	err      error  // a write failure: no write is accepted after it
 	idle     bool   // the flusher found nothing to write and waits for a wake
@@ -174,7 +182,7 @@ func Open(opts Options, d Data) (*Engine, error) {
 		d.Logf = func(string, ...any) {}
 	}
 	e := New(opts)
-	s := &store{e: e, dir: d.Dir, mode: d.Sync, every: d.Interval, snapAt: d.SnapshotBytes, logf: d.Logf,
+	s := &store{e: e, dir: d.Dir, mode: d.Sync, every: d.Interval, snapAt: d.SnapshotBytes, nextSnap: d.SnapshotBytes, logf: d.Logf,
 		kick: make(chan struct{}, 1), done: make(chan struct{})}
 	s.cond = sync.NewCond(&s.mu)
 	if err := os.MkdirAll(d.Dir, 0o755); err != nil {
@@ -302,7 +310,7 @@ func (s *store) added(n int) (wake, snap bool) {
 	}
 	wake = s.mode == SyncAlways || len(s.buf) >= flushEarly || s.idle
 	s.idle = false
-	return wake, s.sinceCut >= s.snapAt && !s.snapping.Load()
+	return wake, s.sinceCut >= s.nextSnap && !s.snapping.Load()
 }
 
 func (s *store) after(wake, snap bool) {

@@ -56,6 +56,9 @@ func (s *store) recover() error {
 			return fmt.Errorf("data: snapshot %s is damaged: %v; the tables cannot be rebuilt without it (restore the directory from a backup, or move its files aside to start empty)", filepath.Join(s.dir, name), err)
 		}
 		s.rec.Snapshot = name
+		if st, err := os.Stat(filepath.Join(s.dir, name)); err == nil {
+			s.nextSnap = max(s.snapAt, st.Size())
+		}
 		for _, n := range snaps[:len(snaps)-1] {
 			_ = os.Remove(filepath.Join(s.dir, snapshotName(n)))
 		}

@@ -113,6 +113,11 @@ func (s *store) snapshot() {
 		s.logf("data: snapshot %s not written (the log keeps everything meanwhile): %v", path, err)
 		return
 	}
+	if st, err := os.Stat(path); err == nil {
+		s.mu.Lock()
+		s.nextSnap = max(s.snapAt, st.Size())
+		s.mu.Unlock()
+	}
 	select {
 	case <-c.done:
 	case <-s.done:
