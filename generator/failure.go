@@ -72,23 +72,47 @@ func (p *plan) failureName(op *catalog.Operation, st *catalog.Step, q *catalog.R
 		return ent + "NotFound"
 	}
 	f := q.OnConditionFailed
-	switch st.ConditionKind(p.m, op) {
-	case catalog.FailNotFound:
+	kind := st.ConditionKind(p.m, op)
+	if kind == catalog.FailNotFound {
 		return ent + "NotFound"
+	}
+	// "already applied", "already paid": the model says the effect is
+	// there, whatever the condition's shape; that names the failure.
+	if v := alreadyDone(f.Meaning); v != "" {
+		return "Already" + exported(v)
+	}
+	switch kind {
 	case catalog.FailAlreadyApplied, catalog.FailExists:
-		if w := alreadyRe.FindStringSubmatch(f.Meaning); w != nil {
-			return "Already" + exported(w[1])
-		}
 		return ent + "Exists"
 	case catalog.FailVersionConflict:
 		return "VersionConflict"
 	case catalog.FailLimitReached:
 		return objectOf(op.Name, ent) + "LimitReached"
 	}
-	if w := alreadyRe.FindStringSubmatch(f.Meaning); w != nil {
-		return "Already" + exported(w[1])
-	}
 	return meaningName(f.Meaning, exported(st.ID)+"Failed")
+}
+
+// irregular are past participles that do not end in -ed.
+var irregular = map[string]bool{"paid": true, "sent": true, "done": true, "written": true, "taken": true, "made": true,
+	"given": true, "shown": true, "built": true, "run": true, "set": true, "put": true, "seen": true, "known": true,
+	"begun": true, "gone": true, "won": true, "sold": true, "bought": true, "held": true, "kept": true, "told": true}
+
+// alreadyDone returns the participle of "already <participle>" in the
+// first clause of a meaning (already applied, already paid), or "".
+func alreadyDone(meaning string) string {
+	first := meaning
+	if i := strings.IndexAny(first, ";"); i >= 0 {
+		first = first[:i]
+	}
+	w := alreadyRe.FindStringSubmatch(first)
+	if w == nil {
+		return ""
+	}
+	v := strings.ToLower(w[1])
+	if strings.HasSuffix(v, "ed") || irregular[v] {
+		return v
+	}
+	return ""
 }
 
 // objectOf returns the object of an operation named verb-first

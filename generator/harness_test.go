@@ -185,7 +185,7 @@ func dataset(m *catalog.Model, n int, seed uint64, keys target.Keys) []seeded {
 	}
 	for _, a := range m.Attributes {
 		if a.Computed != nil && a.Computed.Kind == catalog.KindHashMod {
-			wide[a.Computed.Input] = 3 * a.Computed.Modulo / 2
+			wide[a.Computed.Input] = 5 * a.Computed.Modulo
 		}
 	}
 	// Hot values are the constants the access patterns ask for, so that
@@ -256,6 +256,36 @@ func dataset(m *catalog.Model, n int, seed uint64, keys target.Keys) []seeded {
 				}
 				byKey[sd.key()] = len(out)
 				out = append(out, sd)
+			}
+			// A family: the sample with only the last placeholder of its sort
+			// key varied, so that one partition holds a run of sort keys
+			// (IN#001 to IN#012) whose order the answers must keep.
+			if last := lastSortPlaceholder(e); last != "" {
+				a := m.Attribute(last)
+				for i := 1; i <= 12 && a != nil; i++ {
+					vals := map[string]attr.Value{}
+					for k, v := range base {
+						vals[k] = v
+					}
+					switch a.Type {
+					case attr.N:
+						vals[last] = attr.Num(strconv.Itoa(i))
+					case attr.S:
+						if a.Unit == catalog.UnitInstant || len(a.Enum) > 0 {
+							continue
+						}
+						vals[last] = attr.Str(fmt.Sprintf("%s%02d", base[last].Str, i))
+					}
+					sd, err := build(m, e, vals, nil)
+					if err != nil {
+						continue
+					}
+					sd.item = withSynthetic(e.Table, sd.item, keys)
+					if _, ok := byKey[sd.key()]; !ok {
+						byKey[sd.key()] = len(out)
+						out = append(out, sd)
+					}
+				}
 			}
 		}
 	}
@@ -911,6 +941,18 @@ func effect(t *testing.T, op *catalog.Operation, b *catalog.Budget, steps []*cat
 					}
 				}
 			}
+		case catalog.Query, catalog.Scan:
+			// A read binds from its first item: the first match's sample,
+			// as a sample run does.
+			if len(s.Bind) > 0 && len(q.Matches) > 0 {
+				if it, ok := q.Matches[0].Entity.Sample(q.Matches[0].Sample); ok {
+					for k, v := range valuesOf(q.Matches[0].Entity, it) {
+						if slices.Contains(s.Bind, k) {
+							scope[k] = v
+						}
+					}
+				}
+			}
 		case catalog.Put:
 			key, k := keyOf(q)
 			it := key
@@ -989,4 +1031,19 @@ func resynthesize(t *catalog.Table, it attr.Item, keys target.Keys) attr.Item {
 		}
 	}
 	return withSynthetic(t, out, keys)
+}
+
+// lastSortPlaceholder is the last placeholder of an entity's sort key
+// template, "" when it has none.
+func lastSortPlaceholder(e *catalog.Entity) string {
+	for _, k := range e.Key {
+		if k.Attribute != e.Table.SortKey {
+			continue
+		}
+		ph := k.Template.Placeholders()
+		if len(ph) > 0 {
+			return ph[len(ph)-1]
+		}
+	}
+	return ""
 }

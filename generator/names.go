@@ -196,7 +196,7 @@ func newNames() *names {
 	// Identifiers every generated package declares.
 	for _, id := range []string{"DynamoDB", "TableAdmin", "Client", "New", "Tables", "DefaultTables", "Capacity", "Units",
 		"Page", "ReadOption", "PageSize", "StartAt", "Workers", "Collect", "Entity", "KeyError", "Failure",
-		"Separator", "CreateTableInputs", "CreateTables", "TenantPolicy", "Model"} {
+		"Separator", "CreateTableInputs", "CreateTables", "TenantPolicy", "Model", "ErrNoItem"} {
 		n.used[id] = "builtin"
 	}
 	return n

@@ -539,7 +539,8 @@ func (p *plan) getResult(opp *opPlan, s *catalog.Step, q *catalog.Request, b *st
 	case q.OnMissing != nil:
 		fmt.Fprintf(b, "if len(%s.Item) == 0 {\n// %s\nreturn res, nil\n}\n", out, sentence(q.OnMissing.Meaning))
 	case len(s.Bind) > 0:
-		fmt.Fprintf(b, "if len(%s.Item) == 0 {\nreturn res, fmt.Errorf(\"%s: %s: no %s item to read %s from\")\n}\n", out, opp.Op.Name, s.ID, q.Entity.Name, strings.Join(s.Bind, ", "))
+		p.noItem = true
+		fmt.Fprintf(b, "if len(%s.Item) == 0 {\nreturn res, fmt.Errorf(\"%s: %s: %%w: no %s item to read %s from\", ErrNoItem)\n}\n", out, opp.Op.Name, s.ID, q.Entity.Name, strings.Join(s.Bind, ", "))
 	default:
 		fmt.Fprintf(b, "if len(%s.Item) > 0 {\n", out)
 	}
@@ -683,7 +684,8 @@ func (p *plan) queryStepCode(opp *opPlan, s *catalog.Step, sp *executor.StepPlan
 	if len(s.Bind) > 0 {
 		p.use("decoder")
 		p.use("required")
-		fmt.Fprintf(b, "if %sPage.first == nil {\nreturn res, fmt.Errorf(\"%s: %s: read no item to read %s from\")\n}\n", v, opp.Op.Name, s.ID, strings.Join(s.Bind, ", "))
+		p.noItem = true
+		fmt.Fprintf(b, "if %sPage.first == nil {\nreturn res, fmt.Errorf(\"%s: %s: %%w: the query found none to read %s from\", ErrNoItem)\n}\n", v, opp.Op.Name, s.ID, strings.Join(s.Bind, ", "))
 		fmt.Fprintf(b, "%sRead := decoder{item: %sPage.first, what: %s}\n", v, v, quote("an item of step "+s.ID))
 		for _, bn := range s.Bind {
 			t := p.valueType(p.m.Attribute(bn))

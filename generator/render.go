@@ -264,6 +264,7 @@ func (v *view) Failures() []*failurePlan   { return v.failures }
 func (v *view) Prefixes() []prefixPlan     { return v.prefixes() }
 func (v *view) Regexes() []regexPlan       { return v.regexes }
 func (v *view) Structs() []*structPlan     { return v.structList }
+func (v *view) NoItem() bool               { return v.noItem }
 
 // TableDoc is a table's line in Tables.
 func (t *tablePlan) TableDoc() string {
