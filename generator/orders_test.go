@@ -37,7 +37,9 @@ func TestOrdersPatterns(t *testing.T) { ordersHarness(t).checkPatterns(t, 60) }
 
 func TestOrdersOperations(t *testing.T) { ordersHarness(t).checkOperations(t) }
 
-func TestOrdersAgreesWithExecutor(t *testing.T) { ordersHarness(t).checkAgreement(t, target.KeysNative) }
+func TestOrdersAgreesWithExecutor(t *testing.T) {
+	ordersHarness(t).checkAgreement(t, target.KeysNative)
+}
 
 func openOrders(t *testing.T) (*orders.Client, *dynamodb.Client) {
 	t.Helper()

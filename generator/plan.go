@@ -37,7 +37,7 @@ type plan struct {
 	failures   []*failurePlan
 	sentinels  []*sentinelPlan
 	regexes    []regexPlan // compiled patterns of attribute domains
-	noItem     bool // an operation returns ErrNoItem
+	noItem     bool        // an operation returns ErrNoItem
 	structs    map[string]*structPlan
 	structList []*structPlan
 }
