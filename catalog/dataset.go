@@ -132,6 +132,9 @@ const (
 	RuleFormat    RuleKind = "format"    // a realistic value of a named format
 	RuleEncrypt   RuleKind = "encrypt"   // the ciphertext of another value with a test key
 	RuleSplit     RuleKind = "split"     // a share of a parent's number, the siblings' shares adding up to it
+	RuleSize      RuleKind = "size"      // the elements of a list, map or set, or the characters of a string
+	RuleList      RuleKind = "list"      // a list of a drawn number of elements of the attribute's element domain
+	RuleDefault   RuleKind = "default"   // the draw the dictionary alone would give
 	RuleAbsent    RuleKind = "absent"    // the attribute is not carried
 )
 
@@ -150,6 +153,8 @@ type Rule struct {
 	Agg      *Aggregate
 	Band     *Band
 	Format   string
+	// Count is the number of elements of a list rule.
+	Count *SynthOperand
 }
 
 // SynthOperand is a name in scope (an attribute, variable or built-in)
@@ -640,7 +645,7 @@ func (d *datasetResolver) literal(raw json.RawMessage, a *Attribute) (attr.Value
 	return typedValue(v, a.Type, a)
 }
 
-var ruleKinds = []RuleKind{RuleValue, RuleValues, RuleCopy, RuleTemplate, RuleSum, RuleMin, RuleMax, RuleDate, RuleCases, RuleAggregate, RuleBand, RuleFormat, RuleEncrypt, RuleSplit, RuleAbsent}
+var ruleKinds = []RuleKind{RuleValue, RuleValues, RuleCopy, RuleTemplate, RuleSum, RuleMin, RuleMax, RuleDate, RuleCases, RuleAggregate, RuleBand, RuleFormat, RuleEncrypt, RuleSplit, RuleSize, RuleList, RuleDefault, RuleAbsent}
 
 // rule reads one rule mapping. want is the type of the attribute it
 // fills (Invalid for a variable), a the attribute or nil.
@@ -684,7 +689,13 @@ func (d *datasetResolver) rule(ptr string, raw json.RawMessage, scope map[string
 			return nil
 		}
 		var tv attr.Value
-		if a != nil {
+		if a != nil && (a.Type == attr.L || a.Type == attr.M) {
+			// A list or map may hold "{name}" templates, rendered per item.
+			tv, err = inferValue(v)
+			if err == nil {
+				d.valueTemplates(kp, tv, scope)
+			}
+		} else if a != nil {
 			tv, err = typedValue(v, a.Type, a)
 		} else {
 			tv, err = inferValue(v)
@@ -833,6 +844,49 @@ func (d *datasetResolver) rule(ptr string, raw json.RawMessage, scope map[string
 			d.errf(kp, "format %s gives a string: the attribute must be S, not %s", s, want)
 		}
 		rl.Format = s
+	case RuleSize:
+		var n string
+		if err := json.Unmarshal(body, &n); err != nil || n == "" {
+			d.errf(kp, "size takes the name of a list, map, set or string in scope")
+			return nil
+		}
+		t, ok := scope[n]
+		switch {
+		case !ok:
+			d.errAt(kp, false, didYouMean(n, sortedKeys(scope)), "%s is not in scope", n)
+			return nil
+		case t == attr.N || t == attr.BOOL || t == attr.NULL:
+			d.errf(kp, "%s is %s: size counts the elements of a list, map or set, or the characters of a string", n, t)
+			return nil
+		}
+		d.wantNumber(kp, want)
+		rl.Name = n
+	case RuleList:
+		var rl2 struct {
+			Count json.RawMessage `json:"count"`
+		}
+		if err := json.Unmarshal(body, &rl2); err != nil || len(rl2.Count) == 0 {
+			d.errf(kp, "list is {count: N, a name, or [low, high]}")
+			return nil
+		}
+		op, ok := d.operand(kp+"/count", rl2.Count, scope, true)
+		if !ok {
+			return nil
+		}
+		rl.Count = &op
+		if want != attr.L && want != attr.Invalid {
+			d.errf(kp, "list gives a list: the attribute must be L, not %s", want)
+		}
+	case RuleDefault:
+		var b bool
+		if err := json.Unmarshal(body, &b); err != nil || !b {
+			d.errf(kp, "default takes true")
+			return nil
+		}
+		if a == nil {
+			d.errf(kp, "a variable has no dictionary entry to draw by")
+			return nil
+		}
 	case RuleAbsent:
 		var b bool
 		if err := json.Unmarshal(body, &b); err != nil || !b {
@@ -1208,8 +1262,10 @@ func (d *datasetResolver) ruleType(rl *Rule, scope map[string]attr.Type) attr.Ty
 		return attr.S
 	case RuleEncrypt:
 		return attr.B
-	case RuleSplit:
+	case RuleSplit, RuleSize:
 		return attr.N
+	case RuleList:
+		return attr.L
 	case RuleCases:
 		for _, c := range rl.Cases {
 			if t := d.ruleType(c.Rule, scope); t != attr.Invalid {
@@ -1252,7 +1308,7 @@ func (d *datasetResolver) rawType(raw json.RawMessage, scope map[string]attr.Typ
 			return scope[n]
 		case RuleTemplate, RuleFormat, RuleBand:
 			return attr.S
-		case RuleSum, RuleMin, RuleMax, RuleAggregate, RuleSplit:
+		case RuleSum, RuleMin, RuleMax, RuleAggregate, RuleSplit, RuleSize:
 			return attr.N
 		case RuleEncrypt:
 			return attr.B
@@ -1351,4 +1407,30 @@ func (d *datasetResolver) group(er *EntityRules, rg *rawGroup, ptr string) {
 		}
 	}
 	er.Group = g
+}
+
+// valueTemplates checks the "{name}" templates inside a list or map
+// value: every placeholder is in scope.
+func (d *datasetResolver) valueTemplates(ptr string, v attr.Value, scope map[string]attr.Type) {
+	switch v.Type {
+	case attr.S:
+		t, err := ParseTemplate(v.Str)
+		if err != nil {
+			d.errf(ptr, "%v", err)
+			return
+		}
+		for _, ph := range t.Placeholders() {
+			if _, ok := scope[ph]; !ok {
+				d.errAt(ptr, false, didYouMean(ph, sortedKeys(scope)), "placeholder {%s} is not in scope", ph)
+			}
+		}
+	case attr.L:
+		for _, e := range v.List {
+			d.valueTemplates(ptr, e, scope)
+		}
+	case attr.M:
+		for _, f := range v.Map {
+			d.valueTemplates(ptr, f.Value, scope)
+		}
+	}
 }

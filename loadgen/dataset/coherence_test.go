@@ -333,3 +333,53 @@ func TestReferenceCoherence(t *testing.T) {
 	}
 	assert.Equal(t, recent, counters, "a counter for every day of the last 8 with contacts")
 }
+
+// TestOrdersCoherence checks the orders example: every lookup item
+// points at an order whose payment or invoice id it is, every order's
+// ids have their lookup and its list of external references, its line
+// count is its number of lines, and its instants follow its life.
+func TestOrdersCoherence(t *testing.T) {
+	p := population(t, models[2], 0.0005, 3)
+	items, err := p.Items()
+	require.NoError(t, err)
+	es := byEntity(items)
+	orders := map[string]attr.Item{}
+	for _, it := range es["ORDER"] {
+		orders[str(it, "orderId")] = it
+		lines, _ := it.Get("lineItems")
+		assert.Equal(t, int64(len(lines.List)), num64(t, it, "itemCount"))
+		assert.GreaterOrEqual(t, str(it, "updatedAt"), str(it, "createdAt"))
+		refs, _ := it.Get("externalRefs")
+		want := 1
+		if has(it, "invoiceId") {
+			want = 2
+		}
+		require.Len(t, refs.List, want)
+		assert.Equal(t, str(it, "paymentId"), str(refs.List[0].Map, "id"))
+	}
+	lookups := map[string]bool{}
+	for _, it := range es["EXTERNAL_REF"] {
+		o := orders[str(it, "orderId")]
+		require.NotNil(t, o, "a lookup of no order")
+		id := str(it, "externalId")
+		switch str(it, "system") {
+		case "PAYMENT":
+			assert.Equal(t, str(o, "paymentId"), id)
+		case "INVOICE":
+			assert.Equal(t, str(o, "invoiceId"), id)
+		}
+		lookups[str(it, "system")+"#"+id] = true
+	}
+	for _, o := range es["ORDER"] {
+		assert.True(t, lookups["PAYMENT#"+str(o, "paymentId")], "an order without its payment's lookup")
+		if has(o, "invoiceId") {
+			assert.True(t, lookups["INVOICE#"+str(o, "invoiceId")], "an order without its invoice's lookup")
+		}
+	}
+	for _, it := range es["ORDER_NOTE"] {
+		o := orders[strings.TrimPrefix(str(it, "PK"), "ORDER#")]
+		require.NotNil(t, o)
+		at := strings.Split(str(it, "SK"), "#")[1]
+		assert.Greater(t, at, str(o, "createdAt"), "a note before its order")
+	}
+}

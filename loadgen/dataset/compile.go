@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/catalog"
@@ -927,7 +928,70 @@ func (p *Population) ruleGen(n *Node, s *slot, rl *catalog.Rule) (genFn, []name,
 	switch rl.Kind {
 	case catalog.RuleValue:
 		v := *rl.Value
+		if v.Type == attr.L || v.Type == attr.M {
+			if tv, deps, ok, err := p.templatedValue(n, v); err != nil {
+				return nil, nil, false, err
+			} else if ok {
+				return func(g *gen, f *frame, r *rng) (attr.Value, bool) { return tv(g, f) }, deps, false, nil
+			}
+		}
 		return func(*gen, *frame, *rng) (attr.Value, bool) { return v, true }, nil, false, nil
+	case catalog.RuleDefault:
+		g, deps, late, _, err := p.defaultGen(n, s)
+		return g, deps, late, err
+	case catalog.RuleSize:
+		nm, ok := p.resolve(n, rl.Name)
+		if !ok {
+			return nil, nil, false, fmt.Errorf("%s is not in scope", rl.Name)
+		}
+		return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
+			v, ok := g.get(f, nm)
+			if !ok {
+				return attr.Value{}, false
+			}
+			switch v.Type {
+			case attr.L:
+				return g.num(int64(len(v.List))), true
+			case attr.M:
+				return g.num(int64(len(v.Map))), true
+			case attr.SS, attr.NS, attr.BS:
+				return g.num(int64(len(v.Set))), true
+			}
+			return g.num(int64(utf8.RuneCountInString(v.Str))), true
+		}, []name{nm}, false, nil
+	case catalog.RuleList:
+		count, err := p.operand(n, *rl.Count)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		a := s.a
+		var elem *attr.Value
+		if sv, ok := p.sampleOf(n, a); ok && sv.Type == attr.L && len(sv.List) > 0 {
+			elem = &sv.List[0]
+		}
+		return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
+			x, ok := g.numOf(f, count, r)
+			if !ok {
+				return attr.Value{}, false
+			}
+			k := min(max(x.int(), 0), 10_000)
+			out := make([]attr.Value, k)
+			for i := range out {
+				switch {
+				case elem != nil:
+					var d *catalog.Domain
+					if a.Items != nil {
+						d = &a.Items.Domain
+					}
+					out[i] = g.like(*elem, d, r)
+				case a.Items != nil:
+					out[i] = g.memberValue(a.Items, r)
+				default:
+					out[i] = attr.Str(g.keepBytes(appendRandom(g.scratch[:0], r, alnum, 8)))
+				}
+			}
+			return attr.ListOf(out...), true
+		}, count.names(), false, nil
 	case catalog.RuleAbsent:
 		return func(*gen, *frame, *rng) (attr.Value, bool) { return attr.Value{}, false }, nil, false, nil
 	case catalog.RuleValues:
@@ -1496,4 +1560,94 @@ func (p *Population) splitGen(n *Node, s *slot, total string) (genFn, []name, bo
 		}
 		return g.numValue(num{f: (hi - lo) / scale, float: true}), true
 	}, []name{nm}, false, nil
+}
+
+// templatedValue compiles a list or map value whose strings hold
+// "{name}" templates (a list of the item's external ids); ok is false
+// when it holds none.
+func (p *Population) templatedValue(n *Node, v attr.Value) (func(*gen, *frame) (attr.Value, bool), []name, bool, error) {
+	var deps []name
+	var build func(v attr.Value) (func(*gen, *frame) (attr.Value, bool), error)
+	any := false
+	build = func(v attr.Value) (func(*gen, *frame) (attr.Value, bool), error) {
+		switch v.Type {
+		case attr.S:
+			t, err := catalog.ParseTemplate(v.Str)
+			if err != nil || t.IsConstant() {
+				return func(*gen, *frame) (attr.Value, bool) { return v, true }, nil
+			}
+			any = true
+			var refs []name
+			for _, part := range t.Parts {
+				if part.Attr == "" {
+					refs = append(refs, name{})
+					continue
+				}
+				nm, ok := p.resolve(n, part.Attr)
+				if !ok {
+					return nil, fmt.Errorf("placeholder {%s} is not in scope", part.Attr)
+				}
+				refs = append(refs, nm)
+				deps = append(deps, nm)
+			}
+			// A value that is one placeholder keeps the name's type.
+			if len(t.Parts) == 1 {
+				nm := refs[0]
+				return func(g *gen, f *frame) (attr.Value, bool) { return g.get(f, nm) }, nil
+			}
+			return func(g *gen, f *frame) (attr.Value, bool) {
+				s, ok := g.render(f, t, refs, "", false)
+				return attr.Str(s), ok
+			}, nil
+		case attr.L:
+			var elems []func(*gen, *frame) (attr.Value, bool)
+			for _, e := range v.List {
+				b, err := build(e)
+				if err != nil {
+					return nil, err
+				}
+				elems = append(elems, b)
+			}
+			return func(g *gen, f *frame) (attr.Value, bool) {
+				out := make([]attr.Value, 0, len(elems))
+				for _, b := range elems {
+					if x, ok := b(g, f); ok {
+						out = append(out, x)
+					}
+				}
+				return attr.ListOf(out...), true
+			}, nil
+		case attr.M:
+			type field struct {
+				name string
+				b    func(*gen, *frame) (attr.Value, bool)
+			}
+			var fs []field
+			for _, mf := range v.Map {
+				b, err := build(mf.Value)
+				if err != nil {
+					return nil, err
+				}
+				fs = append(fs, field{mf.Name, b})
+			}
+			return func(g *gen, f *frame) (attr.Value, bool) {
+				start := len(g.fields)
+				for _, x := range fs {
+					val, ok := x.b(g, f)
+					if !ok {
+						g.fields = g.fields[:start]
+						return attr.Value{}, false // a member without its value: the map is left out
+					}
+					g.fields = append(g.fields, attr.Field{Name: x.name, Value: val})
+				}
+				return attr.MapOf(attr.Item(g.fields[start:len(g.fields):len(g.fields)])), true
+			}, nil
+		}
+		return func(*gen, *frame) (attr.Value, bool) { return v, true }, nil
+	}
+	b, err := build(v)
+	if err != nil || !any {
+		return nil, nil, false, err
+	}
+	return b, deps, true, nil
 }

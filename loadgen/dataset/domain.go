@@ -45,6 +45,19 @@ func domainValue(a *catalog.Attribute, i int64) string {
 			return s
 		}
 	}
+	if a.Pattern != nil {
+		// Value i of a domain given by a regular expression: drawn from
+		// the expression with a stream keyed by i, so value i is always
+		// the same string (a customer id that orders again and again).
+		if rx, ok := newRegexGen(a.Pattern.Text); ok {
+			r := newRNG(key2(hashString("value:"+a.Name), uint64(i)))
+			for try := 0; try < 8; try++ {
+				if b := rx.append(nil, &r); a.Pattern.MatchString(string(b)) {
+					return string(b)
+				}
+			}
+		}
+	}
 	if a.Type == attr.N {
 		return strconv.FormatInt(i+1, 10)
 	}
@@ -198,4 +211,42 @@ func pick(cum []float64, u float64) int {
 		i++
 	}
 	return min(i, len(cum)-1)
+}
+
+// rankDraw draws a value rank of a large domain (n values) by a skew,
+// without a table of n weights: the top shares first, then the rest
+// uniformly, or by Zipf's law through the inverse of its continuous
+// distribution function (k^(1-s) grows linearly in u).
+func rankDraw(sk *catalog.Skew, n int64, r *rng) int64 {
+	u := r.Float()
+	top := 0.0
+	if sk != nil {
+		for i, t := range sk.Top {
+			if u < top+t {
+				return int64(i)
+			}
+			top += t
+		}
+	}
+	k0 := int64(0)
+	if sk != nil {
+		k0 = int64(len(sk.Top))
+	}
+	m := n - k0
+	if m <= 0 {
+		return max(n-1, 0)
+	}
+	v := (u - top) / math.Max(1-top, 1e-12) // uniform in [0, 1) over the rest
+	if sk == nil || sk.Rest != "zipf" || sk.S <= 0 {
+		return k0 + min(int64(v*float64(m)), m-1)
+	}
+	s := sk.S
+	var k float64
+	if math.Abs(s-1) < 1e-9 {
+		k = math.Exp(v * math.Log(float64(m)+1))
+	} else {
+		e := 1 - s
+		k = math.Pow(v*(math.Pow(float64(m)+1, e)-1)+1, 1/e)
+	}
+	return k0 + min(max(int64(k)-1, 0), m-1)
 }

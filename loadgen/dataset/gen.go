@@ -495,8 +495,9 @@ func containsSep(s, sep string) bool {
 }
 
 // like draws a value shaped like a sample: maps keep their keys, lists
-// their length; booleans and numbers are drawn again, strings kept.
-func (g *gen) like(v attr.Value, r *rng) attr.Value {
+// their length; booleans and numbers are drawn again (inside the member's
+// domain when the attribute declares one), strings kept.
+func (g *gen) like(v attr.Value, d *catalog.Domain, r *rng) attr.Value {
 	switch v.Type {
 	case attr.BOOL:
 		return attr.Bool(r.Uint64()&1 == 1)
@@ -506,17 +507,44 @@ func (g *gen) like(v attr.Value, r *rng) attr.Value {
 			return v
 		}
 		hi := max(x.i*2, 10)
-		return g.num(r.Range(0, hi))
+		if d == nil {
+			return g.num(r.Range(0, hi))
+		}
+		lo, fhi, _ := numBounds(d, 0, float64(hi))
+		return g.numberIn(r, lo, fhi, true)
+	case attr.S:
+		if d != nil && (d.Pattern != nil || len(d.Enum) > 0) {
+			// A member with a domain of its own: drawn from it (skus of a
+			// pattern, not the sample's one sku again).
+			if len(d.Enum) > 0 {
+				return attr.Str(d.Enum[r.Intn(int64(len(d.Enum)))])
+			}
+			x, _ := stringGen(d, alnum, len(v.Str))(g, nil, r)
+			return x
+		}
+		return v
 	case attr.M:
 		start := len(g.fields)
 		for _, f := range v.Map {
-			g.fields = append(g.fields, attr.Field{Name: f.Name, Value: g.like(f.Value, r)})
+			var md *catalog.Domain
+			if d != nil {
+				for _, m := range d.Fields {
+					if m.Name == f.Name {
+						md = &m.Domain
+					}
+				}
+			}
+			g.fields = append(g.fields, attr.Field{Name: f.Name, Value: g.like(f.Value, md, r)})
 		}
 		return attr.MapOf(attr.Item(g.fields[start:len(g.fields):len(g.fields)]))
 	case attr.L:
+		var ed *catalog.Domain
+		if d != nil && d.Items != nil {
+			ed = &d.Items.Domain
+		}
 		out := make([]attr.Value, len(v.List))
 		for i, e := range v.List {
-			out[i] = g.like(e, r)
+			out[i] = g.like(e, ed, r)
 		}
 		return attr.ListOf(out...)
 	}

@@ -3,6 +3,7 @@ package dataset
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -264,11 +265,23 @@ func appendPart(b []byte, v attr.Value, w int) []byte {
 func (p *Population) domainGen(n *Node, s *slot, d *catalog.Distribution) (genFn, []name, bool, string, error) {
 	a := s.a
 	dom := domainValues(a)
+	if len(dom) == 0 && d != nil && len(d.Weights) > 0 {
+		// The weights name the values (a weighted number without an enum).
+		for v := range d.Weights {
+			dom = append(dom, v)
+		}
+		sort.Slice(dom, func(i, j int) bool {
+			if a.Type == attr.N {
+				return attr.CompareNumbers(dom[i], dom[j]) < 0
+			}
+			return dom[i] < dom[j]
+		})
+	}
 	if dom == nil && a.Cardinality > maxDomain {
-		// A large domain: value k rendered on demand.
+		// A large domain: value k rendered on demand, drawn by the skew.
 		card := a.Cardinality
 		return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
-			return scalarOf(a.Type, g.keep(domainValue(a, r.Intn(card)))), true
+			return scalarOf(a.Type, g.keep(domainValue(a, rankDraw(a.Skew, card, r)))), true
 		}, nil, false, "domain", nil
 	}
 	if len(dom) == 0 {
@@ -504,8 +517,9 @@ func (p *Population) unitGen(n *Node, s *slot) (genFn, []name, bool, string, err
 			}
 		}
 		shape := p.shapeOf(n, a)
+		d := &a.Domain
 		return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
-			return g.like(shape, r), true
+			return g.like(shape, d, r), true
 		}, nil, false, "shaped like the samples", nil
 	}
 	return nil, nil, false, "", fmt.Errorf("no way to draw a %s value", a.Type)
