@@ -255,6 +255,10 @@ func (c *compiler) operandType(o catalog.Operand) attr.Type {
 		return o.Literal.Type
 	case o.Template != nil:
 		return attr.S
+	case o.IsList:
+		return attr.L
+	case o.IsMap:
+		return attr.M
 	case o.Param != "":
 		if p := c.op.Param(o.Param); p != nil {
 			return p.Type

@@ -28,6 +28,7 @@ var goldens = []struct {
 	{"../model.yaml", "../examples/lastro", "lastro", generator.Native},
 	{"../model.yaml", "testdata/golden/lastro-synthetic", "lastrosynthetic", generator.Synthetic},
 	{"../examples/orders/model.yaml", "../examples/orders", "orders", generator.Native},
+	{"../examples/orders/model.yaml", "testdata/golden/orders-synthetic", "orderssynthetic", generator.Synthetic},
 }
 
 func generate(t *testing.T, model, pkg string, keys generator.Keys) generator.Files {

@@ -309,6 +309,13 @@ func (p *plan) planOpBody(opp *opPlan) error {
 	var decls []string
 	declared := map[string]bool{}
 	code := steps.String()
+	// One key builder serves the whole function: steps that build keys
+	// or synthetic index keys declare their own, which two such steps in
+	// one scope would redeclare.
+	if strings.Contains(code, "var k keyBuilder\n") {
+		code = strings.ReplaceAll(code, "var k keyBuilder\n", "")
+		opp.usesK = true
+	}
 	for _, s := range op.Steps {
 		for _, bn := range s.Bind {
 			a := p.m.Attribute(bn)

@@ -136,6 +136,7 @@ func (c *Client) AttachInvoice(ctx context.Context, in AttachInvoiceInput) (Atta
 	if err := in.validate(); err != nil {
 		return res, err
 	}
+	var k keyBuilder
 	// Step 1, attach: one transaction: update ORDER, put EXTERNAL_REF.
 	var attachItems []types.TransactWriteItem
 	var attachFailures []*failure
@@ -160,7 +161,6 @@ func (c *Client) AttachInvoice(ctx context.Context, in AttachInvoiceInput) (Atta
 	}})
 	attachFailures = append(attachFailures, &attachInvoiceRecord)
 	// invoice-lookup: put EXTERNAL_REF if attribute_not_exists(PK).
-	var k keyBuilder
 	invoiceLookupKey := OrdersKey{PK: "EXT#INVOICE#" + k.text("invoiceId", in.InvoiceID), SK: "EXT"}
 	if k.err != nil {
 		return res, fmt.Errorf("AttachInvoice: invoice-lookup: %w", k.err)
@@ -370,6 +370,7 @@ func (c *Client) CreateOrder(ctx context.Context, in CreateOrderInput) (CreateOr
 	if err := in.validate(); err != nil {
 		return res, err
 	}
+	var k keyBuilder
 	// Step 1, checkout: one transaction: put ORDER, put EXTERNAL_REF.
 	var checkoutItems []types.TransactWriteItem
 	var checkoutFailures []*failure
@@ -403,7 +404,6 @@ func (c *Client) CreateOrder(ctx context.Context, in CreateOrderInput) (CreateOr
 	}})
 	checkoutFailures = append(checkoutFailures, &createOrderOrder)
 	// payment-lookup: put EXTERNAL_REF if attribute_not_exists(PK).
-	var k keyBuilder
 	paymentLookupKey := OrdersKey{PK: "EXT#PAYMENT#" + k.text("paymentId", in.PaymentID), SK: "EXT"}
 	if k.err != nil {
 		return res, fmt.Errorf("CreateOrder: payment-lookup: %w", k.err)
@@ -753,8 +753,8 @@ func (c *Client) PaymentConfirmed(ctx context.Context, in PaymentConfirmedInput)
 	var (
 		orderID string
 	)
-	// Step 1, lookup (OP04): get EXTERNAL_REF, strongly consistent.
 	var k keyBuilder
+	// Step 1, lookup (OP04): get EXTERNAL_REF, strongly consistent.
 	lookupKey := OrdersKey{PK: "EXT#PAYMENT#" + k.text("paymentId", in.PaymentID), SK: "EXT"}
 	if k.err != nil {
 		return res, fmt.Errorf("PaymentConfirmed: lookup: %w", k.err)
