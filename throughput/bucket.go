@@ -7,6 +7,10 @@ type bucket struct {
 	rate   float64
 	depth  float64
 	last   int64
+	// The second a batch admission last decided on it, and the fraction
+	// of its demand it passed then (AdmitSecond's starting point).
+	batchSec  int64
+	batchPass float64
 }
 
 // refill adds what accrued since the last refill.

@@ -15,7 +15,8 @@ type Model struct {
 	mu     sync.RWMutex
 	tables map[string]*table
 
-	plans sync.Pool // *plan, for AdmitAll
+	plans   sync.Pool // *plan, for AdmitAll
+	batches sync.Pool // *batch, for AdmitSecond
 }
 
 // table is a base table and its global secondary indexes, under one lock

@@ -15,6 +15,8 @@ type resource struct {
 	parts []*partition // ordered by hash range
 	top   topKeys
 	split []Split
+	// batch is the state of the AdmitSecond touching it.
+	batch batchRefs
 	// partCap is the per-partition cap in local units.
 	partCap [2]float64
 	// high is the highest read rate, write rate and size configured so
