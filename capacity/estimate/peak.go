@@ -545,48 +545,11 @@ func verbOf(k catalog.StepKind) string {
 	return "runs"
 }
 
-// share of one attribute of a partition key: the fraction of a load that
-// lands on its hottest value, and that value in words.
+// spread is the share of one attribute of a partition key: the fraction
+// of a load that lands on its hottest value, and that value in words.
 func (e *Estimator) spread(x *catalog.Index, name string, focus map[string]string) (float64, string) {
-	if focus[name] != "" {
-		return 1, name + " = its " + focus[name] + " value (focus)"
-	}
-	if x != nil && x.Shards != nil && x.Shards.Attribute == name && x.Shards.Count > 0 {
-		return 1 / float64(x.Shards.Count), fmt.Sprintf("%s = one of %d shards", name, x.Shards.Count)
-	}
-	a := e.Model.Attribute(name)
-	if a == nil {
-		return 1, name + " = one value"
-	}
-	if sk := skewOf(a); sk > 0 {
-		return sk, fmt.Sprintf("%s = its largest value (%s%% of the items)", name, Num(round2(sk*100)))
-	}
-	if d := a.Values; d != nil && d.Kind == "weighted" && len(d.Weights) > 0 {
-		top, which := 0.0, ""
-		for _, k := range slices.Sorted(maps.Keys(d.Weights)) {
-			if d.Weights[k] > top {
-				top, which = d.Weights[k], k
-			}
-		}
-		return top, fmt.Sprintf("%s = %s (%s%% of the items)", name, which, Num(round2(top*100)))
-	}
-	if c := a.Computed; c != nil && c.Kind == catalog.KindHashMod && c.Modulo > 0 {
-		return 1 / float64(c.Modulo), fmt.Sprintf("%s = one of %d hashed values", name, c.Modulo)
-	}
-	if n := distinct(a); n > 1 {
-		return 1 / float64(n), fmt.Sprintf("%s = one of %s values", name, Num(float64(n)))
-	}
-	if a.Unit == "id" || a.Unit == "hex" {
-		return 0, name + " = a value of its own per item (an identifier)"
-	}
-	switch a.Unit {
-	case catalog.UnitCivilDate, catalog.UnitInstant, catalog.UnitEpochSeconds:
-		return 1, name + " = one value (a time: the peak falls on one)"
-	}
-	if n := e.identity(name); n > 1 {
-		return 1 / n, fmt.Sprintf("%s = one of %s values (one per item of its entity)", name, Num(math.Round(n)))
-	}
-	return 0, name + " = spread (nothing declared: give it a cardinality, a skew or weighted values to weigh it)"
+	s := e.AttributeSpread(x, name, focus)
+	return s.Hottest, s.Text
 }
 
 // identity returns how many distinct values an attribute takes when it
@@ -609,68 +572,17 @@ func (e *Estimator) identity(name string) float64 {
 	return best
 }
 
-// combine multiplies the spreads of a partition key's attributes, constants
-// holding the load on their value.
-func (e *Estimator) combine(x *catalog.Index, names []string, constants map[string]string, focus map[string]string) (float64, string) {
-	share := 1.0
-	var parts []string
-	for _, n := range names {
-		if v, ok := constants[n]; ok {
-			parts = append(parts, n+" = "+v)
-			continue
-		}
-		s, p := e.spread(x, n, focus)
-		share *= s
-		parts = append(parts, p)
-	}
-	return share, "`" + strings.Join(parts, ", ") + "`"
-}
-
-// tableShare is the spread of a step's item over the table's partitions:
-// the placeholders of its partition key template.
+// tableShare is the spread of a step's item over the table's partitions.
 func (e *Estimator) tableShare(s *catalog.Step, focus map[string]string) (float64, string) {
-	q := s.Request
-	var tmpl *catalog.KeyTemplate
-	for _, k := range q.Key {
-		if k.Attribute == q.Table.PartitionKey && k.Value.Template != nil {
-			tmpl = k.Value.Template
-		}
-	}
-	for _, kc := range q.KeyCondition {
-		if kc.Attribute == q.Table.PartitionKey && len(kc.Operands) == 1 && kc.Operands[0].Template != nil {
-			tmpl = kc.Operands[0].Template
-		}
-	}
-	if tmpl == nil && q.Entity != nil {
-		for _, k := range q.Entity.Key {
-			if k.Attribute == q.Table.PartitionKey {
-				tmpl = k.Template
-			}
-		}
-	}
-	if tmpl == nil {
-		return 1, q.Table.PartitionKey + " = one value"
-	}
-	if tmpl.IsConstant() {
-		return 1, fmt.Sprintf("`%s = %s`", q.Table.PartitionKey, tmpl.Text)
-	}
-	share, parts := e.combine(nil, tmpl.Placeholders(), nil, focus)
-	return share, fmt.Sprintf("%s %s (%s)", q.Table.PartitionKey, tmpl.Text, parts)
+	ks := e.TableSpread(s, focus)
+	return ks.Share, ks.Text
 }
 
 // readShare is the spread of a query's (or get's) requests over an
-// index's partitions: constants in the key condition hold them on their
-// value.
+// index's partitions.
 func (e *Estimator) readShare(s *catalog.Step, x *catalog.Index, focus map[string]string) (float64, string) {
-	consts := map[string]string{}
-	for _, kc := range s.Request.KeyCondition {
-		if len(kc.Operands) == 1 && kc.Operands[0].IsConstant() {
-			if v, err := kc.Operands[0].Resolve(nil); err == nil {
-				consts[kc.Attribute] = showValue(v)
-			}
-		}
-	}
-	return e.combine(x, x.Partition, consts, focus)
+	ks := e.ReadSpread(s, x, focus)
+	return ks.Share, ks.Text
 }
 
 // writeShare is the spread of a write's entries over an index's
@@ -679,13 +591,12 @@ func (e *Estimator) readShare(s *catalog.Step, x *catalog.Index, focus map[strin
 // dearer side only.
 func (e *Estimator) writeShare(op *catalog.Operation, s *catalog.Step, b *catalog.Budget, x *catalog.Index, focus map[string]string) (share float64, part string, split float64, note string) {
 	split = 1
-	before, after, err := op.Images(s, b)
+	ks, err := e.WriteSpread(op, s, b, x, focus)
+	share, part = ks.Share, ks.Text
 	if err != nil {
-		share, part = e.combine(x, x.Partition, nil, focus)
 		return share, part, 1, ""
 	}
-	consts := e.writtenConstants(op, s, b, after, x)
-	share, part = e.combine(x, x.Partition, consts, focus)
+	before, after, _ := op.Images(s, b)
 	t := e.tables[s.Request.Table]
 	ix, _, ok := t.Index(x.Name)
 	if !ok {
