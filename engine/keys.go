@@ -90,6 +90,20 @@ func hashParts(b []byte) uint64 {
 	return h
 }
 
+// PartitionHash is where a partition key lands in the key space of a
+// table or index of the engine (and of its throughput model): the hash of
+// its values, the table's partition key or an index's partition
+// attributes in order, each a scalar (S, N or B). Simulations that place
+// keys without storing items (the planner) use it, so that they put every
+// key on the partition the engine would.
+func PartitionHash(values ...attr.Value) uint64 {
+	var parts []byte
+	for _, v := range values {
+		parts = appendPart(parts, v)
+	}
+	return hashParts(parts)
+}
+
 // appendHashed appends be64(hash(parts)) followed by parts.
 func appendHashed(dst, parts []byte) []byte {
 	dst = binary.BigEndian.AppendUint64(dst, hashParts(parts))
