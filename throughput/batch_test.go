@@ -378,3 +378,38 @@ func TestBatchMixedSizes(t *testing.T) {
 	// The units served are the same: the bucket's.
 	assert.InDelta(t, ru, bu, 0.01*ru)
 }
+
+// Usage reads the second's figures that AdmitSecond recorded.
+func TestUsageAfterAdmitSecond(t *testing.T) {
+	m, clk := newModel(t, Config{})
+	require.NoError(t, m.Define("T", ResourceSpec{Mode: OnDemand}, map[string]ResourceSpec{"G": {}}))
+	hot := []Point{{Hash: keyHash("k"), Weight: 1}}
+	loads := []Load{{Count: 1500, Charges: []Charge{{Table: "T", Write: true, Units: 1, Even: 1}, {Table: "T", Index: "G", Write: true, Units: 1, Points: hot}}}}
+	clk.Advance(time.Second)
+	for range 3 {
+		m.AdmitSecond(loads, nil)
+		clk.Advance(time.Second)
+	}
+	clk.Advance(-time.Second)
+	us, ok := m.Usage("T", nil, nil)
+	require.True(t, ok)
+	require.Len(t, us, 2)
+	base, g := us[0], us[1]
+	assert.Equal(t, "G", g.Index)
+	assert.InDelta(t, 1000, base.Totals.WriteConsumed, 1e-6)
+	assert.InDelta(t, 500, base.Totals.WriteThrottled, 1e-6)
+	assert.InDelta(t, 1000, g.Totals.WriteConsumed, 1e-6)
+	assert.Equal(t, 1000.0, g.PartitionWrite)
+	assert.Equal(t, 4000.0, g.WriteRate)
+	assert.Equal(t, "KeyRange", g.WriteLimit)
+	busy := 0
+	for _, p := range g.Partitions {
+		if p.WriteConsumed > 0 {
+			busy++
+			assert.InDelta(t, 1000, p.WriteConsumed, 1e-6)
+		}
+	}
+	assert.Equal(t, 1, busy)
+	_, ok = m.Usage("nope", nil, nil)
+	assert.False(t, ok)
+}

@@ -348,6 +348,13 @@ func (e *Estimator) WriteSpread(op *catalog.Operation, s *catalog.Step, b *catal
 	return e.indexSpread(x, e.writtenConstants(op, s, b, img, x), focus), nil
 }
 
+// IndexSpread reads how an index's entries spread over its partitions
+// when no literal holds an attribute: the entries a write removes spread
+// as the items' keys did.
+func (e *Estimator) IndexSpread(x *catalog.Index, focus map[string]string) KeySpread {
+	return e.indexSpread(x, nil, focus)
+}
+
 func (e *Estimator) indexSpread(x *catalog.Index, consts map[string]string, focus map[string]string) KeySpread {
 	ks := KeySpread{Table: x.Table.Name, Index: x.Name}
 	ks.Attrs = e.spreads(x, x.Partition, consts, focus)
