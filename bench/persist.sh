@@ -57,42 +57,54 @@ for r in $(seq "$rounds"); do
 	echo "round $r of $rounds done" >&2
 done
 
-# ns/op per (round, label); ratios to a base label of the same round.
+# ns/op and cpu-ns/put per (round, label); ratios to a base label of the
+# same round.
 awk -v before="$before" '
-function stats(name, base, v,   n, i, j, t, k, a, line) {
+function stats(name, base, v, m,   n, i, j, t, k, a) {
 	n = 0
-	for (k = 1; k <= rounds; k++) if ((k SUBSEP v) in ns && (k SUBSEP base) in ns) a[++n] = ns[k, v] / ns[k, base]
+	for (k = 1; k <= rounds; k++) if ((m, k, v) in x && (m, k, base) in x && x[m, k, base] > 0) a[++n] = x[m, k, v] / x[m, k, base]
 	if (n == 0) return
 	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
 	printf "  %-34s %7.3f %7.3f %7.3f   (%d rounds)\n", name, a[1], a[int((n + 1) / 2)], a[n], n
 }
-function median(v,   n, i, j, t, k, a) {
+function median(v, m,   n, i, j, t, k, a) {
 	n = 0
-	for (k = 1; k <= rounds; k++) if ((k SUBSEP v) in ns) a[++n] = ns[k, v]
+	for (k = 1; k <= rounds; k++) if ((m, k, v) in x) a[++n] = x[m, k, v]
 	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
 	return n ? a[int((n + 1) / 2)] : 0
 }
+function table(m, title) {
+	print title
+	split("PutItemData PutItemData32 PutItemDataHTTP32", bs, " ")
+	for (b = 1; b <= 3; b++)
+		printf "  %-20s memory %9.0f  interval %9.0f  always %9.0f\n", bs[b], median(bs[b] "/memory", m), median(bs[b] "/interval", m), median(bs[b] "/always", m)
+	printf "  %-20s none %9.0f  KEYS_ONLY %9.0f  NEW_AND_OLD_IMAGES %9.0f\n", "PutItemStream", median("PutItemStream/none", m), median("PutItemStream/KEYS_ONLY", m), median("PutItemStream/NEW_AND_OLD_IMAGES", m)
+	if (m == "ns") printf "  %-20s before %9.0f  after %9.0f\n", "PutItemInProcess", median("InProcess/before", m), median("InProcess/after", m)
+	print ""
+}
+function ratios(m, title) {
+	print title "      min  median     max"
+	stats("in process, interval / memory", "PutItemData/memory", "PutItemData/interval", m)
+	stats("in process, always / memory", "PutItemData/memory", "PutItemData/always", m)
+	stats("32 in process, interval / memory", "PutItemData32/memory", "PutItemData32/interval", m)
+	stats("32 in process, always / memory", "PutItemData32/memory", "PutItemData32/always", m)
+	stats("loopback 32, interval / memory", "PutItemDataHTTP32/memory", "PutItemDataHTTP32/interval", m)
+	stats("loopback 32, always / memory", "PutItemDataHTTP32/memory", "PutItemDataHTTP32/always", m)
+	stats("stream KEYS_ONLY / none", "PutItemStream/none", "PutItemStream/KEYS_ONLY", m)
+	stats("stream NEW_AND_OLD / none", "PutItemStream/none", "PutItemStream/NEW_AND_OLD_IMAGES", m)
+	if (m == "ns") stats("no stream, after / before " substr(before, 1, 8), "InProcess/before", "InProcess/after", m)
+	print ""
+}
 {
-	for (i = 3; i <= NF; i++) if ($(i + 1) == "ns/op") { ns[$1, $2] = $i; break }
+	for (i = 3; i <= NF; i++) {
+		if ($(i + 1) == "ns/op") x["ns", $1, $2] = $i
+		if ($(i + 1) == "cpu-ns/put") x["cpu", $1, $2] = $i
+	}
 	if ($1 > rounds) rounds = $1
 }
 END {
-	print "median ns per put"
-	for (b = 1; b <= 3; b++) {
-		split("PutItemData PutItemData32 PutItemDataHTTP32", bs, " ")
-		printf "  %-20s memory %9.0f  interval %9.0f  always %9.0f\n", bs[b], median(bs[b] "/memory"), median(bs[b] "/interval"), median(bs[b] "/always")
-	}
-	printf "  %-20s none %9.0f  KEYS_ONLY %9.0f  NEW_AND_OLD_IMAGES %9.0f\n", "PutItemStream", median("PutItemStream/none"), median("PutItemStream/KEYS_ONLY"), median("PutItemStream/NEW_AND_OLD_IMAGES")
-	printf "  %-20s before %9.0f  after %9.0f\n", "PutItemInProcess", median("InProcess/before"), median("InProcess/after")
-	print ""
-	print "time per put, ratio to the base of the same round      min  median     max"
-	stats("in process, interval / memory", "PutItemData/memory", "PutItemData/interval")
-	stats("in process, always / memory", "PutItemData/memory", "PutItemData/always")
-	stats("32 in process, interval / memory", "PutItemData32/memory", "PutItemData32/interval")
-	stats("32 in process, always / memory", "PutItemData32/memory", "PutItemData32/always")
-	stats("loopback 32, interval / memory", "PutItemDataHTTP32/memory", "PutItemDataHTTP32/interval")
-	stats("loopback 32, always / memory", "PutItemDataHTTP32/memory", "PutItemDataHTTP32/always")
-	stats("stream KEYS_ONLY / none", "PutItemStream/none", "PutItemStream/KEYS_ONLY")
-	stats("stream NEW_AND_OLD / none", "PutItemStream/none", "PutItemStream/NEW_AND_OLD_IMAGES")
-	stats("no stream, after / before " substr(before, 1, 8), "InProcess/before", "InProcess/after")
+	table("ns", "median wall-clock ns per put")
+	table("cpu", "median CPU ns per put (the whole process: writers, flusher, and over loopback the clients)")
+	ratios("ns", "wall time per put, ratio to the base of the same round")
+	ratios("cpu", "CPU per put, ratio to the base of the same round      ")
 }' "$out/raw.txt" | tee "$out/summary.txt"
