@@ -20,7 +20,7 @@ type Computed struct {
 	Modulo    int
 	Algorithm string // hmac: sha256
 	Secret    string // hmac: tenant or global
-	SecretBy  string // hmac: attribute choosing the secret (tenantId)
+	SecretBy  string // hmac: attribute choosing the secret (one per value of it)
 	Normalize string // hmac: digits or none
 	HexLength int    // hmac: leading hex characters kept
 	Template  *KeyTemplate
@@ -41,7 +41,8 @@ func FNV1a32(s string) uint32 {
 	return h.Sum32()
 }
 
-// HashMod returns FNV1a32(s) mod n: the shard of a contract id.
+// HashMod returns FNV1a32(s) mod n: the shard of an item, from the text
+// of the attribute it is computed from.
 func HashMod(s string, n int) int {
 	if n <= 0 {
 		return 0

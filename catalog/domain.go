@@ -196,8 +196,16 @@ func (e *Entity) CheckItem(it attr.Item) []error {
 				add("%s: the item has no %s", k.Attribute, k.Attribute)
 				continue
 			}
-			if want, err := k.Template.Render(values); err == nil && (got.Type != attr.S || got.Str != want) {
-				add("%s: %q is not what its template %s renders from the item (%q)", k.Attribute, got.Str, k.Template.Text, want)
+			if k.Natural() {
+				if a := e.attrDef(k.Attribute); a != nil {
+					if err := a.Check(got); err != nil {
+						add("%s: %v", k.Attribute, err)
+					}
+				}
+				continue
+			}
+			if want, err := k.Value(values, ""); err == nil && !attr.Equal(got, want) {
+				add("%s: %q is not what its template %s renders from the item (%q)", k.Attribute, got.Str, k.Template.Text, want.Str)
 			}
 		}
 	}
@@ -280,6 +288,15 @@ func valueText(v attr.Value) string {
 		return strconv.FormatBool(v.Bool)
 	}
 	return "a " + v.Type.String()
+}
+
+// attrDef returns the dictionary entry of an attribute the entity
+// carries, its table keys included.
+func (e *Entity) attrDef(name string) *Attribute {
+	if ea := e.attr(name); ea != nil {
+		return ea.Attribute
+	}
+	return e.keyDefs[name]
 }
 
 // attr returns the entity's attribute entry.

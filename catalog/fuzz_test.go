@@ -5,7 +5,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/cardapio/cardapio/attr"
 )
 
 // FuzzLoad: no input panics; every error is positioned; a model that
@@ -16,6 +19,7 @@ func FuzzLoad(f *testing.F) {
 	seeds, _ := filepath.Glob("testdata/valid/*.yaml")
 	more, _ := filepath.Glob("testdata/invalid/*.yaml")
 	seeds = append(seeds, more...)
+	seeds = append(seeds, "../examples/orders/model.yaml")
 	for _, s := range seeds {
 		if data, err := os.ReadFile(s); err == nil {
 			f.Add(data)
@@ -92,6 +96,44 @@ func FuzzMigrate(f *testing.F) {
 		}
 		if !bytes.Equal(again, out) {
 			t.Fatalf("a second migration changed the text:\n%s\n---\n%s", out, again)
+		}
+	})
+}
+
+// FuzzCheckValue: any value, held to the domain of every attribute of
+// the example models (enums, ranges, patterns, lengths, elements and
+// members, instant forms) and to every entity as an item, never panics,
+// and an error names what it refuses in plain words.
+func FuzzCheckValue(f *testing.F) {
+	var models []*Model
+	for _, p := range []string{"../model.yaml", "../examples/orders/model.yaml", "testdata/valid/domains.yaml"} {
+		m, err := Load(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		models = append(models, m)
+	}
+	for _, s := range []string{`{"S":"IN_PROGRES"}`, `{"N":"9"}`, `{"N":"-0.5e3"}`, `{"S":"2026-09-24T03:07:01.000Z"}`,
+		`{"L":[{"M":{"sku":{"S":"TEE-0042"},"qty":{"N":"0"}}}]}`, `{"M":{"sms":{"BOOL":true},"x":{"NULL":true}}}`,
+		`{"SS":["a","b"]}`, `{"S":"\u00e9\u00e9\u00e9"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := attr.DecodeValue(data)
+		if err != nil {
+			return
+		}
+		for _, m := range models {
+			for _, a := range m.Attributes {
+				if err := a.Check(v); err != nil && strings.Contains(err.Error(), "%!") {
+					t.Fatalf("%s: badly formatted error: %v", a.Name, err)
+				}
+			}
+			if v.Type == attr.M {
+				for _, e := range m.Entities {
+					_ = e.CheckItem(v.Map)
+				}
+			}
 		}
 	})
 }

@@ -19,6 +19,11 @@ import (
 func TestValidModels(t *testing.T) {
 	files, err := filepath.Glob("testdata/valid/*.yaml")
 	require.NoError(t, err)
+	// testdata/natural holds models keyed by natural attributes, which
+	// the code generator does not handle yet (it walks testdata/valid).
+	natural, err := filepath.Glob("testdata/natural/*.yaml")
+	require.NoError(t, err)
+	files = append(files, natural...)
 	files = append(files, "../model.yaml", "../examples/orders/model.yaml")
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"fmt"
 	"math"
 	"time"
 
@@ -199,7 +200,11 @@ type EntityAttr struct {
 	// items (the share of contracts in collection); nil when not
 	// declared, and then the dictionary's Attribute.Values applies.
 	Values *Distribution
-	Note   string
+	// Share is, for an optional attribute, the fraction of the items (of
+	// those When lets carry it) that do; nil when not declared. Values
+	// are shares among the items that carry it.
+	Share *float64
+	Note  string
 }
 
 // Condition is one term of a presence rule or of a population's where:
@@ -247,6 +252,38 @@ func (ea EntityAttr) Needs(it attr.Item) bool {
 type KeyPart struct {
 	Attribute string
 	Template  *KeyTemplate
+	// Type is the key attribute's type. A key of type N or B is one
+	// placeholder whose value it takes as it is (a natural numeric key,
+	// such as a reading's epoch second); an S key is the rendered text.
+	Type attr.Type
+}
+
+// Value computes the key attribute's value from the values of the
+// template's placeholders; sep, when set, is refused inside string
+// values (RenderSep).
+func (k KeyPart) Value(values map[string]attr.Value, sep string) (attr.Value, error) {
+	if k.Type != attr.S && k.Type != attr.Invalid && len(k.Template.Parts) == 1 && k.Template.Parts[0].Attr != "" {
+		ph := k.Template.Parts[0].Attr
+		v, ok := values[ph]
+		if !ok {
+			return attr.Value{}, fmt.Errorf("template %q: no value for {%s}", k.Template.Text, ph)
+		}
+		if v.Type != k.Type {
+			return attr.Value{}, fmt.Errorf("key %s is %s, but {%s} is %s", k.Attribute, k.Type, ph, v.Type)
+		}
+		return v, nil
+	}
+	s, err := k.Template.RenderSep(values, sep)
+	if err != nil {
+		return attr.Value{}, err
+	}
+	return attr.Str(s), nil
+}
+
+// Natural reports whether the key attribute is its own template: a
+// natural key such as {deviceId} for deviceId.
+func (k KeyPart) Natural() bool {
+	return len(k.Template.Parts) == 1 && k.Template.Parts[0].Attr == k.Attribute && k.Template.Parts[0].Width == 0
 }
 
 // Sample is a named sample item, complete with rendered keys and the
@@ -269,6 +306,8 @@ type Entity struct {
 	Population  *Population
 	Samples     []Sample
 	Indexes     []*Index // indexes the entity can enter
+
+	keyDefs map[string]*Attribute // the table key attributes' entries, for CheckItem
 }
 
 // Has returns the presence of the attribute on the entity ("" when it
@@ -310,11 +349,11 @@ func (e *Entity) Sample(name string) (attr.Item, bool) {
 func (e *Entity) KeyOf(values map[string]attr.Value) (attr.Item, error) {
 	var key attr.Item
 	for _, k := range e.Key {
-		s, err := k.Template.Render(values)
+		v, err := k.Value(values, "")
 		if err != nil {
 			return nil, err
 		}
-		key = key.With(k.Attribute, attr.Str(s))
+		key = key.With(k.Attribute, v)
 	}
 	return key, nil
 }

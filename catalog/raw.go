@@ -136,6 +136,7 @@ type rawEntityAttr struct {
 	When     map[string]json.RawMessage `json:"when"`
 	Unless   map[string]json.RawMessage `json:"unless"`
 	Values   *Distribution              `json:"values"`
+	Share    *float64                   `json:"share"`
 	Note     string                     `json:"note"`
 }
 

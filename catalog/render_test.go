@@ -212,3 +212,42 @@ func TestRenderComposite(t *testing.T) {
 		checkCall(t, m, c, false)
 	}
 }
+
+// TestNaturalKeys: a table keyed by natural attributes, one of them a
+// number, renders typed keys from the parameters and takes the samples'
+// values as keys.
+func TestNaturalKeys(t *testing.T) {
+	m, err := Load("testdata/natural/telemetry.yaml")
+	require.NoError(t, err)
+	r := m.Entity("READING")
+	plain, ok := r.Sample("plain")
+	require.True(t, ok)
+	at, _ := plain.Get("at")
+	assert.Equal(t, attr.Num("1790000000"), at, "a numeric key keeps its type")
+	assert.Empty(t, r.CheckItem(plain))
+	calls, err := m.Operation("Report").SampleRun("one")
+	require.NoError(t, err)
+	at, _ = calls[0].Item.Get("at")
+	assert.Equal(t, attr.Num("1790000000"), at)
+	dev, _ := calls[0].Item.Get("deviceId")
+	assert.Equal(t, attr.Str("dev-000042"), dev)
+	assert.Empty(t, r.CheckItem(calls[0].Item))
+	calls, err = m.Operation("Ack").SampleRun("one")
+	require.NoError(t, err)
+	assert.Equal(t, attr.Item{{Name: "at", Value: attr.Num("1790000060")}, {Name: "deviceId", Value: attr.Str("dev-000042")}}, calls[0].Key)
+	for _, op := range m.Operations {
+		for _, b := range op.Budgets {
+			calls, err := op.SampleRun(b.Name)
+			require.NoError(t, err)
+			for _, c := range calls {
+				checkCall(t, m, c, false)
+			}
+		}
+	}
+	// One reading in a hundred raises an alert: the readings of a device
+	// follow a zipf count.
+	pop := r.Population
+	assert.Equal(t, CountZipf, pop.PerParent.Kind)
+	assert.Greater(t, pop.Items, 0.0)
+	assert.InDelta(t, pop.Items, 50000*pop.PerParent.Mean, 1e-6)
+}

@@ -288,7 +288,7 @@ func (r *resolver) resolveTables() {
 			}
 		}
 		if t.Isolation != nil && !strings.Contains(t.Isolation.LeadingKeys, "${aws:PrincipalTag/") {
-			r.errAt(base+"/isolation/leadingKeys", false, "for example T#${aws:PrincipalTag/tenantId}#*", "leadingKeys should be built from a principal tag")
+			r.errAt(base+"/isolation/leadingKeys", false, "for example ORG#${aws:PrincipalTag/org}#*: the tag of the caller's role names the only key prefix it may touch", "leadingKeys should be built from a principal tag")
 		}
 		r.tables[name] = t
 		r.m.Tables = append(r.m.Tables, t)
@@ -330,7 +330,7 @@ func (r *resolver) resolveEntities() {
 				r.errAt(ptr, true, "derive it at read time: "+a.Derivation, "%s is declared not stored, so no item can carry it", an)
 			}
 			if e.Table != nil && (an == e.Table.PartitionKey || an == e.Table.SortKey || an == e.Table.Discriminator) {
-				r.errAt(ptr, true, "", "%s is filled from the table definition; do not list it", an)
+				r.errAt(ptr, true, "the table's key attributes are on every item: its key template (for a natural key, {"+an+"} itself) fills it", "%s is filled from the table definition; do not list it", an)
 			}
 		}
 		if e.Table != nil {
@@ -339,6 +339,14 @@ func (r *resolver) resolveEntities() {
 			if len(r.errs) > before {
 				r.broken["entity:"+e.Name] = true
 			}
+			// A natural key attribute is stored on every item: readers
+			// find it among the entity's attributes, required.
+			for _, k := range e.Key {
+				if k.Natural() && e.attr(k.Attribute) == nil && r.attrs[k.Attribute] != nil {
+					e.Attributes = append(e.Attributes, EntityAttr{Name: k.Attribute, Presence: Required, Attribute: r.attrs[k.Attribute]})
+				}
+			}
+			sort.SliceStable(e.Attributes, func(i, j int) bool { return e.Attributes[i].Name < e.Attributes[j].Name })
 		}
 		r.ents[name] = e
 		r.m.Entities = append(r.m.Entities, e)
@@ -389,9 +397,11 @@ func (r *resolver) resolveEntityKey(base string, e *Entity, re rawEntity) {
 			continue
 		}
 		r.typeTemplate(tmpl)
-		if ka := r.attrs[k]; ka != nil && ka.Type != attr.S && len(tmpl.Parts) != 1 {
+		ka := r.attrs[k]
+		if ka != nil && ka.Type != attr.S && (len(tmpl.Parts) != 1 || tmpl.Parts[0].Attr == "") {
 			r.errf(ptr, "key attribute %s is %s: its template must be a single placeholder", k, ka.Type)
 		}
+		natural := len(tmpl.Parts) == 1 && tmpl.Parts[0].Attr == k
 		for _, part := range tmpl.Parts {
 			if part.Attr == "" {
 				r.checkPrefixes(ptr, part.Literal)
@@ -399,7 +409,16 @@ func (r *resolver) resolveEntityKey(base string, e *Entity, re rawEntity) {
 			}
 			used[part.Attr] = true
 			a, declared := r.attrs[part.Attr]
-			if e.Has(part.Attr) == "" {
+			if ka != nil && ka.Type != attr.S && declared && a.Type != ka.Type {
+				r.errf(ptr, "key attribute %s is %s, but {%s} is %s", k, ka.Type, part.Attr, a.Type)
+			}
+			if natural {
+				// A natural key: the table key attribute itself, stored on
+				// every item.
+				if !declared {
+					continue
+				}
+			} else if e.Has(part.Attr) == "" {
 				var carried []string
 				for _, ea := range e.Attributes {
 					carried = append(carried, ea.Name)
@@ -422,7 +441,7 @@ func (r *resolver) resolveEntityKey(base string, e *Entity, re rawEntity) {
 			if part.Width > 0 && a.Type != attr.N {
 				r.errf(ptr, "placeholder {%s:%0*d} pads a number, but %s is %s", part.Attr, part.Width, 0, part.Attr, a.Type)
 			}
-			if k == t.SortKey && a.Type == attr.N && part.Width == 0 {
+			if k == t.SortKey && a.Type == attr.N && part.Width == 0 && (ka == nil || ka.Type == attr.S) {
 				r.errAt(ptr, false, fmt.Sprintf("write {%s:03} (or the width that fits): unpadded numbers sort IN#10 before IN#2", part.Attr), "numeric placeholder {%s} in a sort key must be zero-padded", part.Attr)
 			}
 			if e.Has(part.Attr) == Optional {
@@ -430,13 +449,32 @@ func (r *resolver) resolveEntityKey(base string, e *Entity, re rawEntity) {
 			}
 			r.checkKeyInstant(ptr, a, "placeholder {"+part.Attr+"}")
 		}
-		e.Key = append(e.Key, KeyPart{k, tmpl})
+		kp := KeyPart{Attribute: k, Template: tmpl, Type: attr.S}
+		if ka != nil {
+			kp.Type = ka.Type
+			if e.keyDefs == nil {
+				e.keyDefs = map[string]*Attribute{}
+			}
+			e.keyDefs[k] = ka
+		}
+		e.Key = append(e.Key, kp)
 	}
 	for _, ea := range e.Attributes {
 		if ea.Presence == KeyOnly && !used[ea.Name] {
 			r.errAt(p("entities", e.Name, "attributes", ea.Name), false, "", "%s is declared key, but no key template of %s uses it", ea.Name, e.Name)
 		}
 	}
+}
+
+// naturalKey reports whether a table key attribute of the entity is its
+// own template ({deviceId} for deviceId): then samples give its value.
+func naturalKey(e *Entity, name string) bool {
+	for _, k := range e.Key {
+		if k.Attribute == name {
+			return k.Natural()
+		}
+	}
+	return false
 }
 
 // checkKeyInstant requires the exact text form of an instant that is
@@ -484,7 +522,7 @@ func (r *resolver) sampleItem(ptr string, e *Entity, raw map[string]json.RawMess
 			ok = false
 			continue
 		}
-		if e.Table != nil && (name == e.Table.PartitionKey || name == e.Table.SortKey) {
+		if e.Table != nil && (name == e.Table.PartitionKey || name == e.Table.SortKey) && !naturalKey(e, name) {
 			s, isStr := v.(string)
 			if !isStr {
 				r.errf(vptr, "key %s must be a string rendered from its template", name)
@@ -552,16 +590,16 @@ func (r *resolver) sampleItem(ptr string, e *Entity, raw map[string]json.RawMess
 	}
 	var it attr.Item
 	for _, k := range e.Key {
-		s, err := k.Template.RenderSep(values, r.m.Separator)
+		kv, err := k.Value(values, r.m.Separator)
 		if err != nil {
 			r.errf(ptr, "%v", err)
 			return nil, false
 		}
-		if ex, given := explicitKeys[k.Attribute]; given && ex != s {
-			r.errAt(ptr+"/"+escapePtr(k.Attribute), false, fmt.Sprintf("the template renders %q", s), "%s %q does not match its template %s", k.Attribute, ex, k.Template.Text)
+		if ex, given := explicitKeys[k.Attribute]; given && ex != kv.Str {
+			r.errAt(ptr+"/"+escapePtr(k.Attribute), false, fmt.Sprintf("the template renders %q", kv.Str), "%s %q does not match its template %s", k.Attribute, ex, k.Template.Text)
 			return nil, false
 		}
-		it = it.With(k.Attribute, attr.Str(s))
+		it = it.With(k.Attribute, kv)
 	}
 	if d := e.Table.Discriminator; d != "" {
 		it = it.With(d, attr.Str(e.TypeValue))

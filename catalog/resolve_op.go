@@ -505,7 +505,7 @@ func (r *resolver) request(ptr string, scope *opScope, kind StepKind, rr *rawReq
 			for _, ea := range e.Attributes {
 				// A required attribute with a presence rule is absent in
 				// some states: the put may leave it out.
-				if ea.Presence == Required && len(ea.When) == 0 && len(ea.Unless) == 0 && !r.broken["presence:"+e.Name+"."+ea.Name] {
+				if ea.Presence == Required && len(ea.When) == 0 && len(ea.Unless) == 0 && !r.broken["presence:"+e.Name+"."+ea.Name] && !naturalKey(e, ea.Name) {
 					if _, ok := rr.Item[ea.Name]; !ok {
 						missing = append(missing, ea.Name)
 					}
@@ -613,7 +613,15 @@ func (r *resolver) stepKey(ptr string, scope *opScope, e *Entity, t *Table, expl
 			continue
 		}
 		tmpl, ok := r.fillKey(ptr, scope, e, kp.Template, items)
-		if ok {
+		switch {
+		case !ok:
+		case kp.Type != attr.S && len(tmpl.Parts) == 1 && tmpl.Parts[0].Attr != "":
+			// A numeric (or binary) key takes its placeholder's value.
+			out = append(out, Assign{k, Operand{Param: tmpl.Parts[0].Attr}})
+		case kp.Type != attr.S && len(tmpl.Parts) == 1:
+			v := attr.Value{Type: kp.Type, Str: tmpl.Parts[0].Literal}
+			out = append(out, Assign{k, Operand{Literal: &v}})
+		default:
 			out = append(out, Assign{k, Operand{Template: tmpl}})
 		}
 	}

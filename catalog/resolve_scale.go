@@ -34,7 +34,11 @@ func (r *resolver) entityRules(e *Entity) {
 		ea := &e.Attributes[i]
 		raw := entityAttr(re.Attributes[ea.Name])
 		ptr := p("entities", e.Name, "attributes", ea.Name)
-		ea.Note, ea.Values = raw.Note, raw.Values
+		ea.Note, ea.Values, ea.Share = raw.Note, raw.Values, raw.Share
+		if ea.Share != nil && ea.Presence != Optional {
+			r.errAt(ptr+"/share", true, "", "share is the fraction of items that carry an optional attribute; %s is %s", ea.Name, ea.Presence)
+			ea.Share = nil
+		}
 		if raw.When != nil || raw.Unless != nil {
 			switch {
 			case ea.Presence == KeyOnly:
@@ -87,6 +91,9 @@ func (r *resolver) share(e *Entity, conds []Condition) (float64, string, bool) {
 		w, ok := d.WeightOf(ea.Attribute, c.Values)
 		if !ok {
 			return 0, c.Attribute, false
+		}
+		if ea.Share != nil {
+			w *= *ea.Share // the weights count the items that carry it
 		}
 		share *= w
 	}

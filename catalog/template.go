@@ -8,8 +8,8 @@ import (
 	"github.com/cardapio/cardapio/attr"
 )
 
-// KeyTemplate is a parsed template such as T#{tenantId}#D#{debtorKey} or
-// CT#{contractId}#IN#{seq:03}: literal text and typed placeholders.
+// KeyTemplate is a parsed template such as ORDER#{orderId} or
+// NOTE#{noteAt}#{seq:03}: literal text and typed placeholders.
 type KeyTemplate struct {
 	Text  string
 	Parts []Part
