@@ -78,14 +78,39 @@ type InstantFormat struct {
 
 // Format writes t in the format.
 func (f *InstantFormat) Format(t time.Time) string {
+	return string(f.AppendFormat(nil, t))
+}
+
+// AppendFormat appends t in the format to dst: a generator writing
+// millions of instants does so without allocating.
+func (f *InstantFormat) AppendFormat(dst []byte, t time.Time) []byte {
 	layout := "2006-01-02T15:04:05"
-	if n := precisions[f.Precision]; n > 0 {
-		layout += "." + strings.Repeat("0", n)
+	switch precisions[f.Precision] {
+	case 3:
+		layout += ".000"
+	case 6:
+		layout += ".000000"
+	case 9:
+		layout += ".000000000"
 	}
 	if f.Offset == "Z" {
-		return t.In(time.UTC).Format(layout) + "Z"
+		return append(t.In(time.UTC).AppendFormat(dst, layout), 'Z')
 	}
-	return t.In(f.zone).Format(layout + "-07:00")
+	return t.In(f.zone).AppendFormat(dst, layout+"-07:00")
+}
+
+// Resolution is the smallest step the format writes: reading back what
+// Format wrote gives t truncated to it.
+func (f *InstantFormat) Resolution() time.Duration {
+	switch precisions[f.Precision] {
+	case 3:
+		return time.Millisecond
+	case 6:
+		return time.Microsecond
+	case 9:
+		return 1
+	}
+	return time.Second
 }
 
 // Example is a sample instant in the format.

@@ -1187,11 +1187,8 @@ func (p *Population) dateGen(n *Node, s *slot, dr *catalog.DateRule) (genFn, []n
 	return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
 		t := g.pop.AsOf
 		if from != nil {
-			v, ok := g.get(f, *from)
-			if !ok {
-				return attr.Value{}, false
-			}
-			t, ok = g.pop.parseTime(v, fromUnit)
+			var ok bool
+			t, ok = g.timeOf(f, *from, fromUnit)
 			if !ok {
 				return attr.Value{}, false
 			}
@@ -1239,8 +1236,10 @@ func (p *Population) parseTime(v attr.Value, unit string) (time.Time, bool) {
 		t, err := time.ParseInLocation("2006-01-02", v.Str, p.Loc)
 		return t, err == nil
 	}
+	// An instant is read in the model's zone, as the cache of timeOf
+	// gives it: date arithmetic on it then counts the zone's days.
 	t, err := time.Parse(time.RFC3339Nano, v.Str)
-	return t, err == nil
+	return t.In(p.Loc), err == nil
 }
 
 func (p *Population) aggGen(n *Node, s *slot, ag *catalog.Aggregate) (genFn, []name, bool, error) {
@@ -1365,15 +1364,7 @@ func (p *Population) bandGen(n *Node, s *slot, b *catalog.Band) (genFn, []name, 
 	days := func(g *gen, f *frame) (float64, bool) {
 		var ts [2]time.Time
 		for i, nm := range names {
-			v, ok := g.get(f, nm)
-			if !ok {
-				return 0, false
-			}
-			if nm.builtin == bAsOf {
-				ts[i] = g.pop.AsOf
-				continue
-			}
-			t, ok := g.pop.parseTime(v, units[i])
+			t, ok := g.timeOf(f, nm, units[i])
 			if !ok {
 				return 0, false
 			}
@@ -1419,13 +1410,9 @@ func (p *Population) bandGen(n *Node, s *slot, b *catalog.Band) (genFn, []name, 
 			}
 		}
 		d := r.Range(int64(math.Ceil(rg.Lo)), int64(math.Floor(rg.Hi)))
-		base := g.pop.AsOf
-		if other.builtin != bAsOf {
-			v, ok := g.get(f, other)
-			if !ok {
-				return attr.Value{}, false
-			}
-			base, _ = g.pop.parseTime(v, p.unitOf(n, other))
+		base, ok := g.timeOf(f, other, p.unitOf(n, other))
+		if !ok {
+			return attr.Value{}, false
 		}
 		if forward {
 			d = -d

@@ -47,6 +47,7 @@ type gen struct {
 	KeyErrors []int64
 	treeKeys  map[uint64]struct{}
 	rngs      [64]rng
+	lastTime  int64 // the instant of the last date value made, for the slot's cache
 	keyVals   []attr.Value
 	depth     int
 	// observe, when set, sees every value drawn (tests look at the
@@ -65,6 +66,7 @@ type frame struct {
 	siblings int64
 	ord      int64
 	vals     []attr.Value
+	times    []int64 // per slot: the instant of a date value, Unix nanoseconds; 0 unknown
 	st       []uint8 // 0 to do, 1 doing, 2 present, 3 absent
 	state    int     // chosen state, -1 none, -2 choosing
 	kids     [][]*frame
@@ -146,12 +148,16 @@ func (g *gen) numValue(a num) attr.Value {
 // dateValue writes t in the slot's unit: a civil date, an instant (UTC or
 // the model's zone, as the samples write it) or epoch seconds.
 func (g *gen) dateValue(t time.Time, s *slot) attr.Value {
+	g.lastTime = t.UnixNano()
 	switch s.unit {
 	case catalog.UnitEpochSeconds:
+		g.lastTime = time.Unix(t.Unix(), 0).UnixNano()
 		return g.num(t.Unix())
 	case catalog.UnitInstant:
+		// What is cached is the instant the text says, to its precision.
 		if s.a != nil && s.a.Instant != nil {
-			return attr.Str(g.keep(s.a.Instant.Format(t)))
+			g.lastTime = t.Truncate(s.a.Instant.Resolution()).UnixNano()
+			return attr.Str(g.keepBytes(s.a.Instant.AppendFormat(g.scratch[:0], t)))
 		}
 		var b []byte
 		switch {
@@ -164,12 +170,21 @@ func (g *gen) dateValue(t time.Time, s *slot) attr.Value {
 		default:
 			b = t.UTC().AppendFormat(g.scratch[:0], time.RFC3339)
 		}
+		if s.inst.milli {
+			g.lastTime = t.Truncate(time.Millisecond).UnixNano()
+		} else {
+			g.lastTime = t.Truncate(time.Second).UnixNano()
+		}
 		return attr.Str(g.keepBytes(b))
 	}
 	if s.typ == attr.N {
 		return g.num(t.Unix())
 	}
-	return attr.Str(g.keepBytes(t.In(g.pop.Loc).AppendFormat(g.scratch[:0], "2006-01-02")))
+	// A civil date is its day: what is cached is the day's midnight, as
+	// parsing the text would give.
+	lt := t.In(g.pop.Loc)
+	g.lastTime = time.Date(lt.Year(), lt.Month(), lt.Day(), 0, 0, 0, 0, g.pop.Loc).UnixNano()
+	return attr.Str(g.keepBytes(lt.AppendFormat(g.scratch[:0], "2006-01-02")))
 }
 
 func (g *gen) secret(model, sel string) []byte {
@@ -197,9 +212,10 @@ func (g *gen) newFrame(n *Node, parent *frame, key uint64, index, siblings int64
 	g.nframes++
 	c := n.comp
 	*f = frame{c: c, parent: parent, key: key, index: index, siblings: siblings, ord: -1, state: -1,
-		vals: f.vals[:0], st: f.st[:0], kids: f.kids[:0], keyStr: f.keyStr[:0], capCounts: f.capCounts[:0]}
+		vals: f.vals[:0], times: f.times[:0], st: f.st[:0], kids: f.kids[:0], keyStr: f.keyStr[:0], capCounts: f.capCounts[:0]}
 	for range c.slots {
 		f.vals = append(f.vals, attr.Value{})
+		f.times = append(f.times, 0)
 		f.st = append(f.st, stTodo)
 	}
 	for range c.kids {
@@ -290,8 +306,13 @@ func (g *gen) slotValue(f *frame, i int) (attr.Value, bool) {
 	r := &g.rngs[g.depth]
 	g.depth++
 	*r = newRNG(key2(key2(f.key, s.id), f.attempt))
+	g.lastTime = 0
 	v, ok := s.gen(g, f, r)
 	g.depth--
+	if ok && g.lastTime != 0 && (v.Type == attr.S || (v.Type == attr.N && s.unit == catalog.UnitEpochSeconds)) {
+		f.times[i] = g.lastTime
+	}
+	g.lastTime = 0
 	if ok && s.coin != 0 && s.presence == catalog.Optional && s.rule != "copy" && len(s.when) == 0 && len(s.unless) == 0 && !g.ruled(c, s) {
 		cr := newRNG(key2(f.key, s.coin^f.attempt))
 		ok = cr.Uint64()&1 == 0
@@ -875,4 +896,31 @@ func (g *gen) groups(f *frame, gp *groupPlan) []*groupInst {
 		return out[i].hash < out[j].hash
 	})
 	return out
+}
+
+// timeOf reads a name in scope as a time: from the slot's cache when the
+// value was made as a date here, else parsed.
+func (g *gen) timeOf(f *frame, nm name, unit string) (time.Time, bool) {
+	if nm.builtin == bAsOf {
+		return g.pop.AsOf, true
+	}
+	v, ok := g.get(f, nm)
+	if !ok {
+		return time.Time{}, false
+	}
+	if nm.builtin == 0 {
+		a := f
+		switch {
+		case nm.up < 0:
+			a = f.ref
+		default:
+			for i := int8(0); i < nm.up && a != nil; i++ {
+				a = a.parent
+			}
+		}
+		if a != nil && a.times[nm.slot] != 0 {
+			return time.Unix(0, a.times[nm.slot]).In(g.pop.Loc), true
+		}
+	}
+	return g.pop.parseTime(v, unit)
 }
