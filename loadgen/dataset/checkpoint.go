@@ -49,10 +49,12 @@ func Fingerprint(p *Population, part, parts int, target string) string {
 // maxCheckpointBytes caps what is read of a checkpoint file.
 const maxCheckpointBytes = 16 << 20
 
-// OpenCheckpoint opens the checkpoint at path for the run fp. With resume
-// the blocks it records are done; without, it starts empty (an existing
-// file is replaced at the first flush).
-func OpenCheckpoint(path, fp string, resume bool) (*Checkpoint, error) {
+// OpenCheckpoint opens the checkpoint at path for the run fp, of blocks
+// blocks (block numbers 0 to blocks-1). With resume the blocks it records
+// are done; without, it starts empty (an existing file is replaced at the
+// first flush). A file naming a block past the run's is refused, so what
+// a file makes this hold is bounded by the run, not by the file.
+func OpenCheckpoint(path, fp string, resume bool, blocks int) (*Checkpoint, error) {
 	c := &Checkpoint{path: path, fp: fp, done: map[int]bool{}, last: time.Now()}
 	if !resume {
 		return c, nil
@@ -80,8 +82,8 @@ func OpenCheckpoint(path, fp string, resume bool) (*Checkpoint, error) {
 		return nil, fmt.Errorf("checkpoint %s belongs to another run (another model, seed, scale, as-of date, part or target): remove it or drop --resume", path)
 	}
 	for _, r := range cf.Done {
-		if r[0] < 0 || r[1] < r[0] || r[1]-r[0] > 1<<24 {
-			return nil, fmt.Errorf("checkpoint %s: bad range [%d, %d]", path, r[0], r[1])
+		if r[0] < 0 || r[1] < r[0] || r[1] >= blocks {
+			return nil, fmt.Errorf("checkpoint %s: bad range [%d, %d] of a run of %d blocks", path, r[0], r[1], blocks)
 		}
 		for s := r[0]; s <= r[1]; s++ {
 			c.done[s] = true

@@ -99,7 +99,7 @@ func TestLoad(t *testing.T) {
 	tg := engineTarget(t, p)
 	cpPath := filepath.Join(t.TempDir(), "load.checkpoint")
 	fp := Fingerprint(p, 0, 1, tg.Name)
-	cp, err := OpenCheckpoint(cpPath, fp, false)
+	cp, err := OpenCheckpoint(cpPath, fp, false, len(p.Blocks()))
 	require.NoError(t, err)
 	sink := NewLoadSink(ctx, p, LoadOptions{Client: tg.Client, Concurrency: 4, Checkpoint: cp, Rules: capacity.Default()})
 	res, err := p.Run(ctx, sink, RunOptions{Workers: 2})
@@ -110,7 +110,7 @@ func TestLoad(t *testing.T) {
 	assert.Equal(t, res.Blocks, cp.Len(), "every block is in the checkpoint")
 
 	// Resumed: nothing left to do.
-	cp2, err := OpenCheckpoint(cpPath, fp, true)
+	cp2, err := OpenCheckpoint(cpPath, fp, true, len(p.Blocks()))
 	require.NoError(t, err)
 	sink2 := NewLoadSink(ctx, p, LoadOptions{Client: tg.Client, Concurrency: 4, Checkpoint: cp2, Rules: capacity.Default()})
 	res2, err := p.Run(ctx, sink2, RunOptions{Workers: 2, Skip: cp2.Skip})
@@ -125,7 +125,7 @@ func TestLoad(t *testing.T) {
 	half := len(blocks) / 2
 	data, _ := json.Marshal(checkpointFile{Fingerprint: fp, Done: [][2]int{{0, half - 1}}})
 	require.NoError(t, os.WriteFile(cpPath, data, 0o644))
-	cp3, err := OpenCheckpoint(cpPath, fp, true)
+	cp3, err := OpenCheckpoint(cpPath, fp, true, len(p.Blocks()))
 	require.NoError(t, err)
 	fresh := engineTarget(t, p)
 	sink3 := NewLoadSink(ctx, p, LoadOptions{Client: fresh.Client, Concurrency: 4, Checkpoint: cp3, Rules: capacity.Default()})
@@ -137,7 +137,7 @@ func TestLoad(t *testing.T) {
 	assert.Equal(t, res3.Tables[table].Items, count(t, fresh, table))
 
 	// Another run's checkpoint is refused.
-	_, err = OpenCheckpoint(cpPath, Fingerprint(p, 1, 2, tg.Name), true)
+	_, err = OpenCheckpoint(cpPath, Fingerprint(p, 1, 2, tg.Name), true, len(p.Blocks()))
 	require.Error(t, err)
 	assert.True(t, strings.Contains(err.Error(), "another run"), err.Error())
 }

@@ -71,7 +71,7 @@ func Produce(ctx context.Context, p *Population, rq Request) (*Report, error) {
 	switch {
 	case rq.Target != nil:
 		if rq.Checkpoint != "" {
-			c, err := OpenCheckpoint(rq.Checkpoint, Fingerprint(p, rq.Part, rq.Parts, rq.Target.Name), rq.Resume)
+			c, err := OpenCheckpoint(rq.Checkpoint, Fingerprint(p, rq.Part, rq.Parts, rq.Target.Name), rq.Resume, len(p.Blocks()))
 			if err != nil {
 				return nil, err
 			}
