@@ -1055,6 +1055,11 @@ func appendBase64(dst []byte, raw string) []byte {
 
 const hexDigits = "0123456789abcdef"
 
+// AppendJSONString appends s as a JSON string, escaped as every encoder of
+// this package escapes it (invalid UTF-8 becomes U+FFFD), so that an
+// encoder writing items from another form produces the same bytes.
+func AppendJSONString(dst []byte, s string) []byte { return appendString(dst, s) }
+
 // appendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD
 // so that the output is always valid JSON.
 func appendString(dst []byte, s string) []byte {

@@ -136,7 +136,16 @@ func (it Item) search(name string) int {
 		}
 		return len(it)
 	}
-	return sort.Search(len(it), func(i int) bool { return it[i].Name >= name })
+	lo, hi := 0, len(it)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if it[m].Name < name {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
 }
 
 // Get returns the named attribute.

@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/binary"
 	"errors"
+	"unsafe"
 
 	"github.com/cardapio/cardapio/attr"
 )
@@ -249,4 +250,92 @@ func lookup(b []byte, name string) (attr.Value, bool) {
 		r.skipValue()
 	}
 	return attr.Value{}, false
+}
+
+// errUnsorted marks a stored map whose fields are not in name order, which
+// appendStoredJSON does not write (the decoded item's encoder sorts them).
+var errUnsorted = errors.New("engine: stored map out of name order")
+
+// appendStoredJSON appends the DynamoDB JSON of the item stored in b, the
+// bytes attr.AppendItemJSON writes for the decoded item, without building
+// it: strings are read in place (stored bytes are never modified) and no
+// value is allocated but a set's members. keep, when set, selects the
+// top-level attributes written. ok is false for corrupt bytes or a map
+// out of name order; the caller then decodes.
+func appendStoredJSON(dst, b []byte, keep func(name string) bool) ([]byte, bool) {
+	r := reader{b: b}
+	dst = r.itemJSON(dst, keep)
+	return dst, r.err == nil
+}
+
+// view is a string over stored bytes, which are never modified while a
+// reader can see them; it must not outlive the read.
+func view(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+func (r *reader) itemJSON(dst []byte, keep func(string) bool) []byte {
+	n := r.uvarint()
+	dst = append(dst, '{')
+	var prev string
+	wrote := false
+	for i := 0; i < n && r.err == nil; i++ {
+		name := view(r.bytes())
+		if i > 0 && name < prev {
+			r.err, r.b = errUnsorted, nil
+			return dst
+		}
+		prev = name
+		if keep != nil && !keep(name) {
+			r.skipValue()
+			continue
+		}
+		if wrote {
+			dst = append(dst, ',')
+		}
+		wrote = true
+		dst = attr.AppendJSONString(dst, name)
+		dst = append(dst, ':')
+		dst = r.valueJSON(dst)
+	}
+	return append(dst, '}')
+}
+
+func (r *reader) valueJSON(dst []byte) []byte {
+	t := attr.Type(r.byte1())
+	switch t {
+	case attr.S, attr.N, attr.B:
+		return attr.AppendValueJSON(dst, attr.Value{Type: t, Str: view(r.bytes())})
+	case attr.BOOL:
+		return attr.AppendValueJSON(dst, attr.Value{Type: t, Bool: r.byte1() == 1})
+	case attr.NULL:
+		return attr.AppendValueJSON(dst, attr.Value{Type: t, Bool: true})
+	case attr.L:
+		n := r.uvarint()
+		dst = append(dst, `{"L":[`...)
+		for i := 0; i < n && r.err == nil; i++ {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = r.valueJSON(dst)
+		}
+		return append(dst, "]}"...)
+	case attr.M:
+		dst = append(dst, `{"M":`...)
+		dst = r.itemJSON(dst, nil)
+		return append(dst, '}')
+	case attr.SS, attr.NS, attr.BS:
+		v := attr.Value{Type: t}
+		n := r.uvarint()
+		v.Set = make([]string, 0, n)
+		for i := 0; i < n && r.err == nil; i++ {
+			v.Set = append(v.Set, view(r.bytes()))
+		}
+		return attr.AppendValueJSON(dst, v)
+	}
+	r.fail()
+	return dst
 }

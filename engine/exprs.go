@@ -32,6 +32,9 @@ func (p projector) apply(it attr.Item) attr.Item {
 	return it
 }
 
+// empty reports that the projection keeps every attribute.
+func (p projector) empty() bool { return p.p == nil && p.attrs == nil }
+
 // top returns the top-level attributes the projection reads, or nil for
 // all of them.
 func (p projector) top() []string {

@@ -59,11 +59,12 @@ type source struct {
 	ix *index // nil for the table
 }
 
-// ascend visits keys in [lo, hi) in order (hi nil: to the end), or in
-// reverse order when forward is false, until fn returns false.
-func (s source) visit(lo, hi []byte, forward bool, fn func(key []byte, r *rec) bool) {
+// visit visits keys in [lo, hi) in order (hi nil: to the end), or in
+// reverse order when forward is false, until fn returns false; size is
+// what a read of each counts (the item's, or the index entry's).
+func (s source) visit(lo, hi []byte, forward bool, fn func(key []byte, r *rec, size int32) bool) {
 	if s.ix == nil {
-		f := func(r *rec) bool { return fn(r.key(), r) }
+		f := func(r *rec) bool { return fn(r.key(), r, r.size) }
 		if forward {
 			s.t.items.ascend(lo, hi, f)
 		} else {
@@ -71,7 +72,7 @@ func (s source) visit(lo, hi []byte, forward bool, fn func(key []byte, r *rec) b
 		}
 		return
 	}
-	f := func(e *entry) bool { return fn(e.key, e.r) }
+	f := func(e *entry) bool { return fn(e.key, e.r, e.billed()) }
 	if forward {
 		s.ix.tree.ascend(lo, hi, f)
 	} else {
@@ -136,20 +137,19 @@ func (s source) lastKey(it attr.Item) attr.Item {
 
 // readRequest is what Query and Scan share once validated.
 type readRequest struct {
-	src       source
-	lo, hi    []byte
-	forward   bool
-	start     []byte // ExclusiveStartKey as a source key, or nil
-	limit     int
-	filter    *expr.Condition
-	proj      projector
-	count     bool
-	fetch     bool // an LSI read asking for attributes it does not project
-	consist   capacity.Consistency
-	wantCap   bool
-	level     capacity.Level
-	keyFilter func(attr.Item) bool // a Scan segment's or query's extra check
-	hash      []attr.Value         // a Query's partition key values (for IAM's dynamodb:LeadingKeys)
+	src     source
+	lo, hi  []byte
+	forward bool
+	start   []byte // ExclusiveStartKey as a source key, or nil
+	limit   int
+	filter  *expr.Condition
+	proj    projector
+	count   bool
+	fetch   bool // an LSI read asking for attributes it does not project
+	consist capacity.Consistency
+	wantCap bool
+	level   capacity.Level
+	hash    []attr.Value // a Query's partition key values (for IAM's dynamodb:LeadingKeys)
 }
 
 // parseSelect validates Select against the projection parameters and the
@@ -257,8 +257,19 @@ func (s source) startKey(esk attr.Item) ([]byte, error) {
 	return k, nil
 }
 
-// run reads one page.
-func (rq *readRequest) run(ctx context.Context, e *Engine) (*QueryOutput, error) {
+// hit is one item a page reads: its stored form and the size it counts.
+type hit struct {
+	val  []byte
+	size int32
+}
+
+// run reads one page. The table's read lock is held only while the page's
+// records are found and cut (by their stored sizes); they are decoded,
+// filtered and encoded after it is released, as stored bytes are never
+// modified, so that writers wait for a walk of the tree, not for a page's
+// work. With wire, the items are written in DynamoDB JSON straight from
+// their stored form (QueryOutput.wire) instead of being built.
+func (rq *readRequest) run(ctx context.Context, e *Engine, wire bool) (*QueryOutput, error) {
 	s := rq.src
 	t := s.t
 	out := &QueryOutput{Items: []attr.Item{}}
@@ -279,62 +290,88 @@ func (rq *readRequest) run(ctx context.Context, e *Engine) (*QueryOutput, error)
 	pager := capacity.Pager{Limit: rq.limit}
 	total := 0
 	var fetched []int
-	var last attr.Item
 	more := false
-	t.mu.RLock()
-	var derr error
 	var hash uint64
 	var hkey []byte
 	if len(lo) >= 8 {
 		hash, hkey = be64(lo), lo[8:]
 	}
 	first := true
-	s.visit(lo, hi, rq.forward, func(k []byte, r *rec) bool {
-		if more {
-			return false
-		}
+	hits := make([]hit, 0, 64)
+	stored := 0
+	t.mu.RLock()
+	s.visit(lo, hi, rq.forward, func(k []byte, r *rec, size int32) bool {
 		if first {
 			hash, hkey, first = be64(k), k[8:], false
 		}
-		it, err := decodeItem(r.val())
-		if err != nil {
-			derr = err
-			return false
+		if rq.fetch {
+			fetched = append(fetched, int(r.size))
 		}
-		if rq.keyFilter != nil && !rq.keyFilter(it) {
-			return true
-		}
-		size := int(r.size)
-		if s.ix != nil {
-			size = t.entrySize(s.ix, it)
-			if rq.fetch {
-				fetched = append(fetched, int(r.size))
-			}
-		}
-		total += size
-		out.ScannedCount++
-		full := pager.Add(size)
-		if rq.filter == nil || rq.filter.Eval(it) {
-			out.Count++
-			if !rq.count {
-				out.Items = append(out.Items, rq.proj.apply(rq.visible(it)))
-			}
-		}
-		if full {
-			last = it
-			more = true
-		}
-		return true
+		v := r.val()
+		hits = append(hits, hit{val: v, size: size})
+		stored += len(v)
+		total += int(size)
+		more = pager.Add(int(size))
+		return !more
 	})
 	t.mu.RUnlock()
-	if derr != nil {
-		return nil, &Error{Type: ErrInternal, Message: derr.Error()}
+	out.ScannedCount = len(hits)
+	if wire && !rq.count {
+		// The JSON of an item is about twice its stored form; the
+		// buffer is sized once rather than grown page-long.
+		out.wire = append(make([]byte, 0, 2*stored+len(hits)+256), `{"Items":[`...)
+	}
+	keep := rq.keep()
+	for _, h := range hits {
+		var it attr.Item
+		if rq.filter != nil || (!wire && !rq.count) || !rq.proj.empty() {
+			var err error
+			if it, err = decodeItem(h.val); err != nil {
+				return nil, &Error{Type: ErrInternal, Message: err.Error()}
+			}
+			if rq.filter != nil && !rq.filter.Eval(it) {
+				continue
+			}
+		}
+		out.Count++
+		if rq.count {
+			continue
+		}
+		if !wire {
+			out.Items = append(out.Items, rq.proj.apply(rq.visible(it)))
+			continue
+		}
+		if out.Count > 1 {
+			out.wire = append(out.wire, ',')
+		}
+		if rq.proj.empty() {
+			var ok bool
+			mark := len(out.wire)
+			if out.wire, ok = appendStoredJSON(out.wire, h.val, keep); ok {
+				continue
+			}
+			out.wire = out.wire[:mark]
+			if it == nil {
+				var err error
+				if it, err = decodeItem(h.val); err != nil {
+					return nil, &Error{Type: ErrInternal, Message: err.Error()}
+				}
+			}
+		}
+		out.wire = attr.AppendItemJSON(out.wire, rq.proj.apply(rq.visible(it)))
 	}
 	if more {
+		last, err := decodeItem(hits[len(hits)-1].val)
+		if err != nil {
+			return nil, &Error{Type: ErrInternal, Message: err.Error()}
+		}
 		out.LastEvaluatedKey = s.lastKey(last)
 	}
 	if rq.count {
 		out.Items = nil
+	} else if wire {
+		out.Items = nil
+		out.wire = append(out.wire, ']')
 	}
 	if rq.wantCap || e.admits() {
 		op := capacity.ReadOp{Kind: capacity.Page, Consistency: rq.consist, Bytes: total, Count: out.ScannedCount, Fetched: fetched}
@@ -355,6 +392,17 @@ func (rq *readRequest) run(ctx context.Context, e *Engine) (*QueryOutput, error)
 		out.ConsumedCapacity = consumed(rq.wantCap, rq.level, c)
 	}
 	return out, nil
+}
+
+// keep selects the attributes an item read through the source shows
+// (nil: all of them): an index's projection, unless an LSI read fetches
+// the item.
+func (rq *readRequest) keep() func(string) bool {
+	ix := rq.src.ix
+	if ix == nil || rq.fetch || ix.projection.ProjectionType == "ALL" {
+		return nil
+	}
+	return func(name string) bool { return ix.projects(rq.src.t, name) }
 }
 
 // visible is what an item read through the source shows before any
@@ -403,7 +451,16 @@ func (e *Engine) Query(ctx context.Context, in *QueryInput) (*QueryOutput, error
 	if err != nil {
 		return nil, err
 	}
-	return rq.run(ctx, e)
+	return rq.run(ctx, e, false)
+}
+
+// queryWire is Query for the wire: the page's items are encoded as read.
+func (e *Engine) queryWire(ctx context.Context, in *QueryInput) (*QueryOutput, error) {
+	rq, err := e.prepareQuery(in)
+	if err != nil {
+		return nil, err
+	}
+	return rq.run(ctx, e, true)
 }
 
 func (e *Engine) prepareQuery(in *QueryInput) (*readRequest, error) {
@@ -507,6 +564,15 @@ func (e *Engine) prepareQuery(in *QueryInput) (*readRequest, error) {
 
 // Scan reads the whole table or index (or one segment of it) in key order.
 func (e *Engine) Scan(ctx context.Context, in *ScanInput) (*ScanOutput, error) {
+	return e.scan(ctx, in, false)
+}
+
+// scanWire is Scan for the wire: the page's items are encoded as read.
+func (e *Engine) scanWire(ctx context.Context, in *ScanInput) (*ScanOutput, error) {
+	return e.scan(ctx, in, true)
+}
+
+func (e *Engine) scan(ctx context.Context, in *ScanInput, wire bool) (*ScanOutput, error) {
 	want, level, err := parseConsumed(in.ReturnConsumedCapacity)
 	if err != nil {
 		return nil, err
@@ -587,7 +653,7 @@ func (e *Engine) Scan(ctx context.Context, in *ScanInput) (*ScanOutput, error) {
 	if rq.start, err = s.startKey(in.ExclusiveStartKey); err != nil {
 		return nil, err
 	}
-	return rq.run(ctx, e)
+	return rq.run(ctx, e, wire)
 }
 
 // segmentBounds splits the hash space evenly: segment i of n covers the

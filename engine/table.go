@@ -35,10 +35,31 @@ func recBytes(key []byte, it attr.Item) []byte {
 	return appendItem(b, it)
 }
 
-// entry is one index entry: the index key and the base item it stands for.
+// entry is one index entry: the index key and the base item it stands for,
+// with the entry's size per capacity rules (what a page of the index
+// counts), or -1 where it is the item's own size (an index projecting
+// everything), so that an update keeping the entry's key changes nothing
+// in the index. A page is thus cut without decoding its items.
 type entry struct {
-	key []byte
-	r   *rec
+	key  []byte
+	r    *rec
+	size int32
+}
+
+// billed is the size a read of the entry counts.
+func (e *entry) billed() int32 {
+	if e.size < 0 {
+		return e.r.size
+	}
+	return e.size
+}
+
+// newEntry builds the entry of key for r, whose item's entry size is n.
+func (ix *index) newEntry(key []byte, r *rec, n int) *entry {
+	if ix.projection.ProjectionType == "ALL" {
+		return &entry{key: key, r: r, size: -1}
+	}
+	return &entry{key: key, r: r, size: int32(n)}
 }
 
 // keyAttr is one key attribute with its declared type.
@@ -151,8 +172,15 @@ func applyIndexOp(op indexOp) {
 // index keeps showing this version until a later change propagates.
 func frozen(r *rec) *rec { return &rec{b: r.b, klen: r.klen, size: r.size} }
 
-// indexes returns all secondary indexes, GSIs first.
+// indexes returns all secondary indexes, GSIs first. The slice is not to
+// be modified: with one kind of index it is the table's own.
 func (t *table) indexes() []*index {
+	if len(t.lsis) == 0 {
+		return t.gsis[:len(t.gsis):len(t.gsis)]
+	}
+	if len(t.gsis) == 0 {
+		return t.lsis[:len(t.lsis):len(t.lsis)]
+	}
 	out := make([]*index, 0, len(t.gsis)+len(t.lsis))
 	out = append(out, t.gsis...)
 	return append(out, t.lsis...)
@@ -382,8 +410,10 @@ func (t *table) store(key []byte, old *rec, oldItem, newItem attr.Item, newSize 
 		}
 		nk := ix.entryKey(newItem, r.key())
 		lagged := t.lag != nil && !ix.local
+		oldSize := 0
 		if ok != nil {
-			ix.size -= int64(t.entrySize(ix, oldItem))
+			oldSize = t.entrySize(ix, oldItem)
+			ix.size -= int64(oldSize)
 			if nk == nil || !bytes.Equal(ok, nk) {
 				if lagged {
 					t.lag.Push(indexOp{ix: ix, del: ok})
@@ -393,7 +423,8 @@ func (t *table) store(key []byte, old *rec, oldItem, newItem attr.Item, newSize 
 			}
 		}
 		if nk != nil {
-			ix.size += int64(t.entrySize(ix, newItem))
+			n := t.entrySize(ix, newItem)
+			ix.size += int64(n)
 			switch {
 			case lagged:
 				// Even when the entry's key stays, its projected
@@ -401,9 +432,15 @@ func (t *table) store(key []byte, old *rec, oldItem, newItem attr.Item, newSize 
 				if snap == nil {
 					snap = frozen(r)
 				}
-				t.lag.Push(indexOp{ix: ix, put: &entry{key: nk, r: snap}})
+				t.lag.Push(indexOp{ix: ix, put: ix.newEntry(nk, snap, n)})
 			case ok == nil || !bytes.Equal(ok, nk):
-				ix.tree.put(&entry{key: nk, r: r})
+				ix.tree.put(ix.newEntry(nk, r, n))
+			case n != oldSize && ix.projection.ProjectionType != "ALL":
+				// The key stays, the projected attributes grew or
+				// shrank: the entry keeps its place, with its new size.
+				if en, found := ix.tree.get(nk); found {
+					en.size = int32(n)
+				}
 			}
 		}
 	}
@@ -456,8 +493,9 @@ func (t *table) backfill(ix *index) {
 			if t.lag != nil {
 				r = frozen(r) // later versions reach the index with the lag
 			}
-			ix.tree.put(&entry{key: k, r: r})
-			ix.size += int64(t.entrySize(ix, it))
+			n := t.entrySize(ix, it)
+			ix.tree.put(ix.newEntry(k, r, n))
+			ix.size += int64(n)
 		}
 		return true
 	})

@@ -350,6 +350,10 @@ type QueryOutput struct {
 	ScannedCount     int
 	LastEvaluatedKey attr.Item `json:",omitempty"`
 	ConsumedCapacity *Consumed `json:",omitempty"`
+
+	// wire, for the server, holds the items already encoded: `{"Items":[`
+	// and the items, in place of Items (see readRequest.run).
+	wire []byte
 }
 
 // ScanInput is Scan's request.

@@ -34,8 +34,15 @@ func (o *GetItemOutput) MarshalJSON() ([]byte, error) {
 
 // MarshalJSON encodes Query's and Scan's response.
 func (o *QueryOutput) MarshalJSON() ([]byte, error) {
-	b := append(make([]byte, 0, 1024), '{')
-	if o.Items != nil {
+	var b []byte
+	if o.wire != nil {
+		// The rest of the response follows the items in their buffer
+		// (sized for it); encoding again rewrites the same tail.
+		b = append(o.wire[:len(o.wire):cap(o.wire)], ',')
+	} else {
+		b = append(make([]byte, 0, 1024), '{')
+	}
+	if o.wire == nil && o.Items != nil {
 		b = append(b, `"Items":[`...)
 		for i, it := range o.Items {
 			if i > 0 {
