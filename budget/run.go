@@ -336,7 +336,7 @@ type gate struct {
 }
 
 func (g *gate) newExecutor() {
-	g.x = executor.New(g.m, g.tg.Client, executor.Options{Tables: g.tables.Names(), Keys: g.tables.Keys, Rules: g.rules})
+	g.x = executor.New(g.m, g.tg.Client, executor.Options{Tables: g.tables.Names(), Keys: g.tables.Keys, Rules: g.rules, Loader: g.tg})
 }
 
 // variant seeds, runs and judges one variant.

@@ -9,47 +9,30 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/cardapio/cardapio/attr"
-	"github.com/cardapio/cardapio/engine"
 )
 
-// Load writes items to a table with ordinary batch writes, 25 a request,
-// retrying what the target leaves unprocessed (throttled). It is how
-// runners set up the state they then measure: on the embedded engine the
-// batches go to the engine's own BatchWriteItem without the wire (the
-// same writes, indexes and all, without serialising every item twice);
-// elsewhere through the SDK client.
+// Load writes items to a table. It is how runners set up the state they
+// then measure. On the embedded engine the items go to the engine's bulk
+// load (engine.Engine.Load: the puts BatchWriteItem makes, indexes,
+// stream and all, under one lock per chunk, neither billed nor
+// throttled); elsewhere through the SDK client as ordinary batch writes,
+// 25 a request, retrying what the target leaves unprocessed (throttled).
 func (t *Target) Load(ctx context.Context, table string, items []attr.Item) error {
+	if t.Engine != nil {
+		if err := t.Engine.Load(ctx, table, items); err != nil {
+			return fmt.Errorf("load %s: %w", table, err)
+		}
+		return nil
+	}
 	for len(items) > 0 {
 		n := min(25, len(items))
 		batch := items[:n]
 		items = items[n:]
-		var err error
-		if t.Engine != nil {
-			err = t.loadEngine(ctx, table, batch)
-		} else {
-			err = t.loadSDK(ctx, table, batch)
-		}
-		if err != nil {
+		if err := t.loadSDK(ctx, table, batch); err != nil {
 			return fmt.Errorf("load %s: %w", table, err)
 		}
 	}
 	return nil
-}
-
-func (t *Target) loadEngine(ctx context.Context, table string, batch []attr.Item) error {
-	reqs := make([]engine.WriteRequest, len(batch))
-	for i, it := range batch {
-		reqs[i].PutRequest = &struct{ Item attr.Item }{Item: it}
-	}
-	in := map[string][]engine.WriteRequest{table: reqs}
-	return retryUnprocessed(ctx, func() (int, error) {
-		out, err := t.Engine.BatchWriteItem(ctx, &engine.BatchWriteItemInput{RequestItems: in})
-		if err != nil {
-			return 0, err
-		}
-		in = out.UnprocessedItems
-		return len(in[table]), nil
-	})
 }
 
 func (t *Target) loadSDK(ctx context.Context, table string, batch []attr.Item) error {
