@@ -141,7 +141,13 @@ func (o *Operation) Images(s *Step, b *Budget) (before, after attr.Item, err err
 	if !ok {
 		return nil, nil, fmt.Errorf("entity %s has no sample %q", q.Entity.Name, bn)
 	}
-	after, err = s.Apply(before, o.Values(b))
+	vals := o.Values(b)
+	if b.FailedStep != "" && b.FailedStep == s.ID {
+		if it, ferr := o.Failing(s, b, vals, nil); ferr == nil {
+			before = it
+		}
+	}
+	after, err = s.Apply(before, vals)
 	var missing *MissingValueError
 	if _, an, _ := b.SamplesFor(s); errors.As(err, &missing) && an != "" {
 		// Without the values the request cannot be applied: the named
@@ -150,6 +156,68 @@ func (o *Operation) Images(s *Step, b *Budget) (before, after attr.Item, err err
 		return before, after, nil
 	}
 	return before, after, err
+}
+
+// Failing returns the item a write step finds in budget variant b when b
+// fails the step's condition (b.FailedStep names it): the declared before
+// item when the condition fails on it, else the first of the step's after
+// sample and the entity's other samples, in order, on which it fails,
+// each placed first by place (nil: taken as they are; the executor places
+// them at the key its run addresses). A write whose condition holds on
+// the item it finds does not fail, so the item a failing write finds is
+// never one the condition holds on: a put guarded by attribute_not_exists
+// fails only on an existing item, whatever before the variant declares.
+// The static estimate charges the failed write on this item (Images) and
+// the executor seeds it: one rule, so that both bill the same item.
+func (o *Operation) Failing(s *Step, b *Budget, vals map[string]attr.Value, place func(attr.Item) (attr.Item, error)) (attr.Item, error) {
+	q := s.Request
+	if q == nil || q.Entity == nil {
+		return nil, fmt.Errorf("step %s writes no entity", s.ID)
+	}
+	if place == nil {
+		place = func(it attr.Item) (attr.Item, error) { return it, nil }
+	}
+	c, err := s.call(vals)
+	if err != nil {
+		return nil, err
+	}
+	cond, err := expr.NewScope(c.Names, valueMap(c.Values)).Condition(c.Condition)
+	if err != nil {
+		return nil, fmt.Errorf("condition: %w", err)
+	}
+	bn, an, _ := b.SamplesFor(s)
+	if bn == "" {
+		bn = Absent
+	}
+	if it, _ := q.Entity.Sample(bn); it != nil || bn == Absent {
+		placed := it
+		if it != nil {
+			if placed, err = place(it); err != nil {
+				return nil, err
+			}
+		}
+		if !cond.Eval(placed) {
+			return placed, nil
+		}
+	}
+	names := []string{an}
+	for _, smp := range q.Entity.Samples {
+		names = append(names, smp.Name)
+	}
+	for _, n := range names {
+		it, ok := q.Entity.Sample(n)
+		if !ok || it == nil {
+			continue
+		}
+		placed, err := place(it)
+		if err != nil {
+			return nil, err
+		}
+		if !cond.Eval(placed) {
+			return placed, nil
+		}
+	}
+	return nil, fmt.Errorf("the variant fails step %s's condition, but neither its before item nor any sample of %s fails it", s.ID, q.Entity.Name)
 }
 
 // Apply returns the item a write step leaves when it finds before (nil:

@@ -77,15 +77,18 @@ func TestTransactionDoublesTable(t *testing.T) {
 }
 
 // A failed action cancels the transaction: each action is charged as a
-// failed write, doubled, no index; later steps do not run.
+// failed write, doubled, no index; later steps do not run. The child put
+// declares before absent, but attribute_not_exists fails only on an
+// existing item: the failed put is billed on the child it finds (the
+// entity's sample the condition fails on), as the executor seeds it.
 func TestCancelledTransaction(t *testing.T) {
 	v := variant(t, unit(t), "Both", "cancelled")
-	assert.Equal(t, 6.0, v.WRU, "child failed on a new key 1 x 2 + BIG failed, larger of 16 B and 1,118 B, 2 x 2")
+	assert.Equal(t, 8.0, v.WRU, "child failed on the existing child, larger of 2,019 B and the new item, 2 x 2 + BIG failed, larger of 16 B and 1,118 B, 2 x 2")
 	assert.Zero(t, v.RRU, "the get after the transaction does not run")
 	require.Len(t, v.Steps, 2)
 	assert.True(t, v.Steps[0].Failed)
 	assert.False(t, v.Steps[1].Failed)
-	assert.Equal(t, []estimate.Target{{Table: "things", WRU: 6}}, v.Targets, "no index charge")
+	assert.Equal(t, []estimate.Target{{Table: "things", WRU: 8}}, v.Targets, "no index charge")
 	r := reasons(v)
 	assert.Contains(t, r, "tx/child: table: put of CHILD: its condition fails, which cancels the transaction")
 	// The action whose condition holds is not said to have failed it.
@@ -160,11 +163,11 @@ func TestMonthShares(t *testing.T) {
 		byName[o.Operation] = o
 	}
 	both := byName["Both"]
-	assert.Equal(t, 0.75*9+0.25*6, both.UnitWRU)
+	assert.Equal(t, 0.75*9+0.25*8, both.UnitWRU)
 	assert.Equal(t, 0.75*0.5, both.UnitRRU)
-	assert.Equal(t, 1000*8.25, both.WRU)
+	assert.Equal(t, 1000*8.75, both.WRU)
 	assert.Contains(t, both.Basis, "by share")
-	assert.InDelta(t, (8250*0.625+375*0.125)/1e6, both.USD, 1e-12)
+	assert.InDelta(t, (8750*0.625+375*0.125)/1e6, both.USD, 1e-12)
 	grow := byName["Grow"]
 	assert.Equal(t, 3000.0, grow.Runs, "100 a day x 30")
 	assert.Equal(t, []string{"ByG"}, b.Unpriced)
