@@ -3,6 +3,8 @@ package executor
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -12,7 +14,6 @@ import (
 
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/catalog"
-	"github.com/cardapio/cardapio/expr"
 	"github.com/cardapio/cardapio/target"
 )
 
@@ -50,7 +51,7 @@ func (x *Executor) Seed(ctx context.Context, in Input) (*Seeded, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &seeder{x: x, p: p, env: params, seen: map[string]bool{}, out: &Seeded{Before: map[string]attr.Item{}}, batches: map[string][]attr.Item{}}
+	s := &seeder{x: x, p: p, env: params, seen: map[string]bool{}, out: &Seeded{Before: map[string]attr.Item{}}, batches: map[string][]attr.Item{}, pools: map[string]*pool{}}
 	if err := s.plan(ctx); err != nil {
 		return nil, fmt.Errorf("seed %s/%s: %w", p.Operation.Name, variantName(p.Variant), err)
 	}
@@ -72,6 +73,7 @@ type seeder struct {
 	// its bound attributes are read from, as a run reads them from the
 	// first item of the page.
 	first map[string]attr.Item
+	pools map[string]*pool // variations walked by the matches, by attribute and start
 }
 
 func (s *seeder) plan(ctx context.Context) error {
@@ -140,7 +142,7 @@ func (s *seeder) step(ctx context.Context, sp *StepPlan) (end bool, err error) {
 		}
 	}
 	if b := s.p.Variant.FailedStep; b != "" && b == sp.Step.ID {
-		if item, err = s.failing(sp, item); err != nil {
+		if item, err = s.failing(sp); err != nil {
 			return false, err
 		}
 	}
@@ -152,45 +154,13 @@ func (s *seeder) step(ctx context.Context, sp *StepPlan) (end bool, err error) {
 }
 
 // failing finds the item that makes the variant's failing step fail its
-// condition: the declared before item when it does, else the first of the
-// step's after sample and the entity's other samples, placed at the
-// step's key, that does. A duplicate finds what the first run left; a
-// lost race finds the next version.
-func (s *seeder) failing(sp *StepPlan, declared attr.Item) (attr.Item, error) {
-	vals := map[string]attr.Value{}
-	for _, nv := range sp.Values {
-		v, err := nv.Value.Resolve(s.env)
-		if err != nil {
-			return nil, fmt.Errorf("value %s: %w", nv.Name, err)
-		}
-		vals[nv.Name] = v
-	}
-	c, err := expr.NewScope(sp.Names, vals).Condition(sp.Condition)
-	if err != nil {
-		return nil, fmt.Errorf("condition: %w", err)
-	}
-	if !c.Eval(declared) {
-		return declared, nil
-	}
-	_, after, _ := s.p.Variant.SamplesFor(sp.Step)
-	names := []string{after}
-	for _, smp := range sp.Entity.Samples {
-		names = append(names, smp.Name)
-	}
-	for _, n := range names {
-		it, ok := sp.Entity.Sample(n)
-		if !ok || it == nil {
-			continue
-		}
-		placed, err := s.place(sp, it)
-		if err != nil {
-			return nil, err
-		}
-		if !c.Eval(placed) {
-			return placed, nil
-		}
-	}
-	return nil, fmt.Errorf("the variant fails this step's condition, but neither its before item nor any sample of %s fails it", sp.Entity.Name)
+// condition, by the catalog's rule (Operation.Failing), with the samples
+// placed at the step's key: the declared before item when it fails, else
+// the first of the step's after sample and the entity's other samples
+// that does. A duplicate finds what the first run left; a lost race finds
+// the next version. The static estimate charges the same item.
+func (s *seeder) failing(sp *StepPlan) (attr.Item, error) {
+	return s.p.Operation.Failing(sp.Step, s.p.Variant, s.env, func(it attr.Item) (attr.Item, error) { return s.place(sp, it) })
 }
 
 // place puts a sample at the key a step addresses with the run's values.
@@ -325,10 +295,15 @@ func (s *seeder) write(ctx context.Context, t *catalog.Table, name string, it at
 		id.WriteByte(0)
 		id.WriteString(v.Str)
 	}
-	if s.seen[id.String()] {
+	return s.writeID(ctx, t, name, it, id.String())
+}
+
+// writeID is write for an item whose id (table and key) is known.
+func (s *seeder) writeID(ctx context.Context, t *catalog.Table, name string, it attr.Item, id string) error {
+	if s.seen[id] {
 		return nil
 	}
-	s.seen[id.String()] = true
+	s.seen[id] = true
 	it = s.synthetic(t, it)
 	s.batches[name] = append(s.batches[name], it)
 	s.pending++
@@ -565,22 +540,24 @@ func (s *seeder) match(ctx context.Context, sp *StepPlan, mt catalog.Match, cond
 	// what the query fixes), so the pages sum as the static estimate sums
 	// them.
 	size, strict := -1, true
-	accept := func(it attr.Item) bool {
-		if n := s.x.opts.Rules.ItemSize(it); strict && size >= 0 && n != size {
-			return false
+	fixedNames := slices.Sorted(maps.Keys(fixed))
+	accept := func(it attr.Item) (string, bool) {
+		if strict && size >= 0 && s.x.opts.Rules.ItemSize(it) != size {
+			return "", false
 		}
 		for _, c := range conds {
 			v, ok := it.Get(c.attr)
 			if !c.holds(v, ok) {
-				return false
+				return "", false
 			}
 		}
-		for n := range fixed {
+		for _, n := range fixedNames {
 			if v, ok := it.Get(n); ok && !attr.Equal(v, vals[n]) {
-				return false
+				return "", false
 			}
 		}
-		return !s.seen[s.id(sp, it)]
+		id := s.id(sp, it)
+		return id, !s.seen[id]
 	}
 	free, guard := s.freeAttribute(e, fixed, vals)
 	made := 0
@@ -588,8 +565,8 @@ func (s *seeder) match(ctx context.Context, sp *StepPlan, mt catalog.Match, cond
 	if err != nil {
 		return err
 	}
-	if accept(first) {
-		if err := s.write(ctx, sp.ModelTable, sp.Table, first); err != nil {
+	if id, ok := accept(first); ok {
+		if err := s.writeID(ctx, sp.ModelTable, sp.Table, first, id); err != nil {
 			return err
 		}
 		if s.first == nil {
@@ -609,10 +586,15 @@ func (s *seeder) match(ctx context.Context, sp *StepPlan, mt catalog.Match, cond
 	}
 	vary := s.varier(e, first, free, build)
 	base := vals[free]
-	next := variations(s.x.m, free, base, widthOf(e, free))
+	width := widthOf(e, free)
+	next := s.cursor(free, base, width, guard)
+	var p *pool
+	if guard != nil {
+		p = s.pools[poolKey(free, base, width, guard)]
+	}
 	sized := 0
 	for tries := 0; made < mt.Count; tries++ {
-		v, ok := next()
+		v, i, ok := next()
 		if !ok || tries > 200*mt.Count+10000 {
 			if !strict {
 				return fmt.Errorf("found only %d distinct items of %s matching the key condition by varying %s; %d are asked for", made, e.Name, free, mt.Count)
@@ -621,10 +603,10 @@ func (s *seeder) match(ctx context.Context, sp *StepPlan, mt catalog.Match, cond
 			// number of three digits has 189 values of 2 bytes): the
 			// rest may differ in size, which the result says.
 			strict, sized, tries = false, made, 0
-			next = variations(s.x.m, free, base, widthOf(e, free))
+			next = s.cursor(free, base, width, guard)
 			continue
 		}
-		if guard != nil && !guard(v) {
+		if guard != nil && !p.keeps(i, guard) {
 			continue
 		}
 		vals[free] = v
@@ -632,10 +614,11 @@ func (s *seeder) match(ctx context.Context, sp *StepPlan, mt catalog.Match, cond
 		if err != nil {
 			continue
 		}
-		if !accept(it) {
+		id, ok := accept(it)
+		if !ok {
 			continue
 		}
-		if err := s.write(ctx, sp.ModelTable, sp.Table, it); err != nil {
+		if err := s.writeID(ctx, sp.ModelTable, sp.Table, it, id); err != nil {
 			return err
 		}
 		if size < 0 {
@@ -718,6 +701,14 @@ func (s *seeder) varier(e *catalog.Entity, base attr.Item, free string, build fu
 			return build // an attribute the base item lacks: rebuild whole
 		}
 	}
+	// saved holds the values the keys' rendering overrides in the
+	// caller's map, restored before returning (calls are sequential).
+	type override struct {
+		name string
+		v    attr.Value
+		had  bool
+	}
+	saved := make([]override, len(deps))
 	return func(vals map[string]attr.Value) (attr.Item, error) {
 		it := make(attr.Item, len(base))
 		copy(it, base)
@@ -725,7 +716,7 @@ func (s *seeder) varier(e *catalog.Entity, base attr.Item, free string, build fu
 			it[at[free]].Value = vals[free]
 		}
 		for _, d := range deps {
-			if _, has := vals[d.name]; !has && index(d.name) < 0 {
+			if _, has := vals[d.name]; !has && at[d.name] < 0 {
 				continue
 			}
 			v, err := d.c.Eval(vals, nil)
@@ -738,14 +729,20 @@ func (s *seeder) varier(e *catalog.Entity, base attr.Item, free string, build fu
 		}
 		if len(deps) > 0 {
 			// Keys render from the item's values: the computed ones too.
-			tv := make(map[string]attr.Value, len(vals)+len(deps))
-			for n, v := range vals {
-				tv[n] = v
+			for j, d := range deps {
+				old, had := vals[d.name]
+				saved[j] = override{d.name, old, had}
+				vals[d.name] = it[at[d.name]].Value
 			}
-			for _, d := range deps {
-				tv[d.name] = it[at[d.name]].Value
-			}
-			vals = tv
+			defer func() {
+				for _, o := range saved {
+					if o.had {
+						vals[o.name] = o.v
+					} else {
+						delete(vals, o.name)
+					}
+				}
+			}()
 		}
 		for _, k := range keys {
 			str, err := k.Template.Render(vals)
@@ -807,27 +804,23 @@ func prefixValues(t *catalog.KeyTemplate, prefix string) map[string]string {
 // freeAttribute picks the key placeholder to vary: one a fixed computed
 // attribute is computed from (so that varying it keeps the item
 // coherent: a shard hash), else the last one of the sort key's template
-// the query leaves free, else of the partition key's. guard, when set,
-// tells quickly whether a value keeps the fixed computed attribute.
-func (s *seeder) freeAttribute(e *catalog.Entity, fixed map[string]bool, vals map[string]attr.Value) (string, func(attr.Value) bool) {
+// the query leaves free, else of the partition key's. The guard, when
+// set, is the fixed computed attribute a value must keep.
+func (s *seeder) freeAttribute(e *catalog.Entity, fixed map[string]bool, vals map[string]attr.Value) (string, *guard) {
 	placeholders := map[string]bool{}
 	for _, k := range e.Key {
 		for _, p := range k.Template.Placeholders() {
 			placeholders[p] = true
 		}
 	}
-	for n := range fixed {
+	for _, n := range slices.Sorted(maps.Keys(fixed)) {
 		a := s.x.m.Attribute(n)
 		if a == nil || a.Computed == nil || a.Computed.Kind != catalog.KindHashMod || e.Has(n) == "" {
 			continue
 		}
 		in := a.Computed.Input
 		if placeholders[in] && !fixed[in] {
-			want, c := vals[n], a.Computed
-			return in, func(v attr.Value) bool {
-				got, err := c.Eval(map[string]attr.Value{in: v}, nil)
-				return err == nil && attr.Equal(got, want)
-			}
+			return in, &guard{attr: n, c: a.Computed, want: vals[n]}
 		}
 	}
 	for i := len(e.Key) - 1; i >= 0; i-- {
@@ -839,6 +832,81 @@ func (s *seeder) freeAttribute(e *catalog.Entity, fixed map[string]bool, vals ma
 		}
 	}
 	return "", nil
+}
+
+// guard is a computed attribute (a shard hash) that the varied values of
+// its input must keep at want.
+type guard struct {
+	attr string
+	c    *catalog.Computed
+	want attr.Value
+}
+
+// pool is the sequence of variations of one attribute from one value,
+// made once and shared by every match that walks it: a fan-out's shards
+// each walk the same values and keep those whose hash falls on their
+// shard, so each value, and the hash a guard computes of it, is made once
+// per run instead of once per shard.
+type pool struct {
+	next func() (attr.Value, bool)
+	g    *guard // the computed attribute evaluated for each value, or nil
+	vals []attr.Value
+	keys []attr.Value // g's value of each (Invalid when it fails)
+	done bool
+}
+
+// at returns the i-th value of the sequence (false past its end).
+func (p *pool) at(i int) (attr.Value, bool) {
+	for len(p.vals) <= i && !p.done {
+		v, ok := p.next()
+		if !ok {
+			p.done = true
+			break
+		}
+		p.vals = append(p.vals, v)
+		if p.g != nil {
+			k, err := p.g.c.Eval(map[string]attr.Value{p.g.c.Input: v}, nil)
+			if err != nil {
+				k = attr.Value{}
+			}
+			p.keys = append(p.keys, k)
+		}
+	}
+	if i < len(p.vals) {
+		return p.vals[i], true
+	}
+	return attr.Value{}, false
+}
+
+// keeps reports whether the i-th value keeps g's attribute at g.want.
+func (p *pool) keeps(i int, g *guard) bool {
+	k := p.keys[i]
+	return k.Type != attr.Invalid && attr.Equal(k, g.want)
+}
+
+func poolKey(free string, base attr.Value, width int, g *guard) string {
+	key := fmt.Sprintf("%s\x00%d\x00%s\x00%d", free, base.Type, base.Str, width)
+	if g != nil {
+		key += "\x00" + g.attr
+	}
+	return key
+}
+
+// cursor walks a pool from its start, as the generator it stands for
+// would be walked.
+func (s *seeder) cursor(free string, base attr.Value, width int, g *guard) func() (attr.Value, int, bool) {
+	key := poolKey(free, base, width, g)
+	p := s.pools[key]
+	if p == nil {
+		p = &pool{next: variations(s.x.m, free, base, width), g: g}
+		s.pools[key] = p
+	}
+	i := -1
+	return func() (attr.Value, int, bool) {
+		i++
+		v, ok := p.at(i)
+		return v, i, ok
+	}
 }
 
 func widthOf(e *catalog.Entity, a string) int {

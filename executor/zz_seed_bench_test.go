@@ -1,0 +1,25 @@
+package executor_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/cardapio/cardapio/executor"
+	"github.com/cardapio/cardapio/target"
+)
+
+func BenchmarkZZSeedWeek(b *testing.B) {
+	m := load(b, "../model.yaml")
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		x, done := fresh(b, m, target.KeysNative)
+		b.StartTimer()
+		if _, err := x.Seed(context.Background(), executor.Input{Operation: "PromisesThisWeek", Variant: "week"}); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		done()
+		b.StartTimer()
+	}
+}
