@@ -57,8 +57,9 @@ func isV1ScaleField(name string) bool {
 // comments, since only the model's author knows which entity or attribute
 // they describe: notes say how to re-express each; an instant in a key
 // gets the text form (instant: {offset, precision}) its samples all use.
-// A model already at the current version comes back unchanged with a
-// note.
+// In any version, a scenario load's tenant (the first models' word) is
+// rewritten as focus, or dropped where it pins nothing. A model already
+// at the current version otherwise comes back unchanged with a note.
 func Migrate(name string, data []byte) (out []byte, notes []string, err error) {
 	if bytes.Count(data, []byte("\r")) != bytes.Count(data, []byte("\r\n")) {
 		data = lfBreaks(data) // a lone CR is a line break to YAML: make it one to the lines too
@@ -81,7 +82,13 @@ func Migrate(name string, data []byte) (out []byte, notes []string, err error) {
 	case fv == nil:
 		return nil, nil, fmt.Errorf("migrate %s: no formatVersion", name)
 	case fv.Value == strconv.Itoa(FormatVersion):
-		return data, []string{fmt.Sprintf("%s is already at formatVersion %d", name, FormatVersion)}, nil
+		m := &migration{t: newText(data), root: root}
+		m.tenants()
+		out := m.t.bytes()
+		if bytes.Equal(out, data) {
+			out = data
+		}
+		return out, append([]string{fmt.Sprintf("%s is already at formatVersion %d", name, FormatVersion)}, m.notes...), nil
 	case fv.Value != "1":
 		return nil, nil, fmt.Errorf("migrate %s: formatVersion %s is not one this version knows (1 or %d)", name, fv.Value, FormatVersion)
 	}
@@ -93,6 +100,7 @@ func Migrate(name string, data []byte) (out []byte, notes []string, err error) {
 		return nil, nil, fmt.Errorf("migrate %s: %w", name, err)
 	}
 	m.keyInstants()
+	m.tenants()
 	notes = append(notes, m.notes...)
 	return t.bytes(), notes, nil
 }

@@ -1,5 +1,7 @@
 package catalog
 
+import "strings"
+
 // Rates for the peak gate (capacity/estimate weighs them against the
 // partition limits): how fast an operation runs at its peaks, as the
 // model declares it.
@@ -84,4 +86,46 @@ func (r *resolver) checkLoads() {
 			}
 		}
 	}
+	r.oldTenant()
+}
+
+// oldTenant reads a load's tenant, the name the first models gave the pin
+// focus now makes generic: tenant: any pins nothing (the default), and
+// tenant: largest is focus on the model's one attribute whose skew names
+// its largest values. Either way a finding asks for focus, which
+// cardapio migrate writes.
+func (r *resolver) oldTenant() {
+	var skewed []string
+	for _, a := range r.m.Attributes {
+		if a.Skew != nil && len(a.Skew.Top) > 0 {
+			skewed = append(skewed, a.Name)
+		}
+	}
+	for si := range r.m.Scenarios {
+		sc := &r.m.Scenarios[si]
+		for i := range sc.Load {
+			l := &sc.Load[i]
+			if l.Tenant == "" {
+				continue
+			}
+			ptr := p("scenarios", sc.Name, "load", i, "tenant") // largest or any: the schema holds it
+			hint := "cardapio migrate rewrites it"
+			switch {
+			case len(l.Focus) > 0 || l.Tenant == "any":
+				r.warn(r.m, ptr, CodeOldField, hint, "tenant is the old name of focus, and says nothing here: drop it")
+			case len(skewed) == 1:
+				l.Focus = map[string]string{skewed[0]: "largest"}
+				r.warn(r.m, ptr, CodeOldField, hint, "tenant is the old name of focus: read as focus: {%s: largest}", skewed[0])
+			default:
+				r.warn(r.m, ptr, CodeOldField, "write focus: {ATTRIBUTE: largest} with the attribute whose largest value takes the load", "tenant: largest pins nothing: %s", oneSkew(skewed))
+			}
+		}
+	}
+}
+
+func oneSkew(skewed []string) string {
+	if len(skewed) == 0 {
+		return "no attribute declares a skew with its largest values (skew.top)"
+	}
+	return "more than one attribute declares its largest values (" + strings.Join(skewed, ", ") + ")"
 }

@@ -29,6 +29,7 @@ const (
 	CodeUnusedAttr     = "unused-attribute" // a stored attribute no entity carries
 	CodeNoSample       = "no-sample"        // an entity without a sample item
 	CodeKeyChange      = "index-key-change" // an operation moves items inside an index
+	CodeOldField       = "old-field"        // a field of an older format, read as its new one (peak.go)
 )
 
 // Options tune Parse. The zero value is the default.

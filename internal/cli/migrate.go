@@ -26,7 +26,9 @@ result as check does.
 
 From formatVersion 1: scale.contracts becomes scale.businessUnit, paydays
 become scale.peaks, and the other counts and shares of scale move to
-figures, to be re-expressed as populations, skews and value shares.
+figures, to be re-expressed as populations, skews and value shares. In
+any version, a scenario load's tenant becomes focus (or is dropped where
+it pins nothing).
 
 --stdout prints the migrated model instead of writing the file.
 

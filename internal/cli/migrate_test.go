@@ -53,7 +53,11 @@ func TestMigrateReferenceV1(t *testing.T) {
 
 	out, _, code = runCheckCLI("migrate", path)
 	assert.Equal(t, ExitOK, code)
-	assert.Equal(t, path+": "+path+" is already at formatVersion 2\n", out)
+	assert.True(t, strings.HasPrefix(out, path+": "+path+" is already at formatVersion 2\n"), out)
+	assert.Contains(t, out, path+": scenarios.midnight-0007.load[0].tenant: left as it is", "no attribute of the old scale tells the largest value: said again")
+	again, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, string(migrated), string(again), "a second migration changes nothing")
 
 	_, errOut, code = runCheckCLI("migrate", filepath.Join(dir, "missing.yaml"))
 	assert.Equal(t, ExitBadInput, code)
