@@ -219,37 +219,3 @@ func indent(s, by string) string {
 	}
 	return by + strings.ReplaceAll(s, "\n", "\n"+by)
 }
-
-// table lays out rows in columns: the first left-aligned, the others
-// right-aligned, the last left-aligned, with a two-space indent.
-type table struct{ rows [][]string }
-
-func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
-
-func (t *table) write(w io.Writer) {
-	var width []int
-	for _, r := range t.rows {
-		for i, c := range r {
-			if i >= len(width) {
-				width = append(width, 0)
-			}
-			width[i] = max(width[i], len([]rune(c)))
-		}
-	}
-	for _, r := range t.rows {
-		var b strings.Builder
-		b.WriteString("  ")
-		for i, c := range r {
-			pad := strings.Repeat(" ", width[i]-len([]rune(c)))
-			switch {
-			case i == 0:
-				b.WriteString(c + pad)
-			case i == len(r)-1:
-				b.WriteString("  " + c)
-			default:
-				b.WriteString("  " + pad + c)
-			}
-		}
-		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
-	}
-}

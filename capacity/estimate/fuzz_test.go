@@ -10,6 +10,7 @@ import (
 	"github.com/cardapio/cardapio/capacity"
 	"github.com/cardapio/cardapio/capacity/estimate"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/reports"
 )
 
 // FuzzEstimate: any model the catalog accepts is estimated and priced
@@ -66,8 +67,8 @@ func FuzzEstimate(f *testing.F) {
 			t.Fatalf("total %v", b.TotalUSD)
 		}
 		var w bytes.Buffer
-		b.WriteText(&w)
-		estimate.WriteCompare(&w, b, b)
+		reports.CostText(&w, b) // the renderers take any bill the estimate makes
+		reports.CostCompare(&w, b, b)
 	})
 }
 
