@@ -219,6 +219,15 @@ func TestCheckHotPartition(t *testing.T) {
 
 	out, _, code = runCheckCLI("check", "--format", "json", "testdata/check/unsharded-gsi1.yaml")
 	assert.Equal(t, ExitFailed, code)
+	units, fit := hotWrite(t, out, "GSI1")
+	assert.InDelta(t, 2030, units, 0.001, "2,000 reschedules + the largest tenant's 60% of 50 settlements")
+	assert.Equal(t, 3, fit)
+}
+
+// hotWrite reads check's JSON report: it must fail, and the index's
+// hottest partition takes units WCU/s that fit shards would hold.
+func hotWrite(t *testing.T, out, index string) (units float64, fit int) {
+	t.Helper()
 	var doc struct {
 		OK       bool
 		Sections struct {
@@ -235,14 +244,12 @@ func TestCheckHotPartition(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &doc))
 	assert.False(t, doc.OK)
-	found := false
 	for _, s := range doc.Sections.Peak.Structures {
-		if s.Index == "GSI1" {
-			found = true
-			require.NotNil(t, s.Write)
-			assert.InDelta(t, 2030, s.Write.Units, 0.001, "2,000 reschedules + the largest tenant's 60% of 50 settlements")
-			assert.Equal(t, 3, s.Write.Fit)
+		if s.Index == index {
+			require.NotNil(t, s.Write, index)
+			return s.Write.Units, s.Write.Fit
 		}
 	}
-	assert.True(t, found)
+	t.Fatalf("no index %s in the peak section", index)
+	return 0, 0
 }

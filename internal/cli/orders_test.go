@@ -2,8 +2,8 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -30,6 +30,11 @@ func TestCheckOrdersGolden(t *testing.T) {
 	var doc map[string]any
 	require.NoError(t, json.Unmarshal([]byte(out), &doc))
 	assert.Equal(t, true, doc["ok"])
+	checkGolden(t, "orders.json", out)
+
+	out, _, code = runCheckCLI("check", "--format", "sarif", "../../examples/orders/model.yaml")
+	require.Equal(t, ExitOK, code)
+	checkGolden(t, "orders.sarif", out)
 }
 
 func TestCostOrdersGolden(t *testing.T) {
@@ -39,27 +44,42 @@ func TestCostOrdersGolden(t *testing.T) {
 	costGolden(t, "orders.txt", out)
 }
 
-// The orders system with its queue unsharded: every checkout enters the
-// one PENDING partition, 1,500 puts a second against 1,000.
+// The orders system with its queue unsharded (a committed copy, made
+// from the model by the edits of peakRegressions): every checkout enters
+// the one PENDING partition at the 09:00 campaign, 1,500 puts a second
+// against 1,000, and check fails at the index's line with the figure and
+// the shard count that would fit.
 func TestCheckOrdersUnshardedQueue(t *testing.T) {
-	data, err := os.ReadFile("../../examples/orders/model.yaml")
-	require.NoError(t, err)
-	src := string(data)
-	for _, e := range [][2]string{
-		{"    partition: [queueStatus, queueShard]\n", "    partition: [queueStatus]\n"},
-		{"    shards:\n      attribute: queueShard\n      count: 10\n      formula: peak new orders a second / 1,000 WCU/s per partition, with headroom for a campaign twice as large\n      peakWritesPerSecond: 1500\n", "    unsharded: a regression, the queue without its shard\n"},
-		{`partition: {attribute: GSI2PK, template: "{queueStatus}#{queueShard:02}"}`, `partition: {attribute: GSI2PK, template: "{queueStatus}"}`},
-		{"        queueShard: {eq: \"{queueShard}\"}\n      shards: {fanOut: all, workers: 10}\n", ""},
-		{"            queueShard: {eq: \"{queueShard}\"}\n          shards: {fanOut: one}\n", ""},
-	} {
-		require.Contains(t, src, e[0])
-		src = strings.Replace(src, e[0], e[1], 1)
-	}
-	path := filepath.Join(t.TempDir(), "orders-unsharded.yaml")
-	require.NoError(t, os.WriteFile(path, []byte(src), 0o644))
+	path := peakRegressionPath("unsharded-opsqueue")
 	out, errOut, code := runCheckCLI("check", path)
 	assert.Equal(t, ExitFailed, code, out)
-	assert.Contains(t, errOut, "indexes.opsQueue")
-	assert.Contains(t, errOut, "vs 1,000")
-	assert.Contains(t, errOut, "CreateOrder: 1,500 puts/s")
+	line := lineOf(t, path, "  opsQueue:")
+	assert.True(t, strings.HasPrefix(errOut, fmt.Sprintf("cardapio: hot partition: %s:%d:3: indexes.opsQueue: 1,667 WCU/s on `queueStatus = PENDING` vs 1,000 (", path, line)), errOut)
+	assert.Contains(t, errOut, "CreateOrder: 1,500 puts/s, 1 WCU each")
+	assert.Contains(t, errOut, "ClaimNextOrder: 167 updates/s, 1 WCU each")
+	assert.Contains(t, errOut, "scenarios.queue-0900")
+	assert.Contains(t, errOut, "; 2 shards would fit\n")
+	assert.Contains(t, out, "\nFAIL: 1 hot partition; no errors")
+	checkGolden(t, "unsharded-opsqueue.txt", out)
+	checkGolden(t, "unsharded-opsqueue.stderr", errOut)
+
+	out, _, code = runCheckCLI("check", "--format", "json", path)
+	assert.Equal(t, ExitFailed, code)
+	units, fit := hotWrite(t, out, "opsQueue")
+	assert.InDelta(t, 1500+300000.0/1800, units, 0.001, "the campaign's puts and the workers' claims")
+	assert.Equal(t, 2, fit)
+}
+
+// lineOf returns the line of a file equal to text.
+func lineOf(t *testing.T, path, text string) int {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	for i, l := range strings.Split(string(data), "\n") {
+		if l == text {
+			return i + 1
+		}
+	}
+	t.Fatalf("%s: no line %q", path, text)
+	return 0
 }
