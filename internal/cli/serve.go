@@ -94,7 +94,8 @@ Regions and accounts. Tables are scoped by the region the request is
 signed for, and under --credentials by the key's account: a client signing
 for eu-west-1 sees none of us-east-1's tables, and ARNs (table names given
 as ARNs, tag operations) must name its own region and account.
---shared keeps one space for every region and account.
+--shared keeps one space for every region and account. At most 64 spaces
+are served (LimitExceededException beyond).
 
 IAM policies. --policy attaches an IAM policy document to identities
 (WHO=FILE, WHO an access key ID, user name or principal ARN; FILE alone:
