@@ -30,7 +30,9 @@
 #
 # Environment: PUTS (per HTTP run, default 40000), INPROC (puts per
 # in-process run, default 300000), QUERIES (default 3000), PORT (first of
-# four loopback ports, default 4590).
+# four loopback ports, default 4590), THIS (a revision to measure instead
+# of the working tree, so that two revisions can be compared apart from
+# later work).
 set -euo pipefail
 
 die() { echo "trust-overhead.sh: $*" >&2; exit 2; }
@@ -56,11 +58,18 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "building base ($(git -C "$repo" rev-parse --short "$base")) and this tree" >&2
+this_src=$repo
+if [[ -n ${THIS:-} ]]; then
+	git -C "$repo" rev-parse --verify -q "$THIS^{commit}" >/dev/null || die "no revision $THIS"
+	mkdir -p "$work/this"
+	git -C "$repo" archive "$THIS" | tar -x -C "$work/this"
+	this_src=$work/this
+fi
+echo "building base ($(git -C "$repo" rev-parse --short "$base")) and ${THIS:-this tree}" >&2
 mkdir -p "$work/base"
 git -C "$repo" archive "$base" | tar -x -C "$work/base"
 for side in base this; do
-	src=$repo
+	src=$this_src
 	[[ $side == base ]] && src=$work/base
 	(cd "$src" && go build -o "$work/cardapio-$side" ./cmd/cardapio && go test -c -o "$work/engine-$side.test" ./engine)
 done
