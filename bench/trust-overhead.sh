@@ -10,7 +10,16 @@
 # BASE is the revision to compare with, e.g. the last commit before the
 # trust features. Per round, for base and this tree:
 #
-#   inproc   BenchmarkPutItemInProcess: puts without HTTP (ns/put)
+#   inproc   300-byte puts with new keys, in process, without HTTP: the
+#            process's CPU time per put (user + system, GC included)
+#   handler  one 300-byte PutItem through the wire handler without a
+#            socket: the base's Handler against this side's Server as
+#            serve runs it (loopback Host check, a space per region); CPU
+#            time per put
+#            (both benchmarks are written into the two copies, so that
+#            the same code measures both sides; CPU time, unlike wall
+#            time, does not count the waits of a machine shared with
+#            other work)
 #   query    BenchmarkQuery50: one SDK client querying a 50-item
 #            partition over loopback HTTP, client and server in one
 #            process (p50 µs)
@@ -29,7 +38,8 @@
 # the ratio this/base computed round by round, min/median/max.
 #
 # Environment: PUTS (per HTTP run, default 40000), INPROC (puts per
-# in-process run, default 300000), QUERIES (default 3000), PORT (first of
+# in-process run, default 300000), QUERIES (default 3000), HANDLERS
+# (handler puts per run, default 50000), PORT (first of
 # four loopback ports, default 4590), THIS (a revision to measure instead
 # of the working tree, so that two revisions can be compared apart from
 # later work).
@@ -43,6 +53,7 @@ rounds=${2:-5}
 puts=${PUTS:-40000}
 inproc=${INPROC:-300000}
 queries=${QUERIES:-3000}
+handlers=${HANDLERS:-50000}
 port=${PORT:-4590}
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -58,20 +69,102 @@ cleanup() {
 }
 trap cleanup EXIT
 
-this_src=$repo
+# Both sides are built from copies, which get the handler benchmark below.
+mkdir -p "$work/this" "$work/base"
 if [[ -n ${THIS:-} ]]; then
 	git -C "$repo" rev-parse --verify -q "$THIS^{commit}" >/dev/null || die "no revision $THIS"
-	mkdir -p "$work/this"
 	git -C "$repo" archive "$THIS" | tar -x -C "$work/this"
-	this_src=$work/this
+else
+	(cd "$repo" && git ls-files -co --exclude-standard | tar -c -T - | tar -x -C "$work/this")
 fi
 echo "building base ($(git -C "$repo" rev-parse --short "$base")) and ${THIS:-this tree}" >&2
-mkdir -p "$work/base"
 git -C "$repo" archive "$base" | tar -x -C "$work/base"
+# Two benchmarks written into both copies: in-process puts, and one
+# PutItem through the wire handler (the base's Handler; this side's Server
+# as serve runs it by default: loopback Host check, a space per region).
+# Each reports the process's CPU time per put.
 for side in base this; do
-	src=$this_src
-	[[ $side == base ]] && src=$work/base
-	(cd "$src" && go build -o "$work/cardapio-$side" ./cmd/cardapio && go test -c -o "$work/engine-$side.test" ./engine)
+	handler='h := e.Handler()'
+	if grep -q 'func NewServer' "$work/$side/engine/spaces.go" 2>/dev/null; then
+		handler='s, err := NewServer(ServerOptions{LoopbackHosts: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if e, err = s.space("us-east-1", "000000000000"); err != nil {
+		b.Fatal(err)
+	}
+	h := s'
+	fi
+	cat >"$work/$side/engine/zz_ab_test.go" <<EOF
+package engine
+
+import (
+	"context"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/cardapio/cardapio/attr"
+)
+
+// cpuPerOp reports the process's CPU time per iteration since start.
+func cpuPerOp(b *testing.B, start syscall.Rusage) {
+	var end syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &end)
+	ns := end.Utime.Nano() + end.Stime.Nano() - start.Utime.Nano() - start.Stime.Nano()
+	b.ReportMetric(float64(ns)/float64(b.N), "cpu-ns/op")
+}
+
+func BenchmarkABInProcessPut(b *testing.B) {
+	e := New(Options{})
+	benchTable(b, e, "Bench")
+	items := make([]PutItemInput, 1024)
+	for i := range items {
+		items[i] = PutItemInput{TableName: "Bench", Item: item300("user#"+strconv.Itoa(i), i)}
+	}
+	var ru syscall.Rusage
+	b.ResetTimer()
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	for i := 0; i < b.N; i++ {
+		in := items[i%len(items)]
+		in.Item = in.Item.With("pk", attr.Str("user#"+strconv.Itoa(i)))
+		if _, err := e.PutItem(context.Background(), &in); err != nil {
+			b.Fatal(err)
+		}
+	}
+	cpuPerOp(b, ru)
+}
+
+func BenchmarkABHandlerPut(b *testing.B) {
+	var err error
+	_ = err
+	e := New(Options{})
+	$handler
+	benchTable(b, e, "Bench")
+	body := \`{"TableName":"Bench","Item":{"pk":{"S":"user#000000000001"},"sk":{"N":"1"},"name":{"S":"someone"},"pad":{"S":"\` + strings.Repeat("p", 240) + \`"}}}\`
+	var ru syscall.Rusage
+	b.ResetTimer()
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	for i := 0; i < b.N; i++ {
+		req := httptest.NewRequest("POST", "/", strings.NewReader(body))
+		req.Host = "127.0.0.1:8000"
+		req.Header.Set("X-Amz-Target", "DynamoDB_20120810.PutItem")
+		req.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential=AKID/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host;x-amz-date, Signature=00")
+		req.Header.Set("X-Amz-Date", "20260101T000000Z")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != 200 {
+			b.Fatal(rec.Body.String())
+		}
+	}
+	cpuPerOp(b, ru)
+}
+EOF
+done
+for side in base this; do
+	(cd "$work/$side" && go build -o "$work/cardapio-$side" ./cmd/cardapio && go test -c -o "$work/engine-$side.test" ./engine)
 done
 
 cat >"$work/keys.json" <<'EOF'
@@ -120,8 +213,10 @@ record() { echo "$1 $2 $3 $4" | tee -a "$results"; }
 
 run_side() {
 	local r=$1 side=$2 line
-	line=$(bench "$work/engine-$side.test" BenchmarkPutItemInProcess "$inproc")
-	record "$r" "$side" inproc-ns/put "$(field ns/op <<<"$line")"
+	line=$(bench "$work/engine-$side.test" BenchmarkABInProcessPut "$inproc")
+	record "$r" "$side" inproc-cpu-ns/put "$(field cpu-ns/op <<<"$line")"
+	line=$(bench "$work/engine-$side.test" BenchmarkABHandlerPut "$handlers")
+	record "$r" "$side" handler-cpu-ns/put "$(field cpu-ns/op <<<"$line")"
 	line=$(bench "$work/engine-$side.test" BenchmarkQuery50 "$queries")
 	record "$r" "$side" query-p50-µs "$(field p50-µs <<<"$line")"
 	line=$(bench "$work/engine-this.test" BenchmarkPutItemHTTP32 "$puts" BENCH_ENDPOINT="http://127.0.0.1:${server_port[$side]}" BENCH_SERVER_PID="${server_pid[$side]}")
@@ -153,7 +248,7 @@ ratios() {
 }
 echo
 printf "%-20s %-26s %-26s %s\n" metric "base min/median/max" "this min/median/max" "this/base per round min/median/max"
-for m in inproc-ns/put query-p50-µs http-server-µs/put http-puts/s; do
+for m in inproc-cpu-ns/put handler-cpu-ns/put query-p50-µs http-server-µs/put http-puts/s; do
 	printf "%-20s %-26s %-26s %s\n" "$m" "$(stats base "$m")" "$(stats this "$m")" "$(ratios this base "$m")"
 done
 echo
