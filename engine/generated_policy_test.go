@@ -153,3 +153,104 @@ func generatedPolicy(t *testing.T, m *catalog.Model, tb *catalog.Table) {
 	}
 	t.Logf("%s: the table and %d indexes probed with the generated policy", tb.Name, indexes)
 }
+
+// TestReadOnlyPolicyOnModels gives an analyst's key a read-only policy on
+// every table and index of each example model: its reads are served, its
+// writes and table changes are AccessDeniedException.
+func TestReadOnlyPolicyOnModels(t *testing.T) {
+	models := []string{"../model.yaml"}
+	if _, err := os.Stat("../examples/orders/model.yaml"); err == nil {
+		models = append(models, "../examples/orders/model.yaml")
+	}
+	for _, path := range models {
+		m, err := catalog.Load(path)
+		require.NoError(t, err, path)
+		t.Run(m.Name, func(t *testing.T) { readOnly(t, m) })
+	}
+}
+
+func readOnly(t *testing.T, m *catalog.Model) {
+	ctx := context.Background()
+	var resources []string
+	for _, tb := range m.Tables {
+		resources = append(resources, fmt.Sprintf("%q, %q", "arn:aws:dynamodb:*:*:table/"+tb.Name, "arn:aws:dynamodb:*:*:table/"+tb.Name+"/index/*"))
+	}
+	analyst, err := iam.Parse("analyst.json", []byte(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow",
+		"Action":["dynamodb:GetItem","dynamodb:BatchGetItem","dynamodb:Query","dynamodb:Scan","dynamodb:Describe*","dynamodb:List*"],
+		"Resource":[`+strings.Join(resources, ", ")+`]}]}`))
+	require.NoError(t, err)
+	admin, err := iam.Parse("admin.json", []byte(`{"Version":"2012-10-17","Statement":{"Effect":"Allow","Action":"dynamodb:*","Resource":"*"}}`))
+	require.NoError(t, err)
+	keys, err := auth.ParseKeys("keys.json", []byte(`{"keys":[{"accessKeyId":"AKIAADMIN","secretAccessKey":"a","user":"admin"},
+		{"accessKeyId":"AKIAANALYST","secretAccessKey":"b","user":"analyst"}]}`))
+	require.NoError(t, err)
+	srv, err := engine.NewServer(engine.ServerOptions{Keys: keys, Policies: func(id *auth.Identity) []*iam.Policy {
+		if id.Name == "admin" {
+			return []*iam.Policy{admin}
+		}
+		return []*iam.Policy{analyst}
+	}})
+	require.NoError(t, err)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	sctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(sctx, ln) }()
+	t.Cleanup(func() { cancel(); <-done })
+	client := func(key, secret string) *dynamodb.Client {
+		return dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String("http://" + ln.Addr().String()),
+			Credentials: credentials.NewStaticCredentialsProvider(key, secret, ""), Retryer: aws.NopRetryer{}})
+	}
+	adm, an := client("AKIAADMIN", "a"), client("AKIAANALYST", "b")
+	denied := func(err error) bool {
+		var ae smithy.APIError
+		return errors.As(err, &ae) && ae.ErrorCode() == "AccessDeniedException"
+	}
+	sample := func(name string) types.AttributeValue {
+		if a := m.Attribute(name); a != nil {
+			switch a.Type {
+			case attr.N:
+				return &types.AttributeValueMemberN{Value: "1"}
+			case attr.B:
+				return &types.AttributeValueMemberB{Value: []byte{1}}
+			}
+		}
+		return &types.AttributeValueMemberS{Value: "x"}
+	}
+	for _, tb := range m.Tables {
+		in, err := target.CreateTableInput(m, tb, tb.Name, target.KeysNative, true)
+		require.NoError(t, err)
+		_, err = an.CreateTable(ctx, in)
+		assert.True(t, denied(err), "the analyst creates %s: %v", tb.Name, err)
+		_, err = adm.CreateTable(ctx, in)
+		require.NoError(t, err)
+		_, err = an.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(tb.Name)})
+		assert.NoError(t, err)
+		_, err = an.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(tb.Name)})
+		assert.NoError(t, err, "the analyst scans %s", tb.Name)
+		key := map[string]types.AttributeValue{tb.PartitionKey: sample(tb.PartitionKey)}
+		if tb.SortKey != "" {
+			key[tb.SortKey] = sample(tb.SortKey)
+		}
+		_, err = an.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(tb.Name), Key: key})
+		assert.NoError(t, err)
+		_, err = an.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(tb.Name), Item: key})
+		assert.True(t, denied(err), "the analyst writes to %s: %v", tb.Name, err)
+		_, err = an.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(tb.Name), Key: key})
+		assert.True(t, denied(err), "the analyst deletes from %s: %v", tb.Name, err)
+		for _, x := range tb.Indexes {
+			var cond []string
+			names, values := map[string]string{}, map[string]types.AttributeValue{}
+			for i, a := range x.Partition {
+				cond = append(cond, fmt.Sprintf("#p%d = :p%d", i, i))
+				names[fmt.Sprintf("#p%d", i)] = a
+				values[fmt.Sprintf(":p%d", i)] = sample(a)
+			}
+			_, err := an.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(tb.Name), IndexName: aws.String(x.Name),
+				KeyConditionExpression: aws.String(strings.Join(cond, " AND ")), ExpressionAttributeNames: names, ExpressionAttributeValues: values})
+			assert.NoError(t, err, "the analyst queries %s", x.Name)
+		}
+		_, err = an.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(tb.Name)})
+		assert.True(t, denied(err), "the analyst deletes table %s: %v", tb.Name, err)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -263,6 +264,12 @@ func BenchmarkVerify(b *testing.B) {
 	r := signed(&testing.T{}, "AKIAT042", "secret-042", "", "us-east-1", now, body)
 	b.ReportAllocs()
 	b.ResetTimer()
+	var ru0, ru1 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
+	defer func() {
+		syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
+		b.ReportMetric(float64(ru1.Utime.Nano()+ru1.Stime.Nano()-ru0.Utime.Nano()-ru0.Stime.Nano())/float64(b.N), "cpu-ns/op")
+	}()
 	for i := 0; i < b.N; i++ {
 		s, err := Parse(r.Header, "")
 		if err != nil {
