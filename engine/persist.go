@@ -153,6 +153,13 @@ type store struct {
 	snapping atomic.Bool
 	snaps    sync.WaitGroup
 
+	// files is held across each change to what the directory's files
+	// hold that a crash would keep (a segment written or created, a
+	// snapshot renamed into place, a file removed), so that a test can
+	// copy the directory as a kill -9 would leave it at one instant.
+	// Only the flusher and the snapshotter take it, once a write.
+	files sync.Mutex
+
 	rec Recovery
 }
 
@@ -468,7 +475,7 @@ func (s *store) write(b []byte, end uint64, cuts []segCut) error {
 	start := end - uint64(len(b))
 	for _, c := range cuts {
 		k := c.at - start
-		if _, err := s.f.Write(b[:k]); err != nil {
+		if err := s.writeFile(b[:k]); err != nil {
 			return err
 		}
 		b, start = b[k:], c.at
@@ -479,7 +486,9 @@ func (s *store) write(b []byte, end uint64, cuts []segCut) error {
 		}
 		var f *os.File
 		if err == nil {
+			s.files.Lock()
 			f, err = createSegment(s.dir, c.seg)
+			s.files.Unlock()
 		}
 		if err != nil {
 			s.fmu.Unlock()
@@ -489,8 +498,22 @@ func (s *store) write(b []byte, end uint64, cuts []segCut) error {
 		s.fmu.Unlock()
 		close(c.done)
 	}
+	return s.writeFile(b)
+}
+
+// writeFile writes b to the segment being written.
+func (s *store) writeFile(b []byte) error {
+	s.files.Lock()
+	defer s.files.Unlock()
 	_, err := s.f.Write(b)
 	return err
+}
+
+// remove removes a file of the directory.
+func (s *store) remove(name string) {
+	s.files.Lock()
+	defer s.files.Unlock()
+	_ = os.Remove(filepath.Join(s.dir, name))
 }
 
 func segmentName(n uint64) string  { return fmt.Sprintf("log-%08d.cdl", n) }

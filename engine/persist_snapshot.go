@@ -130,10 +130,10 @@ func (s *store) snapshot() {
 	for _, en := range entries {
 		name := en.Name()
 		if n := fileNumber(name, "snap-", ".cds"); n > 0 && n < c.seg {
-			_ = os.Remove(filepath.Join(s.dir, name))
+			s.remove(name)
 		}
 		if n := fileNumber(name, "log-", ".cdl"); n > 0 && n < c.seg {
-			_ = os.Remove(filepath.Join(s.dir, name))
+			s.remove(name)
 		}
 	}
 	_ = syncDir(s.dir)
@@ -242,7 +242,10 @@ func (s *store) writeSnapshot(c *cutState, path string) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, path); err != nil {
+	s.files.Lock()
+	err = os.Rename(tmp, path)
+	s.files.Unlock()
+	if err != nil {
 		return err
 	}
 	if err := syncDir(s.dir); err != nil {
