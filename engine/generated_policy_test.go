@@ -55,8 +55,9 @@ func TestGeneratedTenantPolicy(t *testing.T) {
 
 // policyServer starts a server verifying keys' signatures on a loopback
 // port, each identity given the policy of its user name ("" for the
-// others), and returns a maker of SDK clients signing for region.
-func policyServer(t *testing.T, keys *auth.Keys, region string, policies map[string]*iam.Policy) func(key, secret string) *dynamodb.Client {
+// others), and returns its URL and a maker of SDK clients signing for
+// region.
+func policyServer(t *testing.T, keys *auth.Keys, region string, policies map[string]*iam.Policy) (string, func(key, secret string) *dynamodb.Client) {
 	t.Helper()
 	srv, err := engine.NewServer(engine.ServerOptions{Keys: keys, Policies: func(id *auth.Identity) []*iam.Policy {
 		if p, ok := policies[id.Name]; ok {
@@ -71,8 +72,9 @@ func policyServer(t *testing.T, keys *auth.Keys, region string, policies map[str
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx, ln) }()
 	t.Cleanup(func() { cancel(); <-done })
-	return func(key, secret string) *dynamodb.Client {
-		return dynamodb.New(dynamodb.Options{Region: region, BaseEndpoint: aws.String("http://" + ln.Addr().String()),
+	url := "http://" + ln.Addr().String()
+	return url, func(key, secret string) *dynamodb.Client {
+		return dynamodb.New(dynamodb.Options{Region: region, BaseEndpoint: aws.String(url),
 			Credentials: credentials.NewStaticCredentialsProvider(key, secret, ""), Retryer: aws.NopRetryer{}})
 	}
 }
@@ -94,7 +96,7 @@ func generatedPolicy(t *testing.T, m *catalog.Model, tb *catalog.Table) {
 		{"accessKeyId":"AKIAT042","secretAccessKey":"b","account":"111122223333","user":"api-t042","tags":{%[1]q:"t042"}},
 		{"accessKeyId":"AKIAT043","secretAccessKey":"c","account":"111122223333","user":"api-t043","tags":{%[1]q:"t043"}}]}`, tag[1])))
 	require.NoError(t, err)
-	client := policyServer(t, keys, "sa-east-1", map[string]*iam.Policy{"admin": admin, "": tenantPolicy})
+	_, client := policyServer(t, keys, "sa-east-1", map[string]*iam.Policy{"admin": admin, "": tenantPolicy})
 	adm, t042 := client("AKIAADMIN", "a"), client("AKIAT042", "b")
 
 	in, err := target.CreateTableInput(m, tb, tb.Name, target.KeysNative, true)
@@ -192,7 +194,7 @@ func readOnly(t *testing.T, m *catalog.Model) {
 	keys, err := auth.ParseKeys("keys.json", []byte(`{"keys":[{"accessKeyId":"AKIAADMIN","secretAccessKey":"a","user":"admin"},
 		{"accessKeyId":"AKIAANALYST","secretAccessKey":"b","user":"analyst"}]}`))
 	require.NoError(t, err)
-	client := policyServer(t, keys, "us-east-1", map[string]*iam.Policy{"admin": admin, "": analyst})
+	_, client := policyServer(t, keys, "us-east-1", map[string]*iam.Policy{"admin": admin, "": analyst})
 	adm, an := client("AKIAADMIN", "a"), client("AKIAANALYST", "b")
 	denied := func(err error) bool {
 		var ae smithy.APIError
