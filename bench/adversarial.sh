@@ -23,6 +23,13 @@
 #            with --read-timeout 3s: they are cut off after the timeout,
 #            while other clients are served.
 #
+# Each probe ends with a verdict, "ok" or "FAILED: why": the server alive
+# and answering another client at once (200 within 5 s), and for headers
+# RSS grown by less than 100 MB, for bodies no out-of-memory and a peak
+# RSS under 3 x --max-inflight + 128 MB (and under GOMEMLIMIT), for idle
+# no descriptor error, for slow every slow body cut off. The script exits
+# 3 when a verdict failed.
+#
 # Environment: PORT (default 4600), CARDAPIO (a built binary; default:
 # built from this tree).
 set -euo pipefail
@@ -64,6 +71,21 @@ serve() {
 		sleep 0.1
 	done
 	die "the server did not start"
+}
+failed=0
+# verdict WHY...: each argument a failure found ("" when none).
+verdict() {
+	local why=""
+	for w in "$@"; do [[ -n $w ]] && why+="${why:+; }$w"; done
+	if [[ -z $why ]]; then echo "verdict: ok"; else echo "verdict: FAILED: $why"; failed=1; fi
+}
+# rss and peak, in MB.
+rss() { awk '/^VmRSS/ {print int($2 / 1024)}' "/proc/$pid/status" 2>/dev/null || echo 0; }
+peak() { awk '/^VmHWM/ {print int($2 / 1024)}' "/proc/$pid/status" 2>/dev/null || echo 0; }
+# served: "" when the answer line says 200 OK and the server is alive.
+served() {
+	[[ $1 == *"200 OK"* ]] || { echo "another client got: ${1#*: }"; return; }
+	kill -0 "$pid" 2>/dev/null || echo "the server died"
 }
 stop() {
 	kill "$pid" 2>/dev/null || true
@@ -225,13 +247,17 @@ for probe in "${probes[@]}"; do
 		echo "== 100 header-only connections announcing 31 MB bodies"
 		serve "-n 4096"
 		echo "before:  $(mem)"
+		r0=$(rss)
 		coproc HOLD { python3 "$work/probe.py" headers "$port" 100 "$body"; }
 		read -r line <&"${HOLD[0]}"
 		echo "$line"
 		sleep 1
-		echo "holding: $(mem); $(answer); server $(alive)"
+		a=$(answer)
+		r1=$(rss)
+		echo "holding: $(mem); $a; server $(alive)"
 		echo >&"${HOLD[1]}"
 		wait "$HOLD_PID" 2>/dev/null || true
+		verdict "$(served "$a")" "$( ((r1 - r0 < 100)) || echo "RSS grew by $((r1 - r0)) MB")"
 		stop
 		;;
 	bodies)
@@ -240,8 +266,12 @@ for probe in "${probes[@]}"; do
 			GOMEMLIMIT=2GiB serve "-n 4096" --max-inflight "$inflight"
 			echo "before:  $(mem)"
 			echo "answers: $(python3 "$work/probe.py" bodies "$port" 32 "$body")"
-			echo "after:   $(mem); $(answer); server $(alive)"
-			grep -i "out of memory\|fatal" "$work/serve.log" || true
+			a=$(answer)
+			p=$(peak)
+			echo "after:   $(mem); $a; server $(alive)"
+			oom=$(grep -i "out of memory\|fatal" "$work/serve.log" || true)
+			bound=$((3 * ${inflight%MiB} + 128))
+			verdict "$(served "$a")" "${oom:+the log says: $oom}" "$( ((p < bound && p < 2048)) || echo "peak RSS $p MB over $bound MB")"
 			stop
 		done
 		;;
@@ -252,25 +282,35 @@ for probe in "${probes[@]}"; do
 		coproc HOLD { python3 "$work/probe.py" idle "$port" 1100; }
 		read -r line <&"${HOLD[0]}"
 		echo "$line"
-		echo "holding: $(mem); $(answer); server $(alive)"
+		a=$(answer)
+		echo "holding: $(mem); $a; server $(alive)"
 		echo >&"${HOLD[1]}"
 		read -r line <&"${HOLD[0]}" || true
 		echo "$line"
 		wait "$HOLD_PID" 2>/dev/null || true
-		echo "server log: $(grep -c "too many open files" "$work/serve.log" || true) lines with 'too many open files'"
+		n=$(grep -c "too many open files" "$work/serve.log" || true)
+		echo "server log: $n lines with 'too many open files'"
+		verdict "$(served "$a")" "$( ((n == 0)) || echo "$n descriptor errors")"
 		stop
 		;;
 	slow)
 		echo "== 32 slow bodies (a byte a second), server with --read-timeout 3s"
 		serve "-n 4096" --read-timeout 3s
-		python3 "$work/probe.py" slow "$port" 32 20 &
+		python3 "$work/probe.py" slow "$port" 32 20 >"$work/slow.out" &
 		slowpid=$!
 		sleep 1
-		echo "meanwhile: $(answer)"
+		a=$(answer)
+		echo "meanwhile: $a"
 		wait "$slowpid"
+		cat "$work/slow.out"
 		echo "after:   $(mem); server $(alive)"
+		verdict "$(served "$a")" "$(grep -q "^32 of 32 slow bodies cut off" "$work/slow.out" || echo "not every slow body was cut off")"
 		stop
 		;;
 	*) die "unknown probe $probe (want headers, bodies, idle, slow)" ;;
 	esac
 done
+if ((failed)); then
+	echo "adversarial.sh: a verdict failed" >&2
+	exit 3
+fi

@@ -110,7 +110,9 @@ policy attached may do nothing once any --policy is given.
 
 Exposure. On a loopback address (the default) only requests addressed to
 localhost, 127.0.0.1 or [::1] are answered (no DNS rebinding). Binding any
-other address prints a warning unless --credentials is set.
+other address prints a warning unless --credentials is set. Under
+--credentials the throughput figures (which show partition key values)
+answer only a verified signature, with its own account's tables.
 
 Limits. Bodies are read as they arrive; at most --max-inflight bytes of
 them are held at once across connections, a request beyond that refused

@@ -249,7 +249,7 @@ func TestServeHelpDocumentsTheLimits(t *testing.T) {
 	require.Equal(t, ExitOK, Main([]string{"serve", "--help"}, nil, &stdout, io.Discard))
 	for _, s := range []string{"--credentials", "--policy", "--shared", "--max-inflight", "--max-connections", "--read-timeout",
 		"--write-timeout", "--idle-timeout", "--shutdown-timeout", "MissingAuthenticationTokenException", "AccessDeniedException",
-		"DNS rebinding", "lost when the server stops"} {
+		"DNS rebinding", "lost when the server stops", "answer only a verified signature"} {
 		assert.Contains(t, stdout.String(), s)
 	}
 }
