@@ -25,6 +25,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/crosscheck"
 	"github.com/cardapio/cardapio/engine/auth"
 	"github.com/cardapio/cardapio/engine/iam"
 	"github.com/cardapio/cardapio/generator"
@@ -223,11 +224,13 @@ func normalize(v any) any {
 		out := map[string]any{}
 		for k, m := range x {
 			if set := k == "SS" || k == "NS" || k == "BS"; set {
-				var ms []string
-				for _, e := range m.([]any) {
-					ms = append(ms, e.(string))
+				ms, _ := m.([]string)
+				if l, ok := m.([]any); ok {
+					for _, e := range l {
+						ms = append(ms, e.(string))
+					}
 				}
-				slices.Sort(ms)
+				ms = slices.Sorted(slices.Values(ms))
 				out[k] = ms
 				continue
 			}
@@ -269,7 +272,7 @@ func goProbes(t *testing.T, url string, plan []probe) []answer {
 			var r *dynamodb.GetItemOutput
 			r, err = db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(p.Table), Key: item(p.KeyValue), ConsistentRead: aws.Bool(true)})
 			if err == nil && r.Item != nil {
-				a.Item = fromAV(&types.AttributeValueMemberM{Value: r.Item})["M"].(map[string]any)
+				a.Item = crosscheck.Attr(&types.AttributeValueMemberM{Value: r.Item}).(map[string]any)["M"].(map[string]any)
 			}
 		case "query":
 			names := map[string]string{}
@@ -533,52 +536,4 @@ func toAV(v map[string]any) (types.AttributeValue, error) {
 		return nil, fmt.Errorf("unknown type %s", k)
 	}
 	return nil, nil
-}
-
-// fromAV writes the SDK's attribute value in DynamoDB's JSON, as the
-// scripts print it.
-func fromAV(v types.AttributeValue) map[string]any {
-	b64 := base64.StdEncoding.EncodeToString
-	strs := func(ss []string) []any {
-		out := []any{}
-		for _, s := range ss {
-			out = append(out, s)
-		}
-		return out
-	}
-	switch x := v.(type) {
-	case *types.AttributeValueMemberS:
-		return map[string]any{"S": x.Value}
-	case *types.AttributeValueMemberN:
-		return map[string]any{"N": x.Value}
-	case *types.AttributeValueMemberB:
-		return map[string]any{"B": b64(x.Value)}
-	case *types.AttributeValueMemberSS:
-		return map[string]any{"SS": strs(x.Value)}
-	case *types.AttributeValueMemberNS:
-		return map[string]any{"NS": strs(x.Value)}
-	case *types.AttributeValueMemberBS:
-		var ss []string
-		for _, b := range x.Value {
-			ss = append(ss, b64(b))
-		}
-		return map[string]any{"BS": strs(ss)}
-	case *types.AttributeValueMemberBOOL:
-		return map[string]any{"BOOL": x.Value}
-	case *types.AttributeValueMemberNULL:
-		return map[string]any{"NULL": x.Value}
-	case *types.AttributeValueMemberL:
-		l := []any{}
-		for _, e := range x.Value {
-			l = append(l, fromAV(e))
-		}
-		return map[string]any{"L": l}
-	case *types.AttributeValueMemberM:
-		m := map[string]any{}
-		for k, e := range x.Value {
-			m[k] = fromAV(e)
-		}
-		return map[string]any{"M": m}
-	}
-	return nil
 }
