@@ -30,7 +30,10 @@ type Model struct {
 	Pricing        Pricing
 	Figures        []Figure
 	Scenarios      []Scenario
-	Review         Review
+	// Invariants are the properties of the data every load run must
+	// leave true (the invariants section), sorted by name.
+	Invariants []*Invariant
+	Review     Review
 	// Dataset holds the rules of the dataset generator (the dataset
 	// section); nil when the model has none.
 	Dataset *Dataset
@@ -1041,8 +1044,29 @@ type Scenario struct {
 	Day         string
 	Peak        *Peak // the peak day it is, nil when not one
 	Load        []LoadItem
-	Expect      []string
+	// Expect are the expectations' words; Expectations the same with the
+	// checks that decide them (scenario.go).
+	Expect       []string
+	Expectations []Expectation
+	// Date is the civil day the scenario's clock starts on; nil: the
+	// population's as-of date.
+	Date *time.Time
+	// Start is At, as time since that day's midnight (0 without At).
+	Start time.Duration
+	// Duration is how long loads given by a rate without a window run
+	// (DefaultDuration when not declared).
+	Duration time.Duration
+	// Then names the scenarios that follow on the same day and data,
+	// each at its own time.
+	Then []string
+	// File is where the scenario was declared (the model, or a scenario
+	// file).
+	File string
 }
+
+// DefaultDuration is how long a load given by a rate runs when neither
+// it nor its scenario says.
+const DefaultDuration = time.Minute
 
 // LoadItem is one operation's part of a scenario.
 type LoadItem struct {
@@ -1059,6 +1083,11 @@ type LoadItem struct {
 	Focus  map[string]string `json:"focus,omitempty"`
 	Tenant string            `json:"tenant,omitempty"`
 	Note   string            `json:"note,omitempty"`
+	// Name is how reports call the load: the operation's name unless the
+	// scenario gives another (two loads of one operation).
+	Name string `json:"name,omitempty"`
+	// Plan is what the load generator runs (scenario.go).
+	Plan *LoadPlan `json:"-"`
 }
 
 // Review holds review answers and accepted findings.

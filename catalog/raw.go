@@ -24,6 +24,7 @@ type rawModel struct {
 	Pricing        *Pricing                    `json:"pricing"`
 	Figures        map[string]rawFigure        `json:"figures"`
 	Scenarios      map[string]rawScenario      `json:"scenarios"`
+	Invariants     map[string]rawInvariant     `json:"invariants"`
 	Review         *rawReview                  `json:"review"`
 	Dataset        *rawDataset                 `json:"dataset"`
 }
@@ -346,12 +347,15 @@ type rawFigure struct {
 }
 
 type rawScenario struct {
-	Description string     `json:"description"`
-	At          string     `json:"at"`
-	Day         string     `json:"day"`
-	Peak        string     `json:"peak"`
-	Load        []LoadItem `json:"load"`
-	Expect      []string   `json:"expect"`
+	Description string            `json:"description"`
+	At          string            `json:"at"`
+	Day         string            `json:"day"`
+	Peak        string            `json:"peak"`
+	Date        string            `json:"date"`
+	Duration    string            `json:"duration"`
+	Then        []string          `json:"then"`
+	Load        []rawLoad         `json:"load"`
+	Expect      []json.RawMessage `json:"expect"`
 }
 
 type rawReview struct {

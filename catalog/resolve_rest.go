@@ -15,27 +15,10 @@ func (r *resolver) resolveRest() {
 		f := raw.Figures[k]
 		m.Figures = append(m.Figures, Figure{k, f.Statement, f.Value, f.Unit, f.Derivation})
 	}
-	for _, k := range sortedKeys(raw.Scenarios) {
-		s := raw.Scenarios[k]
-		for i, l := range s.Load {
-			if _, ok := raw.Operations[l.Operation]; !ok {
-				r.errAt(p("scenarios", k, "load", i, "operation"), false, didYouMean(l.Operation, sortedKeys(raw.Operations)), "unknown operation %q", l.Operation)
-			}
-			if l.Count == 0 && l.Rate == nil {
-				r.errAt(p("scenarios", k, "load", i), true, "", "a scenario load needs count (with window) or rate")
-			}
-			if l.Rate != nil {
-				r.peakRefs(p("scenarios", k, "load", i, "rate", "peaks"), l.Rate.Peaks)
-			}
-		}
-		sc := Scenario{Name: k, Description: s.Description, At: s.At, Day: s.Day, Load: s.Load, Expect: s.Expect}
-		if s.Peak != "" {
-			if sc.Peak = m.Peak(s.Peak); sc.Peak == nil {
-				r.errAt(p("scenarios", k, "peak"), false, r.peakHint(s.Peak), "unknown peak %q", s.Peak)
-			}
-		}
-		m.Scenarios = append(m.Scenarios, sc)
-	}
+	m.Scenarios = r.resolveScenarios("/scenarios", raw.Scenarios)
+	r.checkThen("/scenarios", m.Scenarios, m.Scenario)
+	m.Invariants = r.resolveInvariants("/invariants", raw.Invariants)
+	r.checkInvariantRefs("/scenarios", m.Scenarios)
 	if raw.Review != nil {
 		m.Review = Review{Answers: raw.Review.Answers, Accept: raw.Review.Accept}
 	}

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -22,11 +23,11 @@ func TestOldTenant(t *testing.T) {
 	src := string(data)
 	for old, repl := range map[string]string{
 		// the pin said only the old way
-		"peakPerSecond: 2000, focus: {tenantId: largest}, note:": "peakPerSecond: 2000, tenant: largest, note:",
+		"peakPerSecond: 2000\n        focus: {tenantId: largest}\n": "peakPerSecond: 2000\n        tenant: largest\n",
 		// nothing pinned, said the old way
-		"rate: {count: 50, per: second}, note:": "rate: {count: 50, per: second}, tenant: any, note:",
+		"window: 20m\n        note: debtors paying": "window: 20m\n        tenant: any\n        note: debtors paying",
 		// both words
-		"count: 7, focus: {tenantId: largest}, note:": "count: 7, focus: {tenantId: largest}, tenant: largest, note:",
+		"count: 7\n        focus: {tenantId: largest}\n": "count: 7\n        focus: {tenantId: largest}\n        tenant: largest\n",
 	} {
 		require.Contains(t, src, old)
 		src = strings.Replace(src, old, repl, 1)
@@ -58,7 +59,9 @@ func TestOldTenant(t *testing.T) {
 	bad := strings.Replace(src, "tenant: any", "tenant: biggest", 1)
 	_, err = Parse("model.yaml", []byte(bad))
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), `model.yaml:2321:78: scenarios.midnight-0007.load[1].tenant: "biggest" is not allowed here; expected one of "largest", "any"`)
+	before := bad[:strings.Index(bad, "tenant: biggest")+len("tenant: ")]
+	line, col := strings.Count(before, "\n")+1, len(before)-strings.LastIndex(before, "\n")
+	assert.Contains(t, err.Error(), fmt.Sprintf(`model.yaml:%d:%d: scenarios.midnight-0007.load[1].tenant: "biggest" is not allowed here; expected one of "largest", "any"`, line, col))
 
 	// What made tenant: largest readable: one attribute names its largest values.
 	for _, a := range ref.Attributes {

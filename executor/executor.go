@@ -30,6 +30,11 @@ type Options struct {
 	// Loader writes what Seed makes (a *target.Target); nil sends
 	// BatchWriteItem requests through the API.
 	Loader Loader
+	// Keep makes each run keep what its reads returned (StepResult.Found)
+	// and the values it ended with, parameters and bound attributes
+	// (Result.Values): the load generator follows reads with further
+	// arrivals and checks its ledger against them.
+	Keep bool
 }
 
 // Executor runs a model's operations through an API. It is safe for

@@ -7,6 +7,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/capacity"
 	"github.com/cardapio/cardapio/catalog"
 )
@@ -80,6 +81,9 @@ type Result struct {
 	Attempts int `json:"attempts"`
 	// Capacity is the run's total, per table and per index.
 	Capacity Capacity `json:"capacity"`
+	// Values are the parameters and bound attributes the run ended
+	// with, with Options.Keep (nil otherwise).
+	Values map[string]attr.Value `json:"-"`
 }
 
 // StepResult is what one step sent and consumed.
@@ -100,6 +104,8 @@ type StepResult struct {
 	// LastKey is where a paginated read stopped, nil when it read to the
 	// end.
 	LastKey map[string]types.AttributeValue `json:"-"`
+	// Found are the items the read returned, with Options.Keep.
+	Found []map[string]types.AttributeValue `json:"-"`
 }
 
 // Capacity is consumed capacity in read and write units, in total, per

@@ -56,6 +56,9 @@ func (x *Executor) RunPlan(ctx context.Context, p *Plan, params map[string]attr.
 		res.Attempts++
 		res.Steps = append(res.Steps, r.results...)
 		res.Outcome = out
+		if x.opts.Keep {
+			res.Values = r.env
+		}
 		if !out.Retry() || attempt >= x.opts.Retries || ctx.Err() != nil {
 			break
 		}
@@ -199,6 +202,9 @@ func (r *run) get(ctx context.Context, sp *StepPlan, sr *StepResult) *Outcome {
 		return nil
 	}
 	sr.Items = 1
+	if r.x.opts.Keep {
+		sr.Found = append(sr.Found, out.Item)
+	}
 	return r.bind(sp, out.Item)
 }
 
@@ -275,6 +281,9 @@ func (r *run) read(ctx context.Context, sp *StepPlan, sr *StepResult) *Outcome {
 			r.chargeOne(sr, cc, false)
 			sent = append(sent, cc)
 			sr.Items += len(items)
+			if r.x.opts.Keep {
+				sr.Found = append(sr.Found, items...)
+			}
 			if !bound && len(sp.Bind) > 0 && len(items) > 0 {
 				bound = true
 				if o := r.bind(sp, items[0]); o != nil {

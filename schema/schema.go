@@ -22,7 +22,11 @@ const URL = "https://cardapio.dev/schema/model.schema.json"
 
 // compiled is built once: the schema is immutable, and compiling it takes
 // longer than validating a model.
-var compiled = sync.OnceValues(func() (*jsonschema.Schema, error) {
+var compiled = sync.OnceValues(func() (*jsonschema.Schema, error) { return compile(URL) })
+
+// compile compiles the embedded schema's definition at url (the whole
+// schema, or one of its $defs).
+func compile(url string) (*jsonschema.Schema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(JSON))
 	if err != nil {
 		return nil, fmt.Errorf("read embedded schema: %w", err)
@@ -31,12 +35,12 @@ var compiled = sync.OnceValues(func() (*jsonschema.Schema, error) {
 	if err := c.AddResource(URL, doc); err != nil {
 		return nil, fmt.Errorf("add embedded schema: %w", err)
 	}
-	s, err := c.Compile(URL)
+	s, err := c.Compile(url)
 	if err != nil {
 		return nil, fmt.Errorf("compile embedded schema: %w", err)
 	}
 	return s, nil
-})
+}
 
 // Compiled returns the compiled schema, ready to validate a decoded
 // document (maps, slices, strings, json.Number, bools and nils).
@@ -88,3 +92,13 @@ func splitPointer(p string) []string {
 	}
 	return out
 }
+
+// ScenarioFileURL is the schema of a scenario file (cardapio load
+// --scenario FILE): the scenarios and invariants sections of a model,
+// over a model that gives everything else.
+const ScenarioFileURL = URL + "#/$defs/scenarioFile"
+
+var compiledScenarioFile = sync.OnceValues(func() (*jsonschema.Schema, error) { return compile(ScenarioFileURL) })
+
+// CompiledScenarioFile returns the compiled schema of a scenario file.
+func CompiledScenarioFile() (*jsonschema.Schema, error) { return compiledScenarioFile() }

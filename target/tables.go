@@ -63,6 +63,12 @@ type TableOptions struct {
 	// billing (a measurement pays per request and leaves no capacity
 	// behind). Otherwise provisioned tables get the model's units.
 	OnDemand bool
+	// Warm pre-warms each table that declares billing.warmThroughput, and
+	// its global secondary indexes, to that throughput (the model's
+	// advice: pre-warm the table and its indexes before the peak), so
+	// that a load meets the limits the design plans for. On AWS warm
+	// throughput is billed.
+	Warm bool
 }
 
 // Tables are a model's tables created on a target. Delete removes them,
@@ -276,6 +282,22 @@ func (ts *Tables) create(ctx context.Context, m *catalog.Model, tb *catalog.Tabl
 	}
 	if ts.target.Kind == AWS && tb.Class != "" {
 		in.TableClass = types.TableClass(tb.Class)
+	}
+	if w := tb.Billing.WarmThroughput; o.Warm && w != nil && in.BillingMode == types.BillingModePayPerRequest {
+		wt := func() *types.WarmThroughput {
+			out := &types.WarmThroughput{}
+			if w.Read > 0 {
+				out.ReadUnitsPerSecond = aws.Int64(w.Read)
+			}
+			if w.Write > 0 {
+				out.WriteUnitsPerSecond = aws.Int64(w.Write)
+			}
+			return out
+		}
+		in.WarmThroughput = wt()
+		for i := range in.GlobalSecondaryIndexes {
+			in.GlobalSecondaryIndexes[i].WarmThroughput = wt()
+		}
 	}
 	c := ts.target.Client
 	_, err = c.CreateTable(ctx, in)

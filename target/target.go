@@ -57,6 +57,11 @@ type Retry struct {
 	// Quota is the size of the client's retry token bucket; 0 disables
 	// the bucket (retries are never refused for want of tokens).
 	Quota uint
+	// Speed divides every backoff delay, for a run on a compressed clock
+	// (cardapio load --speed 60 waits a second of the scenario's time,
+	// not of the wall's, between attempts); 0 and 1 keep the SDK's
+	// delays.
+	Speed float64
 }
 
 // NoRetry sends every request once: a measurement sees each response
@@ -76,7 +81,23 @@ func (r Retry) String() string {
 	if r.Quota > 0 {
 		q = fmt.Sprintf("retry quota %d tokens", r.Quota)
 	}
-	return fmt.Sprintf("%d attempts, backoff capped at %s, %s", r.MaxAttempts, r.MaxBackoff, q)
+	sp := ""
+	if r.Speed > 1 {
+		sp = fmt.Sprintf(" (delays on a clock %gx faster)", r.Speed)
+	}
+	return fmt.Sprintf("%d attempts, backoff capped at %s%s, %s", r.MaxAttempts, r.MaxBackoff, sp, q)
+}
+
+// fasterBackoff is the SDK's exponential jitter backoff with its delays
+// divided by a speed.
+type fasterBackoff struct {
+	inner retry.BackoffDelayer
+	speed float64
+}
+
+func (b fasterBackoff) BackoffDelay(attempt int, err error) (time.Duration, error) {
+	d, err := b.inner.BackoffDelay(attempt, err)
+	return time.Duration(float64(d) / b.speed), err
 }
 
 // retryer builds the SDK retryer of the policy.
@@ -89,6 +110,9 @@ func (r Retry) retryer() aws.Retryer {
 		o.MaxAttempts = attempts
 		if r.MaxBackoff > 0 {
 			o.MaxBackoff = r.MaxBackoff
+		}
+		if r.Speed > 1 {
+			o.Backoff = fasterBackoff{retry.NewExponentialJitterBackoff(o.MaxBackoff), r.Speed}
 		}
 		if r.Quota == 0 {
 			o.RateLimiter = ratelimit.None
