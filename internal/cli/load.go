@@ -1,0 +1,193 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/loadgen"
+	"github.com/cardapio/cardapio/reports"
+	"github.com/cardapio/cardapio/target"
+)
+
+func init() { commands = append(commands, newLoadCmd) }
+
+type loadFlags struct {
+	run                   loadgen.Options
+	scenario, speed, part string
+	keys, format, results string
+	summary               string
+	quiet                 bool
+}
+
+func newLoadCmd(e *env) *cobra.Command {
+	o := &loadFlags{run: loadgen.Options{Target: target.Options{Retry: target.Standard}}}
+	c := &cobra.Command{
+		Use:   "load [model.yaml] --scenario NAME|FILE",
+		Short: "Replay a scenario (payday, 00h07...) against an engine, open model, and check the model's invariants on the data",
+		Long: `Load replays one of the model's scenarios (./model.yaml by default), or one of
+a scenario file's (--scenario FILE), against an engine: the embedded one in
+process unless --endpoint-url or --aws says otherwise. It first loads the
+model's synthetic population at --scale, then sends every load's arrivals
+on the scenario's schedule (an open model: arrivals never wait for
+answers; one the runner could not start on time is counted late, never
+dropped), then checks the model's invariants with a strongly consistent
+read of the tables and the runner's ledger of the messages it sent.
+
+--scale F scales the population, the scenario's counts and rates and the
+engine's partition limits alike (--throughput turns the embedded engine's
+throughput model on); --speed X runs the scenario's clock X times faster
+than the wall's, the engine's throughput model and the retry backoff on
+the same clock (max: as fast as the target answers). The SDK retry
+policy is the run's (--retry-attempts, --retry-max-backoff,
+--retry-quota) and is printed; a message whose retries run out goes to
+the dead-letter ledger and is replayed when the scenario says.
+
+--results FILE streams JSON lines (a start line, one line a second, the
+summary last), so an interrupted or crashed run keeps what it measured;
+--summary FILE writes the summary as one JSON document. --part i/n runs
+slice i of n (disjoint subjects); cardapio load merge combines their
+results files.
+
+Exit codes: 0 the expectations and invariants hold; 3 one fails, the run
+was interrupted or fell behind --max-behind; 2 bad input; 1 a failure.`,
+		Example: `  cardapio load --scenario midnight-0007 --scale 0.01 --throughput --speed 60
+  cardapio load --scenario payday --scale 0.01 --duration 30s --summary payday.json
+  cardapio load examples/orders/model.yaml --scenario queue-burst --endpoint-url http://127.0.0.1:8000`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			path := "model.yaml"
+			if len(args) == 1 {
+				path = args[0]
+			}
+			return runLoad(cmd.Context(), e, o, path)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&o.scenario, "scenario", "", "the scenario: a name of the model's, or a scenario file (NAME picks one of a file of several: FILE#NAME)")
+	f.Float64Var(&o.run.Scale, "scale", 1, "scale of the population, the counts and rates and the partition limits (0.01: 1/100)")
+	f.StringVar(&o.speed, "speed", "1", "how many times faster than real time the scenario's clock runs, or max")
+	f.Uint64Var(&o.run.Seed, "seed", 1, "seed of the population and of every draw of the run")
+	f.BoolVar(&o.run.Throughput, "throughput", false, "the embedded engine models partitions, burst and GSI back-pressure at --scale")
+	f.StringVar(&o.run.Target.EndpointURL, "endpoint-url", "", "a DynamoDB-compatible server (cardapio serve, dynalite, DynamoDB Local)")
+	f.BoolVar(&o.run.Target.AWS, "aws", false, "Amazon DynamoDB through the standard configuration chain")
+	f.StringVar(&o.run.Target.Region, "region", "", "AWS region")
+	f.StringVar(&o.run.Target.Profile, "profile", "", "AWS shared configuration profile")
+	f.IntVar(&o.run.Target.Retry.MaxAttempts, "retry-attempts", target.Standard.MaxAttempts, "SDK attempts of one request, the first included (1: no retries)")
+	f.DurationVar(&o.run.Target.Retry.MaxBackoff, "retry-max-backoff", target.Standard.MaxBackoff, "cap of the SDK's backoff between attempts")
+	f.UintVar(&o.run.Target.Retry.Quota, "retry-quota", target.Standard.Quota, "SDK retry token bucket (0: no bucket)")
+	f.IntVar(&o.run.MaxInflight, "max-inflight", 256, "arrivals in flight at most")
+	f.DurationVar(&o.run.MaxBehind, "max-behind", 0, "fail the run when an arrival starts later than this behind its schedule (0: no limit)")
+	f.DurationVar(&o.run.Duration, "duration", 0, "how long loads given by a rate run (default: their window)")
+	f.StringVar(&o.part, "part", "", "run slice i of n (0 <= i < n), for example 0/4")
+	f.StringVar(&o.run.TablePrefix, "table-prefix", "", "prefix of the tables the run creates")
+	f.BoolVar(&o.run.Keep, "keep", false, "keep the tables at the end")
+	f.StringVar(&o.keys, "keys", "auto", "multi-attribute index keys: native, synthetic, or auto (probe the target)")
+	f.StringVar(&o.results, "results", "", "stream JSON lines to FILE (a line a second, the summary last)")
+	f.StringVar(&o.summary, "summary", "", "write the summary as one JSON document to FILE")
+	f.StringVar(&o.format, "format", "text", "report on stdout: text or json")
+	f.BoolVar(&o.quiet, "quiet", false, "no progress or status line on stderr")
+	return c
+}
+
+func runLoad(ctx context.Context, e *env, o *loadFlags, path string) error {
+	var err error
+	if o.format != "text" && o.format != "json" {
+		return badInput(fmt.Errorf("--format must be text or json, not %q", o.format))
+	}
+	if o.scenario == "" {
+		return badInput(errors.New("--scenario is required: a scenario of the model, or a scenario file"))
+	}
+	if o.speed == "max" {
+		o.run.Speed = 0
+	} else if o.run.Speed, err = strconv.ParseFloat(o.speed, 64); err != nil || !(o.run.Speed > 0) {
+		return badInput(fmt.Errorf("--speed must be a positive number or max, not %q", o.speed))
+	}
+	if o.part != "" {
+		if _, err := fmt.Sscanf(o.part, "%d/%d", &o.run.Part, &o.run.Parts); err != nil || o.run.Parts < 1 || o.run.Part < 0 || o.run.Part >= o.run.Parts {
+			return badInput(fmt.Errorf("--part must be i/n with 0 <= i < n, not %q", o.part))
+		}
+	}
+	if o.run.Target.Retry.MaxAttempts < 1 {
+		return badInput(fmt.Errorf("--retry-attempts must be at least 1, not %d", o.run.Target.Retry.MaxAttempts))
+	}
+	if o.run.Keys, err = target.ParseKeys(o.keys); err != nil {
+		return badInput(err)
+	}
+	m, err := catalog.Load(path)
+	var errs catalog.ErrorList
+	if errors.As(err, &errs) {
+		fmt.Fprintln(e.stderr, errs.Error())
+		return reported(ExitBadInput, errs)
+	}
+	if err != nil {
+		return badInput(err)
+	}
+	o.run.Scenario, o.run.File, err = loadgen.PickScenario(m, o.scenario)
+	if errors.As(err, &errs) {
+		fmt.Fprintln(e.stderr, errs.Error())
+		return reported(ExitBadInput, errs)
+	}
+	if err != nil {
+		return badInput(err)
+	}
+	if o.results != "" {
+		f, err := os.Create(o.results)
+		if err != nil {
+			return badInput(fmt.Errorf("--results: %w", err))
+		}
+		defer f.Close()
+		o.run.Results = f
+	}
+	if !o.quiet {
+		o.run.Log = e.stderr
+		if f, ok := e.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+			o.run.Status = func(s loadgen.Status) { reports.LoadStatus(f, s) }
+		}
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	began := time.Now()
+	sum, err := loadgen.Run(ctx, m, o.run)
+	if o.run.Status != nil {
+		fmt.Fprint(e.stderr, "\r\033[K")
+	}
+	var ie *loadgen.InputError
+	switch {
+	case errors.As(err, &ie):
+		return badInput(err)
+	case err != nil:
+		return err
+	}
+	return loadReport(e, o.format, o.summary, sum, time.Since(began))
+}
+
+// loadReport prints a summary, writes --summary, and decides the exit.
+func loadReport(e *env, format, summaryFile string, sum *loadgen.Summary, _ time.Duration) error {
+	if summaryFile != "" {
+		if err := reports.WriteJSONFile(summaryFile, sum); err != nil {
+			return err
+		}
+	}
+	if format == "json" {
+		_ = reports.JSON(e.stdout, sum)
+	} else {
+		reports.LoadText(e.stdout, sum)
+	}
+	if !sum.OK {
+		return failed(errors.New("the load run failed"))
+	}
+	return nil
+}

@@ -1,0 +1,202 @@
+package loadgen
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cardapio/cardapio/engine"
+	"github.com/cardapio/cardapio/target"
+	"github.com/cardapio/cardapio/throughput"
+)
+
+// heat follows the partitions of the tables and indexes as the run goes:
+// from the engine's throughput model where the target is cardapio (in
+// process, or cardapio serve's GET /cardapio/throughput), otherwise from
+// the ThrottlingReasons the target returned.
+type heat struct {
+	mu     sync.Mutex
+	source func(context.Context) (throughput.Snapshot, bool)
+	scale  float64
+	names  map[string]string // created table -> model table
+	parts  map[partKey]*partHeat
+	seen   bool
+}
+
+type partKey struct {
+	table, index string
+	lo           uint64
+}
+
+type partHeat struct {
+	wDemand, rDemand       float64 // local units, the highest second
+	wThrottled, rThrottled float64
+	keys                   map[string]bool
+}
+
+// newHeat returns the heat of a target, nil when it has no throughput
+// figures to give.
+func newHeat(tg *target.Target, tables *target.Tables) *heat {
+	h := &heat{parts: map[partKey]*partHeat{}, names: map[string]string{}}
+	for model, name := range tables.Names() {
+		h.names[name] = model
+	}
+	switch {
+	case tg.Engine != nil:
+		h.source = func(context.Context) (throughput.Snapshot, bool) { return tg.Engine.Throughput() }
+	case tg.Kind == target.Endpoint:
+		url := strings.TrimRight(tg.Name, "/") + engine.ThroughputPath + "?region=" + tg.Region
+		client := &http.Client{Timeout: 5 * time.Second}
+		h.source = func(ctx context.Context) (throughput.Snapshot, bool) {
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+			if err != nil {
+				return throughput.Snapshot{}, false
+			}
+			resp, err := client.Do(req)
+			if err != nil {
+				return throughput.Snapshot{}, false
+			}
+			defer resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				return throughput.Snapshot{}, false
+			}
+			var s throughput.Snapshot
+			if err := json.NewDecoder(io.LimitReader(resp.Body, 64<<20)).Decode(&s); err != nil {
+				return throughput.Snapshot{}, false
+			}
+			return s, true
+		}
+	default:
+		return nil
+	}
+	return h
+}
+
+// sample reads the figures once and keeps the highest second of every
+// partition.
+func (h *heat) sample(ctx context.Context) {
+	if h == nil {
+		return
+	}
+	s, ok := h.source(ctx)
+	if !ok {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.seen = true
+	if s.Scale > 0 {
+		h.scale = s.Scale
+	}
+	for _, t := range s.Tables {
+		model, ok := h.names[t.Table]
+		if !ok {
+			continue
+		}
+		for _, r := range t.Resources {
+			for _, p := range r.Partitions {
+				k := partKey{model, r.Index, p.Lo}
+				ph := h.parts[k]
+				if ph == nil {
+					ph = &partHeat{keys: map[string]bool{}}
+					h.parts[k] = ph
+				}
+				for _, sec := range p.Seconds {
+					ph.wDemand = max(ph.wDemand, sec.WriteConsumed+sec.WriteThrottled)
+					ph.rDemand = max(ph.rDemand, sec.ReadConsumed+sec.ReadThrottled)
+				}
+				ph.wThrottled = max(ph.wThrottled, p.Totals.WriteThrottled)
+				ph.rThrottled = max(ph.rThrottled, p.Totals.ReadThrottled)
+			}
+			for _, ks := range r.TopThrottled {
+				for _, p := range r.Partitions {
+					if ks.Hash >= p.Lo && ks.Hash <= p.Hi {
+						if ph := h.parts[partKey{model, r.Index, p.Lo}]; ph != nil && len(ph.keys) < 5 {
+							ph.keys[ks.Key] = true
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// hottest returns, per table and index, its hottest partitions (by write
+// demand, then read), at full scale.
+func (h *heat) hottest(perResource int) []HotPartition {
+	if h == nil || !h.seen {
+		return nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	scale := h.scale
+	if scale <= 0 {
+		scale = 1
+	}
+	by := map[[2]string][]HotPartition{}
+	for k, p := range h.parts {
+		if p.wDemand == 0 && p.rDemand == 0 {
+			continue
+		}
+		hp := HotPartition{Table: k.table, Index: k.index, WriteDemand: p.wDemand / scale, ReadDemand: p.rDemand / scale,
+			WriteThrottled: p.wThrottled / scale, ReadThrottled: p.rThrottled / scale, From: "throughput model"}
+		for key := range p.keys {
+			hp.Keys = append(hp.Keys, key)
+		}
+		sort.Strings(hp.Keys)
+		r := [2]string{k.table, k.index}
+		by[r] = append(by[r], hp)
+	}
+	var out []HotPartition
+	var rs [][2]string
+	for r := range by {
+		rs = append(rs, r)
+	}
+	sort.Slice(rs, func(i, j int) bool { return rs[i][0] < rs[j][0] || rs[i][0] == rs[j][0] && rs[i][1] < rs[j][1] })
+	for _, r := range rs {
+		ps := by[r]
+		sort.Slice(ps, func(i, j int) bool {
+			if ps[i].WriteDemand != ps[j].WriteDemand {
+				return ps[i].WriteDemand > ps[j].WriteDemand
+			}
+			return ps[i].ReadDemand > ps[j].ReadDemand
+		})
+		if len(ps) > perResource {
+			ps = ps[:perResource]
+		}
+		out = append(out, ps...)
+	}
+	return out
+}
+
+// maxDemand is the highest per-second demand of any partition of a table
+// or index, at full scale; ok is false without figures.
+func (h *heat) maxDemand(table, index string, write bool) (float64, bool) {
+	if h == nil || !h.seen {
+		return 0, false
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	scale := h.scale
+	if scale <= 0 {
+		scale = 1
+	}
+	best, found := 0.0, false
+	for k, p := range h.parts {
+		if k.table != table || k.index != index {
+			continue
+		}
+		found = true
+		d := p.rDemand
+		if write {
+			d = p.wDemand
+		}
+		best = max(best, d/scale)
+	}
+	return best, found
+}

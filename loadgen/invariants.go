@@ -1,0 +1,592 @@
+package loadgen
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/cardapio/cardapio/attr"
+	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/engine"
+	"github.com/cardapio/cardapio/target"
+)
+
+// The invariants are checked once the run is over, against the data: one
+// strongly consistent read of every item of the tables they are about,
+// each item told to its entity and handed to every invariant, and against
+// the runner's ledger of the messages it received (dead-lettered ones
+// included) and of the version-guarded writes it saw applied.
+
+const maxDetails = 20
+
+// checker is one invariant being checked.
+type checker interface {
+	see(e *catalog.Entity, item attr.Item, key attr.Item)
+	result() InvariantResult
+}
+
+// invariantInput is what the checks read besides the table.
+type invariantInput struct {
+	m        *catalog.Model
+	messages []*message
+	writes   []versionWrite
+	part     int
+	parts    int
+}
+
+// checkInvariants reads the tables and checks every invariant.
+func checkInvariants(ctx context.Context, tg *target.Target, tables *target.Tables, invs []*catalog.Invariant, in invariantInput) ([]InvariantResult, map[string]map[string][2]float64, error) {
+	if len(invs) == 0 {
+		return nil, nil, nil
+	}
+	var cs []checker
+	need := map[*catalog.Table]bool{}
+	for _, v := range invs {
+		c := newChecker(v, in)
+		cs = append(cs, c)
+		for _, e := range entitiesOf(v) {
+			if e.Table != nil {
+				need[e.Table] = true
+			}
+		}
+	}
+	for _, tb := range in.m.Tables {
+		if !need[tb] {
+			continue
+		}
+		ents := tb.Entities
+		err := scanTable(ctx, tg, tables.Name(tb.Name), func(it attr.Item) {
+			e := entityOf(tb, ents, it)
+			if e == nil {
+				return
+			}
+			full := withKeyAttrs(e, it)
+			key := tableKey(e, it)
+			for _, c := range cs {
+				c.see(e, full, key)
+			}
+		})
+		if err != nil {
+			return nil, nil, fmt.Errorf("read %s for the invariants: %w", tb.Name, err)
+		}
+	}
+	var out []InvariantResult
+	groups := map[string]map[string][2]float64{}
+	for _, c := range cs {
+		out = append(out, c.result())
+		if sc, ok := c.(*sumChecker); ok && in.parts > 1 {
+			groups[sc.inv.Name] = sc.partial()
+		}
+	}
+	if len(groups) == 0 {
+		groups = nil
+	}
+	return out, groups, nil
+}
+
+func entitiesOf(v *catalog.Invariant) []*catalog.Entity {
+	switch {
+	case v.Each != nil:
+		return []*catalog.Entity{v.Each.Entity}
+	case v.Sum != nil:
+		out := []*catalog.Entity{v.Sum.Of.Entity}
+		if v.Sum.Equals != nil {
+			out = append(out, v.Sum.Equals.Entity)
+		}
+		return out
+	case v.Ledger != nil:
+		if v.Ledger.Exists != nil {
+			return []*catalog.Entity{v.Ledger.Exists}
+		}
+		return []*catalog.Entity{v.Ledger.Forbid.Entity}
+	case v.Versions != nil:
+		return []*catalog.Entity{v.Versions.Entity}
+	}
+	return nil
+}
+
+// scanTable reads every item of a table, strongly consistent, outside the
+// throughput limits on the embedded engine (the check is not part of the
+// load).
+func scanTable(ctx context.Context, tg *target.Target, name string, f func(attr.Item)) error {
+	if tg.Engine != nil {
+		in := &engine.ScanInput{TableName: name, ConsistentRead: true}
+		uctx := engine.Unmetered(ctx)
+		for {
+			out, err := tg.Engine.Scan(uctx, in)
+			if err != nil {
+				return err
+			}
+			for _, it := range out.Items {
+				f(it)
+			}
+			if len(out.LastEvaluatedKey) == 0 {
+				return nil
+			}
+			in.ExclusiveStartKey = out.LastEvaluatedKey
+		}
+	}
+	var start map[string]types.AttributeValue
+	for {
+		out, err := tg.Client.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(name), ConsistentRead: aws.Bool(true), ExclusiveStartKey: start})
+		if err != nil {
+			return err
+		}
+		for _, raw := range out.Items {
+			it, err := attr.FromSDKItem(raw)
+			if err != nil {
+				return err
+			}
+			f(it)
+		}
+		if len(out.LastEvaluatedKey) == 0 {
+			return nil
+		}
+		start = out.LastEvaluatedKey
+	}
+}
+
+// entityOf tells an item's entity: by the table's discriminator, else by
+// the entity whose key templates its keys match.
+func entityOf(tb *catalog.Table, ents []*catalog.Entity, it attr.Item) *catalog.Entity {
+	if tb.Discriminator != "" {
+		if v, ok := it.Get(tb.Discriminator); ok {
+			for _, e := range ents {
+				if e.TypeValue == v.Str {
+					return e
+				}
+			}
+		}
+	}
+	for _, e := range ents {
+		match := len(e.Key) > 0
+		for _, k := range e.Key {
+			v, ok := it.Get(k.Attribute)
+			if !ok || v.Type != attr.S {
+				match = false
+				break
+			}
+			if _, ok := k.Template.Match(v.Str); !ok {
+				match = false
+				break
+			}
+		}
+		if match {
+			return e
+		}
+	}
+	return nil
+}
+
+func newChecker(v *catalog.Invariant, in invariantInput) checker {
+	switch {
+	case v.Each != nil:
+		return &eachChecker{inv: v, in: in}
+	case v.Sum != nil:
+		return &sumChecker{inv: v, groups: map[string]*group{}}
+	case v.Ledger != nil && v.Ledger.Exists != nil:
+		return newExistsChecker(v, in)
+	case v.Ledger != nil:
+		return newForbidChecker(v, in)
+	case v.Versions != nil:
+		return newVersionsChecker(v, in)
+	}
+	return nil
+}
+
+// base holds a result being built.
+type base struct {
+	res InvariantResult
+}
+
+func (b *base) violate(keys, format string, args ...any) {
+	b.res.Violations++
+	if len(b.res.Details) < maxDetails {
+		b.res.Details = append(b.res.Details, Violation{Keys: keys, Message: fmt.Sprintf(format, args...)})
+	}
+}
+
+// eachChecker: a condition on every item of an entity.
+type eachChecker struct {
+	base
+	inv *catalog.Invariant
+	in  invariantInput
+}
+
+func (c *eachChecker) see(e *catalog.Entity, it attr.Item, key attr.Item) {
+	ei := c.inv.Each
+	if e != ei.Entity {
+		return
+	}
+	if c.in.parts > 1 && int(hashString(keyString(key))%uint64(c.in.parts)) != c.in.part {
+		return
+	}
+	if ei.Where != nil && !ei.Where.Holds(it) {
+		return
+	}
+	c.res.Checked++
+	if ei.Holds != nil && !ei.Holds.Holds(it) {
+		c.violate(keyString(key), "%s item does not hold %s", e.Name, ei.Holds.Text)
+	}
+	for _, x := range ei.NotIn {
+		in := true
+		for _, a := range x.KeyAttributes() {
+			if _, ok := it.Get(a); !ok {
+				in = false
+				break
+			}
+		}
+		if in {
+			var vals []string
+			for _, a := range x.Partition {
+				v, _ := it.Get(a)
+				vals = append(vals, a+" "+valueText(v))
+			}
+			c.violate(keyString(key), "%s item is in index %s (%s)", e.Name, x.Name, strings.Join(vals, ", "))
+		}
+	}
+}
+
+func (c *eachChecker) result() InvariantResult {
+	c.res.Name, c.res.Description = c.inv.Name, c.inv.Description
+	return c.res
+}
+
+// sumChecker: a join of two entities by key.
+type sumChecker struct {
+	base
+	inv    *catalog.Invariant
+	groups map[string]*group
+}
+
+type group struct {
+	of, eq float64
+	hasEq  bool
+	ofKey  string
+	eqKey  string
+}
+
+func sideValue(s *catalog.Side, it attr.Item) (float64, bool) {
+	if s.Value == "" {
+		return 1, true
+	}
+	v, ok := it.Get(s.Value)
+	if !ok {
+		return 0, true
+	}
+	f, err := strconv.ParseFloat(v.Str, 64)
+	return f, err == nil
+}
+
+func (c *sumChecker) see(e *catalog.Entity, it attr.Item, key attr.Item) {
+	si := c.inv.Sum
+	for i, s := range []*catalog.Side{&si.Of, si.Equals} {
+		if s == nil || e != s.Entity {
+			continue
+		}
+		if s.Where != nil && !s.Where.Holds(it) {
+			continue
+		}
+		k, err := s.Key.RenderItem(it)
+		if err != nil {
+			continue
+		}
+		g := c.groups[k]
+		if g == nil {
+			g = &group{}
+			c.groups[k] = g
+		}
+		v, ok := sideValue(s, it)
+		if !ok {
+			c.violate(keyString(key), "%s.%s is not a number", e.Name, s.Value)
+			continue
+		}
+		if i == 0 {
+			g.of += v
+			if g.ofKey == "" {
+				g.ofKey = keyString(key)
+			}
+		} else {
+			g.eq += v
+			g.hasEq = true
+			g.eqKey = keyString(key)
+		}
+	}
+}
+
+// partial are the groups as [of, eq] with eq NaN for a group without an
+// item of the equals side.
+func (c *sumChecker) partial() map[string][2]float64 {
+	out := make(map[string][2]float64, len(c.groups))
+	for k, g := range c.groups {
+		eq := g.eq
+		if !g.hasEq {
+			eq = math.NaN()
+		}
+		out[k] = [2]float64{g.of, eq}
+	}
+	return out
+}
+
+func (c *sumChecker) result() InvariantResult {
+	c.res.Name, c.res.Description = c.inv.Name, c.inv.Description
+	judgeGroups(&c.base, c.inv, func(f func(k string, g *group)) {
+		keys := sortedNames(c.groups)
+		for _, k := range keys {
+			f(k, c.groups[k])
+		}
+	})
+	return c.res
+}
+
+// judgeGroups compares every group: with an equals side, the groups of
+// its items; with a constant, every group of the summed side.
+func judgeGroups(b *base, inv *catalog.Invariant, each func(func(k string, g *group))) {
+	si := inv.Sum
+	what := "count"
+	if si.Of.Value != "" {
+		what = "sum of " + si.Of.Value
+	}
+	each(func(k string, g *group) {
+		switch {
+		case si.Const != nil:
+			b.res.Checked++
+			if math.Abs(g.of-*si.Const) > 1e-9 {
+				b.violate(g.ofKey, "%s %s: %s of %s is %s, not %s", si.Of.Key.Text, k, what, si.Of.Entity.Name, num(g.of), num(*si.Const))
+			}
+		case g.hasEq:
+			b.res.Checked++
+			if math.Abs(g.of-g.eq) > 1e-9 {
+				ev := "count"
+				if si.Equals.Value != "" {
+					ev = si.Equals.Value
+				}
+				b.violate(g.eqKey, "%s %s: %s %s is %s, the %s of its %s items %s", si.Equals.Entity.Name, k, si.Equals.Entity.Name, ev, num(g.eq), what, si.Of.Entity.Name, num(g.of))
+			}
+		}
+	})
+}
+
+func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// existsChecker: every message left exactly one item keyed by its values.
+type existsChecker struct {
+	base
+	inv    *catalog.Invariant
+	expect map[string][]*message
+}
+
+func newExistsChecker(v *catalog.Invariant, in invariantInput) *existsChecker {
+	c := &existsChecker{inv: v, expect: map[string][]*message{}}
+	for _, m := range in.messages {
+		if m.load.op != v.Ledger.Operation || m.values == nil {
+			continue
+		}
+		key, err := v.Ledger.Exists.KeyOf(m.values)
+		if err != nil {
+			continue
+		}
+		k := keyString(key)
+		c.expect[k] = append(c.expect[k], m)
+	}
+	return c
+}
+
+func (c *existsChecker) see(e *catalog.Entity, it attr.Item, key attr.Item) {
+	if e != c.inv.Ledger.Exists {
+		return
+	}
+	k := keyString(key)
+	if ms, ok := c.expect[k]; ok {
+		c.res.Checked += int64(len(ms))
+		delete(c.expect, k)
+	}
+}
+
+func (c *existsChecker) result() InvariantResult {
+	c.res.Name, c.res.Description = c.inv.Name, c.inv.Description
+	for _, k := range sortedNames(c.expect) {
+		for _, m := range c.expect[k] {
+			c.res.Checked++
+			state := "outcome " + m.outcome
+			if m.dead {
+				state += ", dead-lettered and not applied"
+			}
+			c.violate(k, "message %d of %s (%s) left no %s item", m.k, m.load.name, state, c.inv.Ledger.Exists.Name)
+		}
+	}
+	return c.res
+}
+
+// forbidChecker: no item matching a message comes after it.
+type forbidChecker struct {
+	base
+	inv   *catalog.Invariant
+	index map[string][]*message
+	n     int64
+}
+
+func forbidKey(pairs []catalog.PathPair, get func(p catalog.PathPair) (attr.Value, bool)) (string, bool) {
+	var b strings.Builder
+	for _, p := range pairs {
+		v, ok := get(p)
+		if !ok {
+			return "", false
+		}
+		b.WriteString(valueText(v))
+		b.WriteByte(0)
+	}
+	return b.String(), true
+}
+
+func newForbidChecker(v *catalog.Invariant, in invariantInput) *forbidChecker {
+	c := &forbidChecker{inv: v, index: map[string][]*message{}}
+	fr := v.Ledger.Forbid
+	for _, m := range in.messages {
+		if m.load.op != v.Ledger.Operation || m.values == nil {
+			continue
+		}
+		c.n++
+		k, ok := forbidKey(fr.Match, func(p catalog.PathPair) (attr.Value, bool) { v, ok := m.values[p.Path.Param]; return v, ok })
+		if ok {
+			c.index[k] = append(c.index[k], m)
+		}
+	}
+	return c
+}
+
+func (c *forbidChecker) see(e *catalog.Entity, it attr.Item, key attr.Item) {
+	fr := c.inv.Ledger.Forbid
+	if e != fr.Entity {
+		return
+	}
+	k, ok := forbidKey(fr.Match, func(p catalog.PathPair) (attr.Value, bool) { return it.Get(p.Attr) })
+	if !ok {
+		return
+	}
+	for _, m := range c.index[k] {
+		later := true
+		var what []string
+		for _, p := range fr.Later {
+			iv, ok1 := it.Get(p.Attr)
+			mv, ok2 := m.values[p.Path.Param]
+			if !ok1 || !ok2 {
+				later = false
+				break
+			}
+			ti, ok1 := parseTime(iv, nil)
+			tm, ok2 := parseTime(mv, nil)
+			if !ok1 || !ok2 || !ti.After(tm) {
+				later = false
+				break
+			}
+			what = append(what, fmt.Sprintf("%s %s after %s %s", p.Attr, valueText(iv), p.Path.Param, valueText(mv)))
+		}
+		if later {
+			var match []string
+			for _, p := range fr.Match {
+				v, _ := it.Get(p.Attr)
+				match = append(match, p.Attr+" "+valueText(v))
+			}
+			c.violate(keyString(key), "%s item of %s at %s comes after message %d of %s (%s, outcome %s)", e.Name, strings.Join(match, ", "), strings.Join(what, ", "), m.k, m.load.name, dlWord(m), m.outcome)
+		}
+	}
+}
+
+func dlWord(m *message) string {
+	if m.dead {
+		return "dead-lettered"
+	}
+	if m.applied {
+		return "applied"
+	}
+	return "received"
+}
+
+func (c *forbidChecker) result() InvariantResult {
+	c.res.Name, c.res.Description = c.inv.Name, c.inv.Description
+	c.res.Checked = c.n
+	return c.res
+}
+
+// versionsChecker: no lost update.
+type versionsChecker struct {
+	base
+	inv    *catalog.Invariant
+	writes map[string][]versionWrite
+	final  map[string]string
+}
+
+func newVersionsChecker(v *catalog.Invariant, in invariantInput) *versionsChecker {
+	c := &versionsChecker{inv: v, writes: map[string][]versionWrite{}, final: map[string]string{}}
+	for _, w := range in.writes {
+		if w.inv == v.Versions {
+			c.writes[w.key] = append(c.writes[w.key], w)
+		}
+	}
+	return c
+}
+
+func (c *versionsChecker) see(e *catalog.Entity, it attr.Item, key attr.Item) {
+	if e != c.inv.Versions.Entity {
+		return
+	}
+	k := keyString(key)
+	if _, ok := c.writes[k]; !ok {
+		return
+	}
+	if v, ok := it.Get(c.inv.Versions.Attribute); ok {
+		c.final[k] = v.Str
+	} else {
+		c.final[k] = ""
+	}
+}
+
+func (c *versionsChecker) result() InvariantResult {
+	c.res.Name, c.res.Description = c.inv.Name, c.inv.Description
+	attrName := c.inv.Versions.Attribute
+	for _, k := range sortedNames(c.writes) {
+		ws := c.writes[k]
+		c.res.Checked++
+		var vs []float64
+		seen := map[float64][]string{}
+		bad := false
+		for _, w := range ws {
+			f, err := strconv.ParseFloat(w.expected, 64)
+			if err != nil {
+				continue
+			}
+			if prev, dup := seen[f]; dup {
+				c.violate(k, "two applied writes read %s %s (%s and %s): one update is lost", attrName, w.expected, prev[0], w.load)
+				bad = true
+			}
+			seen[f] = append(seen[f], w.load)
+			vs = append(vs, f)
+		}
+		if bad || len(vs) == 0 {
+			continue
+		}
+		sort.Float64s(vs)
+		fin, ok := c.final[k]
+		if !ok {
+			c.violate(k, "the item the run wrote %d times is gone", len(vs))
+			continue
+		}
+		f, err := strconv.ParseFloat(fin, 64)
+		if err != nil {
+			c.violate(k, "%s is %q, not a number", attrName, fin)
+			continue
+		}
+		if want := vs[0] + float64(len(vs)); f != want {
+			c.violate(k, "%s is %s; the run applied %d writes from %s %s, which leave %s", attrName, fin, len(vs), attrName, num(vs[0]), num(want))
+		}
+	}
+	return c.res
+}

@@ -1,0 +1,490 @@
+package loadgen
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cardapio/cardapio/attr"
+	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/engine"
+	"github.com/cardapio/cardapio/loadgen/dataset"
+	"github.com/cardapio/cardapio/target"
+)
+
+// The population side of a run: the synthetic dataset written into the
+// target's tables (as an import writes them: outside the throughput
+// limits, which the run is about), and, while it is made, the subjects of
+// every load with the context of each: the items of the same tree its
+// parameters and conditions read.
+
+// Context is what an arrival is about: the subject and the items around
+// it, by entity, each with its key-only attributes read back from its
+// keys.
+type Context struct {
+	Items []CtxItem
+}
+
+// CtxItem is one item of a context.
+type CtxItem struct {
+	Entity *catalog.Entity
+	Item   attr.Item // the stored item plus its key-only attributes
+	Key    attr.Item // its table key, to read it again
+}
+
+// Get returns the context's item of an entity.
+func (c *Context) Get(e *catalog.Entity) (attr.Item, bool) {
+	if c == nil {
+		return nil, false
+	}
+	for _, it := range c.Items {
+		if it.Entity == e {
+			return it.Item, true
+		}
+	}
+	return nil, false
+}
+
+// wanted is what the collector looks for on behalf of one load: items of
+// the subject entity meeting where, and around each the items of the
+// entities its context names.
+type wanted struct {
+	load     int
+	subjects *catalog.Subjects
+	entities []*catalog.Entity // context entities other than the subject
+}
+
+// counts is, per attribute, how many items of one entity carry each value.
+type counts map[string]map[string]int64
+
+// populationResult is what loading a population found.
+type populationResult struct {
+	pop      *dataset.Population
+	items    int64
+	byTable  map[string]int64
+	subjects [][]*Context // by load, in population order
+	counts   map[string]counts
+	missing  []int64 // by load: subjects whose context lacked an item
+}
+
+// countSpec says which entity's items count the values of an attribute.
+type countSpec struct {
+	entity *catalog.Entity
+	attr   string
+}
+
+// loadPopulation makes the population's part, writes it to the tables
+// (unless write is false: the tables already hold it) and collects what
+// the loads need.
+func loadPopulation(ctx context.Context, pop *dataset.Population, part, parts int, tg *target.Target, tables *target.Tables,
+	want []wanted, count []countSpec, write bool, progress func(done, total int64)) (*populationResult, error) {
+	blocks, err := pop.Part(part, parts)
+	if err != nil {
+		return nil, err
+	}
+	res := &populationResult{pop: pop, byTable: map[string]int64{}, subjects: make([][]*Context, 0), counts: map[string]counts{}}
+	maxLoad := -1
+	for _, w := range want {
+		maxLoad = max(maxLoad, w.load)
+	}
+	res.subjects = make([][]*Context, maxLoad+1)
+	res.missing = make([]int64, maxLoad+1)
+	workers := runtime.GOMAXPROCS(0)
+	if tg.Engine == nil {
+		// Batches wait on the network: more of them in flight.
+		workers *= 8
+	}
+	type blockOut struct {
+		subjects [][]*Context
+		missing  []int64
+		counts   map[string]counts
+		items    int64
+		byTable  map[string]int64
+	}
+	outs := make([]blockOut, len(blocks))
+	var next atomic.Int64
+	var done atomic.Int64
+	total := 0.0
+	for _, b := range blocks {
+		total += b.Items
+	}
+	lctx := engine.Unmetered(ctx)
+	var wg sync.WaitGroup
+	errs := make([]error, workers)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := newCollector(pop.Model, want, count, maxLoad)
+			gn := pop.NewGenerator(c.emit)
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(blocks) || ctx.Err() != nil {
+					return
+				}
+				b := blocks[i]
+				c.reset()
+				for r := b.Lo; r < b.Hi; r++ {
+					c.tree = c.tree[:0]
+					if err := gn.Tree(b.Root, r); err != nil {
+						errs[w] = err
+						return
+					}
+					c.endTree()
+					if write {
+						if err := c.flush(lctx, tg, tables, false); err != nil {
+							errs[w] = err
+							return
+						}
+					}
+				}
+				if write {
+					if err := c.flush(lctx, tg, tables, true); err != nil {
+						errs[w] = err
+						return
+					}
+				}
+				outs[i] = blockOut{subjects: c.subjects, missing: c.missing, counts: c.counts, items: c.items, byTable: c.byTable}
+				if progress != nil {
+					progress(done.Add(c.items), int64(total))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for _, o := range outs {
+		res.items += o.items
+		for k, v := range o.byTable {
+			res.byTable[k] += v
+		}
+		for l, s := range o.subjects {
+			res.subjects[l] = append(res.subjects[l], s...)
+			res.missing[l] += o.missing[l]
+		}
+		for e, cs := range o.counts {
+			dst := res.counts[e]
+			if dst == nil {
+				dst = counts{}
+				res.counts[e] = dst
+			}
+			for a, vs := range cs {
+				if dst[a] == nil {
+					dst[a] = map[string]int64{}
+				}
+				for v, n := range vs {
+					dst[a][v] += n
+				}
+			}
+		}
+	}
+	return res, nil
+}
+
+// collector gathers one worker's trees.
+type collector struct {
+	m       *catalog.Model
+	want    []wanted
+	count   []countSpec
+	tree    []treeItem
+	keep    map[*catalog.Entity]bool // entities some context reads
+	batches map[string][]attr.Item   // by model table
+	maxLoad int
+
+	subjects [][]*Context
+	missing  []int64
+	counts   map[string]counts
+	items    int64
+	byTable  map[string]int64
+}
+
+type treeItem struct {
+	node *dataset.Node
+	item attr.Item
+}
+
+func newCollector(m *catalog.Model, want []wanted, count []countSpec, maxLoad int) *collector {
+	c := &collector{m: m, want: want, count: count, keep: map[*catalog.Entity]bool{}, batches: map[string][]attr.Item{}}
+	for _, w := range want {
+		c.keep[w.subjects.Entity] = true
+		for _, e := range w.entities {
+			c.keep[e] = true
+		}
+	}
+	c.maxLoad = maxLoad
+	return c
+}
+
+func (c *collector) reset() {
+	c.subjects = make([][]*Context, c.maxLoad+1)
+	c.missing = make([]int64, c.maxLoad+1)
+	c.counts = map[string]counts{}
+	c.items = 0
+	c.byTable = map[string]int64{}
+}
+
+// emit receives one generated item; the generator reuses its memory, so
+// what is kept is copied.
+func (c *collector) emit(n *dataset.Node, it attr.Item) {
+	cp := cloneItem(it)
+	c.items++
+	if t := n.Entity.Table; t != nil {
+		c.batches[t.Name] = append(c.batches[t.Name], cp)
+		c.byTable[t.Name]++
+	}
+	c.tree = append(c.tree, treeItem{n, cp})
+}
+
+// endTree finds the subjects of one tree and counts its values.
+func (c *collector) endTree() {
+	var full map[int]attr.Item
+	fullOf := func(i int) attr.Item {
+		if full == nil {
+			full = map[int]attr.Item{}
+		}
+		if f, ok := full[i]; ok {
+			return f
+		}
+		f := withKeyAttrs(c.tree[i].node.Entity, c.tree[i].item)
+		full[i] = f
+		return f
+	}
+	for _, cs := range c.count {
+		for i, ti := range c.tree {
+			if ti.node.Entity != cs.entity {
+				continue
+			}
+			v, ok := fullOf(i).Get(cs.attr)
+			if !ok {
+				continue
+			}
+			m := c.counts[cs.entity.Name]
+			if m == nil {
+				m = counts{}
+				c.counts[cs.entity.Name] = m
+			}
+			if m[cs.attr] == nil {
+				m[cs.attr] = map[string]int64{}
+			}
+			m[cs.attr][valueText(v)]++
+		}
+	}
+	for _, w := range c.want {
+		for i, ti := range c.tree {
+			if ti.node.Entity != w.subjects.Entity {
+				continue
+			}
+			subj := fullOf(i)
+			if !catalog.Holds(w.subjects.Where, subj) {
+				continue
+			}
+			ctx := &Context{Items: []CtxItem{{Entity: ti.node.Entity, Item: subj, Key: tableKey(ti.node.Entity, ti.item)}}}
+			complete := true
+			for _, e := range w.entities {
+				j := c.related(i, e, subj, fullOf)
+				if j < 0 {
+					complete = false
+					break
+				}
+				ctx.Items = append(ctx.Items, CtxItem{Entity: e, Item: fullOf(j), Key: tableKey(e, c.tree[j].item)})
+			}
+			if !complete {
+				c.missing[w.load]++
+				continue
+			}
+			c.subjects[w.load] = append(c.subjects[w.load], ctx)
+		}
+	}
+}
+
+// related finds the item of entity e in the tree that belongs with the
+// subject at i: the one whose key attributes agree with the subject's
+// wherever the subject carries them; among several, the nearest before
+// the subject (its ancestor, in the generator's depth-first order).
+func (c *collector) related(i int, e *catalog.Entity, subj attr.Item, fullOf func(int) attr.Item) int {
+	var shared []string
+	for _, k := range e.Key {
+		for _, ph := range k.Template.Placeholders() {
+			if _, ok := subj.Get(ph); ok && !containsStr(shared, ph) {
+				shared = append(shared, ph)
+			}
+		}
+	}
+	best := -1
+	for j, ti := range c.tree {
+		if ti.node.Entity != e {
+			continue
+		}
+		f := fullOf(j)
+		agree := true
+		for _, a := range shared {
+			sv, _ := subj.Get(a)
+			v, ok := f.Get(a)
+			if !ok || !attr.Equal(sv, v) {
+				agree = false
+				break
+			}
+		}
+		if !agree {
+			continue
+		}
+		if j < i {
+			best = j
+			continue
+		}
+		if best < 0 {
+			return j
+		}
+		break
+	}
+	return best
+}
+
+// flush writes the batches that are full (all of them at the end of a
+// block) to their tables.
+func (c *collector) flush(ctx context.Context, tg *target.Target, tables *target.Tables, all bool) error {
+	for t, items := range c.batches {
+		for len(items) >= 25 || all && len(items) > 0 {
+			n := min(25, len(items))
+			if err := tg.Load(ctx, tables.Name(t), items[:n]); err != nil {
+				return err
+			}
+			items = items[n:]
+		}
+		if len(items) == 0 {
+			delete(c.batches, t)
+			continue
+		}
+		c.batches[t] = append(c.batches[t][:0], items...)
+	}
+	return nil
+}
+
+// withKeyAttrs adds to an item the attributes its entity keeps only in
+// its key templates (T#{tenantId}#...), read back from the keys.
+func withKeyAttrs(e *catalog.Entity, it attr.Item) attr.Item {
+	out := it
+	for _, k := range e.Key {
+		kv, ok := it.Get(k.Attribute)
+		if !ok || kv.Type != attr.S {
+			continue
+		}
+		vals, ok := k.Template.Match(kv.Str)
+		if !ok {
+			continue
+		}
+		for name, text := range vals {
+			if _, has := out.Get(name); has {
+				continue
+			}
+			t := attr.S
+			for _, p := range k.Template.Parts {
+				if p.Attr == name && p.Type != attr.Invalid {
+					t = p.Type
+				}
+			}
+			v := attr.Str(text)
+			if t == attr.N {
+				if n, err := strconv.ParseInt(text, 10, 64); err == nil {
+					v = attr.Num(strconv.FormatInt(n, 10))
+				} else {
+					v = attr.Num(text)
+				}
+			}
+			out = out.With(name, v)
+		}
+	}
+	return out
+}
+
+// tableKey is the item's table key attributes.
+func tableKey(e *catalog.Entity, it attr.Item) attr.Item {
+	var out attr.Item
+	if e.Table == nil {
+		return nil
+	}
+	for _, a := range e.Table.KeyAttributes() {
+		if v, ok := it.Get(a); ok {
+			out = append(out, attr.Field{Name: a, Value: v})
+		}
+	}
+	return attr.Sorted(out)
+}
+
+// valueText is a value's text, for counting values and looking them up.
+func valueText(v attr.Value) string {
+	switch v.Type {
+	case attr.S, attr.N, attr.B:
+		return v.Str
+	case attr.BOOL:
+		return strconv.FormatBool(v.Bool)
+	}
+	return fmt.Sprint(v)
+}
+
+// cloneItem copies an item out of the generator's memory.
+func cloneItem(it attr.Item) attr.Item {
+	out := make(attr.Item, len(it))
+	for i, f := range it {
+		out[i] = attr.Field{Name: f.Name, Value: cloneValue(f.Value)}
+	}
+	return out
+}
+
+func cloneValue(v attr.Value) attr.Value {
+	v.Str = string([]byte(v.Str))
+	if v.List != nil {
+		l := make([]attr.Value, len(v.List))
+		for i, e := range v.List {
+			l[i] = cloneValue(e)
+		}
+		v.List = l
+	}
+	if v.Map != nil {
+		v.Map = cloneItem(v.Map)
+	}
+	if v.Set != nil {
+		s := make([]string, len(v.Set))
+		for i, e := range v.Set {
+			s[i] = string([]byte(e))
+		}
+		v.Set = s
+	}
+	return v
+}
+
+func containsStr(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// largest is the value most items carry (ties: the smallest text).
+func largest(vs map[string]int64) (string, int64) {
+	keys := make([]string, 0, len(vs))
+	for k := range vs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	best, n := "", int64(-1)
+	for _, k := range keys {
+		if vs[k] > n {
+			best, n = k, vs[k]
+		}
+	}
+	return best, n
+}

@@ -1,0 +1,735 @@
+package loadgen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cardapio/cardapio/attr"
+	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/engine"
+	"github.com/cardapio/cardapio/executor"
+	"github.com/cardapio/cardapio/loadgen/dataset"
+	"github.com/cardapio/cardapio/target"
+	"github.com/cardapio/cardapio/throughput"
+)
+
+// Options configure a run.
+type Options struct {
+	// Scenario names the scenario: one of File's, or of the model's.
+	Scenario string
+	File     *catalog.ScenarioFile
+	// Target says where the requests go; the zero value is the embedded
+	// engine in process. Its Retry is the client's retry policy (the
+	// zero value: target.Standard).
+	Target target.Options
+	// Throughput turns the embedded engine's throughput model on
+	// (partitions, burst, on-demand scaling, GSI back-pressure).
+	Throughput bool
+	// Scale multiplies the population, every count and rate of the
+	// scenario, and the throughput model's capacities; 1 when zero.
+	Scale float64
+	// Speed is how much faster than real time the scenario's clock runs
+	// (60: an hour in a minute); 0 runs as fast as the target answers,
+	// the clock moving once the arrivals due at an instant are done.
+	Speed float64
+	// Seed selects the population and every draw of the run.
+	Seed uint64
+	// AsOf is the population's civil day (zero: the scenario's date, or
+	// the model's dataset.asOf).
+	AsOf time.Time
+	// Part and Parts: this run is part Part of Parts, owning a disjoint
+	// slice of the population and of the shards.
+	Part, Parts int
+	// MaxInflight bounds the arrivals in flight (default 256).
+	MaxInflight int
+	// MaxBehind fails a run whose generator started an arrival later
+	// than this behind its schedule (0: no limit).
+	MaxBehind time.Duration
+	// Duration overrides how long loads given by a rate run.
+	Duration time.Duration
+	// TablePrefix, Keep and Keys choose the tables (target.TableOptions).
+	TablePrefix string
+	Keep        bool
+	Keys        target.Keys
+	// Results receives the JSON lines of the run as it goes.
+	Results io.Writer
+	// Status, when set, is called about once a second.
+	Status func(Status)
+	// Log receives what setup does (loading, notes).
+	Log io.Writer
+	// Wall is the clock arrivals are paced against (tests); nil is the
+	// machine's.
+	Wall Wall
+}
+
+// Status is the live state of a run.
+type Status struct {
+	Phase     string
+	Clock     time.Time
+	Wall      time.Duration
+	Offered   int64
+	Completed int64
+	InFlight  int
+	Late      int64
+	Behind    time.Duration
+	Throttled int64
+	Dead      int64
+	Loaded    int64
+	ToLoad    int64
+}
+
+// InputError is a run that could not start because of its input (exit
+// 2).
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+func inputErr(format string, args ...any) error { return &InputError{fmt.Errorf(format, args...)} }
+
+// Run replays a scenario of m and reports it. The error is for a run that
+// could not be made (bad input: *InputError; a target that failed);
+// everything the run saw is in the Summary, interrupted or not.
+func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
+	if o.Scale == 0 {
+		o.Scale = 1
+	}
+	if !(o.Scale > 0) || math.IsInf(o.Scale, 0) || o.Scale > 1000 {
+		return nil, inputErr("--scale must be a positive number up to 1000, not %v", o.Scale)
+	}
+	if o.Speed < 0 || math.IsNaN(o.Speed) || math.IsInf(o.Speed, 0) {
+		return nil, inputErr("--speed must be a positive number or max, not %v", o.Speed)
+	}
+	if o.Parts <= 0 {
+		o.Parts = 1
+	}
+	if o.Part < 0 || o.Part >= o.Parts {
+		return nil, inputErr("--part %d/%d: want 0 <= i < n", o.Part, o.Parts)
+	}
+	if o.MaxInflight <= 0 {
+		o.MaxInflight = 256
+	}
+	if o.Wall == nil {
+		o.Wall = realWall{}
+	}
+	logf := func(format string, args ...any) {
+		if o.Log != nil {
+			fmt.Fprintf(o.Log, format+"\n", args...)
+		}
+	}
+	began := o.Wall.Now()
+	sc, loads, invs, err := pickScenario(m, o)
+	if err != nil {
+		return nil, err
+	}
+	asOf := o.AsOf
+	if asOf.IsZero() && sc.Date != nil {
+		asOf = *sc.Date
+	}
+	pop, err := dataset.New(m, dataset.Options{Scale: o.Scale, Seed: o.Seed, AsOf: asOf})
+	if err != nil {
+		return nil, &InputError{fmt.Errorf("the population: %w", err)}
+	}
+	day := pop.AsOf
+	if sc.Date != nil {
+		day = time.Date(sc.Date.Year(), sc.Date.Month(), sc.Date.Day(), 0, 0, 0, 0, pop.Loc)
+	}
+	clock := newClock(day, sc.Start, o.Speed, o.Wall)
+
+	// The target, with the engine on the scenario's clock.
+	to := o.Target
+	if to.Retry.MaxAttempts == 0 {
+		to.Retry = target.Standard
+	}
+	if o.Speed > 1 {
+		to.Retry.Speed = o.Speed
+	}
+	thr := ""
+	if !to.AWS && to.EndpointURL == "" {
+		to.Engine.Now = clock.Now
+		if o.Throughput {
+			tm, err := throughput.New(throughput.Config{Scale: o.Scale, Now: clock.Now, History: 7200})
+			if err != nil {
+				return nil, err
+			}
+			to.Engine.Throughput = tm
+			thr = fmt.Sprintf("throughput model at scale %g on the scenario's clock", o.Scale)
+		}
+	} else if o.Throughput {
+		return nil, inputErr("--throughput models the embedded engine's limits; for cardapio serve, start it with --throughput --throughput-scale")
+	}
+	tg, err := target.Open(ctx, to)
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	tables, err := tg.CreateTables(ctx, m, target.TableOptions{Prefix: o.TablePrefix, Keys: o.Keys, Warm: true})
+	if err != nil {
+		return nil, fmt.Errorf("create tables: %w", err)
+	}
+	defer func() {
+		if !o.Keep {
+			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+			defer cancel()
+			_ = tables.Delete(dctx)
+		}
+	}()
+	x := executor.New(m, tg.Client, executor.Options{Tables: tables.Names(), Keys: tables.Keys, Keep: true})
+
+	r := &runner{x: x, api: tg.Client, clock: clock, wall: o.Wall, loc: pop.Loc, asOf: pop.AsOf, seed: o.Seed, part: o.Part, parts: o.Parts,
+		factor: o.Scale / float64(o.Parts), tables: tables.Names(), messages: map[[2]int64]*message{}, spreads: map[string]*spreader{}}
+	r.sched = newScheduler(clock, o.Wall, o.MaxInflight)
+	r.sched.start = r.start
+	ledgerOps := map[*catalog.Operation]bool{}
+	for _, v := range invs {
+		if v.Ledger != nil {
+			ledgerOps[v.Ledger.Operation] = true
+		}
+	}
+	var want []wanted
+	var countSpecs []countSpec
+	counted := map[countSpec]bool{}
+	addCount := func(cs countSpec) {
+		if !counted[cs] {
+			counted[cs] = true
+			countSpecs = append(countSpecs, cs)
+		}
+	}
+	for i := range loads {
+		li := loads[i]
+		l := &loadRun{idx: i, name: li.Name, item: li, plan: li.Plan, op: m.Operation(li.Operation), start: li.Plan.Start,
+			stats: newLoadStats(li.Name), replays: newLoadStats(li.Name + "/replay"), ledger: ledgerOps[m.Operation(li.Operation)]}
+		if l.op == nil {
+			return nil, inputErr("load %s: unknown operation %s", li.Name, li.Operation)
+		}
+		r.loads = append(r.loads, l)
+	}
+	byName := map[string]*loadRun{}
+	for _, l := range r.loads {
+		byName[l.name] = l
+	}
+	for _, l := range r.loads {
+		if f := l.plan.Follows; f != nil {
+			c := byName[f.Load]
+			if c == nil {
+				return nil, inputErr("load %s follows %s, which is not a load of the run", l.name, f.Load)
+			}
+			l.follows = c
+			c.followers = append(c.followers, l)
+			if l.plan.Cap > 0 {
+				l.cap = int64(math.Max(1, math.Round(l.plan.Cap*r.factor)))
+			}
+		}
+	}
+	for _, l := range r.loads {
+		if err := compileLoad(x, l, invs); err != nil {
+			return nil, &InputError{err}
+		}
+		if s := l.plan.Subjects; s != nil {
+			want = append(want, wanted{load: l.idx, subjects: s, entities: l.entities})
+			for _, a := range s.Largest {
+				addCount(countSpec{s.Entity, a})
+			}
+		}
+		for _, cm := range l.mix {
+			for _, s := range cm.sources {
+				if s.Kind == catalog.SourceSpread {
+					if e := firstCarrier(pop, s.Attr.Name); e != nil {
+						addCount(countSpec{e, s.Attr.Name})
+					}
+				}
+			}
+		}
+	}
+
+	// The population.
+	st := newStream(o.Results)
+	st.write(Start{Type: "start", Scenario: sc.Name, Model: m.Name, Part: o.Part, Parts: o.Parts, Scale: o.Scale, Speed: o.Speed,
+		Target: tg.Name, Retry: tg.Retry.String(), Started: began.UTC().Format(time.RFC3339)})
+	expected := 0.0
+	for _, b := range pop.Blocks() {
+		expected += b.Items
+	}
+	logf("%s: loading the population at scale %g (about %.0f items%s) into %s", m.Name, o.Scale, expected/float64(o.Parts), partWord(o.Part, o.Parts), tg.Name)
+	var loaded, toLoad int64
+	var lmu sync.Mutex
+	progress := func(done, total int64) {
+		lmu.Lock()
+		loaded, toLoad = done, total
+		lmu.Unlock()
+		if o.Status != nil {
+			o.Status(Status{Phase: "loading", Wall: o.Wall.Now().Sub(began), Loaded: done, ToLoad: total})
+		}
+	}
+	pr, err := loadPopulation(ctx, pop, o.Part, o.Parts, tg, tables, want, countSpecs, true, progress)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("interrupted while loading the population")
+		}
+		return nil, fmt.Errorf("load the population: %w", err)
+	}
+	_ = loaded
+	_ = toLoad
+	sum := &Summary{Scenario: sc.Name, Model: m.Name, File: sc.File, Part: o.Part, Parts: o.Parts, Scale: o.Scale, Speed: o.Speed, Seed: o.Seed,
+		AsOf: pop.AsOf.Format("2006-01-02"), Target: tg.Name, Retry: tg.Retry.String(), Keys: string(tables.Keys), Throughput: thr,
+		Operations: map[string]*LoadStats{}, Throttles: map[string]int64{}, Units: map[string]Units{},
+		Population: PopulationStats{Items: pr.items, ByTable: pr.byTable, Subjects: map[string]int64{}, Largest: map[string]string{}, Loaded: true}}
+	for _, n := range tables.Notes {
+		sum.Notes = append(sum.Notes, n)
+	}
+	r.counts = pr.counts
+	for _, cs := range countSpecs {
+		if vs := pr.counts[cs.entity.Name][cs.attr]; len(vs) > 0 {
+			r.spreads[cs.attr] = newSpreader(vs)
+		}
+	}
+
+	// Subjects, and the first arrival of every paced load.
+	for _, l := range r.loads {
+		if s := l.plan.Subjects; s != nil {
+			cands := pr.subjects[l.idx]
+			if len(s.Largest) > 0 {
+				l.largest = map[string]attr.Value{}
+				for _, a := range s.Largest {
+					v, _ := largest(pr.counts[s.Entity.Name][a])
+					at := m.Attribute(a)
+					val := attr.Str(v)
+					if at != nil && at.Type == attr.N {
+						val = attr.Num(v)
+					}
+					l.largest[a] = val
+					sum.Population.Largest[a] = v
+				}
+			}
+			var keep []*Context
+			for _, c := range cands {
+				if r.eligible(l, c, r.contextItem(c, nil)) {
+					keep = append(keep, c)
+				}
+			}
+			if s.Pick == catalog.PickEach {
+				shuffle(keep, o.Seed^uint64(l.idx))
+			}
+			l.subjects = keep
+			sum.Population.Subjects[l.name] = int64(len(keep))
+			if pr.missing[l.idx] > 0 {
+				sum.Notes = append(sum.Notes, fmt.Sprintf("load %s: %d subjects left out, an item of their context (%s) missing from their tree", l.name, pr.missing[l.idx], entityNames(l.entities)))
+			}
+			if len(keep) == 0 {
+				sum.Notes = append(sum.Notes, fmt.Sprintf("load %s: no %s of the population meets its selection: it makes no arrivals", l.name, s.Entity.Name))
+				continue
+			}
+		}
+		if l.plan.Follows != nil || l.plan.Shape == nil {
+			continue
+		}
+		f := r.factor
+		if o.Duration > 0 && l.plan.Shape.Kind == "even" && l.item.Rate != nil {
+			l.plan = withDuration(l.plan, o.Duration)
+		}
+		l.pacer = NewPacer(l.plan.Shape, f)
+		if l.plan.Subjects != nil && l.plan.Subjects.Pick == catalog.PickEach && l.pacer.Count() > int64(len(l.subjects)) {
+			asked := l.pacer.Count()
+			l.pacer = NewPacer(l.plan.Shape, f*float64(len(l.subjects))/float64(asked))
+			sum.Notes = append(sum.Notes, fmt.Sprintf("load %s: %d arrivals asked, %d subjects in the population: each once, the shape kept at %.3g of its rate",
+				l.name, asked, len(l.subjects), float64(len(l.subjects))/float64(asked)))
+		}
+		if ev := r.arrivalEvent(l, 0); ev != nil {
+			r.sched.push(ev)
+		}
+	}
+	sum.SetupSeconds = o.Wall.Now().Sub(began).Seconds()
+	sum.ClockStart = clock.Now().Format(time.RFC3339)
+	logf("%s: %d items loaded in %.1fs; running %s from %s", m.Name, pr.items, sum.SetupSeconds, sc.Name, clock.Now().In(pop.Loc).Format("2006-01-02 15:04"))
+
+	// The run.
+	h := newHeat(tg, tables)
+	runCtx, cancelRun := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelRun()
+	r.runCtx = runCtx
+	runStart := o.Wall.Now()
+	tick := make(chan struct{})
+	var tickWG sync.WaitGroup
+	tickWG.Add(1)
+	go func() {
+		defer tickWG.Done()
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				h.sample(runCtx)
+				r.second(st, o.Wall.Now().Sub(runStart), o.Status)
+			case <-tick:
+				return
+			}
+		}
+	}()
+	r.sched.run(ctx)
+	interrupted := ctx.Err() != nil
+	if interrupted {
+		gctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		r.sched.drain(gctx)
+		cancel()
+		cancelRun()
+		r.sched.drain(context.Background())
+	}
+	close(tick)
+	tickWG.Wait()
+	h.sample(context.WithoutCancel(ctx))
+	r.second(st, o.Wall.Now().Sub(runStart), o.Status)
+	sum.ClockEnd = clock.Now().Format(time.RFC3339)
+	sum.WallSeconds = o.Wall.Now().Sub(began).Seconds()
+	sum.Interrupted = interrupted
+	if interrupted {
+		r.countPending(sum)
+	}
+	r.summarize(sum, o, h)
+
+	// The invariants.
+	if interrupted {
+		for _, v := range invs {
+			sum.Invariants = append(sum.Invariants, InvariantResult{Name: v.Name, Description: v.Description})
+		}
+		sum.Notes = append(sum.Notes, "interrupted: the invariants were not checked")
+	} else {
+		if o.Status != nil {
+			o.Status(Status{Phase: "checking", Wall: o.Wall.Now().Sub(began), Clock: clock.Now()})
+		}
+		var msgs []*message
+		for _, k := range sortedMessages(r.messages) {
+			msgs = append(msgs, r.messages[k])
+		}
+		res, groups, err := checkInvariants(context.WithoutCancel(ctx), tg, tables, invs, invariantInput{m: m, messages: msgs, writes: r.writes, part: o.Part, parts: o.Parts})
+		if err != nil {
+			return nil, err
+		}
+		sum.Invariants, sum.Groups = res, groups
+		if o.Parts > 1 {
+			for i := range sum.Invariants {
+				if m.Invariant(sum.Invariants[i].Name) != nil && m.Invariant(sum.Invariants[i].Name).Sum != nil {
+					sum.Invariants[i].Pending = true
+				}
+			}
+		}
+	}
+	sum.Expectations = judge(sc.Expectations, sum, h)
+	finishOK(sum)
+	sum.WallSeconds = o.Wall.Now().Sub(began).Seconds()
+	st.write(summaryLine{Type: "summary", Summary: sum})
+	return sum, nil
+}
+
+// finishOK decides a summary's verdict.
+func finishOK(sum *Summary) {
+	ok := !sum.Interrupted && !sum.Behind.Exceeded
+	for _, v := range sum.Invariants {
+		ok = ok && v.Violations == 0
+	}
+	for _, x := range sum.Expectations {
+		ok = ok && (!x.Applies || x.OK)
+	}
+	sum.OK = ok
+}
+
+func partWord(part, parts int) string {
+	if parts <= 1 {
+		return ""
+	}
+	return fmt.Sprintf(", part %d of %d", part, parts)
+}
+
+func entityNames(es []*catalog.Entity) string {
+	var out []string
+	for _, e := range es {
+		out = append(out, e.Name)
+	}
+	return strings.Join(out, ", ")
+}
+
+// firstCarrier is the first entity of the population (parents first)
+// that carries an attribute: whose items count its values.
+func firstCarrier(pop *dataset.Population, a string) *catalog.Entity {
+	for _, n := range pop.Nodes {
+		if n.Entity.Has(a) != "" {
+			return n.Entity
+		}
+	}
+	return nil
+}
+
+// withDuration stretches an even load to a duration.
+func withDuration(pl *catalog.LoadPlan, d time.Duration) *catalog.LoadPlan {
+	cp := *pl
+	rate := pl.Shape.Points[0].PerSecond
+	cp.Shape = &catalog.Shape{Kind: "even", Points: []catalog.RatePoint{{At: 0, PerSecond: rate}, {At: d, PerSecond: rate}}}
+	return &cp
+}
+
+// pickScenario finds the scenario and the loads of it and of the
+// scenarios it continues with.
+func pickScenario(m *catalog.Model, o Options) (*catalog.Scenario, []*catalog.LoadItem, []*catalog.Invariant, error) {
+	find := func(name string) *catalog.Scenario {
+		if o.File != nil {
+			for i := range o.File.Scenarios {
+				if o.File.Scenarios[i].Name == name {
+					return &o.File.Scenarios[i]
+				}
+			}
+		}
+		return m.Scenario(name)
+	}
+	sc := find(o.Scenario)
+	if sc == nil {
+		var names []string
+		if o.File != nil {
+			for _, s := range o.File.Scenarios {
+				names = append(names, s.Name)
+			}
+		}
+		for _, s := range m.Scenarios {
+			names = append(names, s.Name)
+		}
+		h := catalog.Hint(o.Scenario, names)
+		if h != "" {
+			h = " (" + h + ")"
+		}
+		return nil, nil, nil, inputErr("no scenario %q%s; the scenarios are %s", o.Scenario, h, strings.Join(names, ", "))
+	}
+	out := *sc
+	var loads []*catalog.LoadItem
+	names := map[string]bool{}
+	add := func(s *catalog.Scenario, prefix bool) {
+		for i := range s.Load {
+			li := s.Load[i]
+			if prefix && names[li.Name] {
+				li.Name = s.Name + "/" + li.Name
+			}
+			names[li.Name] = true
+			loads = append(loads, &li)
+		}
+	}
+	add(sc, false)
+	for _, n := range sc.Then {
+		t := find(n)
+		if t == nil {
+			return nil, nil, nil, inputErr("scenario %s continues with %s, which does not exist", sc.Name, n)
+		}
+		add(t, true)
+		out.Expectations = append(out.Expectations, t.Expectations...)
+	}
+	invs := append([]*catalog.Invariant(nil), m.Invariants...)
+	if o.File != nil {
+		invs = append(invs, o.File.Invariants...)
+	}
+	if o.Duration > 0 {
+		out.Duration = o.Duration
+	}
+	return &out, loads, invs, nil
+}
+
+// arrivalEvent is the event of arrival k of a paced load.
+func (r *runner) arrivalEvent(l *loadRun, k int64) *event {
+	due, ok := l.pacer.Due(k)
+	if !ok {
+		return nil
+	}
+	a := &arrival{load: l, k: k, kind: kindOriginal, due: l.start + due}
+	if l.plan.Subjects != nil {
+		n := int64(len(l.subjects))
+		if n == 0 {
+			return nil
+		}
+		idx := k
+		if l.plan.Subjects.Pick == catalog.PickRandom {
+			idx = int64(unit(r.seed, uint64(l.idx), uint64(k), 0x5b1ec7) * float64(n))
+		}
+		if idx >= n {
+			return nil
+		}
+		a.ctx = l.subjects[idx]
+	}
+	return &event{due: a.due, a: a, next: func() *event { return r.arrivalEvent(l, k+1) }}
+}
+
+// second writes one line of the results stream and the status.
+func (r *runner) second(st *stream, wall time.Duration, status func(Status)) {
+	line := Second{Type: "second", Wall: wall.Seconds(), Clock: r.clock.Now().Format(time.RFC3339), Loads: map[string]*SecondLoad{}}
+	r.sched.mu.Lock()
+	line.InFlight = r.sched.inflight
+	r.sched.mu.Unlock()
+	var s Status
+	s.Phase, s.Clock, s.Wall, s.InFlight = "running", r.clock.Now(), wall, line.InFlight
+	for _, l := range r.loads {
+		for _, ls := range []*loadStats{l.stats, l.replays} {
+			ls.mu.Lock()
+			if ls.iv.offered > 0 || ls.iv.completed > 0 || ls.iv.attempted > 0 {
+				sl := &SecondLoad{Offered: ls.iv.offered, Attempted: ls.iv.attempted, Completed: ls.iv.completed, Late: ls.iv.late,
+					DeadLettered: ls.iv.dead, Outcomes: ls.iv.outcomes, LatencyMs: latencyOf(ls.interval), Hist: encodeHist(ls.interval)}
+				line.Loads[ls.name] = sl
+			}
+			ls.iv = intervalCounts{outcomes: map[string]int64{}}
+			ls.interval.Reset()
+			s.Offered += ls.offered
+			s.Completed += ls.completed
+			s.Late += ls.late
+			s.Throttled += ls.outcomes[string(executor.Throttled)]
+			s.Dead += ls.dead
+			ls.mu.Unlock()
+		}
+	}
+	r.mu.Lock()
+	s.Behind = r.behind
+	r.mu.Unlock()
+	st.write(line)
+	if status != nil {
+		status(s)
+	}
+}
+
+// countPending adds to an interrupted run's offers the arrivals that were
+// due and never started.
+func (r *runner) countPending(sum *Summary) {
+	now := r.clock.Offset()
+	for _, ev := range r.sched.pending() {
+		if ev.due > now {
+			continue
+		}
+		l := ev.a.load
+		l.stats.offer(1)
+		if ev.next != nil && l.pacer != nil {
+			for k := ev.a.k + 1; ; k++ {
+				due, ok := l.pacer.Due(k)
+				if !ok || l.start+due > now {
+					break
+				}
+				l.stats.offer(1)
+			}
+		}
+		l.stats.mu.Lock()
+		l.stats.outcomes[OutcomeInterrupted]++
+		l.stats.mu.Unlock()
+	}
+}
+
+// summarize copies the loads' figures into the summary.
+func (r *runner) summarize(sum *Summary, o Options, h *heat) {
+	sum.Histograms = map[string]string{}
+	all := newHist()
+	scale := o.Scale
+	for _, l := range r.loads {
+		for _, ls := range []*loadStats{l.stats, l.replays} {
+			ls.mu.Lock()
+			if ls != l.stats && ls.offered == 0 {
+				ls.mu.Unlock()
+				continue
+			}
+			out := &LoadStats{Operation: l.op.Name, Offered: ls.offered, Attempted: ls.attempted, Completed: ls.completed, Late: ls.late,
+				Retried: ls.retried, Rereads: ls.rereads, Duplicates: ls.dups, DeadLettered: ls.dead, Replayed: ls.replayed,
+				Outcomes: copyCounts(ls.outcomes), Throttles: copyCounts(ls.throttles), Requests: copyCounts(ls.requests),
+				LatencyMs: latencyOf(ls.hist), BehindMs: latencyOf(ls.behind), Units: map[string]Units{}}
+			if ls == l.stats {
+				sum.DeadLettered += ls.dead
+			}
+			if ls == l.replays {
+				sum.Replayed += ls.offered
+			}
+			for reason, n := range ls.throttles {
+				sum.Throttles[reason] += n
+			}
+			for name, u := range ls.units {
+				pr, pw := u.peak()
+				out.Units[name] = Units{Index: u.index, Read: u.read, Write: u.write, PeakRead: pr, PeakWrite: pw, PeakReadAWS: pr / scale, PeakWriteAWS: pw / scale}
+			}
+			all.Merge(ls.behind)
+			sum.Histograms[ls.name] = encodeHist(ls.hist)
+			sum.Operations[ls.name] = out
+			ls.mu.Unlock()
+		}
+	}
+	// Units per table and index, every load together, second by second.
+	merged := map[string]*unitSeries{}
+	for _, l := range r.loads {
+		for _, ls := range []*loadStats{l.stats, l.replays} {
+			ls.mu.Lock()
+			for name, u := range ls.units {
+				mu := merged[name]
+				if mu == nil {
+					mu = &unitSeries{perSecond: map[int64][2]float64{}, index: u.index}
+					merged[name] = mu
+				}
+				for s, p := range u.perSecond {
+					mu.add(s, p[0], p[1], u.index)
+				}
+			}
+			ls.mu.Unlock()
+		}
+	}
+	for name, u := range merged {
+		pr, pw := u.peak()
+		sum.Units[name] = Units{Index: u.index, Read: u.read, Write: u.write, PeakRead: pr, PeakWrite: pw, PeakReadAWS: pr / scale, PeakWriteAWS: pw / scale}
+	}
+	r.mu.Lock()
+	sum.Behind = Behind{MaxMs: float64(r.behind) / float64(time.Millisecond), P99Ms: float64(all.ValueAtPercentile(99)) / 1000}
+	sum.DeadLetters = append([]deadLetter(nil), r.dead...)
+	sort.Slice(sum.DeadLetters, func(i, j int) bool {
+		if sum.DeadLetters[i].Load != sum.DeadLetters[j].Load {
+			return sum.DeadLetters[i].Load < sum.DeadLetters[j].Load
+		}
+		return sum.DeadLetters[i].K < sum.DeadLetters[j].K
+	})
+	sum.Notes = append(sum.Notes, r.errs...)
+	r.mu.Unlock()
+	for _, ls := range sum.Operations {
+		sum.Behind.Late += ls.Late
+	}
+	if o.MaxBehind > 0 {
+		sum.Behind.LimitMs = float64(o.MaxBehind) / float64(time.Millisecond)
+		sum.Behind.Exceeded = r.behind > o.MaxBehind
+	}
+	sum.Partitions = h.hottest(3)
+	if len(sum.Partitions) == 0 {
+		sum.Partitions = throttledResources(sum)
+	}
+}
+
+// throttledResources are the hottest resources as the ThrottlingReasons
+// tell them, for a target without partition figures.
+func throttledResources(sum *Summary) []HotPartition {
+	_ = sum
+	return nil
+}
+
+func copyCounts(m map[string]int64) map[string]int64 {
+	out := make(map[string]int64, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func sortedMessages(m map[[2]int64]*message) [][2]int64 {
+	out := make([][2]int64, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] || out[i][0] == out[j][0] && out[i][1] < out[j][1] })
+	return out
+}
+
+// shuffle orders subjects at random, deterministically.
+func shuffle(cs []*Context, seed uint64) {
+	for i := len(cs) - 1; i > 0; i-- {
+		j := int(unit(seed, uint64(i), 0x5f0f) * float64(i+1))
+		cs[i], cs[j] = cs[j], cs[i]
+	}
+}
+
+var _ = errors.New
+var _ = engine.Unmetered
