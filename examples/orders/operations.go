@@ -26,8 +26,7 @@ type AddNoteInput struct {
 	// OrderID is parameter orderId: the order's identifier, generated at checkout
 	// (for example ord-7k2m9q4x1b3c).
 	OrderID string
-	// Text is parameter text: what the note says (for example Customer asked to
-	// deliver to the building's reception.).
+	// Text is parameter text: what the note says.
 	Text string
 	// Visibility is parameter visibility: whether the customer sees the note (for
 	// example VisibilityInternal).
