@@ -79,6 +79,7 @@ func FuzzMigrate(f *testing.F) {
 	}
 	f.Add([]byte("formatVersion: 1\nscale: {contracts: 5, paydays: {a: {rule: x, peakFactor: 2}}}\n"))
 	f.Add([]byte("formatVersion: 1\nscale:\n  # c\n  contracts: 5 # n\n  tenants: {count: 3, largestShare: 0.5}\nfigures:\n  x: {statement: y}\n"))
+	f.Add([]byte("formatVersion: 2\nattributes:\n  r: {type: S, skew: {top: [0.5]}}\nscenarios:\n  a:\n    load:\n      - {tenant: any, operation: A}\n      - {operation: B, tenant: largest, count: 1}\n      - operation: C\n        tenant: largest # c\n      - operation: D\n        tenant: any\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 1<<16 {
 			return

@@ -44,7 +44,7 @@ func (m *migration) tenants() {
 			}
 			where := fmt.Sprintf("scenarios.%s.load[%d].tenant", name, j)
 			n, ok := m.pairWidth(k, v)
-			if !ok {
+			if !ok || (v.Value != "any" && v.Value != "largest") {
 				m.notes = append(m.notes, where+": left as it is (write it as focus by hand)")
 				continue
 			}
