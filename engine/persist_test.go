@@ -566,7 +566,10 @@ func TestPersistCrashCopy(t *testing.T) {
 				require.NoError(t, e2.Close())
 				require.NoError(t, os.RemoveAll(work))
 			}
-			t.Logf("%d copies, %d from a snapshot, up to %d segments replayed, %d transactions", copies, fromSnapshot, segments, total)
+			mu.Lock()
+			n := total
+			mu.Unlock()
+			t.Logf("%d copies, %d from a snapshot, up to %d segments replayed, %d transactions", copies, fromSnapshot, segments, n)
 		})
 	}
 }
