@@ -57,3 +57,19 @@ func (e *Estimator) MonthUSD(op *catalog.Operation, p capacity.Prices, vs []Pric
 	}
 	return usd, basis, true
 }
+
+// Weights returns the weight Month gives each of op's variants vs (as
+// Operation returns them) and the basis in words: the declared shares,
+// or 1 for the dearest variant at prices p. A report that splits a
+// month differently (by table and index) weighs the variants exactly
+// as the bill does.
+func (e *Estimator) Weights(op *catalog.Operation, vs []Variant, p capacity.Prices) ([]float64, string) {
+	if len(vs) == 0 {
+		return nil, ""
+	}
+	classOf := map[string]capacity.Class{}
+	for _, t := range e.Model.Tables {
+		classOf[t.Name] = Class(t)
+	}
+	return e.weights(op, vs, func(s Step) float64 { return p.OnDemand(s.WRU, s.RRU, classOf[s.Table]) })
+}

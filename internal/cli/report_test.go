@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestReportBadInput(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.jsonl")
+	require.NoError(t, os.WriteFile(bad, []byte("{\"type\":\"start\"}\n{\"type\":\"second\",\"loads\":{\"A\":{\"offered\":true}}}\n"), 0o644))
+	notPlan := filepath.Join(dir, "plan.json")
+	require.NoError(t, os.WriteFile(notPlan, []byte("{\"results\": []}"), 0o644))
+	out := filepath.Join(dir, "r.html")
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"report", "../../model.yaml"}, "--out FILE is required"},
+		{[]string{"report", "../../model.yaml", "--out", out, "--no-measure", "--budget", "x.json"}, "choose one"},
+		{[]string{"report", "../../model.yaml", "--out", out, "--no-measure", "--load", bad}, bad + ":2:45: loads.offered should be float64, not a JSON bool"},
+		{[]string{"report", "../../model.yaml", "--out", out, "--no-measure", "--plan", notPlan}, `no "structures": not a plan`},
+		{[]string{"report", "../../model.yaml", "--out", out, "--budget", bad}, "baseline " + bad},
+		{[]string{"report", "../../model.yaml", "--out", out, "--no-measure", "--load", filepath.Join(dir, "absent.jsonl")}, "no such file"},
+		{[]string{"report", "testdata/check/unsharded-gsi1.yaml", "--out", out, "--no-measure", "--compare", filepath.Join(dir, "absent.yaml")}, "absent.yaml"},
+	}
+	for _, c := range cases {
+		run := runCLI(c.args, nil)
+		assert.Equal(t, 2, run.code, "%v: %s", c.args, run.stderr)
+		assert.Contains(t, run.stderr, c.want, c.args)
+		for _, l := range leaks {
+			assert.NotContains(t, run.stderr, l)
+		}
+		_, err := os.Stat(out)
+		assert.True(t, os.IsNotExist(err), "%v wrote a report", c.args)
+	}
+	// A bad model: its positioned errors, exit 2.
+	for name, path := range badModels(t) {
+		if strings.HasPrefix(name, "truncated-") && runCLI([]string{"check", path}, nil).code == ExitOK {
+			continue // still a valid model
+		}
+		run := runCLI([]string{"report", path, "--out", out, "--no-measure"}, nil)
+		assert.Equal(t, 2, run.code, name)
+		if name == "missing" || name == "directory" {
+			assert.Contains(t, run.stderr, path, name)
+			continue
+		}
+		assertPositioned(t, run.stderr)
+	}
+}
+
+// --out - writes the document on stdout; the report of the orders
+// example runs the gate on the embedded engine.
+func TestReportStdout(t *testing.T) {
+	run := runCLI([]string{"report", "../../examples/orders/model.yaml", "--out", "-"}, nil)
+	require.Equal(t, 0, run.code, run.stderr)
+	assert.True(t, strings.HasPrefix(run.stdout, "<!DOCTYPE html>"))
+	assert.Contains(t, run.stdout, "Budgets: measured units per operation")
+	assert.Contains(t, run.stdout, "variants measured on embedded engine")
+}

@@ -1,0 +1,220 @@
+package html
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/cardapio/cardapio/budget"
+	"github.com/cardapio/cardapio/capacity"
+	"github.com/cardapio/cardapio/capacity/estimate"
+	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/internal/files"
+)
+
+// Options say what a report is made of: the model, and for each result
+// either the run Collect makes itself or the file of an earlier run.
+type Options struct {
+	// Path is the model; Compare another model set beside it.
+	Path, Compare string
+	// Budget is a JSON report of cardapio budget (--format json or
+	// --write-baseline); "" runs the gate now when Measure is set.
+	Budget  string
+	Measure bool
+	// Run configures the gate's run (the embedded engine by default).
+	Run budget.Options
+	// Load is a load run's results file (JSON lines); Plan a plan's JSON.
+	Load, Plan string
+	// Now stamps the report; the zero value leaves it unstamped.
+	Now time.Time
+}
+
+// InputError is a problem with what the report was given: a bad model,
+// result file or option (exit 2).
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+// Side is one model's static results: its map, estimate and bill.
+type Side struct {
+	Path     string
+	Model    *catalog.Model
+	Variants []estimate.Variant
+	Peaks    *estimate.Peaks
+	Bill     *estimate.Bill
+	// Structures is the bill's requests split by table and index, with
+	// each table's storage.
+	Structures []StructureMonth
+}
+
+// StructureMonth is what one table or index costs a month.
+type StructureMonth struct {
+	Name  string // the index, or the table
+	Table string
+	Index string // "" for the table itself
+	WRU   float64
+	RRU   float64
+	// RequestsUSD is the month's on-demand requests charged to it;
+	// StorageUSD the table's storage, backups and exports (0 for an
+	// index: a table's storage includes its index entries).
+	RequestsUSD float64
+	StorageUSD  float64
+}
+
+// Report is everything one report shows. Nil results are sections the
+// report names as missing, with the command that produces them.
+type Report struct {
+	Side
+	Other *Side
+	// Budget is the gate's run; BudgetFrom says where it came from.
+	Budget     *budget.Report
+	BudgetFrom string
+	Load       *Load
+	LoadFrom   string
+	Plan       *Plan
+	PlanFrom   string
+	Generated  time.Time
+}
+
+// Collect makes the report's results: check and cost of the model (and
+// of the compared one), the budget gate run now on the embedded engine
+// or read from an earlier run, and the load and plan result files given.
+// A bad model is returned as its catalog.ErrorList.
+func Collect(ctx context.Context, o Options) (*Report, error) {
+	side, m, err := static(o.Path)
+	if err != nil {
+		return nil, err
+	}
+	r := &Report{Side: *side, Generated: o.Now}
+	if o.Compare != "" {
+		if r.Other, _, err = static(o.Compare); err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case o.Budget != "":
+		data, err := files.ReadCapped(o.Budget, budget.MaxBaselineBytes, "a report of cardapio budget")
+		if err != nil {
+			return nil, &InputError{err}
+		}
+		rep, err := ReadBudget(o.Budget, data)
+		if err != nil {
+			return nil, &InputError{err}
+		}
+		r.Budget, r.BudgetFrom = rep, o.Budget
+	case o.Measure:
+		rep, err := budget.Run(ctx, m, o.Path, o.Run)
+		var ie *budget.InputError
+		switch {
+		case errors.As(err, &ie):
+			return nil, &InputError{err}
+		case err != nil:
+			return nil, err
+		}
+		r.Budget, r.BudgetFrom = rep, "this run, on "+rep.Target
+	}
+	if o.Load != "" {
+		f, err := os.Open(o.Load)
+		if err != nil {
+			return nil, &InputError{err}
+		}
+		r.Load, err = ReadLoad(o.Load, f)
+		_ = f.Close()
+		if err != nil {
+			return nil, &InputError{err}
+		}
+		r.LoadFrom = o.Load
+	}
+	if o.Plan != "" {
+		data, err := files.ReadCapped(o.Plan, MaxPlanBytes, "a plan")
+		if err != nil {
+			return nil, &InputError{err}
+		}
+		if r.Plan, err = ReadPlan(o.Plan, data); err != nil {
+			return nil, &InputError{err}
+		}
+		r.PlanFrom = o.Plan
+	}
+	return r, nil
+}
+
+// static loads a model and works out what check and cost would print.
+func static(path string) (*Side, *catalog.Model, error) {
+	m, err := catalog.LoadWith(path, catalog.Options{ItemSize: capacity.Default().ItemSize})
+	var errs catalog.ErrorList
+	switch {
+	case errors.As(err, &errs):
+		return nil, nil, errs
+	case err != nil:
+		return nil, nil, &InputError{err}
+	}
+	est := estimate.New(m, capacity.Default())
+	vs, err := est.Operations()
+	if err != nil {
+		return nil, nil, &InputError{fmt.Errorf("%s: static capacity: %w", path, err)}
+	}
+	peaks, err := est.Peaks()
+	if err != nil {
+		return nil, nil, &InputError{fmt.Errorf("%s: peak gate: %w", path, err)}
+	}
+	prices := estimate.ModelPrices(capacity.DefaultPrices(), m.Pricing)
+	bill, err := est.Month(estimate.Options{Prices: prices, Utilisation: 0.7})
+	if err != nil {
+		return nil, nil, &InputError{fmt.Errorf("%s: %w", path, err)}
+	}
+	return &Side{Path: path, Model: m, Variants: vs, Peaks: peaks, Bill: bill,
+		Structures: structures(est, bill, prices)}, m, nil
+}
+
+// structures splits the bill's requests by the table or index that
+// consumes them, weighing each operation's variants as the bill does,
+// and adds every table's storage.
+func structures(est *estimate.Estimator, bill *estimate.Bill, p capacity.Prices) []StructureMonth {
+	m := est.Model
+	classOf := map[string]capacity.Class{}
+	var out []StructureMonth
+	at := map[[2]string]int{}
+	for _, t := range m.Tables {
+		classOf[t.Name] = estimate.Class(t)
+		at[[2]string{t.Name, ""}] = len(out)
+		out = append(out, StructureMonth{Name: t.Name, Table: t.Name})
+		for _, x := range m.Indexes {
+			if x.Table == t {
+				at[[2]string{t.Name, x.Name}] = len(out)
+				out = append(out, StructureMonth{Name: x.Name, Table: t.Name, Index: x.Name})
+			}
+		}
+	}
+	for _, op := range m.Operations {
+		runs, ok := estimate.Runs(op.Volume)
+		if !ok {
+			continue
+		}
+		vs, err := est.Operation(op)
+		if err != nil {
+			continue // the bill was made from the same figures: it cannot fail here
+		}
+		ws, _ := est.Weights(op, vs, p)
+		for i, v := range vs {
+			for _, t := range v.Targets {
+				k, ok := at[[2]string{t.Table, t.Index}]
+				if !ok {
+					continue
+				}
+				s := &out[k]
+				s.WRU += ws[i] * runs * t.WRU
+				s.RRU += ws[i] * runs * t.RRU
+				s.RequestsUSD += ws[i] * runs * p.OnDemand(t.WRU, t.RRU, classOf[t.Table])
+			}
+		}
+	}
+	for _, tm := range bill.Tables {
+		if k, ok := at[[2]string{tm.Table, ""}]; ok {
+			out[k].StorageUSD = tm.StorageUSD + tm.PITRUSD + tm.ExportUSD
+		}
+	}
+	return out
+}

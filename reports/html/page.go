@@ -1,0 +1,918 @@
+package html
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cardapio/cardapio/capacity/estimate"
+)
+
+// page accumulates the document.
+type page struct {
+	b       strings.Builder
+	missing []missing
+	charts  int
+}
+
+// missing is a section without its results, and the command that makes
+// them.
+type missing struct {
+	section, why, command string
+}
+
+func (p *page) f(format string, args ...any) { fmt.Fprintf(&p.b, format, args...) }
+
+// chartID returns a unique id for a chart's svg and its patterns.
+func (p *page) chartID(name string) string {
+	p.charts++
+	return fmt.Sprintf("c%d-%s", p.charts, name)
+}
+
+// Write renders the report as one HTML document.
+func (r *Report) Write(w io.Writer) error {
+	p := &page{}
+	body := &page{}
+	body.mapSection(r)
+	body.budgetSection(r)
+	body.costSection(r)
+	body.compareSection(r)
+	body.loadSection(r)
+	body.planSection(r)
+	m := r.Model
+	p.f("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
+	p.f(`<meta name="viewport" content="width=device-width, initial-scale=1">`)
+	p.f("<title>%s — cardapio report</title><style>%s</style></head><body>\n", esc(m.Name), css)
+	p.f(`<header><h1>%s <span class="sub">data model report</span></h1>`, esc(m.Name))
+	p.f(`<p class="meta">%s`, esc(r.Path))
+	if !r.Generated.IsZero() {
+		p.f(` · generated %s`, esc(r.Generated.UTC().Format(time.RFC3339)))
+	}
+	p.f(` · %d access patterns, %d tables, %d indexes, %d operations</p>`, len(m.AccessPatterns), len(m.Tables), len(m.Indexes), len(m.Operations))
+	if m.Description != "" {
+		p.f(`<p class="desc">%s</p>`, esc(m.Description))
+	}
+	p.verdicts(r)
+	p.f(`</header>`)
+	p.f(`<nav aria-label="Sections"><ol>`)
+	for _, s := range [][2]string{{"map", "Access patterns"}, {"budgets", "Budgets"}, {"cost", "Monthly cost"},
+		{"compare", "Comparison"}, {"load", "Load run"}, {"plan", "Plan"}} {
+		p.f(`<li><a href="#%s">%s</a></li>`, s[0], s[1])
+	}
+	p.f(`</ol></nav>`)
+	if len(body.missing) > 0 {
+		p.f(`<section class="missing" id="missing" aria-labelledby="missing-h"><h2 id="missing-h">Sections without results</h2><p>This report was made without these results; run the command shown and give its file to <code>cardapio report</code>.</p><ul>`)
+		for _, x := range body.missing {
+			p.f(`<li><strong>%s</strong>: %s<br><code>%s</code></li>`, esc(x.section), esc(x.why), esc(x.command))
+		}
+		p.f(`</ul></section>`)
+	}
+	p.b.WriteString(body.b.String())
+	p.f(`<footer>Made by cardapio report: one file, no script, nothing fetched. Figures come from the model's catalog, the capacity rules and the runs named in each section.</footer>`)
+	p.f("</body></html>\n")
+	_, err := io.WriteString(w, p.b.String())
+	return err
+}
+
+// verdicts writes the summary cards: each says its state in words as
+// well as by its border.
+func (p *page) verdicts(r *Report) {
+	p.f(`<ul class="cards">`)
+	over := 0
+	for _, v := range r.Variants {
+		if !v.Pass() {
+			over++
+		}
+	}
+	hot := len(r.Peaks.Failures())
+	card := func(ok bool, title, text string) {
+		state, mark := "ok", "PASS"
+		if !ok {
+			state, mark = "bad", "FAIL"
+		}
+		p.f(`<li class="card %s"><span class="mark">%s</span> <strong>%s</strong><br>%s</li>`, state, mark, esc(title), esc(text))
+	}
+	card(over == 0 && hot == 0, "check", fmt.Sprintf("%d variants estimated, %d over budget; %d hot partitions at the declared peaks", len(r.Variants), over, hot))
+	if b := r.Budget; b != nil {
+		card(b.OK, "budget gate", fmt.Sprintf("%d variants measured on %s: %d pass, %d fail, %d error", b.Summary.Variants, b.Target, b.Summary.Pass, b.Summary.Fail, b.Summary.Error))
+	}
+	p.f(`<li class="card info"><span class="mark">US$</span> <strong>%s a month</strong><br>requests US$ %s, storage US$ %s`, esc(estimate.USD(r.Bill.TotalUSD)), esc(estimate.USD(r.Bill.RequestsUSD)), esc(estimate.USD(r.Bill.StorageUSD)))
+	if r.Bill.Unit != "" && r.Bill.PerThousandUSD > 0 {
+		p.f(`; US$ %s per 1,000 %s`, esc(estimate.USD(r.Bill.PerThousandUSD)), esc(r.Bill.Unit))
+	}
+	p.f(`</li>`)
+	if l := r.Load; l != nil && l.Summary != nil {
+		card(l.Summary.OK, "load run", fmt.Sprintf("%s: %d seconds on %s", l.Scenario, l.Seconds, l.Target))
+	}
+	if pl := r.Plan; pl != nil {
+		card(pl.OK, "plan", fmt.Sprintf("%s: %s", pl.Scenario, planVerdict(pl)))
+	}
+	p.f(`</ul>`)
+}
+
+func (p *page) section(id, title, intro string) {
+	p.f(`<section id="%s" aria-labelledby="%s-h"><h2 id="%s-h">%s</h2>`, id, id, id, esc(title))
+	if intro != "" {
+		p.f(`<p>%s</p>`, intro)
+	}
+}
+
+func (p *page) end() { p.f(`</section>`) }
+
+// absent writes a section without its results: what is missing and the
+// command that makes it, here and in the list at the top.
+func (p *page) absent(id, title, section, why, command string) {
+	p.section(id, title, "")
+	p.f(`<p class="absent">%s: nothing is drawn. Make it with:<br><code>%s</code></p>`, esc(strings.ToUpper(why[:1])+why[1:]), esc(command))
+	p.end()
+	p.missing = append(p.missing, missing{section, why, command})
+}
+
+// table writes rows under a header; numeric cells are right-aligned.
+func (p *page) table(caption string, head []string, rows [][]string) {
+	p.f(`<div class="scroll"><table><caption>%s</caption><thead><tr>`, esc(caption))
+	for _, h := range head {
+		p.f(`<th scope="col">%s</th>`, esc(h))
+	}
+	p.f(`</tr></thead><tbody>`)
+	for _, r := range rows {
+		p.f(`<tr>`)
+		for i, c := range r {
+			cls := ""
+			if numeric(c) {
+				cls = ` class="n"`
+			}
+			if i == 0 {
+				p.f(`<th scope="row"%s>%s</th>`, cls, esc(c))
+				continue
+			}
+			p.f(`<td%s>%s</td>`, cls, esc(c))
+		}
+		p.f(`</tr>`)
+	}
+	p.f(`</tbody></table></div>`)
+}
+
+func numeric(s string) bool {
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "US$ "), "$")
+	if s == "" || s == "-" {
+		return s == "-"
+	}
+	c := s[0]
+	return c >= '0' && c <= '9' || c == '<' || c == '-' && len(s) > 1
+}
+
+// figure wraps a chart and says it is summed up in the table after it.
+func (p *page) figure(svg, caption string) {
+	p.f(`<figure>%s<figcaption>%s</figcaption></figure>`, svg, esc(caption))
+}
+
+// --- the access-pattern map
+
+// mapSection draws every question to the structure that answers it: the
+// table, each index, the places outside the table a question goes to,
+// and the questions nothing answers.
+func (p *page) mapSection(r *Report) {
+	mp := r.Model.Map()
+	p.section("map", "Access patterns: the structure that answers each question",
+		"Each question the business asks (an access pattern of the catalog) is joined to the table or index that answers it, or to where it goes outside the table. A question no structure answers is joined to the last box, drawn dashed.")
+	type box struct {
+		name, kind string
+		rows       []int
+	}
+	var boxes []*box
+	byName := map[string]*box{}
+	get := func(name, kind string) *box {
+		if b := byName[name]; b != nil {
+			return b
+		}
+		b := &box{name: name, kind: kind}
+		byName[name] = b
+		boxes = append(boxes, b)
+		return b
+	}
+	for _, s := range mp.Structures {
+		label := s.Name
+		if s.Alias != "" {
+			label += " (" + s.Alias + ")"
+		}
+		kind := s.Kind
+		if s.Shards > 0 {
+			kind += fmt.Sprintf(", %d shards", s.Shards)
+		}
+		b := get(s.Name, kind)
+		b.name = label
+	}
+	const looseBox = "\x00loose"
+	for i, ap := range mp.Patterns {
+		var b *box
+		switch {
+		case ap.Loose:
+			b = get(looseBox, "no structure answers")
+			b.name = "no structure answers it"
+		case ap.Kind == "elsewhere":
+			b = get("\x00"+ap.GoesTo, "outside the table")
+			b.name = ap.GoesTo
+		default:
+			b = byName[ap.Structure]
+			if b == nil {
+				b = get(ap.Structure, ap.Kind)
+			}
+		}
+		b.rows = append(b.rows, i)
+	}
+	// The loose box last.
+	sort.SliceStable(boxes, func(i, j int) bool { return boxes[j].kind == "no structure answers" && boxes[i].kind != boxes[j].kind })
+	const rowH, head = 40.0, 40.0
+	n := len(mp.Patterns)
+	boxH := func(b *box) float64 { return max(60, 26*float64(len(b.rows))+34) }
+	total := 0.0
+	for _, b := range boxes {
+		total += boxH(b) + 16
+	}
+	h := head + max(rowH*float64(n), total) + 20
+	id := p.chartID("map")
+	s := newSVG(id, chartWidth, h)
+	s.defs(len(boxes))
+	s.text(20, 26, fontSize, "start", "", "Question (access pattern)")
+	s.text(840, 26, fontSize, "start", "", "Structure that answers it")
+	rowOf := map[int]float64{}
+	for i, ap := range mp.Patterns {
+		y := head + rowH*float64(i)
+		rowOf[i] = y + rowH/2
+		s.f(`<g><title>%s: %s (%s)</title>`, esc(ap.ID), esc(ap.Question), esc(ap.Consistency))
+		s.f(`<rect x="10" y="%.1f" width="520" height="%.1f" fill="#f4f4f4" stroke="#555"/>`, y+3, rowH-6)
+		s.text(20, y+rowH/2+6, fontSize, "start", "label", ap.ID+"  "+clip(ap.Question, 50))
+		s.f(`</g>`)
+	}
+	y := head
+	for bi, b := range boxes {
+		bh := boxH(b)
+		dashes := ""
+		if b.kind == "no structure answers" {
+			dashes = ` stroke-dasharray="10 6"`
+		}
+		stroke := colour(bi)
+		if b.kind == "outside the table" || b.kind == "no structure answers" {
+			stroke = "#333"
+		}
+		s.f(`<g><title>%s: %s, answers %d questions</title>`, esc(b.name), esc(b.kind), len(b.rows))
+		s.f(`<rect x="840" y="%.1f" width="345" height="%.1f" rx="6" fill="#fff" stroke="%s" stroke-width="3"%s/>`, y, bh, stroke, dashes)
+		s.text(856, y+26, fontSize, "start", "label", clip(b.name, 36))
+		s.text(856, y+48, smallFont, "start", "label", b.kind)
+		s.f(`</g>`)
+		for k, ri := range b.rows {
+			ty := y + 20 + float64(k)*(bh-30)/math.Max(1, float64(len(b.rows)-1))
+			if len(b.rows) == 1 {
+				ty = y + bh/2
+			}
+			sy := rowOf[ri]
+			d := dash(bi)
+			if b.kind == "no structure answers" {
+				d = "10 6"
+			}
+			s.f(`<path d="M530 %.1f C 690 %.1f, 690 %.1f, 840 %.1f" fill="none" stroke="%s" stroke-width="2.5"`, sy, sy, ty, ty, stroke)
+			if d != "" {
+				s.f(` stroke-dasharray="%s"`, d)
+			}
+			s.f(`><title>%s → %s</title></path>`, esc(mp.Patterns[ri].ID), esc(b.name))
+			s.f(`<circle cx="840" cy="%.1f" r="4" fill="%s"/>`, ty, stroke)
+		}
+		y += bh + 16
+	}
+	p.figure(s.String("Access patterns to structures", fmt.Sprintf("%d questions joined to the %d structures or destinations that answer them; the table below lists the same.", n, len(boxes))),
+		"Each line joins a question to what answers it; the same in the table below.")
+	var rows [][]string
+	for _, ap := range mp.Patterns {
+		where, how := ap.Structure, ap.Call+" "+ap.Key
+		switch {
+		case ap.Loose:
+			where, how = "none", "no structure answers it and no destination is declared"
+		case ap.Kind == "elsewhere":
+			where, how = "outside the table", ap.GoesTo
+		default:
+			where = ap.Kind + " " + ap.Structure
+		}
+		var extra []string
+		if ap.PageSize > 0 {
+			extra = append(extra, fmt.Sprintf("pages of %d", ap.PageSize))
+		}
+		if ap.Shards != "" {
+			extra = append(extra, ap.Shards)
+		}
+		if len(extra) > 0 {
+			how += "; " + strings.Join(extra, "; ")
+		}
+		rows = append(rows, []string{ap.ID, ap.Question, ap.Consistency, where, how, strings.Join(ap.Operations, ", ")})
+	}
+	p.table("Access patterns and what answers them", []string{"ID", "Question", "Read", "Answered by", "How", "Run by"}, rows)
+	var srows [][]string
+	for _, st := range mp.Structures {
+		qs := strings.Join(st.Questions, " ")
+		if st.Loose {
+			qs = "serves no question"
+		}
+		name := st.Name
+		if st.Alias != "" {
+			name += " (" + st.Alias + ")"
+		}
+		srows = append(srows, []string{name, st.Kind, st.Key, qs})
+	}
+	p.table("Structures and the questions they serve", []string{"Structure", "Kind", "Key", "Questions"}, srows)
+	p.end()
+}
+
+// --- budgets
+
+// budgetSection draws each variant's units against its budget: measured
+// by a run of the gate when there is one, the static estimate otherwise.
+func (p *page) budgetSection(r *Report) {
+	type row struct {
+		name             string
+		wru, rru         float64
+		swru, srru       float64
+		bw, br           *float64
+		verdict, explain string
+	}
+	var rows []row
+	if b := r.Budget; b != nil {
+		for _, x := range b.Results {
+			rows = append(rows, row{x.Name(), x.Measured.WRU, x.Measured.RRU, x.Static.WRU, x.Static.RRU, x.Budget.WRU, x.Budget.RRU, string(x.Verdict), firstLine(x.Explanation)})
+		}
+		p.section("budgets", "Budgets: measured units per operation",
+			fmt.Sprintf("Each business operation, in each budget variant, as measured by the budget gate (%s; keys %s; %s). Bars show the measured units as a share of the budget: the dashed line is the budget; a bar past it is hatched and marked OVER.", esc(r.BudgetFrom), esc(b.Keys), esc(b.Retry)))
+	} else {
+		for _, v := range r.Variants {
+			verdict := "pass"
+			if !v.Pass() {
+				verdict = "over"
+			}
+			var ex string
+			if len(v.Over) > 0 {
+				ex = v.Over[0].String()
+			}
+			rows = append(rows, row{variantName(v.Operation, v.Name), v.WRU, v.RRU, v.WRU, v.RRU, v.BudgetWRU, v.BudgetRRU, verdict, ex})
+		}
+		p.section("budgets", "Budgets: static units per operation",
+			"Each business operation, in each budget variant, as the static estimate charges it (no engine run was given). Bars show the units as a share of the budget: the dashed line is the budget.")
+		p.missing = append(p.missing, missing{"Measured budgets", "no run of the budget gate: the static estimate is shown instead",
+			fmt.Sprintf("cardapio budget %s --format json > budget.json && cardapio report %s --budget budget.json --out report.html", r.Path, r.Path)})
+	}
+	for _, unit := range []string{"WRU", "RRU"} {
+		var bars []Bar
+		for _, x := range rows {
+			got, lim := x.wru, x.bw
+			if unit == "RRU" {
+				got, lim = x.rru, x.br
+			}
+			if lim == nil || *lim <= 0 {
+				continue
+			}
+			share := 100 * got / *lim
+			bars = append(bars, Bar{Label: x.name, Values: []float64{share}, Over: []bool{got > *lim+1e-9},
+				Texts: []string{fmt.Sprintf("%s / %s %s", estimate.Num(got), estimate.Num(*lim), unit)},
+				Title: fmt.Sprintf("%s: %s %s of a budget of %s", x.name, estimate.Num(got), unit, estimate.Num(*lim))})
+		}
+		if len(bars) == 0 {
+			continue
+		}
+		hundred := 100.0
+		what := map[string]string{"WRU": "write", "RRU": "read"}[unit]
+		c := &BarChart{ID: p.chartID("budget-" + strings.ToLower(unit)), Unit: "%", Bars: bars, Line: &hundred, LineLabel: "budget", LabelWidth: 340,
+			Title: fmt.Sprintf("%s request units against budget", strings.ToUpper(what[:1])+what[1:]),
+			Desc:  fmt.Sprintf("%d variants with a %s budget; each bar is the units as a share of its budget, labelled with units and budget.", len(bars), unit)}
+		p.figure(c.SVG(), fmt.Sprintf("%s units as a share of each variant's budget (100%% = the budget).", unit))
+	}
+	var trows [][]string
+	for _, x := range rows {
+		trows = append(trows, []string{x.name, estimate.Num(x.wru), lim(x.bw), estimate.Num(x.swru), estimate.Num(x.rru), lim(x.br), estimate.Num(x.srru), x.verdict, x.explain})
+	}
+	head := []string{"Variant", "WRU", "WRU budget", "WRU static", "RRU", "RRU budget", "RRU static", "Verdict", "Why"}
+	p.table("Units per variant against budget", head, trows)
+	p.end()
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func lim(f *float64) string {
+	if f == nil {
+		return "-"
+	}
+	return estimate.Num(*f)
+}
+
+func variantName(op, v string) string {
+	if v == "" {
+		return op
+	}
+	return op + "/" + v
+}
+
+// --- cost
+
+func (p *page) costSection(r *Report) {
+	b := r.Bill
+	p.section("cost", "Monthly cost by operation and by structure",
+		fmt.Sprintf("A month of the model at its declared volumes, on demand, at %s prices of %s (US$). Total %s: requests %s, storage %s, backups %s, exports %s.",
+			esc(b.Region), esc(b.PriceDate), esc(estimate.USD(b.TotalUSD)), esc(estimate.USD(b.RequestsUSD)), esc(estimate.USD(b.StorageUSD)), esc(estimate.USD(b.PITRUSD)), esc(estimate.USD(b.ExportUSD))))
+	ops := append([]estimate.OpMonth(nil), b.Operations...)
+	sort.SliceStable(ops, func(i, j int) bool { return ops[i].USD > ops[j].USD })
+	var bars []Bar
+	var rows [][]string
+	for _, o := range ops {
+		bars = append(bars, Bar{Label: o.Operation, Values: []float64{o.USD}, Texts: []string{"$" + estimate.USD(o.USD)}})
+		rows = append(rows, []string{o.Operation, estimate.Num(o.Runs), estimate.Num(o.UnitWRU), estimate.Num(o.UnitRRU), estimate.USD(o.USD), o.Basis})
+	}
+	if len(bars) > 0 {
+		c := &BarChart{ID: p.chartID("cost-ops"), Unit: "US$", Bars: bars, Title: "Monthly request cost by operation",
+			Desc: fmt.Sprintf("%d operations, dearest first; requests only.", len(bars))}
+		p.figure(c.SVG(), "US$ a month of each operation's requests, dearest first.")
+	}
+	if len(b.Unpriced) > 0 {
+		p.f(`<p>Not priced (no volume declared): %s.</p>`, esc(strings.Join(b.Unpriced, ", ")))
+	}
+	p.table("Operations a month", []string{"Operation", "Runs", "WRU a run", "RRU a run", "US$", "Variants charged"}, rows)
+	var sbars []Bar
+	var srows [][]string
+	for _, s := range r.Structures {
+		name := s.Name
+		if s.Index == "" {
+			name += " (table)"
+		}
+		vals := []float64{s.RequestsUSD, s.StorageUSD}
+		sbars = append(sbars, Bar{Label: name, Values: vals, Texts: []string{"requests $" + estimate.USD(s.RequestsUSD), "storage $" + estimate.USD(s.StorageUSD)}})
+		if s.Index != "" {
+			sbars[len(sbars)-1].Values = vals[:1]
+			sbars[len(sbars)-1].Texts = sbars[len(sbars)-1].Texts[:1]
+		}
+		st := estimate.USD(s.StorageUSD)
+		if s.Index != "" {
+			st = "in its table"
+		}
+		srows = append(srows, []string{name, estimate.Num(s.WRU), estimate.Num(s.RRU), estimate.USD(s.RequestsUSD), st})
+	}
+	if len(sbars) > 0 {
+		c := &BarChart{ID: p.chartID("cost-structures"), Unit: "US$", Bars: sbars, Series: []string{"requests", "storage, backups, exports"},
+			Title: "Monthly cost by table and index", Desc: "Requests charged to each table and index, and each table's storage (its index entries included)."}
+		p.figure(c.SVG(), "US$ a month charged to each table and index: requests (solid) and the table's storage (hatched).")
+	}
+	p.table("Tables and indexes a month", []string{"Structure", "WRU", "RRU", "Requests US$", "Storage US$"}, srows)
+	pr := b.Provisioned
+	p.f(`<p>Provisioned alternative at %s%% utilisation: %s a month tracking the load, %s keeping the declared peaks all month.</p>`,
+		esc(trim(100*pr.Utilisation)), esc(estimate.USD(pr.USD)), esc(estimate.USD(pr.PeakUSD)))
+	p.end()
+}
+
+// --- comparison
+
+func (p *page) compareSection(r *Report) {
+	o := r.Other
+	if o == nil {
+		p.absent("compare", "Model against model", "Comparison", "no second model to compare with",
+			fmt.Sprintf("cardapio report %s --compare OTHER.yaml --out report.html", r.Path))
+		return
+	}
+	a, b := r.Model.Name, o.Model.Name
+	if a == b {
+		a, b = r.Path, o.Path
+	}
+	p.section("compare", "Model against model: "+a+" and "+b,
+		fmt.Sprintf("%s (%s) beside %s (%s): the month's cost, operation by operation, and the static units of every budget variant.", esc(a), esc(r.Path), esc(b), esc(o.Path)))
+	p.table("The month of each model", []string{"Figure", a, b, "Ratio"}, [][]string{
+		{"total US$", estimate.USD(r.Bill.TotalUSD), estimate.USD(o.Bill.TotalUSD), ratio(o.Bill.TotalUSD, r.Bill.TotalUSD)},
+		{"requests US$", estimate.USD(r.Bill.RequestsUSD), estimate.USD(o.Bill.RequestsUSD), ratio(o.Bill.RequestsUSD, r.Bill.RequestsUSD)},
+		{"storage US$", estimate.USD(r.Bill.StorageUSD), estimate.USD(o.Bill.StorageUSD), ratio(o.Bill.StorageUSD, r.Bill.StorageUSD)},
+		{"storage GB", estimate.Num(r.Bill.StorageGB), estimate.Num(o.Bill.StorageGB), ratio(o.Bill.StorageGB, r.Bill.StorageGB)},
+		{"WRU a month", estimate.Num(r.Bill.WRU), estimate.Num(o.Bill.WRU), ratio(o.Bill.WRU, r.Bill.WRU)},
+		{"RRU a month", estimate.Num(r.Bill.RRU), estimate.Num(o.Bill.RRU), ratio(o.Bill.RRU, r.Bill.RRU)},
+		{"access patterns", fmt.Sprint(len(r.Model.AccessPatterns)), fmt.Sprint(len(o.Model.AccessPatterns)), ""},
+		{"indexes", fmt.Sprint(len(r.Model.Indexes)), fmt.Sprint(len(o.Model.Indexes)), ""},
+	})
+	usd := map[string][2]float64{}
+	has := map[string][2]bool{}
+	var names []string
+	for i, bill := range []*estimate.Bill{r.Bill, o.Bill} {
+		for _, op := range bill.Operations {
+			v, ok := usd[op.Operation]
+			if !ok {
+				names = append(names, op.Operation)
+			}
+			v[i] = op.USD
+			usd[op.Operation] = v
+			h := has[op.Operation]
+			h[i] = true
+			has[op.Operation] = h
+		}
+	}
+	side := func(n string, i int) string {
+		if !has[n][i] {
+			return "not in " + []string{a, b}[i]
+		}
+		return "$" + estimate.USD(usd[n][i])
+	}
+	sort.SliceStable(names, func(i, j int) bool {
+		x, y := usd[names[i]], usd[names[j]]
+		return max(x[0], x[1]) > max(y[0], y[1])
+	})
+	var bars []Bar
+	var rows [][]string
+	for _, n := range names {
+		v := usd[n]
+		bars = append(bars, Bar{Label: n, Values: []float64{v[0], v[1]}, Texts: []string{side(n, 0), side(n, 1)}})
+		rows = append(rows, []string{n, strings.TrimPrefix(side(n, 0), "$"), strings.TrimPrefix(side(n, 1), "$"), ratio(v[1], v[0])})
+	}
+	if len(bars) > 0 {
+		c := &BarChart{ID: p.chartID("compare"), Unit: "US$", Bars: bars, Series: []string{a, b},
+			Title: "Monthly request cost by operation, model against model", Desc: fmt.Sprintf("%d operations of either model, each with a bar per model.", len(bars))}
+		p.figure(c.SVG(), fmt.Sprintf("US$ a month of each operation: %s solid, %s hatched.", a, b))
+	}
+	p.table("Operations a month, model against model", []string{"Operation", a + " US$", b + " US$", "Ratio"}, rows)
+	static := map[string][4]float64{}
+	var vnames []string
+	for i, vs := range [][]estimate.Variant{r.Variants, o.Variants} {
+		for _, v := range vs {
+			n := variantName(v.Operation, v.Name)
+			x, ok := static[n]
+			if !ok {
+				vnames = append(vnames, n)
+				x = [4]float64{math.NaN(), math.NaN(), math.NaN(), math.NaN()}
+			}
+			x[2*i], x[2*i+1] = v.WRU, v.RRU
+			static[n] = x
+		}
+	}
+	var vrows [][]string
+	for _, n := range vnames {
+		x := static[n]
+		vrows = append(vrows, []string{n, num(x[0]), num(x[2]), num(x[1]), num(x[3])})
+	}
+	p.table("Static units per variant, model against model", []string{"Variant", a + " WRU", b + " WRU", a + " RRU", b + " RRU"}, vrows)
+	p.end()
+}
+
+func num(f float64) string {
+	if math.IsNaN(f) {
+		return "-"
+	}
+	return estimate.Num(f)
+}
+
+// ratio writes b/a as "x1.25"; "-" when a is 0.
+func ratio(b, a float64) string {
+	if a == 0 {
+		return "-"
+	}
+	return "x" + trim(b/a)
+}
+
+// --- a load run
+
+func (p *page) loadSection(r *Report) {
+	l := r.Load
+	scenario := "NAME"
+	if len(r.Model.Scenarios) > 0 {
+		scenario = r.Model.Scenarios[0].Name
+	}
+	if l == nil {
+		p.absent("load", "Load run: throughput, latency, throttles over time", "Load run", "no results file of a load run",
+			fmt.Sprintf("cardapio load %s --scenario %s --results load.jsonl && cardapio report %s --load load.jsonl --out report.html", r.Path, scenario, r.Path))
+		return
+	}
+	p.section("load", "Load run: "+l.Scenario,
+		fmt.Sprintf("The load generator's results (%s): scenario %s of model %s on %s at scale %s, %d seconds, drawn %s.",
+			esc(r.LoadFrom), esc(l.Scenario), esc(l.Model), esc(l.Target), esc(trim(l.Scale)), l.Seconds, esc(stepWords(l.Step))))
+	if len(l.Timeline) > 0 {
+		x := make([]float64, len(l.Timeline))
+		t := 0.0
+		for i := range l.Timeline {
+			x[i] = t
+			t += float64(l.Span[i])
+		}
+		series := func(get func(*Point, int) float64) []Line {
+			var out []Line
+			for _, name := range l.Loads {
+				ys := make([]float64, len(l.Timeline))
+				for i, pt := range l.Timeline {
+					if q := pt[name]; q != nil {
+						ys[i] = get(q, l.Span[i])
+					} else {
+						ys[i] = math.NaN()
+					}
+				}
+				out = append(out, Line{Name: name, Y: ys})
+			}
+			return out
+		}
+		xl := func(v float64) string { return clockAt(l, v) }
+		done := &LineChart{ID: p.chartID("load-done"), Unit: "/s", X: x, XLabel: xl, Time: true, Lines: series(func(q *Point, n int) float64 { return q.Completed / float64(n) }),
+			Title: "Completed operations a second, per load", Desc: fmt.Sprintf("%d loads over %d seconds.", len(l.Loads), l.Seconds)}
+		p.figure(done.SVG(), "Operations completed a second, each load a line, named at its end.")
+		lat := &LineChart{ID: p.chartID("load-p99"), Unit: "ms", X: x, XLabel: xl, Time: true, Lines: series(func(q *Point, _ int) float64 { return q.P99 }),
+			Title: "Latency p99 per load", Desc: "The 99th percentile of each load's latency, the highest of each step."}
+		p.figure(lat.SVG(), "p99 latency in milliseconds, each load a line.")
+		th := series(func(q *Point, n int) float64 { return q.Throttled / float64(n) })
+		any := false
+		for _, s := range th {
+			for _, v := range s.Y {
+				any = any || v > 0
+			}
+		}
+		if any {
+			c := &LineChart{ID: p.chartID("load-throttled"), Unit: "/s", X: x, XLabel: xl, Time: true, Lines: th,
+				Title: "Throttled operations a second, per load", Desc: "Operations that ended throttled."}
+			p.figure(c.SVG(), "Operations throttled a second, each load a line.")
+		} else {
+			p.f(`<p>No operation ended throttled in any second.</p>`)
+		}
+	}
+	s := l.Summary
+	if s == nil {
+		p.f(`<p class="absent">The file ends before its summary line (the run was cut short): totals, throttles by reason and units are missing.</p>`)
+		p.end()
+		return
+	}
+	var rows [][]string
+	var names []string
+	for n := range s.Operations {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		o := s.Operations[n]
+		if o == nil {
+			continue
+		}
+		rows = append(rows, []string{n, fmt.Sprint(o.Offered), fmt.Sprint(o.Completed), fmt.Sprint(o.Outcomes["throttled"]),
+			trim(o.LatencyMs.P50), trim(o.LatencyMs.P90), trim(o.LatencyMs.P99), trim(o.LatencyMs.P999), trim(o.LatencyMs.Max)})
+	}
+	p.table("Loads: totals and latency percentiles (ms)", []string{"Load", "Offered", "Completed", "Throttled", "p50", "p90", "p99", "p99.9", "max"}, rows)
+	var tb []Bar
+	var trows [][]string
+	for _, k := range sortedKeys(s.Throttles) {
+		v := float64(s.Throttles[k])
+		tb = append(tb, Bar{Label: k, Values: []float64{v}, Texts: []string{estimate.Num(v)}})
+		trows = append(trows, []string{k, estimate.Num(v)})
+	}
+	if len(tb) > 0 {
+		c := &BarChart{ID: p.chartID("load-reasons"), Bars: tb, LabelWidth: 480, Title: "Throttled requests by reason", Desc: "The throttling reasons the target returned, counted."}
+		p.figure(c.SVG(), "Throttled requests by the reason the target gave.")
+		p.table("Throttles by reason", []string{"Reason", "Requests"}, trows)
+	} else {
+		p.f(`<p>No request was throttled.</p>`)
+	}
+	var ub []Bar
+	var urows [][]string
+	for _, k := range sortedKeys(s.Units) {
+		u := s.Units[k]
+		ub = append(ub, Bar{Label: k, Values: []float64{u.PeakWriteAWS, u.PeakReadAWS}, Texts: []string{estimate.Num(u.PeakWriteAWS) + " WCU/s", estimate.Num(u.PeakReadAWS) + " RCU/s"}})
+		urows = append(urows, []string{k, estimate.Num(u.Write), estimate.Num(u.Read), estimate.Num(u.PeakWriteAWS), estimate.Num(u.PeakReadAWS)})
+	}
+	if len(ub) > 0 {
+		c := &BarChart{ID: p.chartID("load-units"), Bars: ub, Series: []string{"writes", "reads"}, Unit: "/s",
+			Title: "Highest second per table and index, at full scale", Desc: "The busiest second's write and read units of each table and index, scaled to the full model."}
+		p.figure(c.SVG(), "Units in the busiest second, at full scale: writes solid, reads hatched.")
+		p.table("Units per table and index", []string{"Structure", "WRU", "RRU", "Peak WCU/s (full scale)", "Peak RCU/s (full scale)"}, urows)
+	}
+	if len(s.Partitions) > 0 {
+		wl, rl := r.Peaks.WriteLimit, r.Peaks.ReadLimit
+		var hb []Bar
+		var hrows [][]string
+		for _, hp := range s.Partitions {
+			name := hp.Table
+			if hp.Index != "" {
+				name = hp.Index
+			}
+			if len(hp.Keys) > 0 {
+				name += " " + hp.Keys[0]
+			}
+			w, rd := 100*hp.WriteDemand/wl, 100*hp.ReadDemand/rl
+			hb = append(hb, Bar{Label: name, Values: []float64{w, rd}, Over: []bool{w > 100, rd > 100},
+				Texts: []string{estimate.Num(hp.WriteDemand) + " WCU/s", estimate.Num(hp.ReadDemand) + " RCU/s"}})
+			hrows = append(hrows, []string{name, estimate.Num(hp.WriteDemand), estimate.Num(hp.WriteThrottled), estimate.Num(hp.ReadDemand), estimate.Num(hp.ReadThrottled)})
+		}
+		hundred := 100.0
+		c := &BarChart{ID: p.chartID("load-hot"), Bars: hb, Series: []string{"writes", "reads"}, Unit: "%", Line: &hundred, LineLabel: "partition limit", LabelWidth: 380,
+			Title: "Hottest partitions against the partition limit", Desc: fmt.Sprintf("Demand of the hottest partitions as a share of %s WCU/s and %s RCU/s.", estimate.Num(wl), estimate.Num(rl))}
+		p.figure(c.SVG(), "The hottest partitions' demand as a share of a partition's limit.")
+		p.table("Hottest partitions", []string{"Partition", "WCU/s demanded", "throttled", "RCU/s demanded", "throttled"}, hrows)
+	}
+	if len(s.Invariants) > 0 {
+		var irows [][]string
+		for _, iv := range s.Invariants {
+			v := "holds"
+			if iv.Violations > 0 {
+				v = fmt.Sprintf("VIOLATED %d times", iv.Violations)
+			}
+			irows = append(irows, []string{iv.Name, iv.Description, fmt.Sprint(iv.Checked), v})
+		}
+		p.table("Invariants", []string{"Invariant", "What", "Checked", "Verdict"}, irows)
+	}
+	p.end()
+}
+
+func stepWords(step int) string {
+	if step <= 1 {
+		return "a point a second"
+	}
+	return fmt.Sprintf("a point every %d seconds", step)
+}
+
+// clockAt returns the scenario clock (its time of day) nearest to v
+// seconds from the start.
+func clockAt(l *Load, v float64) string {
+	t := 0.0
+	for i := range l.Clocks {
+		if t >= v-0.5 {
+			return shortClock(l.Clocks[i])
+		}
+		t += float64(l.Span[i])
+	}
+	return tickLabel(v, "s")
+}
+
+func shortClock(c string) string {
+	if t, err := time.Parse(time.RFC3339, c); err == nil {
+		return t.Format("15:04:05")
+	}
+	return clip(c, 10)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// --- a plan
+
+func planVerdict(pl *Plan) string {
+	if pl.OK {
+		return "no throttling predicted"
+	}
+	return "throttling predicted"
+}
+
+func (p *page) planSection(r *Report) {
+	pl := r.Plan
+	scenario := "NAME"
+	if len(r.Model.Scenarios) > 0 {
+		scenario = r.Model.Scenarios[0].Name
+	}
+	if pl == nil {
+		p.absent("plan", "Plan: hot partitions at full scale", "Plan", "no plan of a scenario at full scale",
+			fmt.Sprintf("cardapio plan %s --scenario %s --format json > plan.json && cardapio report %s --plan plan.json --out report.html", r.Path, scenario, r.Path))
+		return
+	}
+	p.section("plan", "Plan: "+pl.Scenario+" at full scale",
+		fmt.Sprintf("The planner's simulation (%s) of scenario %s on model %s: %s.", esc(r.PlanFrom), esc(pl.Scenario), esc(pl.Model), esc(planVerdict(pl))))
+	var rows []string
+	var cells [][]float64
+	cols := 0
+	for _, s := range pl.Partitions {
+		for _, d := range []struct {
+			unit      string
+			got, limt []float64
+		}{{"writes", s.ConsumedWrite, s.LimitWrite}, {"reads", s.ConsumedRead, s.LimitRead}} {
+			if len(d.got) == 0 || allZero(d.got) {
+				continue
+			}
+			rows = append(rows, s.Name+" "+d.unit)
+			cells = append(cells, shares(d.got, d.limt))
+			cols = max(cols, len(d.got))
+		}
+	}
+	if len(rows) > 0 {
+		step := max(1, (cols+599)/600)
+		for i := range cells {
+			cells[i] = coarsen(cells[i], step)
+		}
+		labels := make([]string, (cols+step-1)/step)
+		for j := range labels {
+			labels[j] = planClock(pl, j*step*pl.Step)
+		}
+		h := &Heatmap{ID: p.chartID("plan-heat"), Rows: rows, Cols: labels, Cells: cells,
+			Title: "Hottest partitions over time", Desc: fmt.Sprintf("%d partition series, each cell the units consumed as a share of the partition's limit; crossed cells reach it.", len(rows))}
+		p.figure(h.SVG(), "Each row a partition, each column a moment of the scenario; darker is nearer the limit, crossed cells reach it.")
+	}
+	for _, d := range []struct {
+		what, unit string
+		got, lim   func(PlanSeries) []float64
+	}{{"writes", "WCU", func(s PlanSeries) []float64 { return s.ConsumedWrite }, func(s PlanSeries) []float64 { return s.LimitWrite }},
+		{"reads", "RCU", func(s PlanSeries) []float64 { return s.ConsumedRead }, func(s PlanSeries) []float64 { return s.LimitRead }}} {
+		var lines []Line
+		n := 0
+		for _, s := range pl.Structures {
+			if g := d.got(s); len(g) > 0 && !allZero(g) {
+				step := max(1, (len(g)+599)/600)
+				sh := coarsen(shares(g, d.lim(s)), step)
+				for i := range sh {
+					sh[i] *= 100
+				}
+				lines = append(lines, Line{Name: s.Name, Y: sh})
+				n = max(n, len(sh))
+			}
+		}
+		if len(lines) == 0 {
+			continue
+		}
+		step := 1
+		for _, s := range pl.Structures {
+			step = max(step, (len(d.got(s))+599)/600)
+		}
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = float64(i * step * pl.Step)
+		}
+		hundred := make([]float64, n)
+		for i := range hundred {
+			hundred[i] = 100
+		}
+		lines = append(lines, Line{Name: "limit (100%)", Y: hundred, Limit: true})
+		c := &LineChart{ID: p.chartID("plan-" + d.what), Unit: "%", X: x, XLabel: func(v float64) string { return planClock(pl, int(v)) }, Time: true, Lines: lines,
+			Title: fmt.Sprintf("Consumed %s against the limit, per table and index", d.what),
+			Desc:  fmt.Sprintf("%s a second of each table and index as a share of its limit (the highest of each step); the dashed black line is the limit.", d.unit)}
+		p.figure(c.SVG(), fmt.Sprintf("%s consumed as a share of the limit over the scenario, each table and index a line, the limit dashed black.", d.unit))
+	}
+	var srows [][]string
+	for _, s := range pl.Structures {
+		srows = append(srows, []string{s.Name, estimate.Num(maxOf(s.ConsumedWrite)), estimate.Num(maxOf(s.LimitWrite)), estimate.Num(maxOf(s.ConsumedRead)), estimate.Num(maxOf(s.LimitRead))})
+	}
+	p.table("Tables and indexes: the busiest second", []string{"Structure", "WCU/s", "write limit", "RCU/s", "read limit"}, srows)
+	var tb []Bar
+	var trows [][]string
+	for _, k := range sortedKeys(pl.Throttled) {
+		tb = append(tb, Bar{Label: k, Values: []float64{pl.Throttled[k]}, Texts: []string{estimate.Num(pl.Throttled[k])}})
+		trows = append(trows, []string{k, estimate.Num(pl.Throttled[k])})
+	}
+	if len(tb) > 0 {
+		c := &BarChart{ID: p.chartID("plan-reasons"), Bars: tb, LabelWidth: 480, Title: "Throttled units by reason", Desc: "Units the planner predicts throttled, by reason."}
+		p.figure(c.SVG(), "Throttled units by reason.")
+		p.table("Throttled units by reason", []string{"Reason", "Units"}, trows)
+	}
+	p.end()
+}
+
+func planClock(pl *Plan, sec int) string {
+	if t, err := time.Parse(time.RFC3339, pl.Start); err == nil {
+		return t.Add(time.Duration(sec) * time.Second).Format("15:04")
+	}
+	return tickLabel(float64(sec), "s")
+}
+
+func shares(got, lim []float64) []float64 {
+	out := make([]float64, len(got))
+	for i, g := range got {
+		if i < len(lim) && lim[i] > 0 {
+			out[i] = g / lim[i]
+		} else {
+			out[i] = math.NaN()
+		}
+	}
+	return out
+}
+
+// coarsen keeps the highest share of every step cells.
+func coarsen(xs []float64, step int) []float64 {
+	if step <= 1 {
+		return xs
+	}
+	var out []float64
+	for i := 0; i < len(xs); i += step {
+		m := math.NaN()
+		for _, v := range xs[i:min(len(xs), i+step)] {
+			if !math.IsNaN(v) && (math.IsNaN(m) || v > m) {
+				m = v
+			}
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func allZero(xs []float64) bool {
+	for _, x := range xs {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func maxOf(xs []float64) float64 {
+	m := 0.0
+	for _, x := range xs {
+		m = max(m, x)
+	}
+	return m
+}

@@ -1,0 +1,190 @@
+package html
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const start = `{"type":"start","scenario":"s","model":"m","scale":0.01,"target":"embedded engine"}`
+
+func second(clock string, completed int) string {
+	return fmt.Sprintf(`{"type":"second","clock":%q,"loads":{"A":{"offered":%d,"completed":%d,"outcomes":{"ok":%d,"throttled":1},"latencyMs":{"p50":1,"p99":%d}}}}`,
+		clock, completed, completed, completed, completed)
+}
+
+func TestReadLoadErrorsArePositioned(t *testing.T) {
+	cases := []struct{ name, in, want string }{
+		{"empty", "", "run.jsonl: empty: not a load run's results"},
+		{"no start", second("c", 1) + "\n", "run.jsonl:1:1: the first line should be the run's start"},
+		{"syntax", start + "\n" + `{"type":"second","loads":{"A":{"offered":1,}}}` + "\n", "run.jsonl:2:44: invalid character '}'"},
+		{"type", start + "\n" + `{"type":"second","loads":{"A":{"offered":"many"}}}` + "\n", "run.jsonl:2:47: loads.offered should be float64, not a JSON string"},
+		{"negative", start + "\n" + `{"type":"second","loads":{"A":{"completed":-3}}}` + "\n", "run.jsonl:2:1: load A: -3 is not a finite figure"},
+		{"unknown type", start + "\n" + `{"type":"minute"}` + "\n", `run.jsonl:2:1: unknown line type "minute"`},
+		{"after summary", start + "\n" + `{"type":"summary","ok":true}` + "\n" + second("c", 1) + "\n", "run.jsonl:3:1: a line after the summary"},
+		{"two starts", start + "\n" + start + "\n", "run.jsonl:2:1: a second start line"},
+		{"cut short", start + "\n" + `{"type":"second","loads":{"A":{"off`, "run.jsonl:2:"},
+		{"not utf-8", start + "\n\xff\xfe\n", "run.jsonl:2: not UTF-8"},
+		{"a budget report", `{"model":"model.yaml","results":[]}`, `run.jsonl:1:1: the first line should be the run's start`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ReadLoad("run.jsonl", strings.NewReader(c.in))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), c.want)
+		})
+	}
+}
+
+func TestReadLoadLongLine(t *testing.T) {
+	in := start + "\n" + `{"type":"second","clock":"` + strings.Repeat("x", maxLoadLine) + `"}` + "\n"
+	_, err := ReadLoad("run.jsonl", strings.NewReader(in))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "run.jsonl:2: a line longer than 4 MiB")
+}
+
+// A long run is kept at a coarser step: the points stay under maxPoints
+// and the totals are those of every second.
+func TestReadLoadCoarsensLongRuns(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(start + "\n")
+	const n = 5000
+	want := 0
+	for i := range n {
+		b.WriteString(second(fmt.Sprintf("t%d", i), i%7) + "\n")
+		want += i % 7
+	}
+	l, err := ReadLoad("run.jsonl", strings.NewReader(b.String()))
+	require.NoError(t, err)
+	assert.Equal(t, n, l.Seconds)
+	assert.Equal(t, 8, l.Step)
+	assert.LessOrEqual(t, len(l.Timeline), maxPoints)
+	got, secs := 0.0, 0
+	for i, p := range l.Timeline {
+		got += p["A"].Completed
+		secs += l.Span[i]
+		assert.Equal(t, 6.0, max(p["A"].P99, 0)) // the highest p99 of each step: i%7 reaches 6 within 8 seconds
+	}
+	assert.Equal(t, float64(want), got)
+	assert.Equal(t, n, secs)
+	assert.Equal(t, "t0", l.Clocks[0])
+	assert.Equal(t, "t8", l.Clocks[1])
+	assert.Nil(t, l.Summary)
+}
+
+func TestReadLoadFixture(t *testing.T) {
+	f, err := os.Open("testdata/load.jsonl")
+	require.NoError(t, err)
+	defer f.Close()
+	l, err := ReadLoad("load.jsonl", f)
+	require.NoError(t, err)
+	assert.Equal(t, 120, l.Seconds)
+	assert.Equal(t, 1, l.Step)
+	assert.Len(t, l.Loads, 3)
+	require.NotNil(t, l.Summary)
+	assert.Equal(t, int64(100), l.Summary.Throttles["IndexWriteProvisionedThroughputExceeded"])
+	assert.Len(t, l.Summary.Partitions, 2)
+}
+
+func TestReadPlanErrorsArePositioned(t *testing.T) {
+	cases := []struct{ name, in, want string }{
+		{"empty", "", "plan.json:1: empty"},
+		{"syntax", "{\n  \"structures\": [,]\n}", "plan.json:2:18: invalid character ','"},
+		{"type", "{\"structures\": [{\"name\": 3}]}", "plan.json:1:26: structures.name should be string, not a JSON number"},
+		{"not a plan", `{"results": []}`, `plan.json: no "structures": not a plan`},
+		{"two documents", `{"structures": []} {}`, "more than one JSON document"},
+		{"negative", `{"structures": [{"name": "T", "consumedWrite": [1, -2]}]}`, "plan.json: series 0 (T): -2 is not a finite figure"},
+		{"reason", `{"structures": [], "throttledByReason": {"X": -1}}`, "throttledByReason.X: -1 is not a finite"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ReadPlan("plan.json", []byte(c.in))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), c.want)
+		})
+	}
+}
+
+func TestReadBudgetRoundTrip(t *testing.T) {
+	r, err := Collect(context.Background(), Options{Path: "../../examples/orders/model.yaml", Measure: true})
+	require.NoError(t, err)
+	require.NotNil(t, r.Budget)
+	data, err := json.Marshal(r.Budget)
+	require.NoError(t, err)
+	back, err := ReadBudget("budget.json", data)
+	require.NoError(t, err)
+	assert.Equal(t, r.Budget.Summary, back.Summary)
+	assert.Len(t, back.Results, len(r.Budget.Results))
+
+	_, err = ReadBudget("budget.json", []byte("{\n \"results\": [{\"operation\": 1}]}"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "budget.json: line 2")
+	_, err = ReadBudget("budget.json", []byte(start+"\n"+second("c", 1)))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "more than one JSON document")
+}
+
+func FuzzReadLoad(f *testing.F) {
+	f.Add([]byte(start + "\n" + second("2026-12-01T00:07:00Z", 3) + "\n" + second("2026-12-01T00:07:01Z", 5) + "\n"))
+	f.Add([]byte(start + "\n" + second("c", 3) + "\n" + `{"type":"summary","ok":true,"units":{"T":{"read":1}}}`))
+	f.Add([]byte(start + "\n{\"type\":\"second\",\"loads\":{\"A\":null}}\n"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		l, err := ReadLoad("f.jsonl", bytes.NewReader(in))
+		if err != nil {
+			assert.True(t, strings.HasPrefix(err.Error(), "f.jsonl"), err.Error())
+			return
+		}
+		render(t, &Report{Load: l, LoadFrom: "f.jsonl"})
+	})
+}
+
+func FuzzReadPlan(f *testing.F) {
+	f.Add([]byte(`{"model":"m","scenario":"s","start":"2026-12-01T00:00:00Z","stepSeconds":60,"structures":[{"name":"T","consumedWrite":[300,500],"limitWrite":[4000,4000],"consumedRead":[8],"limitRead":[12000]}],"partitions":[{"name":"I p3","consumedWrite":[1300,200],"limitWrite":[1000,1000]}],"throttledByReason":{"IndexWriteKeyRangeThroughputExceeded":36000}}`))
+	f.Add([]byte(`{"structures":[{"name":"T","consumedWrite":[1,2],"limitWrite":[0]}],"partitions":[{"name":"p","consumedRead":[5]}]}`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		p, err := ReadPlan("f.json", in)
+		if err != nil {
+			assert.True(t, strings.HasPrefix(err.Error(), "f.json"), err.Error())
+			return
+		}
+		render(t, &Report{Plan: p, PlanFrom: "f.json"})
+	})
+}
+
+func FuzzReadBudget(f *testing.F) {
+	f.Add([]byte(`{"results":[{"operation":"A","variant":"v","measured":{"wru":1,"rru":2},"budget":{"wru":1}}]}`))
+	f.Add([]byte(`{"results":[]}`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		b, err := ReadBudget("f.json", in)
+		if err != nil {
+			return
+		}
+		render(t, &Report{Budget: b, BudgetFrom: "f.json"})
+	})
+}
+
+var fuzzSide *Side
+
+// render writes a report of the orders example with r's results, and
+// checks it is one document.
+func render(t *testing.T, r *Report) {
+	t.Helper()
+	if fuzzSide == nil {
+		s, _, err := static("../../examples/orders/model.yaml")
+		require.NoError(t, err)
+		fuzzSide = s
+	}
+	r.Side = *fuzzSide
+	var b bytes.Buffer
+	require.NoError(t, r.Write(&b))
+	assert.True(t, strings.HasSuffix(b.String(), "</html>\n"))
+	assert.NotContains(t, b.String(), "NaN")
+	assert.NotContains(t, b.String(), "Inf")
+}
