@@ -23,8 +23,8 @@ func TestReportBadInput(t *testing.T) {
 	}{
 		{[]string{"report", "../../model.yaml"}, "--out FILE is required"},
 		{[]string{"report", "../../model.yaml", "--out", out, "--no-measure", "--budget", "x.json"}, "choose one"},
-		{[]string{"report", "../../model.yaml", "--out", out, "--no-measure", "--load", bad}, bad + ":2:45: loads.offered should be float64, not a JSON bool"},
-		{[]string{"report", "../../model.yaml", "--out", out, "--no-measure", "--plan", notPlan}, `no "structures": not a plan`},
+		{[]string{"report", "../../model.yaml", "--out", out, "--no-measure", "--load", bad}, bad + ":2:42: loads.offered: got a JSON bool, want a number"},
+		{[]string{"report", "../../model.yaml", "--out", out, "--no-measure", "--plan", notPlan}, `no "resources": not a plan`},
 		{[]string{"report", "../../model.yaml", "--out", out, "--budget", bad}, "baseline " + bad},
 		{[]string{"report", "../../model.yaml", "--out", out, "--no-measure", "--load", filepath.Join(dir, "absent.jsonl")}, "no such file"},
 		{[]string{"report", "testdata/check/unsharded-gsi1.yaml", "--out", out, "--no-measure", "--compare", filepath.Join(dir, "absent.yaml")}, "absent.yaml"},

@@ -108,7 +108,7 @@ func (p *page) verdicts(r *Report) {
 		card(l.Summary.OK, "load run", fmt.Sprintf("%s: %d seconds on %s", l.Scenario, l.Seconds, l.Target))
 	}
 	if pl := r.Plan; pl != nil {
-		card(pl.OK, "plan", fmt.Sprintf("%s: %s", pl.Scenario, planVerdict(pl)))
+		card(!pl.Verdict.Throttled, "plan", fmt.Sprintf("%s: %s", pl.Scenario, planShort(pl)))
 	}
 	p.f(`</ul>`)
 }
@@ -575,12 +575,18 @@ func ratio(b, a float64) string {
 
 // --- a load run
 
+// scenario names the model's first scenario, for the commands a missing
+// section suggests.
+func (r *Report) scenario() string {
+	if len(r.Model.Scenarios) > 0 {
+		return r.Model.Scenarios[0].Name
+	}
+	return "NAME"
+}
+
 func (p *page) loadSection(r *Report) {
 	l := r.Load
-	scenario := "NAME"
-	if len(r.Model.Scenarios) > 0 {
-		scenario = r.Model.Scenarios[0].Name
-	}
+	scenario := r.scenario()
 	if l == nil {
 		p.absent("load", "Load run: throughput, latency, throttles over time", "Load run", "no results file of a load run",
 			fmt.Sprintf("cardapio load %s --scenario %s --results load.jsonl && cardapio report %s --load load.jsonl --out report.html", r.Path, scenario, r.Path))
@@ -757,129 +763,204 @@ func sortedKeys[V any](m map[string]V) []string {
 // --- a plan
 
 func planVerdict(pl *Plan) string {
-	if pl.OK {
+	if pl.Verdict.Summary != "" {
+		return pl.Verdict.Summary
+	}
+	if pl.Verdict.Throttled {
+		return "throttling predicted"
+	}
+	return "no throttling predicted"
+}
+
+// planShort is the verdict in a few words, for the summary card.
+func planShort(pl *Plan) string {
+	if !pl.Verdict.Throttled {
 		return "no throttling predicted"
 	}
-	return "throttling predicted"
+	return fmt.Sprintf("throttling predicted: %s requests throttled", estimate.Num(pl.Throttled.Requests))
 }
 
 func (p *page) planSection(r *Report) {
 	pl := r.Plan
-	scenario := "NAME"
-	if len(r.Model.Scenarios) > 0 {
-		scenario = r.Model.Scenarios[0].Name
-	}
+	scenario := r.scenario()
 	if pl == nil {
 		p.absent("plan", "Plan: hot partitions at full scale", "Plan", "no plan of a scenario at full scale",
 			fmt.Sprintf("cardapio plan %s --scenario %s --format json > plan.json && cardapio report %s --plan plan.json --out report.html", r.Path, scenario, r.Path))
 		return
 	}
-	p.section("plan", "Plan: "+pl.Scenario+" at full scale",
-		fmt.Sprintf("The planner's simulation (%s) of scenario %s on model %s: %s.", esc(r.PlanFrom), esc(pl.Scenario), esc(pl.Model), esc(planVerdict(pl))))
-	var rows []string
-	var cells [][]float64
-	cols := 0
-	for _, s := range pl.Partitions {
-		for _, d := range []struct {
-			unit      string
-			got, limt []float64
-		}{{"writes", s.ConsumedWrite, s.LimitWrite}, {"reads", s.ConsumedRead, s.LimitRead}} {
-			if len(d.got) == 0 || allZero(d.got) {
-				continue
-			}
-			rows = append(rows, s.Name+" "+d.unit)
-			cells = append(cells, shares(d.got, d.limt))
-			cols = max(cols, len(d.got))
-		}
+	intro := fmt.Sprintf("The planner's simulation (%s) of scenario %s on model %s, %s from %s, a point every %s: %s.",
+		esc(r.PlanFrom), esc(pl.Scenario), esc(pl.Model), esc(secondsWords(pl.Seconds)), esc(pl.Start.Format("2006-01-02 15:04:05")), esc(secondsWords(pl.Resolution)), esc(planVerdict(pl)))
+	if len(pl.WhatIf) > 0 {
+		intro += " What-ifs: " + esc(strings.Join(pl.WhatIf, "; ")) + "."
 	}
-	if len(rows) > 0 {
+	p.section("plan", "Plan: "+pl.Scenario+" at full scale", intro)
+	xlabel := func(v float64) string { return pl.Start.Add(time.Duration(v) * time.Second).Format("15:04:05") }
+	var cool []string
+	for _, h := range pl.Heatmaps {
+		if len(h.Partitions) == 0 {
+			continue
+		}
+		top := 0.0
+		for _, row := range h.Cells {
+			for _, v := range row {
+				top = max(top, v)
+			}
+		}
+		if top < 0.05 {
+			// A resource whose partitions never reach 5% of their cap is
+			// named, not drawn: a blank heatmap says nothing.
+			cool = append(cool, strings.TrimSpace(h.Index+" "+h.Direction+"s"))
+			if h.Index == "" {
+				cool[len(cool)-1] = h.Table + " " + h.Direction + "s"
+			}
+			continue
+		}
+		cols := 0
+		for _, row := range h.Cells {
+			cols = max(cols, len(row))
+		}
 		step := max(1, (cols+599)/600)
-		for i := range cells {
-			cells[i] = coarsen(cells[i], step)
+		cells := make([][]float64, len(h.Cells))
+		for i, row := range h.Cells {
+			cells[i] = coarsen(row, step)
 		}
 		labels := make([]string, (cols+step-1)/step)
 		for j := range labels {
-			labels[j] = planClock(pl, j*step*pl.Step)
+			labels[j] = xlabel(float64(j * step * pl.Resolution))
 		}
-		h := &Heatmap{ID: p.chartID("plan-heat"), Rows: rows, Cols: labels, Cells: cells,
-			Title: "Hottest partitions over time", Desc: fmt.Sprintf("%d partition series, each cell the units consumed as a share of the partition's limit; crossed cells reach it.", len(rows))}
-		p.figure(h.SVG(), "Each row a partition, each column a moment of the scenario; darker is nearer the limit, crossed cells reach it.")
+		name := h.Table
+		if h.Index != "" {
+			name = h.Index
+		}
+		rows := make([]string, len(h.Partitions))
+		for i, part := range h.Partitions {
+			rows[i] = name + " " + shortRange(part)
+		}
+		hm := &Heatmap{ID: p.chartID("plan-heat"), Rows: rows, Cols: labels, Cells: cells,
+			Title: fmt.Sprintf("%s %s: the hottest partitions over time", name, h.Direction),
+			Desc:  fmt.Sprintf("%d partitions of %s (by hash range), each cell the busiest second's %s demand over the partition's cap; crossed cells reach or pass it and throttle.", len(rows), name, h.Direction)}
+		p.figure(hm.SVG(), fmt.Sprintf("%s %ss: each row a partition (its hash range), each column a moment; darker is nearer the partition's cap, crossed cells reach it.", name, h.Direction))
 	}
-	for _, d := range []struct {
-		what, unit string
-		got, lim   func(PlanSeries) []float64
-	}{{"writes", "WCU", func(s PlanSeries) []float64 { return s.ConsumedWrite }, func(s PlanSeries) []float64 { return s.LimitWrite }},
-		{"reads", "RCU", func(s PlanSeries) []float64 { return s.ConsumedRead }, func(s PlanSeries) []float64 { return s.LimitRead }}} {
-		var lines []Line
-		n := 0
-		for _, s := range pl.Structures {
-			if g := d.got(s); len(g) > 0 && !allZero(g) {
-				step := max(1, (len(g)+599)/600)
-				sh := coarsen(shares(g, d.lim(s)), step)
-				for i := range sh {
-					sh[i] *= 100
-				}
-				lines = append(lines, Line{Name: s.Name, Y: sh})
-				n = max(n, len(sh))
-			}
-		}
-		if len(lines) == 0 {
-			continue
-		}
-		step := 1
-		for _, s := range pl.Structures {
-			step = max(step, (len(d.got(s))+599)/600)
-		}
-		x := make([]float64, n)
-		for i := range x {
-			x[i] = float64(i * step * pl.Step)
-		}
-		hundred := make([]float64, n)
-		for i := range hundred {
-			hundred[i] = 100
-		}
-		lines = append(lines, Line{Name: "limit (100%)", Y: hundred, Limit: true})
-		c := &LineChart{ID: p.chartID("plan-" + d.what), Unit: "%", X: x, XLabel: func(v float64) string { return planClock(pl, int(v)) }, Time: true, Lines: lines,
-			Title: fmt.Sprintf("Consumed %s against the limit, per table and index", d.what),
-			Desc:  fmt.Sprintf("%s a second of each table and index as a share of its limit (the highest of each step); the dashed black line is the limit.", d.unit)}
-		p.figure(c.SVG(), fmt.Sprintf("%s consumed as a share of the limit over the scenario, each table and index a line, the limit dashed black.", d.unit))
+	if len(cool) > 0 {
+		p.f(`<p>Under 5%% of a partition's cap all the span (no heatmap drawn): %s.</p>`, esc(strings.Join(cool, ", ")))
 	}
 	var srows [][]string
-	for _, s := range pl.Structures {
-		srows = append(srows, []string{s.Name, estimate.Num(maxOf(s.ConsumedWrite)), estimate.Num(maxOf(s.LimitWrite)), estimate.Num(maxOf(s.ConsumedRead)), estimate.Num(maxOf(s.LimitRead))})
+	for _, res := range pl.Resources {
+		for _, d := range []struct {
+			what, unit string
+			pts        []PlanPoint
+			cap        float64
+		}{{"write", "WCU", res.Write, res.PartitionWrite}, {"read", "RCU", res.Read, res.PartitionRead}} {
+			peak, limit, throttled, hot := 0.0, math.Inf(1), 0.0, 0.0
+			for _, pt := range d.pts {
+				peak = max(peak, pt.Demand)
+				limit = min(limit, pt.Limit)
+				throttled += pt.Throttled
+				hot = max(hot, pt.Hottest)
+			}
+			if len(d.pts) == 0 || peak == 0 {
+				continue
+			}
+			srows = append(srows, []string{res.Name() + " " + d.what + "s", estimate.Num(peak), estimate.Num(limit), estimate.Num(hot), estimate.Num(d.cap), estimate.Num(throttled)})
+			step := max(1, (len(d.pts)+599)/600)
+			n := (len(d.pts) + step - 1) / step
+			x := make([]float64, n)
+			series := [4][]float64{}
+			for k := range series {
+				series[k] = make([]float64, n)
+			}
+			for i := 0; i < n; i++ {
+				x[i] = float64(d.pts[i*step].Second)
+				lo := math.Inf(1)
+				for _, pt := range d.pts[i*step : min(len(d.pts), (i+1)*step)] {
+					series[0][i] = max(series[0][i], pt.Consumed)
+					series[1][i] = max(series[1][i], pt.Demand)
+					series[2][i] = max(series[2][i], pt.Hottest)
+					lo = min(lo, pt.Limit)
+				}
+				series[3][i] = lo
+			}
+			lines := []Line{{Name: "demand", Y: series[1]}, {Name: "consumed", Y: series[0]}, {Name: "hottest partition", Y: series[2]}, {Name: "limit", Y: series[3], Limit: true}}
+			c := &LineChart{ID: p.chartID("plan-" + d.what), Unit: d.unit + "/s", X: x, XLabel: xlabel, Time: true, Lines: lines,
+				Title: fmt.Sprintf("%s %ss: demand and consumed against the limit", res.Name(), d.what),
+				Desc:  fmt.Sprintf("%s a second asked of %s and admitted, its hottest partition's (cap %s), and the table-level limit, dashed black.", d.unit, res.Name(), estimate.Num(d.cap))}
+			p.figure(c.SVG(), fmt.Sprintf("%s %ss over the scenario: demand, consumed and the hottest partition, each a line named at its end; the limit dashed black (a partition's cap is %s %s/s).", res.Name(), d.what, estimate.Num(d.cap), d.unit))
+		}
 	}
-	p.table("Tables and indexes: the busiest second", []string{"Structure", "WCU/s", "write limit", "RCU/s", "read limit"}, srows)
+	p.table("Tables and indexes: the busiest second", []string{"Resource", "Peak demand /s", "Lowest limit /s", "Hottest partition /s", "Partition cap /s", "Throttled units"}, srows)
 	var tb []Bar
 	var trows [][]string
-	for _, k := range sortedKeys(pl.Throttled) {
-		tb = append(tb, Bar{Label: k, Values: []float64{pl.Throttled[k]}, Texts: []string{estimate.Num(pl.Throttled[k])}})
-		trows = append(trows, []string{k, estimate.Num(pl.Throttled[k])})
+	for _, k := range sortedKeys(pl.Throttled.Reasons) {
+		v := pl.Throttled.Reasons[k]
+		tb = append(tb, Bar{Label: k, Values: []float64{v}, Texts: []string{estimate.Num(v)}})
+		trows = append(trows, []string{k, estimate.Num(v)})
 	}
 	if len(tb) > 0 {
-		c := &BarChart{ID: p.chartID("plan-reasons"), Bars: tb, LabelWidth: 480, Title: "Throttled units by reason", Desc: "Units the planner predicts throttled, by reason."}
-		p.figure(c.SVG(), "Throttled units by reason.")
-		p.table("Throttled units by reason", []string{"Reason", "Units"}, trows)
+		c := &BarChart{ID: p.chartID("plan-reasons"), Bars: tb, LabelWidth: 480, Title: "Throttled requests by reason", Desc: "Requests the planner predicts throttled, by ThrottlingReason."}
+		p.figure(c.SVG(), "Requests throttled, by reason.")
+		p.table("Throttled requests by reason", []string{"Reason", "Requests"}, trows)
+	} else {
+		p.f(`<p>No request is throttled.</p>`)
+	}
+	if len(pl.First) > 0 {
+		var rows [][]string
+		for _, h := range pl.First {
+			name := h.Table
+			if h.Index != "" {
+				name = h.Index
+			}
+			rows = append(rows, []string{name + " " + h.Direction, h.Reason, pl.Start.Add(time.Duration(h.Second) * time.Second).Format("15:04:05"), h.Partition, strings.Join(h.Keys, "; "), estimate.Num(h.Units)})
+		}
+		p.table("The first second each limit refused", []string{"Resource", "Reason", "At", "Partition", "Keys", "Units throttled"}, rows)
+	}
+	var wrows [][]string
+	for _, w := range pl.Advice.Warm {
+		name := w.Table
+		if w.Index != "" {
+			name = w.Index
+		}
+		enough := "yes"
+		if !w.Enough {
+			enough = "no: " + w.Note
+		}
+		wrows = append(wrows, []string{name, estimate.Num(w.Read), estimate.Num(w.Write), estimate.Num(w.StartRead), estimate.Num(w.StartWrite), enough})
+	}
+	if len(wrows) > 0 {
+		p.table("Warm throughput that serves the busiest second", []string{"Resource", "Read /s", "Write /s", "Started with read", "Started with write", "Enough"}, wrows)
+	}
+	for _, sh := range pl.Advice.Shards {
+		fit := fmt.Sprintf("%d shards throttle nothing", sh.NoThrottle)
+		if sh.NoThrottle == 0 {
+			fit = "no shard count searched throttles nothing"
+		}
+		p.f(`<p><strong>%s</strong>: declared %d shards, planned with %d; %s.</p>`, esc(sh.Index), sh.Declared, sh.Planned, esc(fit))
+	}
+	if pl.Cost.USD > 0 {
+		p.f(`<p>The span costs US$ %s (%s).</p>`, esc(estimate.USD(pl.Cost.USD)), esc(pl.Cost.Basis))
 	}
 	p.end()
 }
 
-func planClock(pl *Plan, sec int) string {
-	if t, err := time.Parse(time.RFC3339, pl.Start); err == nil {
-		return t.Add(time.Duration(sec) * time.Second).Format("15:04")
+// shortRange shortens a partition's hash range "c000000000000000-dfffffffffffffff"
+// to its leading digits, "c000-dfff".
+func shortRange(r string) string {
+	lo, hi, ok := strings.Cut(r, "-")
+	if !ok {
+		return clip(r, 20)
 	}
-	return tickLabel(float64(sec), "s")
+	return lo[:min(4, len(lo))] + "–" + hi[:min(4, len(hi))]
 }
 
-func shares(got, lim []float64) []float64 {
-	out := make([]float64, len(got))
-	for i, g := range got {
-		if i < len(lim) && lim[i] > 0 {
-			out[i] = g / lim[i]
-		} else {
-			out[i] = math.NaN()
-		}
+func secondsWords(s int) string {
+	switch {
+	case s <= 1:
+		return "second"
+	case s%3600 == 0:
+		return fmt.Sprintf("%d h", s/3600)
+	case s%60 == 0:
+		return fmt.Sprintf("%d min", s/60)
 	}
-	return out
+	return fmt.Sprintf("%d s", s)
 }
 
 // coarsen keeps the highest share of every step cells.
@@ -898,21 +979,4 @@ func coarsen(xs []float64, step int) []float64 {
 		out = append(out, m)
 	}
 	return out
-}
-
-func allZero(xs []float64) bool {
-	for _, x := range xs {
-		if x != 0 {
-			return false
-		}
-	}
-	return true
-}
-
-func maxOf(xs []float64) float64 {
-	m := 0.0
-	for _, x := range xs {
-		m = max(m, x)
-	}
-	return m
 }

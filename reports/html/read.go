@@ -9,9 +9,11 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/cardapio/cardapio/budget"
+	"github.com/cardapio/cardapio/internal/jsonpos"
 )
 
 // Result files come from other runs, other machines, or a mistake on the
@@ -37,35 +39,17 @@ func notJSONLines(name string, data []byte, what string) error {
 	return nil
 }
 
-// positioned turns a decoding error at a byte offset of a document that
-// starts at line first of the file into "name:line:column: message".
-func positioned(name string, doc []byte, first int, err error) error {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	off := int64(-1)
-	msg := err.Error()
-	switch {
-	case errors.As(err, &se):
-		off = se.Offset
-	case errors.As(err, &te):
-		off = te.Offset
-		msg = fmt.Sprintf("%s should be %s, not a JSON %s", te.Field, te.Type, te.Value)
-	case errors.Is(err, io.EOF):
-		return fmt.Errorf("%s:%d: empty", name, first)
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		off = int64(len(doc)) + 1
-		msg = "the document ends early: is the file cut short?"
+// lineError positions a decoding error of line n of a JSON-lines file,
+// b, as "name:n:column: message".
+func lineError(name string, n int, b []byte, err error) error {
+	e := jsonpos.Wrap(name, b, err).Error()
+	if rest, ok := strings.CutPrefix(e, name+":1:"); ok {
+		return fmt.Errorf("%s:%d:%s", name, n, rest)
 	}
-	if off < 0 {
-		return fmt.Errorf("%s:%d: %s", name, first, msg)
+	if rest, ok := strings.CutPrefix(e, name+": "); ok {
+		return fmt.Errorf("%s:%d: %s", name, n, rest)
 	}
-	// The decoder's offset is just past the byte it stopped at: point at
-	// that byte.
-	off = min(max(off-1, 0), int64(len(doc)))
-	before := doc[:off]
-	line := first + bytes.Count(before, []byte{'\n'})
-	col := 1 + utf8.RuneCount(before[bytes.LastIndexByte(before, '\n')+1:])
-	return fmt.Errorf("%s:%d:%d: %s", name, line, col, msg)
+	return errors.New(e)
 }
 
 // MaxLoadBytes caps a load run's results file: a day at one line a
@@ -215,7 +199,7 @@ func ReadLoad(name string, r io.Reader) (*Load, error) {
 		}
 		var ln loadLine
 		if err := json.Unmarshal(b, &ln); err != nil {
-			return nil, positioned(name, b, n, err)
+			return nil, lineError(name, n, b, err)
 		}
 		if !started && ln.Type != "start" {
 			return nil, fmt.Errorf("%s:%d:1: the first line should be the run's start ({\"type\":\"start\",...}), not %q: not a load run's results", name, n, ln.Type)

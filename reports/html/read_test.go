@@ -24,8 +24,8 @@ func TestReadLoadErrorsArePositioned(t *testing.T) {
 	cases := []struct{ name, in, want string }{
 		{"empty", "", "run.jsonl: empty: not a load run's results"},
 		{"no start", second("c", 1) + "\n", "run.jsonl:1:1: the first line should be the run's start"},
-		{"syntax", start + "\n" + `{"type":"second","loads":{"A":{"offered":1,}}}` + "\n", "run.jsonl:2:44: invalid character '}'"},
-		{"type", start + "\n" + `{"type":"second","loads":{"A":{"offered":"many"}}}` + "\n", "run.jsonl:2:47: loads.offered should be float64, not a JSON string"},
+		{"syntax", start + "\n" + `{"type":"second","loads":{"A":{"offered":1,}}}` + "\n", "run.jsonl:2:45: invalid JSON: '}' looking for beginning of object key string"},
+		{"type", start + "\n" + `{"type":"second","loads":{"A":{"offered":"many"}}}` + "\n", "run.jsonl:2:42: loads.offered: got a JSON string, want a number"},
 		{"negative", start + "\n" + `{"type":"second","loads":{"A":{"completed":-3}}}` + "\n", "run.jsonl:2:1: load A: -3 is not a finite figure"},
 		{"unknown type", start + "\n" + `{"type":"minute"}` + "\n", `run.jsonl:2:1: unknown line type "minute"`},
 		{"after summary", start + "\n" + `{"type":"summary","ok":true}` + "\n" + second("c", 1) + "\n", "run.jsonl:3:1: a line after the summary"},
@@ -95,13 +95,16 @@ func TestReadLoadFixture(t *testing.T) {
 
 func TestReadPlanErrorsArePositioned(t *testing.T) {
 	cases := []struct{ name, in, want string }{
-		{"empty", "", "plan.json:1: empty"},
-		{"syntax", "{\n  \"structures\": [,]\n}", "plan.json:2:18: invalid character ','"},
-		{"type", "{\"structures\": [{\"name\": 3}]}", "plan.json:1:26: structures.name should be string, not a JSON number"},
-		{"not a plan", `{"results": []}`, `plan.json: no "structures": not a plan`},
-		{"two documents", `{"structures": []} {}`, "more than one JSON document"},
-		{"negative", `{"structures": [{"name": "T", "consumedWrite": [1, -2]}]}`, "plan.json: series 0 (T): -2 is not a finite figure"},
-		{"reason", `{"structures": [], "throttledByReason": {"X": -1}}`, "throttledByReason.X: -1 is not a finite"},
+		{"empty", "", "plan.json: empty: not a plan"},
+		{"syntax", "{\n  \"resources\": [,]\n}", "plan.json:2:18: invalid JSON: ','"},
+		{"type", "{\"resources\": [{\"table\": 3}]}", "plan.json:1:26: resources.table: got a JSON number, want a string"},
+		{"not a plan", `{"results": []}`, `plan.json: no "resources": not a plan`},
+		{"two documents", `{"resources": []} {}`, "more than one JSON document"},
+		{"negative", `{"resources": [{"table": "T", "write": [{"t": 4, "consumed": -2}]}]}`, "plan.json: resources[0] (T): second 4: -2 is not a finite figure"},
+		{"heatmap rows", `{"resources": [], "heatmaps": [{"partitions": ["a-b"], "cells": []}]}`, "heatmaps[0]: 0 rows of cells for 1 partitions"},
+		{"resolution", `{"resources": [], "resolution": -5}`, "resolution -5"},
+		{"reason", `{"resources": [], "throttled": {"reasons": {"X": -1}}}`, "throttled.reasons.X: -1 is not a finite"},
+		{"start", `{"resources": [], "start": "noon"}`, `plan.json: start "noon" is not an RFC 3339 time`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -110,6 +113,21 @@ func TestReadPlanErrorsArePositioned(t *testing.T) {
 			assert.Contains(t, err.Error(), c.want)
 		})
 	}
+}
+
+// The fixture is the planner's own output: cardapio plan of the
+// reference model with GSI1 unsharded (internal/cli/testdata/check/
+// unsharded-gsi1.yaml), scenario midnight-0007, --resolution 10.
+func TestReadPlanFixture(t *testing.T) {
+	data, err := os.ReadFile("testdata/plan.json")
+	require.NoError(t, err)
+	p, err := ReadPlan("plan.json", data)
+	require.NoError(t, err)
+	assert.True(t, p.Verdict.Throttled)
+	assert.Equal(t, 10, p.Resolution)
+	assert.NotEmpty(t, p.Heatmaps)
+	assert.NotEmpty(t, p.First)
+	assert.Greater(t, p.Throttled.Reasons["IndexWriteKeyRangeThroughputExceeded"], 0.0)
 }
 
 func TestReadBudgetRoundTrip(t *testing.T) {
@@ -146,8 +164,8 @@ func FuzzReadLoad(f *testing.F) {
 }
 
 func FuzzReadPlan(f *testing.F) {
-	f.Add([]byte(`{"model":"m","scenario":"s","start":"2026-12-01T00:00:00Z","stepSeconds":60,"structures":[{"name":"T","consumedWrite":[300,500],"limitWrite":[4000,4000],"consumedRead":[8],"limitRead":[12000]}],"partitions":[{"name":"I p3","consumedWrite":[1300,200],"limitWrite":[1000,1000]}],"throttledByReason":{"IndexWriteKeyRangeThroughputExceeded":36000}}`))
-	f.Add([]byte(`{"structures":[{"name":"T","consumedWrite":[1,2],"limitWrite":[0]}],"partitions":[{"name":"p","consumedRead":[5]}]}`))
+	f.Add([]byte(`{"model":"m","scenario":"s","start":"2026-12-01T00:00:00Z","seconds":20,"resolution":10,"resources":[{"table":"T","partitionWrite":1000,"write":[{"t":0,"consumed":300,"demand":400,"limit":4000,"throttled":3,"hottest":900},{"t":10,"consumed":5,"demand":5,"limit":4000}]}],"heatmaps":[{"table":"T","index":"I","direction":"write","partitions":["c000-dfff","0-1"],"cells":[[1.3,0.2],[0.1,0.5]]}],"throttled":{"requests":3,"reasons":{"IndexWriteKeyRangeThroughputExceeded":3}},"firstLimitHit":[{"table":"T","second":4,"keys":["k"]}],"advice":{"warm":[{"table":"T","write":400}],"shards":[{"index":"I","declared":1,"noThrottle":3}]},"verdict":{"throttled":true,"summary":"s"}}`))
+	f.Add([]byte(`{"resources":[{"table":"T","read":[{"t":1,"demand":2}]}],"heatmaps":[{"partitions":["p"],"cells":[[5]]}]}`))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		p, err := ReadPlan("f.json", in)
 		if err != nil {
