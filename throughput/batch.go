@@ -185,6 +185,7 @@ func (m *Model) AdmitSecond(loads []Load, out []LoadResult) []LoadResult {
 	}
 	defer m.batches.Put(bt)
 	bt.reset(now, sec, len(loads))
+	bt.gen = m.batchGen.Add(1)
 	// Lock every table named, in name order.
 	for i := range loads {
 		for _, c := range loads[i].Charges {

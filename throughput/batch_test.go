@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"sort"
 	"testing"
 	"time"
@@ -412,4 +413,30 @@ func TestUsageAfterAdmitSecond(t *testing.T) {
 	assert.Equal(t, 1, busy)
 	_, ok = m.Usage("nope", nil, nil)
 	assert.False(t, ok)
+}
+
+// A batch the pool makes afresh (the old one collected) must not take a
+// resource's references of an earlier batch for its own: numbering is
+// the model's, not the batch's.
+func TestAdmitSecondFreshBatch(t *testing.T) {
+	m, clock := newModel(t, Config{})
+	require.NoError(t, m.Define("T", ResourceSpec{Mode: OnDemand}, map[string]ResourceSpec{"G": {}}))
+	both := []Load{
+		{Count: 10, Charges: []Charge{{Table: "T", Units: 1, Write: true, Even: 1}}},
+		{Count: 10, Charges: []Charge{{Table: "T", Index: "G", Units: 1, Write: true, Even: 1}}},
+	}
+	one := both[1:]
+	for s := range 6 {
+		loads := both
+		if s%2 == 1 {
+			loads = one
+		}
+		out := m.AdmitSecond(loads, nil)
+		for _, r := range out {
+			assert.InDelta(t, 10, r.Admitted, 1e-9)
+		}
+		runtime.GC()
+		runtime.GC()
+		clock.Advance(time.Second)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 )
 
 // Model is the throughput model of a set of tables. It is safe for
@@ -17,6 +18,10 @@ type Model struct {
 
 	plans   sync.Pool // *plan, for AdmitAll
 	batches sync.Pool // *batch, for AdmitSecond
+	// batchGen numbers every AdmitSecond, so that a resource's batch
+	// references are never taken for the current batch's when the pool
+	// hands out a new batch (its own count would start again).
+	batchGen atomic.Uint64
 }
 
 // table is a base table and its global secondary indexes, under one lock
