@@ -144,6 +144,15 @@ type bcharge struct {
 	res   *resource
 	dir   int
 	pts   []Point
+	// memo is where the points landed the last time this slot placed
+	// the same points on the same layout: partition index and weight.
+	memo     []bshare
+	memoRes  *resource
+	memoPts  *Point
+	memoLen  int
+	memoEven float64
+	memoDir  int
+	memoLay  uint64
 }
 
 type bshare struct {
@@ -318,7 +327,11 @@ func (bt *batch) place(c *config, res *resource, dir int, ch *Charge, out *bchar
 		f.refill(bt.now)
 		refs.flow[dir] = bt.add(bbucket{b: f, res: res, dir: dir, cap: f.tokens + f.rate})
 	}
-	*out = bcharge{units: ch.Units, flow: refs.flow[dir], res: res, dir: dir, pts: ch.Points, parts: out.parts[:0]}
+	memo := out.memo
+	hit := (out.memoRes == res && out.memoLay == res.layout && out.memoDir == dir && out.memoEven == ch.Even &&
+		out.memoLen == len(ch.Points) && (len(ch.Points) == 0 || out.memoPts == &ch.Points[0]))
+	*out = bcharge{units: ch.Units, flow: refs.flow[dir], res: res, dir: dir, pts: ch.Points, parts: out.parts[:0],
+		memo: memo, memoRes: out.memoRes, memoPts: out.memoPts, memoLen: out.memoLen, memoEven: out.memoEven, memoDir: out.memoDir, memoLay: out.memoLay}
 	share := func(i int, w float64) {
 		if !(w > 0) {
 			return
@@ -337,13 +350,52 @@ func (bt *batch) place(c *config, res *resource, dir int, ch *Charge, out *bchar
 		}
 		out.parts = append(out.parts, bshare{bucket: b, w: w})
 	}
+	if hit {
+		for _, m := range out.memo {
+			share(m.bucket, m.w)
+		}
+		return
+	}
+	// Where the points land, by partition (kept for the next seconds
+	// while the layout holds).
+	acc := out.memo[:0]
+	add := func(i int, w float64) {
+		if !(w > 0) {
+			return
+		}
+		for k := range acc {
+			if acc[k].bucket == i {
+				acc[k].w += w
+				return
+			}
+		}
+		acc = append(acc, bshare{bucket: i, w: w})
+	}
 	if ch.Even > 0 {
 		for i, p := range res.parts {
-			share(i, ch.Even*width(p.lo, p.hi))
+			add(i, ch.Even*width(p.lo, p.hi))
 		}
 	}
+	last, lastW := -1, 0.0
 	for _, pt := range ch.Points {
-		share(res.find(pt.Hash), pt.Weight)
+		i := res.find(pt.Hash)
+		if i != last && last >= 0 {
+			add(last, lastW)
+			lastW = 0
+		}
+		last = i
+		lastW += pt.Weight
+	}
+	if last >= 0 {
+		add(last, lastW)
+	}
+	out.memo, out.memoRes, out.memoLay, out.memoDir, out.memoEven, out.memoLen = acc, res, res.layout, dir, ch.Even, len(ch.Points)
+	out.memoPts = nil
+	if len(ch.Points) > 0 {
+		out.memoPts = &ch.Points[0]
+	}
+	for _, m := range acc {
+		share(m.bucket, m.w)
 	}
 }
 
@@ -487,24 +539,6 @@ func (bt *batch) commit(c *config, loads []Load, out []LoadResult) {
 				b.thr += units * (1 - others*b.pass)
 				b.heat += units * fp
 			}
-			// Throttled keys and heat, point by point.
-			for _, pt := range ch.pts {
-				if !(pt.Weight > 0) {
-					continue
-				}
-				pi := ch.res.find(pt.Hash)
-				bi := ch.res.batch.parts[ch.dir][pi]
-				if bi < 0 {
-					continue
-				}
-				b := &bt.buckets[bi]
-				units := r.Offered * ch.units * pt.Weight
-				b.part.note(ch.dir, pt.Hash, units*fp, ch.res.partCap[ch.dir])
-				b.noted += units * fp
-				if thr := units * (1 - others*b.pass); thr > 1e-9 {
-					ch.res.top.note(pt.Hash, pt.Key, thr)
-				}
-			}
 		}
 		// Reasons: a table-level bucket that refuses names its limit; a
 		// partition that refuses while its table-level bucket passes
@@ -526,6 +560,70 @@ func (bt *batch) commit(c *config, loads []Load, out []LoadResult) {
 			}
 			r.Reasons[reasonIndex(index, b.dir, bind)] += r.Offered * flowRefuse
 			r.Reasons[reasonIndex(index, b.dir, keyRange)] += r.Offered * b.pass * (1 - partsPass)
+		}
+	}
+	// The heat of each partition this second, both directions: a
+	// partition that stays cool has its sketch forgotten at its next
+	// roll, so its points need not be noted one by one (their heat is
+	// noted at the middle of its range with the spread rest).
+	for i := range bt.buckets {
+		if b := &bt.buckets[i]; b.part != nil {
+			b.part.batchHeat = [2]float64{}
+		}
+	}
+	for i := range bt.buckets {
+		if b := &bt.buckets[i]; b.part != nil {
+			b.part.batchHeat[b.dir] = b.heat
+		}
+	}
+	for i := range loads {
+		r := &out[i]
+		if r.Offered == 0 {
+			continue
+		}
+		chs, fls := bt.charges[i], bt.flowsOf[i]
+		for j := range chs {
+			ch := &chs[j]
+			if len(ch.pts) == 0 {
+				continue
+			}
+			fp := bt.buckets[ch.flow].pass
+			others := bt.without(chs, fls, j, -1)
+			caps := ch.res.partCap
+			// Nothing to note when every partition it lands on stays
+			// cool and passes everything.
+			busy := false
+			for _, sh := range ch.parts {
+				b := &bt.buckets[sh.bucket]
+				h := b.part.batchHeat
+				if h[read]/caps[read]+h[write]/caps[write] >= c.theta || others*b.pass < 1 {
+					busy = true
+					break
+				}
+			}
+			if !busy {
+				continue
+			}
+			// Throttled keys and heat, point by point.
+			for _, pt := range ch.pts {
+				if !(pt.Weight > 0) {
+					continue
+				}
+				pi := ch.res.find(pt.Hash)
+				bi := ch.res.batch.parts[ch.dir][pi]
+				if bi < 0 {
+					continue
+				}
+				b := &bt.buckets[bi]
+				units := r.Offered * ch.units * pt.Weight
+				if h := b.part.batchHeat; h[read]/caps[read]+h[write]/caps[write] >= c.theta {
+					b.part.note(ch.dir, pt.Hash, units*fp, caps[ch.dir])
+					b.noted += units * fp
+				}
+				if thr := units * (1 - others*b.pass); thr > 1e-9 {
+					ch.res.top.note(pt.Hash, pt.Key, thr)
+				}
+			}
 		}
 	}
 	// Consume, record, and note the spread heat of each partition.

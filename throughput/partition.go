@@ -20,6 +20,9 @@ type partition struct {
 	hotStart int64 // first second of the current hot streak, or -1
 	hotLast  int64
 	sketch   [sketchSize]heat
+	// batchHeat is the demand reaching it in the second AdmitSecond is
+	// deciding, by direction.
+	batchHeat [2]float64
 }
 
 // flowTotals are cumulative units.

@@ -13,8 +13,11 @@ type resource struct {
 	spec  ResourceSpec
 	flow  [2]flow
 	parts []*partition // ordered by hash range
-	top   topKeys
-	split []Split
+	// layout counts the changes of parts, so that AdmitSecond knows
+	// where a charge's points land without finding them again.
+	layout uint64
+	top    topKeys
+	split  []Split
 	// batch is the state of the AdmitSecond touching it.
 	batch batchRefs
 	// partCap is the per-partition cap in local units.
@@ -133,6 +136,7 @@ func (r *resource) wantPartitions(c *config) int {
 // even), and never removes any.
 func (r *resource) grow(c *config, n int, now, sec int64) {
 	if len(r.parts) == 0 {
+		r.layout++
 		r.parts = make([]*partition, 0, n)
 		for i := range n {
 			hi := uint64(math.MaxUint64)
@@ -163,6 +167,7 @@ func (r *resource) grow(c *config, n int, now, sec int64) {
 // the parent's tokens; their figures start afresh.
 func (r *resource) splitAt(c *config, i int, cut uint64, heat bool, now, sec int64) {
 	p := r.parts[i]
+	r.layout++
 	a := newPartition(p.lo, cut-1, r.partCap, c.history, now, sec)
 	b := newPartition(cut, p.hi, r.partCap, c.history, now, sec)
 	a.cap, b.cap = p.cap, p.cap
