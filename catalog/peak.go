@@ -1,10 +1,22 @@
 package catalog
 
-import "strings"
+import (
+	"strings"
+	"time"
+)
 
 // Rates for the peak gate (capacity/estimate weighs them against the
 // partition limits): how fast an operation runs at its peaks, as the
 // model declares it.
+
+// WindowDuration is the load's window, 0 when it declares none.
+func (l LoadItem) WindowDuration() time.Duration {
+	d, err := parseDuration(l.Window)
+	if err != nil || d < 0 {
+		return 0
+	}
+	return d
+}
 
 // PerSecond returns the rate a scenario load runs at: its PeakPerSecond
 // when declared, else Count over Window, else its Rate; ok is false when
