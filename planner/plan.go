@@ -197,6 +197,7 @@ type resource struct {
 	out          *Resource
 	parts        map[[2]uint64]*partTrack
 	keys         []throughput.Point // the load's named keys on it
+	sorted       bool
 	// now and worst are the second's throttled units and most throttled
 	// partition, by direction.
 	now   [2]float64
@@ -214,24 +215,9 @@ type partTrack struct {
 
 // run is one simulation.
 func run(m *catalog.Model, sc *catalog.Scenario, o Options) (*Result, error) {
-	p := &planner{m: m, rules: capacity.Default(), tables: map[*catalog.Table]*capacity.Table{}, o: o}
-	p.est = estimate.New(m, p.rules)
-	for _, t := range m.Tables {
-		p.tables[t] = estimate.Table(t)
-	}
-	pop := sample(m, p.rules, o.Scale, o.Sample, o.Seed, time.Time{})
-	p.names = namer{sampled: pop.values, year: time.Now().Year()}
-	day, loc := pop.asOf, pop.loc
-	if loc == nil {
-		loc = time.UTC
-	}
-	if day.IsZero() {
-		day = time.Date(2026, 1, 1, 0, 0, 0, 0, loc)
-	}
-	p.names.year = day.Year()
-	sch, err := newSchedule(sc, day, loc, o.Duration, o.Scale)
+	p, pop, sch, err := prepare(m, sc, o)
 	if err != nil {
-		return nil, inputErr("%s", err.Error())
+		return nil, err
 	}
 	resolution := o.Resolution
 	if resolution <= 0 {
@@ -263,56 +249,11 @@ func run(m *catalog.Model, sc *catalog.Scenario, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The loads: one throughput.Load per step of each variant of each
-	// scenario load.
-	var loads []throughput.Load
-	type root struct {
-		load, first int
-		shape       *loadShape
-		share       float64
-		perRun      float64
+	loads, roots, refs, plans, err := p.build(sch, rs)
+	if err != nil {
+		return nil, inputErr("scenario %s: %s", sc.Name, strings.TrimPrefix(err.Error(), ErrInput.Error()+": "))
 	}
-	var roots []root
-	type stepRef struct{ load, step, variant int }
-	var refs []stepRef
-	for i := range sch.loads {
-		sh := &sch.loads[i]
-		d, err := p.demandOf(sh)
-		if err != nil {
-			return nil, inputErr("scenario %s: %s", sc.Name, err.Error())
-		}
-		name := sh.item.Operation
-		lp := LoadPlan{Name: name, Operation: name, Shape: sh.note, Variants: d.basis, Runs: sh.total}
-		for vi, v := range d.variants {
-			first := len(loads)
-			for j, st := range v.steps {
-				l := throughput.Load{Charges: st.charges}
-				if j > 0 {
-					l.After = len(loads) // the previous step, 1-based
-					l.Count = st.perRun / v.steps[j-1].perRun
-				}
-				loads = append(loads, l)
-				refs = append(refs, stepRef{i, len(lp.Steps), vi})
-				lp.Steps = append(lp.Steps, StepPlan{ID: st.id, Variant: v.name, Share: v.share, PerRun: st.perRun,
-					RRU: st.units[0], WRU: st.units[1], Keys: st.keys})
-				for _, ch := range st.charges {
-					r := rs[resKey{ch.Table, ch.Index}]
-					if r == nil {
-						continue
-					}
-					for _, pt := range ch.Points {
-						if pt.Key != nil && len(r.keys) < 64 && !slices.ContainsFunc(r.keys, func(x throughput.Point) bool { return x.Hash == pt.Hash }) {
-							r.keys = append(r.keys, pt)
-						}
-					}
-				}
-			}
-			if len(v.steps) > 0 {
-				roots = append(roots, root{load: i, first: first, shape: sh, share: v.share, perRun: v.steps[0].perRun})
-			}
-		}
-		res.Loads = append(res.Loads, lp)
-	}
+	res.Loads = plans
 	order := resourceOrder(m, rs)
 	nb := (sch.seconds + resolution - 1) / resolution
 	for _, r := range order {
@@ -415,6 +356,89 @@ func run(m *catalog.Model, sc *catalog.Scenario, o Options) (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// prepare reads the model, samples its population and the scenario's
+// schedule.
+func prepare(m *catalog.Model, sc *catalog.Scenario, o Options) (*planner, *population, *schedule, error) {
+	p := &planner{m: m, rules: capacity.Default(), tables: map[*catalog.Table]*capacity.Table{}, o: o}
+	p.est = estimate.New(m, p.rules)
+	for _, t := range m.Tables {
+		p.tables[t] = estimate.Table(t)
+	}
+	pop := sample(m, p.rules, o.Scale, o.Sample, o.Seed, time.Time{})
+	p.names = namer{sampled: pop.values}
+	day, loc := pop.asOf, pop.loc
+	if loc == nil {
+		loc = time.UTC
+	}
+	if day.IsZero() {
+		day = time.Date(2026, 1, 1, 0, 0, 0, 0, loc)
+	}
+	p.names.year = day.Year()
+	sch, err := newSchedule(sc, day, loc, o.Duration, o.Scale)
+	if err != nil {
+		return nil, nil, nil, inputErr("%s", err.Error())
+	}
+	return p, pop, sch, nil
+}
+
+// root is the first step of one variant of one load: its count each
+// second comes from the load's shape.
+type root struct {
+	load, first int
+	shape       *loadShape
+	share       float64
+	perRun      float64
+}
+
+// stepRef places a throughput.Load in the result.
+type stepRef struct{ load, step, variant int }
+
+// build turns the schedule's loads into throughput loads: one per step of
+// each variant of each scenario load, a later step following its
+// predecessor's admitted requests. rs, when given, collects the named
+// keys each resource is charged on.
+func (p *planner) build(sch *schedule, rs map[resKey]*resource) (loads []throughput.Load, roots []root, refs []stepRef, plans []LoadPlan, err error) {
+	for i := range sch.loads {
+		sh := &sch.loads[i]
+		d, err := p.demandOf(sh)
+		if err != nil {
+			return nil, nil, nil, nil, inputErr("%s", err.Error())
+		}
+		name := sh.item.Operation
+		lp := LoadPlan{Name: name, Operation: name, Shape: sh.note, Variants: d.basis, Runs: sh.total}
+		for vi, v := range d.variants {
+			first := len(loads)
+			for j, st := range v.steps {
+				l := throughput.Load{Charges: st.charges}
+				if j > 0 {
+					l.After = len(loads) // the previous step, 1-based
+					l.Count = st.perRun / v.steps[j-1].perRun
+				}
+				loads = append(loads, l)
+				refs = append(refs, stepRef{i, len(lp.Steps), vi})
+				lp.Steps = append(lp.Steps, StepPlan{ID: st.id, Variant: v.name, Share: v.share, PerRun: st.perRun,
+					RRU: st.units[0], WRU: st.units[1], Keys: st.keys})
+				for _, ch := range st.charges {
+					r := rs[resKey{ch.Table, ch.Index}]
+					if r == nil {
+						continue
+					}
+					for _, pt := range ch.Points {
+						if pt.Key != nil && len(r.keys) < 64 && !slices.ContainsFunc(r.keys, func(x throughput.Point) bool { return x.Hash == pt.Hash }) {
+							r.keys = append(r.keys, pt)
+						}
+					}
+				}
+			}
+			if len(v.steps) > 0 {
+				roots = append(roots, root{load: i, first: first, shape: sh, share: v.share, perRun: v.steps[0].perRun})
+			}
+		}
+		plans = append(plans, lp)
+	}
+	return loads, roots, refs, plans, nil
 }
 
 func orDefault(d, def time.Duration) time.Duration {
@@ -681,7 +705,12 @@ func noise(x float64) float64 {
 
 func hexRange(lo, hi uint64) string { return fmt.Sprintf("%016x-%016x", lo, hi) }
 
+// keysIn names the load's keys on lo..hi, heaviest first.
 func (r *resource) keysIn(lo, hi uint64) []string {
+	if !r.sorted {
+		sort.SliceStable(r.keys, func(i, j int) bool { return r.keys[i].Weight > r.keys[j].Weight })
+		r.sorted = true
+	}
 	var out []string
 	for _, k := range r.keys {
 		if k.Hash >= lo && k.Hash <= hi && len(out) < 4 {
@@ -772,6 +801,9 @@ func warmAdvice(res *Result) []WarmAdvice {
 	var out []WarmAdvice
 	for _, r := range res.Resources {
 		w := WarmAdvice{Table: r.Table, Index: r.Index, Read: math.Ceil(r.PeakDemand.Read), Write: math.Ceil(r.PeakDemand.Write), Enough: true}
+		if len(r.Read) > 0 {
+			w.StartRead, w.StartWrite = r.Read[0].Limit, r.Write[0].Limit
+		}
 		for _, p := range r.Hottest {
 			if p.PeakDemand.Read > r.PartitionRead*(1+1e-9) || p.PeakDemand.Write > r.PartitionWrite*(1+1e-9) {
 				if len(p.Keys) == 1 || p.Share < 1.0/4096 {

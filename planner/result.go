@@ -187,6 +187,11 @@ type WarmAdvice struct {
 	Index string  `json:"index,omitempty"`
 	Read  float64 `json:"read"`
 	Write float64 `json:"write"`
+	// StartRead and StartWrite are the table-level limits the resource
+	// started the span with (its warm throughput on demand, its
+	// capacity provisioned).
+	StartRead  float64 `json:"startRead"`
+	StartWrite float64 `json:"startWrite"`
 	// Enough is false when partition caps would throttle whatever the
 	// warm throughput (one key's demand above one partition's cap).
 	Enough bool   `json:"enough"`

@@ -105,7 +105,7 @@ func planText(w io.Writer, r *planner.Result) {
 		if a.Read+a.Write == 0 {
 			continue
 		}
-		line := fmt.Sprintf("  %s: warm throughput %s read, %s write", resName(a.Table, a.Index), num(a.Read), num(a.Write))
+		line := fmt.Sprintf("  %s: warm throughput %s read, %s write (started with %s, %s)", resName(a.Table, a.Index), num(a.Read), num(a.Write), num(a.StartRead), num(a.StartWrite))
 		if a.Note != "" {
 			line += " (" + a.Note + ")"
 		}

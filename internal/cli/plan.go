@@ -70,6 +70,7 @@ flag.`,
 	f.IntVar(&p.o.Resolution, "resolution", 0, "seconds per series point (default 1 up to an hour, else 60)")
 	f.IntVar(&p.o.Sample, "sample", 0, "items of each root entity sampled to place the population (default 1024)")
 	f.Uint64Var(&p.o.Seed, "seed", 0, "population seed")
+	f.Float64Var(&p.o.Scale, "scale", 1, "multiply the population, every load and every capacity (1: the model's full scale)")
 	f.IntVar(&p.o.Hottest, "hottest", 0, "partitions listed per table and index (default 8)")
 	return c
 }
@@ -190,6 +191,9 @@ func (p *planOptions) parse() error {
 	}
 	if p.o.Resolution < 0 || p.o.Sample < 0 || p.o.Hottest < 0 {
 		return fmt.Errorf("--resolution, --sample and --hottest take positive numbers")
+	}
+	if !(p.o.Scale > 0) || p.o.Scale > 1000 {
+		return fmt.Errorf("--scale must be above 0 and at most 1000, not %v", p.o.Scale)
 	}
 	if p.o.Sample > 1<<20 {
 		return fmt.Errorf("--sample is at most %d", 1<<20)

@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cardapio/cardapio/planner"
 )
 
 // The command's contract: exit 0 without throttling, 3 with (the index,
@@ -82,7 +84,7 @@ func FuzzPlanFlags(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		p := &planOptions{shards: []string{s}, warm: []string{s}, provisioned: s, billing: "provisioned"}
+		p := &planOptions{shards: []string{s}, warm: []string{s}, provisioned: s, billing: "provisioned", o: planner.Options{Scale: 1}}
 		if err := p.parse(); err == nil {
 			for _, n := range p.o.Shards {
 				if n < 1 {
