@@ -205,19 +205,21 @@ func TestCheckOverBudget(t *testing.T) {
 	assert.Equal(t, 1, over)
 }
 
-// The reference model with GSI1 unsharded fails the peak gate with the
+// The reference model with GSI1 unsharded (a committed copy, made from
+// the model by the edits of peakRegressions) fails the peak gate with the
 // 00h07 numbers, at the index's line, and says how many shards would fit.
 func TestCheckHotPartition(t *testing.T) {
-	out, errOut, code := runCheckCLI("check", "testdata/check/unsharded-gsi1.yaml")
+	path := peakRegressionPath("unsharded-gsi1")
+	out, errOut, code := runCheckCLI("check", path)
 	assert.Equal(t, ExitFailed, code)
-	assert.True(t, strings.HasPrefix(errOut, "cardapio: hot partition: testdata/check/unsharded-gsi1.yaml:1132:3: indexes.GSI1: 2,030 WCU/s on `tenantId = its largest value (focus), nextActionDate = one value"), errOut)
+	assert.True(t, strings.HasPrefix(errOut, fmt.Sprintf("cardapio: hot partition: %s:%d:3: indexes.GSI1: 2,030 WCU/s on `tenantId = its largest value (focus), nextActionDate = one value", path, lineOf(t, path, "  GSI1:"))), errOut)
 	assert.Contains(t, errOut, "RescheduleNextAction: 2,000 updates/s, 1 WCU each")
 	assert.Contains(t, errOut, "; 3 shards would fit\n")
 	assert.Contains(t, out, "\nFAIL: 1 hot partition; no errors")
 	checkGolden(t, "unsharded-gsi1.txt", out)
 	checkGolden(t, "unsharded-gsi1.stderr", errOut)
 
-	out, _, code = runCheckCLI("check", "--format", "json", "testdata/check/unsharded-gsi1.yaml")
+	out, _, code = runCheckCLI("check", "--format", "json", path)
 	assert.Equal(t, ExitFailed, code)
 	units, fit := hotWrite(t, out, "GSI1")
 	assert.InDelta(t, 2030, units, 0.001, "2,000 reschedules + the largest tenant's 60% of 50 settlements")

@@ -215,6 +215,18 @@ func notesIn(samples ...string) []edit {
 // goldens of what check says of them.
 var peakRegressions = []regression{
 	{
+		name:  "unsharded-gsi1",
+		model: "../../model.yaml",
+		why:   "GSI1 unsharded: the partition is tenantId + nextActionDate, with no shard attribute, and the readers' 16 workers all query the same partition. The peak gate fails it with the 00h07 numbers: the largest tenant's 1.2M reschedules land on tomorrow's key, about 2,000 a second at the peak, each entry entering that one partition (1 WCU): 2,000 WCU/s against 1,000 (cardapio check exits 3)",
+		edits: []edit{
+			{in: "  GSI1:", old: "    partition: [tenantId, nextActionDate, shard]\n", new: "    partition: [tenantId, nextActionDate]\n"},
+			{in: "  GSI1:", old: "    shards:\n      attribute: shard\n      count: 16\n      formula: N = expected peak index writes per second / 1,000 per partition, with headroom\n      peakWritesPerSecond: 2000\n", new: ""},
+			{in: "  GSI1:", old: `template: "T#{tenantId}#ACT#{nextActionDate}#{shard:02}"`, new: `template: "T#{tenantId}#ACT#{nextActionDate}"`},
+			{in: "accessPatterns:", old: "        shard: {eq: \"{shard}\"}\n", new: "", all: true},
+			{in: "operations:", old: "            shard: {eq: \"{shard}\"}\n", new: "", all: true},
+		},
+	},
+	{
 		name:  "unsharded-opsqueue",
 		model: "../../examples/orders/model.yaml",
 		why:   "opsQueue without its shard: the partition is queueStatus alone, so every checkout enters the one PENDING partition, 1,500 puts a second against 1,000 at the campaign's 09:00 (cardapio check exits 3)",
