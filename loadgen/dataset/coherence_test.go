@@ -167,42 +167,80 @@ func TestLoansCoherence(t *testing.T) {
 	}
 }
 
-// TestReferenceCoherence checks the reference population's rules between
-// items: contracts of existing debtors, instalments of existing
-// contracts, the delinquency fact and bucket of a contract agreeing with
-// its instalments as of the population's day, cured contracts off the
-// agenda, pending promises pausing their contract, charges for
-// instalments still to pay, settlements adding up to what an instalment
-// paid, day counters equal to the day's contacts (at most 3), debtor keys
-// the HMAC of a valid CPF with the tenant's test secret, and the declared
-// shares (the largest tenant, contracts in collection, buckets).
+// TestReferenceCoherence checks, reading the files a run writes as any
+// reader of the output would (JSON lines decoded, items named by their
+// discriminator), the reference population's rules between items:
+// contracts of existing debtors, instalments of existing contracts, the
+// delinquency fact and bucket of a contract agreeing with its
+// instalments as of the run's as-of date (the model's and another),
+// cured contracts off the agenda, pending promises pausing their
+// contract, charges for instalments still to pay, settlements adding up
+// to what an instalment paid, day counters equal to the day's contacts
+// (at most 3), sparse index attributes present exactly as the presence
+// rules say, debtor keys the HMAC of a valid CPF (decrypted from the
+// stored documentEnc with the model's test key) with the tenant's test
+// secret, and the declared shares (the largest tenant, contracts in
+// collection, buckets).
 func TestReferenceCoherence(t *testing.T) {
-	p := population(t, models[0], 0.0005, 17)
-	var items []Item
-	var doc string
-	var keyed, docs int
-	g := newGen(p, func(n *Node, it attr.Item) {
-		if n.Name() == "PROFILE" {
-			pk := strings.Split(str(it, "PK"), "#")
-			require.True(t, ValidCPF(doc), "the document %q is not a valid CPF", doc)
-			want := catalog.HMACHex(TestSecret(p.Model.Name, pk[1]), catalog.NormalizeDigits(doc), 16)
-			assert.Equal(t, want, pk[3], "debtorKey is the HMAC of the CPF with the tenant's test secret")
-			keyed++
-		}
-		items = append(items, Item{Entity: n.Name(), Item: cloneItem(it)})
-	})
-	g.observe = func(name string, v attr.Value) {
-		if name == "document" {
-			doc = strings.Clone(v.Str)
-			docs++
-		}
+	for _, asOf := range []time.Time{time.Date(2026, 9, 24, 0, 0, 0, 0, time.UTC), time.Date(2027, 2, 11, 0, 0, 0, 0, time.UTC)} {
+		t.Run(asOf.Format("2006-01-02"), func(t *testing.T) {
+			p, err := New(loadModel(t, models[0]), Options{Scale: 0.0005, Seed: 17, AsOf: asOf})
+			require.NoError(t, err)
+			referenceCoherence(t, p, outputItems(t, p))
+		})
 	}
-	off, err := p.offsets()
-	require.NoError(t, err)
-	for _, b := range p.Blocks() {
-		g.block(off, b)
+}
+
+func referenceCoherence(t *testing.T, p *Population, items []Item) {
+	key := testKey(p.Model.Name)
+	keyed := 0
+	for _, it := range items {
+		if it.Entity != "PROFILE" {
+			continue
+		}
+		pk := strings.Split(str(it.Item, "PK"), "#")
+		enc, ok := it.Item.Get("documentEnc")
+		require.True(t, ok && enc.Type == attr.B, "a profile without its encrypted document")
+		plain, err := key.Open(nil, []byte(enc.Str[:12]), []byte(enc.Str[12:]), nil)
+		require.NoError(t, err, "documentEnc does not decrypt with the model's test key")
+		doc := string(plain)
+		require.True(t, ValidCPF(doc), "the document %q is not a valid CPF", doc)
+		want := catalog.HMACHex(TestSecret(p.Model.Name, pk[1]), catalog.NormalizeDigits(doc), 16)
+		assert.Equal(t, want, pk[3], "debtorKey is the HMAC of the CPF with the tenant's test secret")
+		keyed++
 	}
 	require.Greater(t, keyed, 1000)
+	// Presence rules, on every item: an attribute is there only where its
+	// rules allow it, and always where they require it; the index key
+	// attributes among them make the sparse indexes hold exactly the
+	// items the rules say.
+	ruled, broken := 0, 0
+	for _, it := range items {
+		e := p.Model.Entity(it.Entity)
+		indexKeys := map[string]bool{}
+		for _, x := range e.Table.Indexes {
+			for _, k := range x.KeyAttributes() {
+				indexKeys[k] = true
+			}
+		}
+		for _, ea := range e.Attributes {
+			if ea.Presence == catalog.KeyOnly {
+				continue // held by the keys, not stored
+			}
+			_, present := it.Item.Get(ea.Name)
+			if ea.Needs(it.Item) && !present || present && !ea.Allows(it.Item) {
+				broken++
+				if broken <= 5 {
+					t.Errorf("%s has %s = %v, its presence rules say required %v, allowed %v: %s", it.Entity, ea.Name, present, ea.Needs(it.Item), ea.Allows(it.Item), attr.AppendItemJSON(nil, it.Item))
+				}
+			}
+			if indexKeys[ea.Name] && (len(ea.When) > 0 || len(ea.Unless) > 0) {
+				ruled++
+			}
+		}
+	}
+	require.Zero(t, broken, "items that break a presence rule")
+	require.Greater(t, ruled, 1000, "items with index keys under presence rules")
 	es := byEntity(items)
 	asOf := p.AsOf.Format("2006-01-02")
 
@@ -227,8 +265,16 @@ func TestReferenceCoherence(t *testing.T) {
 		insts[sk[1]+"#"+sk[3]] = in
 		perContract[str(it, "PK")+"|"+sk[1]] = append(perContract[str(it, "PK")+"|"+sk[1]], in)
 	}
+	contractIDs := map[string]bool{}
+	for _, it := range es["CONTRACT"] {
+		contractIDs[str(it, "PK")+"|"+str(it, "contractId")] = true
+	}
+	for k := range perContract {
+		assert.True(t, contractIDs[k], "instalments of %s, a contract that does not exist", k)
+	}
 	contracts := map[string]attr.Item{}
 	tenants := map[string]int{}
+	cured := 0
 	inCollection := 0
 	buckets := map[string]int{}
 	for _, it := range es["CONTRACT"] {
@@ -265,6 +311,7 @@ func TestReferenceCoherence(t *testing.T) {
 			}
 		}
 		if str(it, "statusReason") == "CURED_BY_PAYMENT" {
+			cured++
 			assert.False(t, has(it, "nextActionDate"), "a cured contract carries no nextActionDate")
 		}
 	}
@@ -275,18 +322,24 @@ func TestReferenceCoherence(t *testing.T) {
 		assert.InDelta(t, w, float64(buckets[b])/float64(inCollection), 0.03, "bucket %s share", b)
 	}
 
+	assert.Greater(t, cured, 50, "cured contracts")
 	// Pending promises pause their contract.
+	pending := 0
 	for _, it := range es["PROMISE"] {
 		c := contracts[str(it, "contractId")]
 		require.NotNil(t, c)
 		assert.Equal(t, str(c, "PK"), str(it, "PK"))
 		if str(it, "status") == "PENDING" {
+			pending++
 			assert.False(t, has(c, "nextActionDate"), "a contract with a pending promise is off the agenda")
 			assert.Equal(t, "PROMISE_CHECK", str(it, "nextAction"))
 		}
 	}
+	assert.Greater(t, pending, 10, "pending promises")
 	// Charges are for instalments still to pay, of what they owe.
+	charges := 0
 	for _, it := range es["CHARGE"] {
+		charges++
 		in := insts[str(it, "contractId")+"#"+fmt.Sprintf("%03d", num64(t, it, "seq"))]
 		require.NotNil(t, in, "a charge for no instalment")
 		assert.Contains(t, []string{"OPEN", "OVERDUE"}, in.status)
@@ -294,7 +347,9 @@ func TestReferenceCoherence(t *testing.T) {
 		ref := strings.TrimPrefix(str(it, "PK"), "T#"+str(contracts[str(it, "contractId")], "tenantId")+"#CHG#")
 		assert.True(t, ValidBoleto(ref) || regexp.MustCompile(`^[A-Z0-9]{26,35}$`).MatchString(ref), "charge ref %q", ref)
 	}
+	assert.Greater(t, charges, 100, "charges")
 	// Settlements: applied to paid instalments, adding up to what they paid.
+	require.Greater(t, len(es["SETTLEMENT"]), 1000, "settlements")
 	for _, it := range es["SETTLEMENT"] {
 		in := insts[str(it, "appliedTo")]
 		require.NotNil(t, in, "a settlement applied to %s, which does not exist", str(it, "appliedTo"))
@@ -332,6 +387,7 @@ func TestReferenceCoherence(t *testing.T) {
 		}
 	}
 	assert.Equal(t, recent, counters, "a counter for every day of the last 8 with contacts")
+	assert.Greater(t, counters, 100, "day counters")
 }
 
 // TestOrdersCoherence checks the orders example: every lookup item
@@ -382,4 +438,59 @@ func TestOrdersCoherence(t *testing.T) {
 		at := strings.Split(str(it, "SK"), "#")[1]
 		assert.Greater(t, at, str(o, "createdAt"), "a note before its order")
 	}
+}
+
+// outputItems generates p into JSON-lines files with two workers and
+// reads them back as any reader of the output would: each line decoded
+// as DynamoDB JSON, each item named by its table's discriminator, or,
+// in a table without one, by the entity whose key templates it matches.
+func outputItems(t *testing.T, p *Population) []Item {
+	t.Helper()
+	fs, _ := files(t, p, FileOptions{Dir: t.TempDir(), Format: "jsonl", Compression: "none"}, RunOptions{Workers: 2})
+	var out []Item
+	for _, k := range keys(fs) {
+		if !strings.HasSuffix(k, ".jsonl") {
+			continue
+		}
+		tb := p.Model.Table(strings.Split(k, "/")[0])
+		require.NotNil(t, tb, "a file of no table: %s", k)
+		for _, l := range lines(t, map[string][]byte{k: fs[k]}) {
+			it, err := attr.DecodeItem([]byte(l))
+			require.NoError(t, err, l)
+			e := entityOf(p.Model, tb, it)
+			require.NotNil(t, e, "an item of no entity: %s", l)
+			out = append(out, Item{Entity: e.Name, Item: it})
+		}
+	}
+	require.NotEmpty(t, out)
+	return out
+}
+
+func entityOf(m *catalog.Model, tb *catalog.Table, it attr.Item) *catalog.Entity {
+	if tb.Discriminator != "" {
+		v, _ := it.Get(tb.Discriminator)
+		for _, e := range m.Entities {
+			if e.Table == tb && e.TypeValue == v.Str {
+				return e
+			}
+		}
+		return nil
+	}
+next:
+	for _, e := range m.Entities {
+		if e.Table != tb {
+			continue
+		}
+		for _, k := range e.Key {
+			v, ok := it.Get(k.Attribute)
+			if !ok {
+				continue next
+			}
+			if _, ok := k.Template.Match(v.Str); v.Type == attr.S && !ok {
+				continue next
+			}
+		}
+		return e
+	}
+	return nil
 }
