@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -452,5 +453,55 @@ func (c *piiCollector) observe(name string, v attr.Value) {
 	if !c.seen[v.Str] && len(c.values) < 2000 {
 		c.seen[v.Str] = true
 		c.values = append(c.values, strings.Clone(v.Str))
+	}
+}
+
+// TestNoPersonalDataInLogs runs the command's library on every model,
+// to files and into the embedded engine, with progress lines on: no
+// progress line, summary (text or JSON) or manifest holds a CPF or the
+// value of an attribute marked pii (as stored, or in base64).
+func TestNoPersonalDataInLogs(t *testing.T) {
+	for _, path := range models {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			p := population(t, path, smallScale(path)/4, 1)
+			pii := map[string]bool{}
+			for _, a := range p.Model.Attributes {
+				if a.PII {
+					pii[a.Name] = true
+				}
+			}
+			var values []string
+			for _, it := range outputItems(t, p) {
+				for _, f := range it.Item {
+					if pii[f.Name] && len(f.Value.Str) >= 6 && len(values) < 5000 {
+						values = append(values, f.Value.Str, base64.StdEncoding.EncodeToString([]byte(f.Value.Str)))
+					}
+				}
+			}
+			var logs bytes.Buffer
+			for _, c := range []Config{
+				{Out: t.TempDir(), Format: "jsonl", Compression: "none"},
+				{Serve: true},
+			} {
+				c.Model, c.Scale, c.Seed, c.AsOf, c.Progress = path, smallScale(path)/4, 1, "2026-09-24", &logs
+				rep, err := Execute(context.Background(), c)
+				require.NoError(t, err)
+				require.NoError(t, rep.Summary.Text(&logs))
+				require.NoError(t, rep.JSON(&logs))
+			}
+			text := logs.String()
+			assert.Contains(t, text, "data: ", "progress lines")
+			if path == models[0] {
+				require.NotEmpty(t, values, "the reference stores encrypted documents")
+			}
+			for _, m := range cpfText.FindAllStringSubmatch(text, -1) {
+				assert.False(t, ValidCPF(m[1]), "a CPF in the logs: %s", m[1])
+			}
+			for _, v := range values {
+				if strings.Contains(text, v) {
+					t.Fatalf("a personal value in the logs: %q", v)
+				}
+			}
+		})
 	}
 }

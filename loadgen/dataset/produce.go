@@ -145,7 +145,10 @@ func progress(w io.Writer, terminal bool) (func(Progress), time.Duration) {
 			rate = float64(pr.Items) / s
 		}
 		eta := "-"
-		if rate > 0 && pr.ExpectedItems > float64(pr.Items) {
+		switch {
+		case pr.Blocks == pr.Of:
+			eta = "0s"
+		case rate > 0 && pr.ExpectedItems > float64(pr.Items):
 			eta = time.Duration((pr.ExpectedItems - float64(pr.Items)) / rate * float64(time.Second)).Round(time.Second).String()
 		}
 		fmt.Fprintf(w, "data: %d of %d blocks, %d items (about %.0f expected), %.0f items/s, %.1f MB of lines, %s elapsed, ETA %s\n",
