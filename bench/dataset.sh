@@ -5,6 +5,11 @@
 #   bench/dataset.sh gen  [ROUNDS]   S3-import files at --scale $SCALE (default
 #                                    0.01) for zstd, gzip and none, the order
 #                                    rotating every round
+#   bench/dataset.sh steps           zstd files at each scale of $SCALES
+#                                    (default 0.001 0.003 0.01 0.03): items/s,
+#                                    MB/s and RSS against the scale, and the
+#                                    full population's time extrapolated from
+#                                    the largest step's CPU per item
 #   bench/dataset.sh full            the whole population (--scale 1) to zstd
 #                                    files, RSS sampled every 5 s
 #   bench/dataset.sh load [ROUNDS]   loading cardapio serve: the data pipeline
@@ -99,6 +104,17 @@ gen)
 		echo "$c RSS MB:       $(awk -v c="$c" '$1 == c {print int($7 / 1024)}' "$work/runs" | stats)"
 	done
 	;;
+steps)
+	for scale in ${SCALES:-0.001 0.003 0.01 0.03}; do
+		one zstd "$scale"
+	done
+	last=$(tail -1 "$work/runs")
+	read -r _ items _ _ wall cpu _ <<<"$last"
+	awk -v i="$items" -v w="$wall" -v c="$cpu" -v s="${SCALES:-0.001 0.003 0.01 0.03}" 'BEGIN {
+		n = split(s, v, " "); f = 1 / v[n]
+		printf "full population (x%g): about %.0f items; at the largest step'"'"'s %.2f CPU us an item, %.0f CPU s, %.0f s on 2 idle cores; at its wall rate, %.0f s\n", f, i * f, c * 1e6 / i, c * f, c * f / 2, w * f }'
+	echo "RSS MB by scale: $(awk '{printf "%d ", $7 / 1024}' "$work/runs")"
+	;;
 full)
 	rm -rf "$out"
 	"$bin" data "$repo/model.yaml" --scale 1 --out "$out" --compression zstd --summary json --quiet >"$work/summary.json" &
@@ -143,6 +159,6 @@ load)
 	echo "ratio load/raw: $(stats <"$work/ratios")"
 	;;
 *)
-	die "usage: dataset.sh gen|full|load [ROUNDS]"
+	die "usage: dataset.sh gen|steps|full|load [ROUNDS]"
 	;;
 esac

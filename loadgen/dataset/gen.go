@@ -4,6 +4,7 @@ import (
 	"crypto/cipher"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -480,7 +481,7 @@ func (g *gen) render(f *frame, t *catalog.KeyTemplate, refs []name, sep string, 
 			if part.Width > 0 {
 				return "", false
 			}
-			if key && sep != "" && containsSep(v.Str, sep) {
+			if key && sep != "" && strings.Contains(v.Str, sep) {
 				return "", false
 			}
 			b = append(b, v.Str...)
@@ -504,15 +505,6 @@ func (g *gen) render(f *frame, t *catalog.KeyTemplate, refs []name, sep string, 
 	}
 	g.scratch = b[:0]
 	return g.keepBytes(b), true
-}
-
-func containsSep(s, sep string) bool {
-	for i := 0; i+len(sep) <= len(s); i++ {
-		if s[i:i+len(sep)] == sep {
-			return true
-		}
-	}
-	return false
 }
 
 // like draws a value shaped like a sample: maps keep their keys, lists
