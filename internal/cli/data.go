@@ -94,7 +94,7 @@ Exit codes: 0 ok; 1 an internal failure or a failed load; 2 a bad model or flag.
 	f := cmd.Flags()
 	f.Float64Var(&c.Scale, "scale", 1, "multiply every population (0.001: the reference's 8,000 contracts and all that hangs off them)")
 	f.Uint64Var(&c.Seed, "seed", 1, "the population's seed: the same seed gives the same items")
-	f.StringVar(&c.AsOf, "as-of", "", "civil date the population is drawn as of, YYYY-MM-DD (default: the model's dataset.asOf)")
+	f.StringVar(&c.AsOf, "as-of", "", "civil date the population is drawn as of, YYYY-MM-DD (default: the model's dataset.asOf, else 2026-01-01)")
 	f.StringVar(&c.Part, "part", "", "generate slice i of n (0 <= i < n), for example 0/4")
 	f.IntVar(&c.Workers, "workers", 0, "generating goroutines (default: one a core); the output does not depend on it")
 	f.StringVar(&c.Out, "out", "", "write files into this directory")

@@ -30,8 +30,10 @@ import (
 	"github.com/cardapio/cardapio/catalog"
 )
 
-// models are the example models every test runs on.
-var models = []string{"../../model.yaml", "../../catalog/testdata/valid/dataset.yaml", "../../examples/orders/model.yaml"}
+// models are the models every test runs on: the two examples, the
+// catalog's dataset corpus model and a model written from the format's
+// documentation alone.
+var models = []string{"../../model.yaml", "../../catalog/testdata/valid/dataset.yaml", "../../examples/orders/model.yaml", "testdata/library.yaml"}
 
 func loadModel(t testing.TB, path string) *catalog.Model {
 	t.Helper()
@@ -55,6 +57,8 @@ func smallScale(p string) float64 {
 		return 1
 	case strings.Contains(p, "orders"):
 		return 0.0005
+	case strings.HasSuffix(p, "library.yaml"):
+		return 0.1
 	}
 	return 0.0001
 }

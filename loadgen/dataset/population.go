@@ -196,6 +196,11 @@ func (c Count) draw(r *rng) int64 {
 	return 0
 }
 
+// DefaultAsOf is the as-of date of a model that declares none (no
+// dataset.asOf) when none is asked for: a fixed day, not today's, so that
+// a seed gives the same bytes on any day.
+var DefaultAsOf = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
 // New builds the population model of m. It fails with a plain error
 // when a rule cannot be compiled (the catalog has checked the model; what
 // remains are combinations only the generator can judge).
@@ -218,7 +223,7 @@ func New(m *catalog.Model, o Options) (*Population, error) {
 		asOf = *m.Dataset.AsOf
 	}
 	if asOf.IsZero() {
-		return nil, errors.New("no as-of date: pass --as-of YYYY-MM-DD or declare dataset.asOf in the model")
+		asOf = DefaultAsOf
 	}
 	p.AsOf = time.Date(asOf.Year(), asOf.Month(), asOf.Day(), 0, 0, 0, 0, p.Loc)
 	p.Opts.AsOf = p.AsOf
