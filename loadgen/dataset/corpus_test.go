@@ -1,7 +1,9 @@
 package dataset
 
 import (
+	"context"
 	"errors"
+	"math"
 	"path/filepath"
 	"testing"
 
@@ -67,6 +69,45 @@ func TestCorpus(t *testing.T) {
 			one, _ := files(t, p, FileOptions{Dir: t.TempDir(), Format: "s3-import", Compression: "none"}, RunOptions{Workers: 1})
 			three, _ := files(t, p, FileOptions{Dir: t.TempDir(), Format: "s3-import", Compression: "none"}, RunOptions{Workers: 3})
 			assert.Equal(t, one, three, "the bytes depend on the worker count")
+		})
+	}
+}
+
+// TestPopulationAgreesWithScale: on every model, each entity's generated
+// count is the population the model declares at the run's scale (within
+// sampling noise, three standard deviations and 3%), except group
+// entities, whose count follows their members' days and is reported
+// beside the declared one; each table's stored bytes are within half of
+// what cost computes from the same populations and samples.
+func TestPopulationAgreesWithScale(t *testing.T) {
+	for _, path := range models {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			p := population(t, path, smallScale(path)*2, 2)
+			res, err := p.Run(context.Background(), discard{"none"}, RunOptions{Workers: 2, Rules: capacity.Default()})
+			require.NoError(t, err)
+			s := res.Summarize(capacity.DefaultPrices())
+			checked := 0
+			for _, es := range s.Entity {
+				n := p.Node(es.Entity)
+				if es.Declared < 0 {
+					continue
+				}
+				if n.Rules != nil && (n.Rules.Group != nil || len(n.Rules.When) > 0) {
+					t.Logf("%s (a group, or narrowed by when): %d items, %.0f declared", es.Entity, es.Items, es.Declared)
+					continue
+				}
+				tol := 3*math.Sqrt(es.Declared) + 0.15*es.Declared
+				assert.InDelta(t, es.Declared, float64(es.Items), tol, "%s: %d items, %.0f declared", es.Entity, es.Items, es.Declared)
+				checked++
+			}
+			assert.Greater(t, checked, 1)
+			for _, ts := range s.Tables {
+				if ts.CostGB > 0 && ts.Items > 0 {
+					r := ts.GB / ts.CostGB
+					t.Logf("%s: %.4f GB generated, %.4f GB from cost's populations and samples (%.2f)", ts.Table, ts.GB, ts.CostGB, r)
+					assert.True(t, r > 0.5 && r < 1.5, "%s: %.4f GB generated against cost's %.4f GB", ts.Table, ts.GB, ts.CostGB)
+				}
+			}
 		})
 	}
 }

@@ -41,6 +41,9 @@ type LoadOptions struct {
 	// MaxAttempts bounds the sends of one batch's unprocessed items; 0
 	// is 12.
 	MaxAttempts int
+	// Backoff is the base of the backoff between sends of a batch (the
+	// n-th waits rand[0, min(5 s, Backoff x 2^n))); 0 is 25 ms.
+	Backoff time.Duration
 	// Checkpoint, when set, records the blocks done.
 	Checkpoint *Checkpoint
 	Rules      capacity.Rules
@@ -86,6 +89,9 @@ func NewLoadSink(ctx context.Context, p *Population, o LoadOptions) *LoadSink {
 	}
 	if o.MaxAttempts <= 0 {
 		o.MaxAttempts = 12
+	}
+	if o.Backoff <= 0 {
+		o.Backoff = 25 * time.Millisecond
 	}
 	s := &LoadSink{o: o, pop: p, batches: make(chan *batch, o.Concurrency), open: map[int]int{}, closed: map[int]bool{}}
 	s.ctx, s.cancel = context.WithCancel(ctx)
@@ -202,18 +208,25 @@ func (s *LoadSink) sender() {
 
 // send writes one batch, sending its unprocessed items again until none
 // is left: the first request with the batch's own body, the next ones
-// with the SDK values the answer gave back.
+// with the SDK values the answer gave back. A throttled request (once the
+// SDK's own retries are spent) is sent again as it was, after the
+// backoff: until an answer says what was processed, nothing is.
 func (s *LoadSink) send(b *batch) error {
 	var reqs []types.WriteRequest
+	answered := false
 	units := b.units
-	for attempt := 0; attempt == 0 || len(reqs) > 0; attempt++ {
+	for attempt := 0; !answered || len(reqs) > 0; attempt++ {
 		if attempt >= s.o.MaxAttempts {
-			return fmt.Errorf("table %s: %d items still unprocessed after %d attempts", b.table, len(reqs), attempt)
+			left := len(reqs)
+			if !answered {
+				left = b.items
+			}
+			return fmt.Errorf("table %s: %d items still unprocessed after %d attempts", b.table, left, attempt)
 		}
 		if attempt > 0 {
 			s.Retries.Add(1)
 			// Full jitter: rand[0, min(cap, base x 2^attempt)).
-			d := min(5*time.Second, 25*time.Millisecond<<min(attempt, 10))
+			d := min(5*time.Second, s.o.Backoff<<min(attempt, 10))
 			select {
 			case <-time.After(time.Duration(rand.Int64N(int64(d)) + 1)):
 			case <-s.ctx.Done():
@@ -228,7 +241,7 @@ func (s *LoadSink) send(b *batch) error {
 		s.Requests.Add(1)
 		var res *dynamodb.BatchWriteItemOutput
 		var err error
-		if reqs == nil {
+		if !answered {
 			res, err = s.o.Client.BatchWriteItem(s.ctx, placeholder(b.table), preEncoded(b.body))
 		} else {
 			res, err = s.o.Client.BatchWriteItem(s.ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{b.table: reqs}})
@@ -243,15 +256,13 @@ func (s *LoadSink) send(b *batch) error {
 		if len(left) > 0 {
 			s.Unprocessed.Add(int64(len(left)))
 			n := b.items
-			if reqs != nil {
+			if answered {
 				n = len(reqs)
 			}
 			units *= float64(len(left)) / float64(n)
 		}
+		answered = true
 		reqs = left
-		if reqs == nil {
-			reqs = []types.WriteRequest{} // answered: no longer the first send
-		}
 	}
 	return nil
 }
