@@ -98,8 +98,8 @@ func boletoOK(s string) bool {
 		return false
 	}
 	bar := append([]int{}, d[0:4]...) // bank, currency
-	bar = append(bar, d[33:47]...)   // factor, amount
-	bar = append(bar, d[4:9]...)     // free field
+	bar = append(bar, d[33:47]...)    // factor, amount
+	bar = append(bar, d[4:9]...)      // free field
 	bar = append(bar, d[10:20]...)
 	bar = append(bar, d[21:31]...)
 	sum, w := 0, 2
