@@ -59,7 +59,7 @@ type LoadSink struct {
 	tables  []string
 	batches chan *batch
 	wg      sync.WaitGroup
-	err     atomic.Value
+	err     atomic.Pointer[error] // the first failure; errors of any type
 	bucket  *bucket
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -166,14 +166,14 @@ func (s *LoadSink) Write(ctx context.Context, o *Output) error {
 }
 
 func (s *LoadSink) failure() error {
-	if err, ok := s.err.Load().(error); ok {
-		return err
+	if err := s.err.Load(); err != nil {
+		return *err
 	}
 	return nil
 }
 
 func (s *LoadSink) fail(err error) {
-	s.err.CompareAndSwap(nil, err)
+	s.err.CompareAndSwap(nil, &err)
 	s.cancel()
 }
 
