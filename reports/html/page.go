@@ -660,20 +660,11 @@ func (p *page) loadSection(r *Report) {
 			trim(o.LatencyMs.P50), trim(o.LatencyMs.P90), trim(o.LatencyMs.P99), trim(o.LatencyMs.P999), trim(o.LatencyMs.Max)})
 	}
 	p.table("Loads: totals and latency percentiles (ms)", []string{"Load", "Offered", "Completed", "Throttled", "p50", "p90", "p99", "p99.9", "max"}, rows)
-	var tb []Bar
-	var trows [][]string
-	for _, k := range sortedKeys(s.Throttles) {
-		v := float64(s.Throttles[k])
-		tb = append(tb, Bar{Label: k, Values: []float64{v}, Texts: []string{estimate.Num(v)}})
-		trows = append(trows, []string{k, estimate.Num(v)})
+	reasons := map[string]float64{}
+	for k, v := range s.Throttles {
+		reasons[k] = float64(v)
 	}
-	if len(tb) > 0 {
-		c := &BarChart{ID: p.chartID("load-reasons"), Bars: tb, LabelWidth: 480, Title: "Throttled requests by reason", Desc: "The throttling reasons the target returned, counted."}
-		p.figure(c.SVG(), "Throttled requests by the reason the target gave.")
-		p.table("Throttles by reason", []string{"Reason", "Requests"}, trows)
-	} else {
-		p.f(`<p>No request was throttled.</p>`)
-	}
+	p.reasons("load-reasons", reasons, "The throttling reasons the target returned, counted.", "No request was throttled.")
 	var ub []Bar
 	var urows [][]string
 	for _, k := range sortedKeys(s.Units) {
@@ -722,6 +713,25 @@ func (p *page) loadSection(r *Report) {
 		p.table("Invariants", []string{"Invariant", "What", "Checked", "Verdict"}, irows)
 	}
 	p.end()
+}
+
+// reasons draws throttled requests by ThrottlingReason, with their
+// table, or says none was.
+func (p *page) reasons(id string, by map[string]float64, desc, none string) {
+	var bars []Bar
+	var rows [][]string
+	for _, k := range sortedKeys(by) {
+		v := by[k]
+		bars = append(bars, Bar{Label: k, Values: []float64{v}, Texts: []string{estimate.Num(v)}})
+		rows = append(rows, []string{k, estimate.Num(v)})
+	}
+	if len(bars) == 0 {
+		p.f(`<p>%s</p>`, esc(none))
+		return
+	}
+	c := &BarChart{ID: p.chartID(id), Bars: bars, LabelWidth: 480, Title: "Throttled requests by reason", Desc: desc}
+	p.figure(c.SVG(), "Throttled requests, by the reason given.")
+	p.table("Throttled requests by reason", []string{"Reason", "Requests"}, rows)
 }
 
 func stepWords(step int) string {
@@ -888,20 +898,7 @@ func (p *page) planSection(r *Report) {
 		}
 	}
 	p.table("Tables and indexes: the busiest second", []string{"Resource", "Peak demand /s", "Lowest limit /s", "Hottest partition /s", "Partition cap /s", "Throttled units"}, srows)
-	var tb []Bar
-	var trows [][]string
-	for _, k := range sortedKeys(pl.Throttled.Reasons) {
-		v := pl.Throttled.Reasons[k]
-		tb = append(tb, Bar{Label: k, Values: []float64{v}, Texts: []string{estimate.Num(v)}})
-		trows = append(trows, []string{k, estimate.Num(v)})
-	}
-	if len(tb) > 0 {
-		c := &BarChart{ID: p.chartID("plan-reasons"), Bars: tb, LabelWidth: 480, Title: "Throttled requests by reason", Desc: "Requests the planner predicts throttled, by ThrottlingReason."}
-		p.figure(c.SVG(), "Requests throttled, by reason.")
-		p.table("Throttled requests by reason", []string{"Reason", "Requests"}, trows)
-	} else {
-		p.f(`<p>No request is throttled.</p>`)
-	}
+	p.reasons("plan-reasons", pl.Throttled.Reasons, "Requests the planner predicts throttled, by ThrottlingReason.", "No request is throttled.")
 	if len(pl.First) > 0 {
 		var rows [][]string
 		for _, h := range pl.First {

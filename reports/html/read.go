@@ -14,6 +14,7 @@ import (
 
 	"github.com/cardapio/cardapio/budget"
 	"github.com/cardapio/cardapio/internal/jsonpos"
+	"github.com/cardapio/cardapio/loadgen"
 )
 
 // Result files come from other runs, other machines, or a mistake on the
@@ -64,8 +65,9 @@ const maxLoadLine = 4 << 20
 // not grow with the run.
 const maxPoints = 1200
 
-// Load is what a report draws from a load run's results: its start, its
-// seconds as timelines, and its summary.
+// Load is what a report draws from a load run's results (the load
+// generator's start, second and summary lines, read by its own types):
+// its start, its seconds as timelines, and its summary.
 type Load struct {
 	Scenario string
 	Model    string
@@ -79,7 +81,9 @@ type Load struct {
 	Span     []int    // the seconds each point covers
 	Loads    []string // the loads, by name
 	Timeline []map[string]*Point
-	Summary  *LoadSummary
+	// Summary is the run's last line, the load generator's own; nil when
+	// the run was cut short.
+	Summary *loadgen.Summary
 }
 
 // Point is one load's figures over one step of the timeline.
@@ -88,90 +92,6 @@ type Point struct {
 	// P50 and P99 are the highest latency percentiles of the step's
 	// seconds, in milliseconds.
 	P50, P99 float64
-}
-
-// The shapes of the results file, as the load generator writes them:
-// a "start" line, one "second" line per second of wall time, then a
-// "summary" line.
-type loadLine struct {
-	Type     string                 `json:"type"`
-	Scenario string                 `json:"scenario"`
-	Model    string                 `json:"model"`
-	Target   string                 `json:"target"`
-	Scale    float64                `json:"scale"`
-	Clock    string                 `json:"clock"`
-	Loads    map[string]*secondLoad `json:"loads"`
-	OK       *bool                  `json:"ok"`
-	Ops      map[string]*LoadStats  `json:"operations"`
-	Throttle map[string]int64       `json:"throttles"`
-	Units    map[string]LoadUnits   `json:"units"`
-	Parts    []HotPartition         `json:"partitions"`
-	Invars   []LoadInvariant        `json:"invariants"`
-	Expects  []json.RawMessage      `json:"expectations"`
-}
-
-type secondLoad struct {
-	Offered   float64          `json:"offered"`
-	Completed float64          `json:"completed"`
-	Outcomes  map[string]int64 `json:"outcomes"`
-	LatencyMs Latency          `json:"latencyMs"`
-}
-
-// Latency is a load's latency percentiles, in milliseconds.
-type Latency struct {
-	P50  float64 `json:"p50"`
-	P90  float64 `json:"p90"`
-	P99  float64 `json:"p99"`
-	P999 float64 `json:"p999"`
-	Max  float64 `json:"max"`
-}
-
-// LoadStats are one load's totals in the summary.
-type LoadStats struct {
-	Operation string           `json:"operation"`
-	Offered   int64            `json:"offered"`
-	Completed int64            `json:"completed"`
-	Outcomes  map[string]int64 `json:"outcomes"`
-	Throttles map[string]int64 `json:"throttles"`
-	LatencyMs Latency          `json:"latencyMs"`
-}
-
-// LoadUnits are what one table or index consumed in a load run.
-type LoadUnits struct {
-	Index        bool    `json:"index"`
-	Read         float64 `json:"read"`
-	Write        float64 `json:"write"`
-	PeakReadAWS  float64 `json:"peakReadPerSecondAtFullScale"`
-	PeakWriteAWS float64 `json:"peakWritePerSecondAtFullScale"`
-}
-
-// HotPartition is one of a load run's hottest partitions.
-type HotPartition struct {
-	Table          string   `json:"table"`
-	Index          string   `json:"index"`
-	WriteDemand    float64  `json:"writeDemandPerSecond"`
-	ReadDemand     float64  `json:"readDemandPerSecond"`
-	WriteThrottled float64  `json:"writeThrottled"`
-	ReadThrottled  float64  `json:"readThrottled"`
-	Keys           []string `json:"keys"`
-}
-
-// LoadInvariant is one invariant's verdict.
-type LoadInvariant struct {
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	Checked     int64  `json:"checked"`
-	Violations  int64  `json:"violations"`
-}
-
-// LoadSummary is the summary line of a load run.
-type LoadSummary struct {
-	OK         bool
-	Operations map[string]*LoadStats
-	Throttles  map[string]int64
-	Units      map[string]LoadUnits
-	Partitions []HotPartition
-	Invariants []LoadInvariant
 }
 
 // ReadLoad reads a load run's results file: JSON lines, a start line,
@@ -197,37 +117,47 @@ func ReadLoad(name string, r io.Reader) (*Load, error) {
 		if !utf8.Valid(b) {
 			return nil, fmt.Errorf("%s:%d: not UTF-8 text: not a load run's results", name, n)
 		}
-		var ln loadLine
-		if err := json.Unmarshal(b, &ln); err != nil {
+		var kind struct {
+			Type string `json:"type"`
+		}
+		if err := json.Unmarshal(b, &kind); err != nil {
 			return nil, lineError(name, n, b, err)
 		}
-		if !started && ln.Type != "start" {
-			return nil, fmt.Errorf("%s:%d:1: the first line should be the run's start ({\"type\":\"start\",...}), not %q: not a load run's results", name, n, ln.Type)
+		if !started && kind.Type != "start" {
+			return nil, fmt.Errorf("%s:%d:1: the first line should be the run's start ({\"type\":\"start\",...}), not %q: not a load run's results", name, n, kind.Type)
 		}
 		if l.Summary != nil {
 			return nil, fmt.Errorf("%s:%d:1: a line after the summary", name, n)
 		}
-		switch ln.Type {
+		switch kind.Type {
 		case "start":
 			if started {
 				return nil, fmt.Errorf("%s:%d:1: a second start line: two runs in one file?", name, n)
 			}
+			var st loadgen.Start
+			if err := json.Unmarshal(b, &st); err != nil {
+				return nil, lineError(name, n, b, err)
+			}
 			started = true
-			l.Scenario, l.Model, l.Target, l.Scale = ln.Scenario, ln.Model, ln.Target, ln.Scale
+			l.Scenario, l.Model, l.Target, l.Scale = st.Scenario, st.Model, st.Target, st.Scale
 		case "second":
+			var sec loadgen.Second
+			if err := json.Unmarshal(b, &sec); err != nil {
+				return nil, lineError(name, n, b, err)
+			}
 			p := map[string]*Point{}
-			for k, s := range ln.Loads {
+			for k, s := range sec.Loads {
 				if s == nil {
 					continue
 				}
-				if err := finite(s.Offered, s.Completed, s.LatencyMs.P50, s.LatencyMs.P99); err != nil {
+				th := s.Outcomes["throttled"]
+				if s.Offered < 0 || s.Completed < 0 || th < 0 {
+					return nil, fmt.Errorf("%s:%d:1: load %s: negative counts", name, n, k)
+				}
+				if err := finite(s.LatencyMs.P50, s.LatencyMs.P99); err != nil {
 					return nil, fmt.Errorf("%s:%d:1: load %s: %v", name, n, k, err)
 				}
-				th := float64(s.Outcomes["throttled"])
-				if th < 0 {
-					return nil, fmt.Errorf("%s:%d:1: load %s: negative throttles", name, n, k)
-				}
-				p[k] = &Point{Offered: s.Offered, Completed: s.Completed, Throttled: th, P50: s.LatencyMs.P50, P99: s.LatencyMs.P99}
+				p[k] = &Point{Offered: float64(s.Offered), Completed: float64(s.Completed), Throttled: float64(th), P50: s.LatencyMs.P50, P99: s.LatencyMs.P99}
 				if !loads[k] {
 					if len(loads) >= maxSeries {
 						return nil, fmt.Errorf("%s:%d:1: more than %d loads", name, n, maxSeries)
@@ -235,30 +165,18 @@ func ReadLoad(name string, r io.Reader) (*Load, error) {
 					loads[k] = true
 				}
 			}
-			l.add(ln.Clock, p)
+			l.add(sec.Clock, p)
 		case "summary":
-			s := &LoadSummary{Operations: ln.Ops, Throttles: ln.Throttle, Units: ln.Units, Partitions: ln.Parts, Invariants: ln.Invars}
-			if ln.OK != nil {
-				s.OK = *ln.OK
+			var s loadgen.Summary
+			if err := json.Unmarshal(b, &s); err != nil {
+				return nil, lineError(name, n, b, err)
 			}
-			for k, u := range s.Units {
-				if err := finite(u.Read, u.Write, u.PeakReadAWS, u.PeakWriteAWS); err != nil {
-					return nil, fmt.Errorf("%s:%d:1: units of %s: %v", name, n, k, err)
-				}
+			if err := checkSummary(&s); err != nil {
+				return nil, fmt.Errorf("%s:%d:1: %v", name, n, err)
 			}
-			for k, v := range s.Throttles {
-				if v < 0 {
-					return nil, fmt.Errorf("%s:%d:1: throttles %s: negative", name, n, k)
-				}
-			}
-			for i, p := range s.Partitions {
-				if err := finite(p.WriteDemand, p.ReadDemand, p.WriteThrottled, p.ReadThrottled); err != nil {
-					return nil, fmt.Errorf("%s:%d:1: partitions[%d]: %v", name, n, i, err)
-				}
-			}
-			l.Summary = s
+			l.Summary = &s
 		default:
-			return nil, fmt.Errorf("%s:%d:1: unknown line type %q (start, second or summary)", name, n, ln.Type)
+			return nil, fmt.Errorf("%s:%d:1: unknown line type %q (start, second or summary)", name, n, kind.Type)
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -275,6 +193,39 @@ func ReadLoad(name string, r io.Reader) (*Load, error) {
 	}
 	sort.Strings(l.Loads)
 	return l, nil
+}
+
+// checkSummary checks the figures of a load run's summary the report
+// draws, and drops loads without figures.
+func checkSummary(s *loadgen.Summary) error {
+	for k, u := range s.Units {
+		if err := finite(u.Read, u.Write, u.PeakReadAWS, u.PeakWriteAWS); err != nil {
+			return fmt.Errorf("units of %s: %v", k, err)
+		}
+	}
+	for k, v := range s.Throttles {
+		if v < 0 {
+			return fmt.Errorf("throttles %s: negative", k)
+		}
+	}
+	for i, p := range s.Partitions {
+		if err := finite(p.WriteDemand, p.ReadDemand, p.WriteThrottled, p.ReadThrottled); err != nil {
+			return fmt.Errorf("partitions[%d]: %v", i, err)
+		}
+	}
+	for k, o := range s.Operations {
+		if o == nil {
+			delete(s.Operations, k)
+			continue
+		}
+		if o.Offered < 0 || o.Completed < 0 {
+			return fmt.Errorf("operations.%s: negative counts", k)
+		}
+		if err := finite(o.LatencyMs.P50, o.LatencyMs.P90, o.LatencyMs.P99, o.LatencyMs.P999, o.LatencyMs.Max); err != nil {
+			return fmt.Errorf("operations.%s: %v", k, err)
+		}
+	}
+	return nil
 }
 
 // maxSeries caps the loads (and structures) a file may name.

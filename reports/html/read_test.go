@@ -26,7 +26,7 @@ func TestReadLoadErrorsArePositioned(t *testing.T) {
 		{"no start", second("c", 1) + "\n", "run.jsonl:1:1: the first line should be the run's start"},
 		{"syntax", start + "\n" + `{"type":"second","loads":{"A":{"offered":1,}}}` + "\n", "run.jsonl:2:45: invalid JSON: '}' looking for beginning of object key string"},
 		{"type", start + "\n" + `{"type":"second","loads":{"A":{"offered":"many"}}}` + "\n", "run.jsonl:2:42: loads.offered: got a JSON string, want a number"},
-		{"negative", start + "\n" + `{"type":"second","loads":{"A":{"completed":-3}}}` + "\n", "run.jsonl:2:1: load A: -3 is not a finite figure"},
+		{"negative", start + "\n" + `{"type":"second","loads":{"A":{"completed":-3}}}` + "\n", "run.jsonl:2:1: load A: negative counts"},
 		{"unknown type", start + "\n" + `{"type":"minute"}` + "\n", `run.jsonl:2:1: unknown line type "minute"`},
 		{"after summary", start + "\n" + `{"type":"summary","ok":true}` + "\n" + second("c", 1) + "\n", "run.jsonl:3:1: a line after the summary"},
 		{"two starts", start + "\n" + start + "\n", "run.jsonl:2:1: a second start line"},
