@@ -38,8 +38,9 @@ for r in $(seq 1 "$rounds"); do
   done
 done
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); report $(wc -c <"$tmp/r.html") bytes"
+stats() { sort -n | awk '{ v[NR]=$1 } END { printf "min %.2f median %.2f max %.2f s", v[1], v[int((NR+1)/2)], v[NR] }'; }
 for kind in static file measured; do
-  printf '%s' "${runs[$kind]}" | sort -n | awk -v k="$kind" '
-    { w[NR]=$1; c[NR]=$2+$3 }
-    END { n=NR; asort(c); printf "%-9s wall min %.2f median %.2f max %.2f s; cpu (user+sys) min %.2f median %.2f max %.2f s\n", k, w[1], w[int((n+1)/2)], w[n], c[1], c[int((n+1)/2)], c[n] }'
+  wall=$(printf '%s' "${runs[$kind]}" | awk '{ print $1 }' | stats)
+  cpu=$(printf '%s' "${runs[$kind]}" | awk '{ print $2 + $3 }' | stats)
+  printf '%-9s wall %s; cpu (user+sys) %s\n' "$kind" "$wall" "$cpu"
 done

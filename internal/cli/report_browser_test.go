@@ -179,6 +179,15 @@ func TestReportInBrowser(t *testing.T) {
 				}
 			}
 			assert.Greater(t, dark, 2000, "the screenshot is nearly blank")
+			// Printed: the print style gives a PDF of several pages.
+			pdf := filepath.Join(dir, c.name+".pdf")
+			browse(t, bin, file, "--no-pdf-header-footer", "--print-to-pdf="+pdf)
+			doc, err := os.ReadFile(pdf)
+			require.NoError(t, err)
+			assert.True(t, bytes.HasPrefix(doc, []byte("%PDF-")), "not a PDF")
+			pages := regexp.MustCompile(`/Type\s*/Pages\b[^>]*?/Count (\d+)|/Count (\d+)`).FindSubmatch(doc)
+			require.NotNil(t, pages, "no page count in the PDF")
+			assert.NotContains(t, []string{"0", "1"}, string(append(pages[1], pages[2]...)), "one page or none printed")
 			if keep := os.Getenv("CARDAPIO_SCREENSHOTS"); keep != "" {
 				data, _ := os.ReadFile(shot)
 				_ = os.WriteFile(filepath.Join(keep, c.name+".png"), data, 0o644)

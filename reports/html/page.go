@@ -602,9 +602,15 @@ func (p *page) loadSection(r *Report) {
 			x[i] = t
 			t += float64(l.Span[i])
 		}
+		// The busiest loads are drawn (a chart of dozens of lines reads
+		// as none); every load is in the tables.
+		drawn := busiest(l, maxLines)
+		if len(drawn) < len(l.Loads) {
+			p.f(`<p>The charts draw the %d busiest of the %d loads (by operations completed); the summary's table below lists them all.</p>`, len(drawn), len(l.Loads))
+		}
 		series := func(get func(*Point, int) float64) []Line {
 			var out []Line
-			for _, name := range l.Loads {
+			for _, name := range drawn {
 				ys := make([]float64, len(l.Timeline))
 				for i, pt := range l.Timeline {
 					if q := pt[name]; q != nil {
@@ -732,6 +738,36 @@ func (p *page) reasons(id string, by map[string]float64, desc, none string) {
 	c := &BarChart{ID: p.chartID(id), Bars: bars, LabelWidth: 480, Title: "Throttled requests by reason", Desc: desc}
 	p.figure(c.SVG(), "Throttled requests, by the reason given.")
 	p.table("Throttled requests by reason", []string{"Reason", "Requests"}, rows)
+}
+
+// maxLines is the most loads a timeline draws.
+const maxLines = 6
+
+// busiest returns the n loads that completed the most operations, in the
+// order of l.Loads.
+func busiest(l *Load, n int) []string {
+	if len(l.Loads) <= n {
+		return l.Loads
+	}
+	total := map[string]float64{}
+	for _, pt := range l.Timeline {
+		for k, q := range pt {
+			total[k] += q.Completed
+		}
+	}
+	byTotal := append([]string(nil), l.Loads...)
+	sort.SliceStable(byTotal, func(i, j int) bool { return total[byTotal[i]] > total[byTotal[j]] })
+	keep := map[string]bool{}
+	for _, k := range byTotal[:n] {
+		keep[k] = true
+	}
+	var out []string
+	for _, k := range l.Loads {
+		if keep[k] {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 func stepWords(step int) string {

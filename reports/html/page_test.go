@@ -118,3 +118,36 @@ func TestChartsEscapeAndScale(t *testing.T) {
 	assert.Equal(t, "$2.5", tickLabel(2.5, "US$"))
 	assert.Equal(t, []float64{0, 3600, 7200, 10800, 14400}, timeTicks(4 * 3600)[:5])
 }
+
+func TestBusiestLoads(t *testing.T) {
+	l := &Load{Loads: []string{"a", "b", "c"}, Timeline: []map[string]*Point{
+		{"a": {Completed: 1}, "b": {Completed: 9}, "c": {Completed: 5}},
+		{"a": {Completed: 2}},
+	}}
+	assert.Equal(t, []string{"b", "c"}, busiest(l, 2))
+	assert.Equal(t, []string{"a", "b", "c"}, busiest(l, 3))
+}
+
+// BenchmarkReport makes the reference model's report from check and cost
+// (no engine run) and renders it, with the load and plan fixtures.
+func BenchmarkReport(b *testing.B) {
+	for _, full := range []bool{false, true} {
+		o := Options{Path: models[0]}
+		name := "check+cost"
+		if full {
+			o.Load, o.Plan, name = "testdata/load.jsonl", "testdata/plan.json", "check+cost+load+plan"
+		}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				r, err := Collect(context.Background(), o)
+				if err != nil {
+					b.Fatal(err)
+				}
+				var w bytes.Buffer
+				if err := r.Write(&w); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
