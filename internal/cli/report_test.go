@@ -63,3 +63,25 @@ func TestReportStdout(t *testing.T) {
 	assert.Contains(t, run.stdout, "Budgets: measured units per operation")
 	assert.Contains(t, run.stdout, "variants measured on embedded engine")
 }
+
+// The report reads what cardapio plan writes: the orders example's plan
+// from its model alone, then the report with it.
+func TestReportOfAPlan(t *testing.T) {
+	dir := t.TempDir()
+	run := runCLI([]string{"plan", "../../examples/orders/model.yaml", "--scenario", "queue-0900", "--format", "json", "--resolution", "60"}, nil)
+	require.Contains(t, []int{0, 3}, run.code, run.stderr)
+	plan := filepath.Join(dir, "plan.json")
+	require.NoError(t, os.WriteFile(plan, []byte(run.stdout), 0o644))
+	out := filepath.Join(dir, "r.html")
+	run = runCLI([]string{"report", "../../examples/orders/model.yaml", "--no-measure", "--plan", plan, "--out", out}, nil)
+	require.Equal(t, 0, run.code, run.stderr)
+	page, err := os.ReadFile(out)
+	require.NoError(t, err)
+	i := strings.Index(string(page), `<section id="plan"`)
+	require.GreaterOrEqual(t, i, 0)
+	sec := string(page[i:])
+	sec = sec[:strings.Index(sec, "</section>")]
+	assert.Contains(t, sec, "Plan: queue-0900 at full scale")
+	assert.Contains(t, sec, "<svg")
+	assert.Contains(t, sec, "Tables and indexes: the busiest second")
+}

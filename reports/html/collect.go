@@ -12,6 +12,7 @@ import (
 	"github.com/cardapio/cardapio/capacity/estimate"
 	"github.com/cardapio/cardapio/catalog"
 	"github.com/cardapio/cardapio/internal/files"
+	"github.com/cardapio/cardapio/planner"
 )
 
 // Options say what a report is made of: the model, and for each result
@@ -74,7 +75,7 @@ type Report struct {
 	BudgetFrom string
 	Load       *Load
 	LoadFrom   string
-	Plan       *Plan
+	Plan       *planner.Result
 	PlanFrom   string
 	Generated  time.Time
 }

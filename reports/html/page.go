@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cardapio/cardapio/capacity/estimate"
+	"github.com/cardapio/cardapio/planner"
 )
 
 // page accumulates the document.
@@ -808,7 +809,7 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // --- a plan
 
-func planVerdict(pl *Plan) string {
+func planVerdict(pl *planner.Result) string {
 	if pl.Verdict.Summary != "" {
 		return pl.Verdict.Summary
 	}
@@ -819,7 +820,7 @@ func planVerdict(pl *Plan) string {
 }
 
 // planShort is the verdict in a few words, for the summary card.
-func planShort(pl *Plan) string {
+func planShort(pl *planner.Result) string {
 	if !pl.Verdict.Throttled {
 		return "no throttling predicted"
 	}
@@ -894,7 +895,7 @@ func (p *page) planSection(r *Report) {
 	for _, res := range pl.Resources {
 		for _, d := range []struct {
 			what, unit string
-			pts        []PlanPoint
+			pts        []planner.Point
 			cap        float64
 		}{{"write", "WCU", res.Write, res.PartitionWrite}, {"read", "RCU", res.Read, res.PartitionRead}} {
 			peak, limit, throttled, hot := 0.0, math.Inf(1), 0.0, 0.0
@@ -907,7 +908,7 @@ func (p *page) planSection(r *Report) {
 			if len(d.pts) == 0 || peak == 0 {
 				continue
 			}
-			srows = append(srows, []string{res.Name() + " " + d.what + "s", estimate.Num(peak), estimate.Num(limit), estimate.Num(hot), estimate.Num(d.cap), estimate.Num(throttled)})
+			srows = append(srows, []string{resName(res.Table, res.Index) + " " + d.what + "s", estimate.Num(peak), estimate.Num(limit), estimate.Num(hot), estimate.Num(d.cap), estimate.Num(throttled)})
 			step := max(1, (len(d.pts)+599)/600)
 			n := (len(d.pts) + step - 1) / step
 			x := make([]float64, n)
@@ -928,9 +929,9 @@ func (p *page) planSection(r *Report) {
 			}
 			lines := []Line{{Name: "demand", Y: series[1]}, {Name: "consumed", Y: series[0]}, {Name: "hottest partition", Y: series[2]}, {Name: "limit", Y: series[3], Limit: true}}
 			c := &LineChart{ID: p.chartID("plan-" + d.what), Unit: d.unit + "/s", X: x, XLabel: xlabel, Time: true, Lines: lines,
-				Title: fmt.Sprintf("%s %ss: demand and consumed against the limit", res.Name(), d.what),
-				Desc:  fmt.Sprintf("%s a second asked of %s and admitted, its hottest partition's (cap %s), and the table-level limit, dashed black.", d.unit, res.Name(), estimate.Num(d.cap))}
-			p.figure(c.SVG(), fmt.Sprintf("%s %ss over the scenario: demand, consumed and the hottest partition, each a line named at its end; the limit dashed black (a partition's cap is %s %s/s).", res.Name(), d.what, estimate.Num(d.cap), d.unit))
+				Title: fmt.Sprintf("%s %ss: demand and consumed against the limit", resName(res.Table, res.Index), d.what),
+				Desc:  fmt.Sprintf("%s a second asked of %s and admitted, its hottest partition's (cap %s), and the table-level limit, dashed black.", d.unit, resName(res.Table, res.Index), estimate.Num(d.cap))}
+			p.figure(c.SVG(), fmt.Sprintf("%s %ss over the scenario: demand, consumed and the hottest partition, each a line named at its end; the limit dashed black (a partition's cap is %s %s/s).", resName(res.Table, res.Index), d.what, estimate.Num(d.cap), d.unit))
 		}
 	}
 	p.table("Tables and indexes: the busiest second", []string{"Resource", "Peak demand /s", "Lowest limit /s", "Hottest partition /s", "Partition cap /s", "Throttled units"}, srows)
