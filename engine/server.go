@@ -80,7 +80,7 @@ var ops = map[string]op{
 	"DeleteItem":         handle((*Engine).DeleteItem),
 	"Query":              handle((*Engine).queryWire),
 	"Scan":               handle((*Engine).scanWire),
-	"BatchWriteItem":     handle((*Engine).BatchWriteItem),
+	"BatchWriteItem":     fastBatch(handle((*Engine).BatchWriteItem)),
 	"BatchGetItem":       handle((*Engine).BatchGetItem),
 	"TransactWriteItems": handle((*Engine).TransactWriteItems),
 	"TransactGetItems":   handle((*Engine).TransactGetItems),
