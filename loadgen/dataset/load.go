@@ -14,10 +14,9 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/smithy-go/middleware"
-	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/cardapio/cardapio/capacity"
+	"github.com/cardapio/cardapio/target"
 )
 
 // The load sink writes the population to a table with BatchWriteItem:
@@ -242,7 +241,7 @@ func (s *LoadSink) send(b *batch) error {
 		var res *dynamodb.BatchWriteItemOutput
 		var err error
 		if !answered {
-			res, err = s.o.Client.BatchWriteItem(s.ctx, placeholder(b.table), preEncoded(b.body))
+			res, err = s.o.Client.BatchWriteItem(s.ctx, target.Placeholder(b.table), target.PreEncoded(b.body))
 		} else {
 			res, err = s.o.Client.BatchWriteItem(s.ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{b.table: reqs}})
 		}
@@ -265,38 +264,6 @@ func (s *LoadSink) send(b *batch) error {
 		reqs = left
 	}
 	return nil
-}
-
-// placeholder is a valid input naming the table: the request's body is
-// replaced by the pre-encoded one (preEncoded), but the client validates
-// and routes the input first.
-func placeholder(table string) *dynamodb.BatchWriteItemInput {
-	return &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{
-		table: {{PutRequest: &types.PutRequest{Item: map[string]types.AttributeValue{}}}},
-	}}
-}
-
-// preEncoded replaces the serialised body of one call with body, after
-// the operation's serializer and before signing, so the request is signed,
-// sent and retried as any other.
-func preEncoded(body []byte) func(*dynamodb.Options) {
-	return func(o *dynamodb.Options) {
-		o.APIOptions = append(o.APIOptions, func(st *middleware.Stack) error {
-			return st.Serialize.Add(middleware.SerializeMiddlewareFunc("cardapio.PreEncodedBody",
-				func(ctx context.Context, in middleware.SerializeInput, next middleware.SerializeHandler) (middleware.SerializeOutput, middleware.Metadata, error) {
-					req, ok := in.Request.(*smithyhttp.Request)
-					if !ok {
-						return middleware.SerializeOutput{}, middleware.Metadata{}, fmt.Errorf("unexpected transport request %T", in.Request)
-					}
-					r, err := req.SetStream(bytes.NewReader(body))
-					if err != nil {
-						return middleware.SerializeOutput{}, middleware.Metadata{}, err
-					}
-					in.Request = r
-					return next.HandleSerialize(ctx, in)
-				}), middleware.After)
-		})
-	}
 }
 
 func isThrottle(err error) bool {
