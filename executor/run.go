@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -229,6 +230,11 @@ func (r *run) bind(sp *StepPlan, item map[string]types.AttributeValue) *Outcome 
 // LastEvaluatedKey, or the whole answer), and that again for each further
 // page the variant declares (Budget.Pages), which repeats the same
 // requests and is counted at their measured figures, not sent again.
+// The shards of a fan-out are read at once, as the workers the model
+// declares for it read them (at most shardWorkers in flight), and their
+// answers taken in shard order, as if read one after the other: the
+// figures, the binding from the first item and the outcome of a failed
+// request are those of a sequential read.
 func (r *run) read(ctx context.Context, sp *StepPlan, sr *StepResult) *Outcome {
 	shards := 1
 	if sp.ShardCount > 0 {
@@ -238,67 +244,61 @@ func (r *run) read(ctx context.Context, sp *StepPlan, sr *StepResult) *Outcome {
 	if err != nil {
 		return r.fail(sp, err)
 	}
-	var bound bool
-	for shard := 0; shard < shards; shard++ {
-		kv := vals
+	kvs := make([]map[string]types.AttributeValue, shards)
+	for shard := range kvs {
+		kvs[shard] = vals
 		if sp.Kind == catalog.Query {
-			if kv, err = r.keyValues(sp, vals, shard); err != nil {
+			if kvs[shard], err = r.keyValues(sp, vals, shard); err != nil {
 				return r.fail(sp, err)
 			}
 		}
-		var start map[string]types.AttributeValue
-		var sent []*types.ConsumedCapacity
-		for page := 0; sp.Pages == 0 || page < sp.Pages; page++ {
-			if err := ctx.Err(); err != nil {
-				return r.fail(sp, err)
-			}
-			var items []map[string]types.AttributeValue
-			var cc *types.ConsumedCapacity
-			var last map[string]types.AttributeValue
+	}
+	got := make([]shardRead, shards)
+	if shards == 1 {
+		got[0] = r.readShard(ctx, sp, kvs[0])
+	} else {
+		var wg sync.WaitGroup
+		next := make(chan int)
+		for range min(shards, shardWorkers) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for shard := range next {
+					got[shard] = r.readShard(ctx, sp, kvs[shard])
+				}
+			}()
+		}
+		for shard := range shards {
+			next <- shard
+		}
+		close(next)
+		wg.Wait()
+	}
+	var bound bool
+	for _, g := range got {
+		for _, pg := range g.pages {
 			sr.Requests++
-			if sp.Kind == catalog.Query {
-				in := &dynamodb.QueryInput{TableName: aws.String(sp.Table), KeyConditionExpression: aws.String(sp.KeyCondition),
-					ExpressionAttributeNames: names(sp), ExpressionAttributeValues: kv, ExclusiveStartKey: start, ReturnConsumedCapacity: indexes}
-				r.readShape(sp, &in.IndexName, &in.FilterExpression, &in.ProjectionExpression, &in.ConsistentRead, &in.Limit)
-				if sp.Descending {
-					in.ScanIndexForward = aws.Bool(false)
-				}
-				out, err := r.x.api.Query(ctx, in)
-				if err != nil {
-					return r.sendError(sp, err)
-				}
-				items, cc, last = out.Items, out.ConsumedCapacity, out.LastEvaluatedKey
-			} else {
-				in := &dynamodb.ScanInput{TableName: aws.String(sp.Table), ExpressionAttributeNames: names(sp), ExpressionAttributeValues: kv,
-					ExclusiveStartKey: start, ReturnConsumedCapacity: indexes}
-				r.readShape(sp, &in.IndexName, &in.FilterExpression, &in.ProjectionExpression, &in.ConsistentRead, &in.Limit)
-				out, err := r.x.api.Scan(ctx, in)
-				if err != nil {
-					return r.sendError(sp, err)
-				}
-				items, cc, last = out.Items, out.ConsumedCapacity, out.LastEvaluatedKey
-			}
-			r.chargeOne(sr, cc, false)
-			sent = append(sent, cc)
-			sr.Items += len(items)
-			if r.x.opts.Keep {
-				sr.Found = append(sr.Found, items...)
-			}
-			if !bound && len(sp.Bind) > 0 && len(items) > 0 {
+			r.chargeOne(sr, pg.cc, false)
+			sr.Items += pg.items
+			sr.Found = append(sr.Found, pg.found...)
+			if !bound && len(sp.Bind) > 0 && pg.first != nil {
 				bound = true
-				if o := r.bind(sp, items[0]); o != nil {
+				if o := r.bind(sp, pg.first); o != nil {
 					return o
 				}
 			}
-			start = last
-			sr.LastKey = last
-			if last == nil {
-				break
+			sr.LastKey = pg.last
+		}
+		if g.err != nil {
+			if g.sent {
+				sr.Requests++
+				return r.sendError(sp, g.err)
 			}
+			return r.fail(sp, g.err)
 		}
 		for range max(1, r.p.Variant.Pages) - 1 {
-			for _, cc := range sent {
-				r.chargeOne(sr, cc, false)
+			for _, pg := range g.pages {
+				r.chargeOne(sr, pg.cc, false)
 				sr.Repeated++
 			}
 		}
@@ -307,6 +307,74 @@ func (r *run) read(ctx context.Context, sp *StepPlan, sr *StepResult) *Outcome {
 		return &Outcome{Kind: NotFound, Step: sp.ID, Declared: "fail", Message: fmt.Sprintf("step %s read no item and binds %s", sp.ID, strings.Join(sp.Bind, ", "))}
 	}
 	return nil
+}
+
+// shardWorkers is the most requests of one fan-out in flight.
+const shardWorkers = 8
+
+// shardRead is what the pages of one shard answered, up to a failure.
+type shardRead struct {
+	pages []pageRead
+	err   error
+	sent  bool // err is the target's answer to a request (else ctx's)
+}
+
+type pageRead struct {
+	cc    *types.ConsumedCapacity
+	items int
+	first map[string]types.AttributeValue   // the page's first item
+	last  map[string]types.AttributeValue   // LastEvaluatedKey
+	found []map[string]types.AttributeValue // its items, with Options.Keep
+}
+
+// readShard reads the pages of one shard with its key values kv.
+func (r *run) readShard(ctx context.Context, sp *StepPlan, kv map[string]types.AttributeValue) (g shardRead) {
+	var start map[string]types.AttributeValue
+	for page := 0; sp.Pages == 0 || page < sp.Pages; page++ {
+		if err := ctx.Err(); err != nil {
+			g.err = err
+			return g
+		}
+		var items []map[string]types.AttributeValue
+		var pg pageRead
+		if sp.Kind == catalog.Query {
+			in := &dynamodb.QueryInput{TableName: aws.String(sp.Table), KeyConditionExpression: aws.String(sp.KeyCondition),
+				ExpressionAttributeNames: names(sp), ExpressionAttributeValues: kv, ExclusiveStartKey: start, ReturnConsumedCapacity: indexes}
+			r.readShape(sp, &in.IndexName, &in.FilterExpression, &in.ProjectionExpression, &in.ConsistentRead, &in.Limit)
+			if sp.Descending {
+				in.ScanIndexForward = aws.Bool(false)
+			}
+			out, err := r.x.api.Query(ctx, in)
+			if err != nil {
+				g.err, g.sent = err, true
+				return g
+			}
+			items, pg.cc, pg.last = out.Items, out.ConsumedCapacity, out.LastEvaluatedKey
+		} else {
+			in := &dynamodb.ScanInput{TableName: aws.String(sp.Table), ExpressionAttributeNames: names(sp), ExpressionAttributeValues: kv,
+				ExclusiveStartKey: start, ReturnConsumedCapacity: indexes}
+			r.readShape(sp, &in.IndexName, &in.FilterExpression, &in.ProjectionExpression, &in.ConsistentRead, &in.Limit)
+			out, err := r.x.api.Scan(ctx, in)
+			if err != nil {
+				g.err, g.sent = err, true
+				return g
+			}
+			items, pg.cc, pg.last = out.Items, out.ConsumedCapacity, out.LastEvaluatedKey
+		}
+		pg.items = len(items)
+		if len(items) > 0 {
+			pg.first = items[0]
+		}
+		if r.x.opts.Keep {
+			pg.found = items
+		}
+		g.pages = append(g.pages, pg)
+		start = pg.last
+		if pg.last == nil {
+			break
+		}
+	}
+	return g
 }
 
 func (r *run) readShape(sp *StepPlan, index, filter, projection **string, consistent **bool, limit **int32) {
