@@ -2,20 +2,6 @@ package engine
 
 import "github.com/cardapio/cardapio/attr"
 
-// fastBatch gives BatchWriteItem's op the reflection-free decoder of its
-// common bodies (a bulk load's), falling back to the general one.
-func fastBatch(o op) op {
-	general := o.decode
-	o.decode = func(body []byte) (any, error) {
-		in := new(BatchWriteItemInput)
-		if decodeBatchWriteFast(body, in) {
-			return in, nil
-		}
-		return general(body)
-	}
-	return o
-}
-
 // decodeBatchWriteFast decodes a BatchWriteItem body of RequestItems
 // (tables, each a non-empty list of PutRequest Item or DeleteRequest Key
 // objects) and the two Return members, written as the SDKs write them,

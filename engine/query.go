@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"math/bits"
+	"sync"
 
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/capacity"
@@ -317,9 +318,10 @@ func (rq *readRequest) run(ctx context.Context, e *Engine, wire bool) (*QueryOut
 	t.mu.RUnlock()
 	out.ScannedCount = len(hits)
 	if wire && !rq.count {
-		// The JSON of an item is about twice its stored form; the
-		// buffer is sized once rather than grown page-long.
-		out.wire = append(make([]byte, 0, 2*stored+len(hits)+256), `{"Items":[`...)
+		// The JSON of an item is its stored form and some 10 bytes a
+		// value more; the buffer is sized once rather than grown
+		// page-long, and a large one is reused (pageBuffer).
+		out.wire = append(pageBuffer(stored+stored/2+16*len(hits)+256), `{"Items":[`...)
 	}
 	keep := rq.keep()
 	for _, h := range hits {
@@ -392,6 +394,34 @@ func (rq *readRequest) run(ctx context.Context, e *Engine, wire bool) (*QueryOut
 		out.ConsumedCapacity = consumed(rq.wantCap, rq.level, c)
 	}
 	return out, nil
+}
+
+// pageBuffers holds the output buffers of large pages once their answer
+// is written (releasePage), so that a scan's pages do not each allocate,
+// and clear, a megabyte or two.
+var pageBuffers sync.Pool
+
+// pooledPage is the size from which a page's buffer comes from, and goes
+// back to, pageBuffers.
+const pooledPage = 64 << 10
+
+// pageBuffer returns an empty buffer of at least n bytes.
+func pageBuffer(n int) []byte {
+	if n >= pooledPage {
+		if p, ok := pageBuffers.Get().(*[]byte); ok && cap(*p) >= n {
+			return (*p)[:0]
+		}
+	}
+	return make([]byte, 0, n)
+}
+
+// releasePage gives a page's buffer back once nothing refers to it any
+// more (its answer written).
+func releasePage(b []byte) {
+	if cap(b) >= pooledPage {
+		b = b[:0]
+		pageBuffers.Put(&b)
+	}
 }
 
 // keep selects the attributes an item read through the source shows

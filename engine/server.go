@@ -53,13 +53,14 @@ func handle[I, O any](f func(*Engine, context.Context, *I) (*O, error)) op {
 	}
 }
 
-// fastPut gives PutItem's op the reflection-free decoder of its common
-// bodies, falling back to the general one.
-func fastPut(o op) op {
+// fast gives an op a reflection-free decoder of its common bodies
+// (decodePutFast, decodeBatchWriteFast), falling back to the general one
+// for anything it does not take.
+func fast[I any](o op, decode func(body []byte, in *I) bool) op {
 	general := o.decode
 	o.decode = func(body []byte) (any, error) {
-		in := new(PutItemInput)
-		if decodePutFast(body, in) {
+		in := new(I)
+		if decode(body, in) {
 			return in, nil
 		}
 		return general(body)
@@ -74,13 +75,13 @@ var ops = map[string]op{
 	"DescribeTable":      handle((*Engine).DescribeTable),
 	"ListTables":         handle((*Engine).ListTables),
 	"UpdateTable":        handle((*Engine).UpdateTable),
-	"PutItem":            fastPut(handle((*Engine).PutItem)),
+	"PutItem":            fast(handle((*Engine).PutItem), decodePutFast),
 	"GetItem":            handle((*Engine).GetItem),
 	"UpdateItem":         handle((*Engine).UpdateItem),
 	"DeleteItem":         handle((*Engine).DeleteItem),
 	"Query":              handle((*Engine).queryWire),
 	"Scan":               handle((*Engine).scanWire),
-	"BatchWriteItem":     fastBatch(handle((*Engine).BatchWriteItem)),
+	"BatchWriteItem":     fast(handle((*Engine).BatchWriteItem), decodeBatchWriteFast),
 	"BatchGetItem":       handle((*Engine).BatchGetItem),
 	"TransactWriteItems": handle((*Engine).TransactWriteItems),
 	"TransactGetItems":   handle((*Engine).TransactGetItems),
@@ -413,6 +414,12 @@ func (s *Server) reply(w http.ResponseWriter, out any, err error) {
 	}
 	w.WriteHeader(status)
 	w.Write(body)
+	if q, ok := out.(*QueryOutput); ok && err == nil && q.wire != nil {
+		// The page's buffer (or the one its answer grew into) is no
+		// longer referred to: Write does not keep it.
+		releasePage(body)
+		q.wire = nil
+	}
 }
 
 // headerValue is the first value of a header, by canonical name.
