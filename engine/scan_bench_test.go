@@ -1,0 +1,197 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cardapio/cardapio/attr"
+)
+
+// scanBenchItems fills table Scanned with n items of about 1 KB, ten to a
+// partition.
+func scanBenchItems(b *testing.B, e *Engine, n int) {
+	ctx := context.Background()
+	_, err := e.CreateTable(ctx, &CreateTableInput{
+		TableName:            "Scanned",
+		AttributeDefinitions: []AttributeDefinition{{AttributeName: "pk", AttributeType: "S"}, {AttributeName: "sk", AttributeType: "N"}},
+		KeySchema:            []KeySchemaElement{{AttributeName: "pk", KeyType: "HASH"}, {AttributeName: "sk", KeyType: "RANGE"}},
+		BillingMode:          "PAY_PER_REQUEST",
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range n {
+		if _, err := e.PutItem(ctx, &PutItemInput{TableName: "Scanned", Item: scanBenchItem(i)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func scanBenchItem(i int) attr.Item {
+	return attr.Sorted([]attr.Field{
+		{Name: "pk", Value: attr.Str(fmt.Sprintf("user#%08d", i/10))},
+		{Name: "sk", Value: attr.Num(strconv.Itoa(i % 10))},
+		{Name: "name", Value: attr.Str("Maria da Silva")},
+		{Name: "tags", Value: attr.StrSet("a", "b", "c")},
+		{Name: "balance", Value: attr.Num("1234.56")},
+		{Name: "history", Value: attr.ListOf(attr.Num("1"), attr.Num("2"), attr.MapOf(attr.Item{{Name: "at", Value: attr.Str("2026-09-21")}}))},
+		{Name: "note", Value: attr.Str(strings.Repeat("n", 900))},
+	})
+}
+
+// BenchmarkWritersDuringScan: 16 writers put into a table of 100k items
+// of 1 KB, alone and while one reader scans the same table page after
+// page (1 MB pages, through the wire's encoder, as a client's Scan is
+// answered). b.N puts per sub-benchmark; reported: puts/s, the writers'
+// p99 latency, and the pages scanned meanwhile. The ratio of the two
+// sub-benchmarks' puts/s is what writers keep while a scan runs.
+func BenchmarkWritersDuringScan(b *testing.B) {
+	e := New(Options{})
+	scanBenchItems(b, e, 100_000)
+	h := e.Handler()
+	for _, scanning := range []bool{false, true} {
+		name := "alone"
+		if scanning {
+			name = "scanning"
+		}
+		b.Run(name, func(b *testing.B) {
+			ctx := context.Background()
+			stop := make(chan struct{})
+			var pages atomic.Int64
+			var scanner sync.WaitGroup
+			if scanning {
+				scanner.Add(1)
+				go func() {
+					defer scanner.Done()
+					start := ""
+					for {
+						select {
+						case <-stop:
+							return
+						default:
+						}
+						body := `{"TableName":"Scanned"` + start + `}`
+						w := httptest.NewRecorder()
+						h.ServeHTTP(w, scanRequest(body))
+						if w.Code != http.StatusOK {
+							panic(w.Body.String())
+						}
+						pages.Add(1)
+						var page struct{ LastEvaluatedKey json.RawMessage }
+						if err := json.Unmarshal(w.Body.Bytes(), &page); err != nil {
+							panic(err)
+						}
+						start = ""
+						if len(page.LastEvaluatedKey) > 0 {
+							start = `,"ExclusiveStartKey":` + string(page.LastEvaluatedKey)
+						}
+					}
+				}()
+			}
+			const writers = 16
+			var next atomic.Int64
+			lat := make([][]time.Duration, writers)
+			var wg sync.WaitGroup
+			b.ResetTimer()
+			t0 := time.Now()
+			for w := range writers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for {
+						i := next.Add(1)
+						if i > int64(b.N) {
+							return
+						}
+						s := time.Now()
+						_, err := e.PutItem(ctx, &PutItemInput{TableName: "Scanned", Item: scanBenchItem(int(i*7919) % 100_000)})
+						lat[w] = append(lat[w], time.Since(s))
+						if err != nil {
+							panic(err)
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			elapsed := time.Since(t0)
+			b.StopTimer()
+			close(stop)
+			scanner.Wait()
+			var all []time.Duration
+			for _, l := range lat {
+				all = append(all, l...)
+			}
+			sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
+			b.ReportMetric(float64(b.N)/elapsed.Seconds(), "puts/s")
+			b.ReportMetric(float64(all[len(all)*99/100].Microseconds()), "p99-µs")
+			b.ReportMetric(float64(pages.Load()), "pages")
+		})
+	}
+}
+
+func scanRequest(body string) *http.Request {
+	r := httptest.NewRequest("POST", "/", strings.NewReader(body))
+	r.Header.Set("X-Amz-Target", "DynamoDB_20120810.Scan")
+	r.Header.Set("Content-Type", "application/x-amz-json-1.0")
+	placeholderSign(r)
+	return r
+}
+
+// BenchmarkScanPage1MB: one 1 MB Scan page (about 1,000 items of 1 KB)
+// answered through the server's handler, body encoded and written to a
+// writer that keeps nothing: the server's work and garbage for a page.
+// cpu-ms/op is the process's CPU time per page (getrusage), steadier
+// than the wall time on a busy machine.
+func BenchmarkScanPage1MB(b *testing.B) {
+	e := New(Options{})
+	scanBenchItems(b, e, 5_000)
+	h := e.Handler()
+	b.ReportAllocs()
+	b.ResetTimer()
+	c0 := processCPU()
+	for b.Loop() {
+		w := &discardWriter{h: http.Header{}}
+		h.ServeHTTP(w, scanRequest(`{"TableName":"Scanned"}`))
+		if w.code != http.StatusOK || w.n < 1<<20 {
+			b.Fatalf("%d: %d bytes", w.code, w.n)
+		}
+	}
+	b.ReportMetric(float64((processCPU()-c0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+}
+
+// discardWriter is a ResponseWriter that counts what it is given.
+type discardWriter struct {
+	h    http.Header
+	code int
+	n    int
+}
+
+func (w *discardWriter) Header() http.Header { return w.h }
+func (w *discardWriter) WriteHeader(code int) {
+	if w.code == 0 {
+		w.code = code
+	}
+}
+func (w *discardWriter) Write(p []byte) (int, error) {
+	w.WriteHeader(http.StatusOK)
+	w.n += len(p)
+	return len(p), nil
+}
+
+// processCPU is the CPU time (user and system) the process has used.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
