@@ -42,9 +42,13 @@
 //     those requests, counted again at their measured figures
 //     (StepResult.Repeated) instead of being sent again;
 //   - a fan-out over a sharded index sends one query per shard value,
-//     0 to count-1, in order; over an index without shards, one query
-//     per worker;
-//   - Seed writes with ordinary batch writes through a Loader
-//     (target.Target loads the embedded engine without the wire): what
-//     it seeds is not measured, the steps are.
+//     0 to count-1; over an index without shards, one query per worker;
+//     the shards are read at once (up to 8 requests in flight) and
+//     their answers taken in shard order, so figures, bindings and
+//     failures are those of a sequential read;
+//   - Seed writes through a Loader: target.Target puts the items into
+//     the embedded engine with its bulk load (engine.Engine.Load, the
+//     puts BatchWriteItem makes, without the wire), and elsewhere sends
+//     ordinary batch writes: what it seeds is not measured, the steps
+//     are, so both give the same figures.
 package executor
