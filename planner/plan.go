@@ -17,8 +17,11 @@ import (
 
 // Options are a plan's inputs beyond the model.
 type Options struct {
-	// Scenario names one of the model's scenarios.
+	// Scenario names one of the model's scenarios, or of Scenarios.
 	Scenario string
+	// Scenarios are scenarios read from a scenario file (catalog's
+	// LoadScenarioFile), looked up before the model's.
+	Scenarios []catalog.Scenario
 	// Shards sets the shard count of sharded indexes: by index name, or
 	// "" for every sharded index (1: no shard).
 	Shards map[string]int
@@ -97,8 +100,13 @@ func Plan(m *catalog.Model, o Options) (*Result, error) {
 		o.Hottest = 8
 	}
 	var sc *catalog.Scenario
+	for i := range o.Scenarios {
+		if sc == nil && o.Scenarios[i].Name == o.Scenario {
+			sc = &o.Scenarios[i]
+		}
+	}
 	for i := range m.Scenarios {
-		if m.Scenarios[i].Name == o.Scenario {
+		if sc == nil && m.Scenarios[i].Name == o.Scenario {
 			sc = &m.Scenarios[i]
 		}
 	}
@@ -372,6 +380,9 @@ func prepare(m *catalog.Model, sc *catalog.Scenario, o Options) (*planner, *popu
 	if loc == nil {
 		loc = time.UTC
 	}
+	if sc.Date != nil {
+		day = time.Date(sc.Date.Year(), sc.Date.Month(), sc.Date.Day(), 0, 0, 0, 0, loc)
+	}
 	if day.IsZero() {
 		day = time.Date(2026, 1, 1, 0, 0, 0, 0, loc)
 	}
@@ -407,7 +418,10 @@ func (p *planner) build(sch *schedule, rs map[resKey]*resource) (loads []through
 			return nil, nil, nil, nil, inputErr("%s", err.Error())
 		}
 		name := sh.item.Operation
-		lp := LoadPlan{Name: name, Operation: name, Shape: sh.note, Variants: d.basis, Runs: sh.total}
+		if sh.item.Name != "" {
+			name = sh.item.Name
+		}
+		lp := LoadPlan{Name: name, Operation: sh.item.Operation, Shape: sh.note, Variants: d.basis, Runs: sh.total}
 		for vi, v := range d.variants {
 			first := len(loads)
 			for j, st := range v.steps {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cardapio/cardapio/capacity"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/loadgen"
 	"github.com/cardapio/cardapio/planner"
 	"github.com/cardapio/cardapio/reports"
 )
@@ -27,10 +28,11 @@ type planOptions struct {
 func newPlanCmd(e *env) *cobra.Command {
 	p := &planOptions{}
 	c := &cobra.Command{
-		Use:   "plan [model.yaml] --scenario NAME",
+		Use:   "plan [model.yaml] --scenario NAME|FILE",
 		Short: "Predict a scenario's throttling at full scale, partition by partition, without storing an item",
-		Long: `Plan simulates one of the model's scenarios (./model.yaml by default) at the
-model's full scale, second by second: the population placed by the dataset
+		Long: `Plan simulates one of the model's scenarios (./model.yaml by default), or
+one of a scenario file's (--scenario FILE, FILE#NAME), the load generator's
+scenarios read the same way, at the model's full scale, second by second: the population placed by the dataset
 generator's model (sampled, never stored) splits every table and global
 index into partitions by size and throughput, every operation of the
 scenario becomes units per partition per second by the capacity rules, and
@@ -58,7 +60,7 @@ flag.`,
 		RunE: func(_ *cobra.Command, args []string) error { return runPlan(e, p, args) },
 	}
 	f := c.Flags()
-	f.StringVar(&p.o.Scenario, "scenario", "", "the scenario to plan (a name of the model's scenarios)")
+	f.StringVar(&p.o.Scenario, "scenario", "", "the scenario: a name of the model's, or a scenario file (FILE#NAME picks one of several)")
 	f.StringVar(&p.format, "format", "text", "output format: text or json")
 	f.StringArrayVar(&p.shards, "shards", nil, "shard count of every sharded index (N) or of one (INDEX=N); repeatable")
 	f.StringArrayVar(&p.warm, "warm", nil, "warm throughput of the table (READ/WRITE) or of a table or index (NAME=READ/WRITE); repeatable")
@@ -115,6 +117,17 @@ func runPlan(e *env, p *planOptions, args []string) error {
 			return reported(ExitBadInput, errs)
 		} else if err != nil {
 			return badInput(err)
+		}
+		name, file, err := loadgen.PickScenario(m, o.Scenario)
+		if errors.As(err, &errs) {
+			fmt.Fprintln(e.stderr, errs.Error())
+			return reported(ExitBadInput, errs)
+		} else if err != nil {
+			return badInput(err)
+		}
+		o.Scenario = name
+		if file != nil {
+			o.Scenarios = file.Scenarios
 		}
 		r, err := planner.Plan(m, o)
 		if errors.Is(err, planner.ErrInput) {

@@ -99,3 +99,21 @@ func FuzzPlanFlags(f *testing.F) {
 		}
 	})
 }
+
+// A scenario file, read as the load generator reads it (FILE, FILE#NAME):
+// a heavier batch throttles even on the 16 shards, where four shard keys
+// of the date share one partition.
+func TestPlanScenarioFile(t *testing.T) {
+	for _, s := range []string{"testdata/plan/unsharded-batch.yaml", "testdata/plan/unsharded-batch.yaml#heavy-0007"} {
+		out, errOut, code := runCheckCLI("plan", "../../model.yaml", "--scenario", s, "--no-search", "--format", "json")
+		require.Equal(t, ExitFailed, code, errOut)
+		assert.Contains(t, out, `"scenario": "heavy-0007"`)
+		assert.Contains(t, errOut, "GSI1")
+	}
+	out, errOut, code := runCheckCLI("plan", "../../model.yaml", "--scenario", "testdata/plan/unsharded-batch.yaml#nope")
+	assert.Equal(t, ExitBadInput, code, errOut)
+	assert.Empty(t, out)
+	out, errOut, code = runCheckCLI("plan", "../../model.yaml", "--scenario", "testdata/plan/missing.yaml")
+	assert.Equal(t, ExitBadInput, code, errOut)
+	assert.Empty(t, out)
+}
