@@ -772,13 +772,15 @@ func (r *resource) finish(n int, res *Result) {
 			if t.cells[d] == nil {
 				continue
 			}
+			nb := len(t.cells[d])
+			k := (nb + MaxHeatmapColumns - 1) / MaxHeatmapColumns
 			if h == nil {
-				h = &Heatmap{Table: r.table, Index: r.index, Direction: dirNames[d]}
+				h = &Heatmap{Table: r.table, Index: r.index, Direction: dirNames[d], Resolution: k * res.Resolution}
 			}
 			h.Partitions = append(h.Partitions, hexRange(t.lo, t.hi))
-			row := make([]float64, len(t.cells[d]))
+			row := make([]float64, (nb+k-1)/k)
 			for i, c := range t.cells[d] {
-				row[i] = math.Round(c*1000) / 1000
+				row[i/k] = max(row[i/k], round3(c))
 			}
 			h.Cells = append(h.Cells, row)
 		}
@@ -788,12 +790,18 @@ func (r *resource) finish(n int, res *Result) {
 	}
 	for _, s := range [][]Point{r.out.Read, r.out.Write} {
 		for i := range s {
-			if math.IsInf(s[i].Limit, 1) {
-				s[i].Limit = 0
+			p := &s[i]
+			if math.IsInf(p.Limit, 1) {
+				p.Limit = 0
 			}
+			p.Consumed, p.Demand, p.Limit, p.Throttled, p.Hottest = round3(p.Consumed), round3(p.Demand), round3(p.Limit), round3(p.Throttled), round3(p.Hottest)
 		}
 	}
 }
+
+// round3 keeps three decimals: a thousandth of a unit says enough, and
+// a day of seconds stays a readable size.
+func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
 
 func reasonMap(c *throughput.ReasonCounts) map[string]float64 {
 	out := map[string]float64{}

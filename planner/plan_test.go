@@ -146,6 +146,14 @@ func TestOnDemandDoubling(t *testing.T) {
 	assert.Zero(t, late.Throttled)
 	assert.InDelta(t, late.Demand, late.Consumed, 1)
 	assert.Contains(t, r.Throttled.Reasons, "TableWriteKeyRangeThroughputExceeded")
+	// An hour of seconds: the heatmap's columns are 3 seconds each.
+	require.NotEmpty(t, r.Heatmaps)
+	for _, h := range r.Heatmaps {
+		assert.Equal(t, 3, h.Resolution)
+		for _, row := range h.Cells {
+			assert.Len(t, row, 1200)
+		}
+	}
 }
 
 // The orders example from its model alone: the 09:00 queue with its 10

@@ -8,6 +8,7 @@ import "time"
 // `cardapio plan --format json` prints it as is (its JSON names are part
 // of the command's contract; fields are only ever added).
 //
+// Zero figures of a series point are left out (throttled, hottest).
 // Seconds are counted from the scenario's start (Start); a series holds
 // one point per Resolution seconds, each the busiest second of its
 // interval (peak consumed, peak demand, the lowest limit) and the sum of
@@ -117,13 +118,13 @@ type Units struct {
 // Point is one interval of a series.
 type Point struct {
 	Second    int     `json:"t"`
-	Consumed  float64 `json:"consumed"`  // the interval's busiest second
-	Demand    float64 `json:"demand"`    // consumed + throttled, busiest second
-	Limit     float64 `json:"limit"`     // the table-level limit, lowest in the interval
-	Throttled float64 `json:"throttled"` // units, summed over the interval
+	Consumed  float64 `json:"consumed"`            // the interval's busiest second
+	Demand    float64 `json:"demand"`              // consumed + throttled, busiest second
+	Limit     float64 `json:"limit"`               // the table-level limit, lowest in the interval
+	Throttled float64 `json:"throttled,omitempty"` // units, summed over the interval
 	// Hottest is the busiest partition's consumed units in the
 	// interval's busiest second, against PartitionCap.
-	Hottest float64 `json:"hottest"`
+	Hottest float64 `json:"hottest,omitempty"`
 }
 
 // Partition is one partition of a resource: its hash range and its
@@ -219,11 +220,14 @@ type Cost struct {
 // Heatmap is one resource's partitions over time: Cells[p][i] is
 // partition Partitions[p]'s busiest second in interval i, as demand over
 // the partition's cap (1 = at the cap; above: throttled), in the
-// direction named.
+// direction named. An interval is Resolution seconds: the series'
+// resolution, or a multiple of it so that a heatmap has at most
+// MaxHeatmapColumns columns.
 type Heatmap struct {
 	Table      string      `json:"table"`
 	Index      string      `json:"index,omitempty"`
 	Direction  string      `json:"direction"`
+	Resolution int         `json:"resolution"`
 	Partitions []string    `json:"partitions"` // hash ranges, lo-hi
 	Cells      [][]float64 `json:"cells"`
 }
@@ -241,3 +245,6 @@ type Assumptions struct {
 	Sample            int     `json:"sample"`
 	Seed              uint64  `json:"seed"`
 }
+
+// MaxHeatmapColumns bounds a heatmap's intervals: a day at a minute each.
+const MaxHeatmapColumns = 1440

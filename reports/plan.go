@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -16,15 +17,32 @@ import (
 func Plan(w io.Writer, format string, plans ...*planner.Result) error {
 	switch {
 	case format == "json" && len(plans) == 2:
-		return JSON(w, map[string]any{"a": plans[0], "b": plans[1]})
+		return planJSON(w, map[string]any{"a": plans[0], "b": plans[1]}, plans...)
 	case format == "json":
-		return JSON(w, plans[0])
+		return planJSON(w, plans[0], plans...)
 	case len(plans) == 2:
 		planCompare(w, plans[0], plans[1])
 	default:
 		planText(w, plans[0])
 	}
 	return nil
+}
+
+// compactPoints is where a plan's JSON goes compact: past an hour of
+// points per series, indentation would be most of the file.
+const compactPoints = 3600
+
+func planJSON(w io.Writer, v any, plans ...*planner.Result) error {
+	for _, r := range plans {
+		for _, x := range r.Resources {
+			if len(x.Read) > compactPoints {
+				enc := json.NewEncoder(w)
+				enc.SetEscapeHTML(false)
+				return enc.Encode(v)
+			}
+		}
+	}
+	return JSON(w, v)
 }
 
 func planText(w io.Writer, r *planner.Result) {

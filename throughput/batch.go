@@ -596,7 +596,7 @@ func (bt *batch) commit(c *config, loads []Load, out []LoadResult) {
 			for _, sh := range ch.parts {
 				b := &bt.buckets[sh.bucket]
 				h := b.part.batchHeat
-				if h[read]/caps[read]+h[write]/caps[write] >= c.theta || others*b.pass < 1 {
+				if h[read]/caps[read]+h[write]/caps[write] >= c.theta || others*b.pass < 1-1e-9 {
 					busy = true
 					break
 				}

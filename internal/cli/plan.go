@@ -51,7 +51,8 @@ What-ifs: --shards N (every sharded index) or INDEX=N, --warm READ/WRITE
 the what-ifs side by side; with two models (A.yaml B.yaml) it plans both.
 
 With --format json, stdout holds the plan (planner.Result; {"a", "b"} with
---compare) when the exit code is 0 or 3.
+--compare) when the exit code is 0 or 3: indented, or on one line when a
+series holds more than an hour of points.
 
 Exit codes: 0 no throttling predicted; 3 throttling predicted (the index,
 partition and second are named on stderr); 2 a bad model, scenario or
