@@ -144,8 +144,10 @@ load)
 		order=raw,load
 		((r % 2)) && order=load,raw
 		before=$(awk '{print $14 + $15}' "/proc/$serve_pid/stat")
-		BENCH_ENDPOINT="http://127.0.0.1:$port" BENCH_ORDER=$order BENCH_SCALE=${LOAD_SCALE:-0.0002} \
-			"$work/dataset.test" -test.run XXX -test.bench LoadEndpoint -test.benchtime 2x >"$work/bench.txt"
+		# From the package's directory: the benchmark reads the models by
+		# their paths relative to it.
+		(cd "$repo/loadgen/dataset" && BENCH_ENDPOINT="http://127.0.0.1:$port" BENCH_ORDER=$order BENCH_SCALE=${LOAD_SCALE:-0.0002} \
+			"$work/dataset.test" -test.run XXX -test.bench LoadEndpoint -test.benchtime 2x) >"$work/bench.txt"
 		after=$(awk '{print $14 + $15}' "/proc/$serve_pid/stat")
 		raw=$(awk '/LoadEndpoint\/raw/ {for (i = 1; i <= NF; i++) if ($(i+1) == "items/s") print $i}' "$work/bench.txt")
 		ld=$(awk '/LoadEndpoint\/load/ {for (i = 1; i <= NF; i++) if ($(i+1) == "items/s") print $i}' "$work/bench.txt")
