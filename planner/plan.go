@@ -632,10 +632,14 @@ func (r *resource) record(u *throughput.Usage, s, b, nb int) {
 			dem := pc[d] + pt[d]
 			tr.peak[d] = max(tr.peak[d], dem)
 			if dem > 0 && caps[d] > 0 {
+				// Cells at the heatmap's own resolution: a partition's
+				// row is at most MaxHeatmapColumns long, however many
+				// partitions the data makes.
+				k := heatStep(nb)
 				if tr.cells[d] == nil {
-					tr.cells[d] = make([]float64, nb)
+					tr.cells[d] = make([]float64, (nb+k-1)/k)
 				}
-				tr.cells[d][b] = max(tr.cells[d][b], dem/caps[d])
+				tr.cells[d][b/k] = max(tr.cells[d][b/k], dem/caps[d])
 			}
 			if pt[d] > 0 && tr.first < 0 {
 				tr.first = s
@@ -772,15 +776,13 @@ func (r *resource) finish(n int, res *Result) {
 			if t.cells[d] == nil {
 				continue
 			}
-			nb := len(t.cells[d])
-			k := (nb + MaxHeatmapColumns - 1) / MaxHeatmapColumns
 			if h == nil {
-				h = &Heatmap{Table: r.table, Index: r.index, Direction: dirNames[d], Resolution: k * res.Resolution}
+				h = &Heatmap{Table: r.table, Index: r.index, Direction: dirNames[d], Resolution: heatStep(len(r.out.Read)) * res.Resolution}
 			}
 			h.Partitions = append(h.Partitions, hexRange(t.lo, t.hi))
-			row := make([]float64, (nb+k-1)/k)
+			row := make([]float64, len(t.cells[d]))
 			for i, c := range t.cells[d] {
-				row[i/k] = max(row[i/k], round3(c))
+				row[i] = round3(c)
 			}
 			h.Cells = append(h.Cells, row)
 		}
@@ -798,6 +800,9 @@ func (r *resource) finish(n int, res *Result) {
 		}
 	}
 }
+
+// heatStep is how many series intervals a heatmap column covers.
+func heatStep(nb int) int { return max(1, (nb+MaxHeatmapColumns-1)/MaxHeatmapColumns) }
 
 // round3 keeps three decimals: a thousandth of a unit says enough, and
 // a day of seconds stays a readable size.
