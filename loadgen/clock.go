@@ -79,6 +79,14 @@ func (c *Clock) jump(off time.Duration) {
 	c.off, c.wallBase = off, c.wall.Now()
 }
 
+// start sets the clock running at speed from now on: it stands at the
+// scenario's start while the population loads, however long that takes.
+func (c *Clock) start(speed float64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.off, c.wallBase, c.speed = c.offsetLocked(), c.wall.Now(), speed
+}
+
 // wallUntil is the wall time until the clock reads off.
 func (c *Clock) wallUntil(off time.Duration) time.Duration {
 	c.mu.Lock()

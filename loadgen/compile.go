@@ -104,7 +104,7 @@ func compileLoad(x *executor.Executor, l *loadRun, invs []*catalog.Invariant) er
 				all = append(all, s)
 				continue
 			}
-			s, err := defaultSource(p, ctxEnts, causeNames, fannedOut(l.op))
+			s, err := defaultSource(l.op, p, ctxEnts, causeNames, fannedOut(l.op))
 			if err != nil {
 				return fmt.Errorf("load %s: %w", l.name, err)
 			}
@@ -125,7 +125,7 @@ func compileLoad(x *executor.Executor, l *loadRun, invs []*catalog.Invariant) er
 }
 
 // defaultSource is the source of a parameter the load does not name.
-func defaultSource(p *catalog.Param, ents []*catalog.Entity, cause, fanned map[string]bool) (*catalog.Source, error) {
+func defaultSource(op *catalog.Operation, p *catalog.Param, ents []*catalog.Entity, cause, fanned map[string]bool) (*catalog.Source, error) {
 	if cause[p.Name] {
 		return &catalog.Source{Param: p, Kind: catalog.SourceCopy, Path: &catalog.Path{Text: "cause." + p.Name, Cause: true, Attr: p.Name}}, nil
 	}
@@ -135,6 +135,12 @@ func defaultSource(p *catalog.Param, ents []*catalog.Entity, cause, fanned map[s
 		return &catalog.Source{Param: p, Kind: catalog.SourceSample, Value: *p.Sample}, nil
 	}
 	if a := p.Attribute; a != nil && a.Computed != nil && a.Computed.Kind == catalog.KindHashMod {
+		if in := a.Computed.Input; p.Sample != nil && !cause[in] && !carried(in, ents) && !takes(op, in) {
+			// Nothing of the arrival holds what it is computed from (a
+			// worker's shard that no step reads once the index is not
+			// sharded): its sample.
+			return &catalog.Source{Param: p, Kind: catalog.SourceSample, Value: *p.Sample}, nil
+		}
 		return &catalog.Source{Param: p, Kind: catalog.SourceComputed, Attr: a}, nil
 	}
 	if a := p.Attribute; a != nil && (a.Unit == catalog.UnitInstant || a.Instant != nil) {
@@ -149,6 +155,26 @@ func defaultSource(p *catalog.Param, ents []*catalog.Entity, cause, fanned map[s
 		return &catalog.Source{Param: p, Kind: catalog.SourceSample, Value: *p.Sample}, nil
 	}
 	return nil, fmt.Errorf("parameter %s has no source: no sample, and nothing of the context is called so (give it under params)", p.Name)
+}
+
+// carried says whether an entity of the context has the attribute.
+func carried(a string, ents []*catalog.Entity) bool {
+	for _, e := range ents {
+		if e.Has(a) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// takes says whether the operation has a parameter of that name.
+func takes(op *catalog.Operation, name string) bool {
+	for _, p := range op.Params {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // fannedOut names the shard attributes of the operation's queries that

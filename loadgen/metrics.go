@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -27,6 +28,13 @@ func newHist() *hdr.Histogram { return hdr.New(histLowest, histHighest, histDigi
 // already-applied, limit-reached, version-conflict, not-found, throttled,
 // transaction-conflict, error...).
 const (
+	// A cancelled transaction's throttled action carries a code
+	// (ThrottlingError, ProvisionedThroughputExceeded) and a message, no
+	// ThrottlingReasons: its throttle is counted by what the message
+	// names.
+	TxnIndexThrottled = "transaction throttled by a global secondary index"
+	TxnTableThrottled = "transaction throttled by the table"
+
 	OutcomeSkipped     = "skipped"     // the subject no longer met its selection when read again
 	OutcomeInterrupted = "interrupted" // the run stopped before the arrival finished
 	OutcomeUnmatched   = "unmatched"   // no variant of the mix matched the arrival's context
@@ -90,6 +98,14 @@ func (s *loadStats) start(behind time.Duration, late bool) {
 	s.mu.Unlock()
 }
 
+// unreasoned names a throttle that came without ThrottlingReasons.
+func unreasoned(msg string) string {
+	if strings.Contains(msg, "global secondary index") {
+		return TxnIndexThrottled
+	}
+	return TxnTableThrottled
+}
+
 func clampMicros(d time.Duration) int64 {
 	us := d.Microseconds()
 	if us < histLowest {
@@ -120,6 +136,9 @@ func (s *loadStats) finish(kind string, latency time.Duration, res *executor.Res
 	}
 	for _, t := range res.Outcome.Throttling {
 		s.throttles[t.Reason]++
+	}
+	if res.Outcome.Kind == executor.Throttled && len(res.Outcome.Throttling) == 0 {
+		s.throttles[unreasoned(res.Outcome.Message)]++
 	}
 	for _, st := range res.Steps {
 		s.requests[string(st.Kind)] += int64(st.Requests)

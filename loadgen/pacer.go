@@ -47,6 +47,14 @@ func NewPacer(s *catalog.Shape, factor float64) *Pacer {
 	return p
 }
 
+// Limit cuts the arrivals to the first n, each still due when the shape
+// says.
+func (p *Pacer) Limit(n int64) {
+	if n >= 0 && n < p.count {
+		p.count = n
+	}
+}
+
 // Count is the number of arrivals.
 func (p *Pacer) Count() int64 { return p.count }
 

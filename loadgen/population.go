@@ -69,6 +69,63 @@ type populationResult struct {
 	subjects [][]*Context // by load, in population order
 	counts   map[string]counts
 	missing  []int64 // by load: subjects whose context lacked an item
+	skipped  map[string]int64
+}
+
+// unread lists the entities of the population nothing of a run reads:
+// no load's subjects or their context, no step of the operations it runs
+// except a put (a put of a new item does not read what is there), no
+// invariant, no count. Their items are generated (the trees stay as they
+// are) but not written, which at the reference's scale halves a load.
+func unread(m *catalog.Model, ops []*catalog.Operation, want []wanted, count []countSpec, invs []*catalog.Invariant) map[*catalog.Entity]bool {
+	need := map[*catalog.Entity]bool{}
+	for _, w := range want {
+		need[w.subjects.Entity] = true
+		for _, e := range w.entities {
+			need[e] = true
+		}
+	}
+	for _, cs := range count {
+		need[cs.entity] = true
+	}
+	for _, v := range invs {
+		for _, e := range entitiesOf(v) {
+			need[e] = true
+		}
+	}
+	all := false
+	var walk func(ss []*catalog.Step)
+	walk = func(ss []*catalog.Step) {
+		for _, st := range ss {
+			walk(st.Items)
+			r := st.Request
+			if r == nil || st.Kind == catalog.Put {
+				continue
+			}
+			if (st.Kind == catalog.Query || st.Kind == catalog.Scan) && len(r.Matches) == 0 {
+				all = true
+			}
+			if r.Entity != nil {
+				need[r.Entity] = true
+			}
+			for _, mt := range r.Matches {
+				need[mt.Entity] = true
+			}
+		}
+	}
+	for _, op := range ops {
+		walk(op.Steps)
+	}
+	out := map[*catalog.Entity]bool{}
+	if all {
+		return out
+	}
+	for _, e := range m.Entities {
+		if !need[e] {
+			out[e] = true
+		}
+	}
+	return out
 }
 
 // countSpec says which entity's items count the values of an attribute.
@@ -81,7 +138,7 @@ type countSpec struct {
 // (unless write is false: the tables already hold it) and collects what
 // the loads need.
 func loadPopulation(ctx context.Context, pop *dataset.Population, part, parts int, tg *target.Target, tables *target.Tables,
-	want []wanted, count []countSpec, write bool, progress func(done, total int64)) (*populationResult, error) {
+	want []wanted, count []countSpec, skip map[*catalog.Entity]bool, write bool, progress func(done, total int64)) (*populationResult, error) {
 	blocks, err := pop.Part(part, parts)
 	if err != nil {
 		return nil, err
@@ -104,6 +161,7 @@ func loadPopulation(ctx context.Context, pop *dataset.Population, part, parts in
 		counts   map[string]counts
 		items    int64
 		byTable  map[string]int64
+		skipped  map[string]int64
 	}
 	outs := make([]blockOut, len(blocks))
 	var next atomic.Int64
@@ -119,7 +177,7 @@ func loadPopulation(ctx context.Context, pop *dataset.Population, part, parts in
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c := newCollector(pop.Model, want, count, maxLoad)
+			c := newCollector(pop.Model, want, count, maxLoad, skip)
 			gn := pop.NewGenerator(c.emit)
 			for {
 				i := int(next.Add(1) - 1)
@@ -148,7 +206,7 @@ func loadPopulation(ctx context.Context, pop *dataset.Population, part, parts in
 						return
 					}
 				}
-				outs[i] = blockOut{subjects: c.subjects, missing: c.missing, counts: c.counts, items: c.items, byTable: c.byTable}
+				outs[i] = blockOut{subjects: c.subjects, missing: c.missing, counts: c.counts, items: c.items, byTable: c.byTable, skipped: c.skipped}
 				if progress != nil {
 					progress(done.Add(c.items), int64(total))
 				}
@@ -164,7 +222,11 @@ func loadPopulation(ctx context.Context, pop *dataset.Population, part, parts in
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	res.skipped = map[string]int64{}
 	for _, o := range outs {
+		for k, v := range o.skipped {
+			res.skipped[k] += v
+		}
 		res.items += o.items
 		for k, v := range o.byTable {
 			res.byTable[k] += v
@@ -199,7 +261,9 @@ type collector struct {
 	count   []countSpec
 	tree    []treeItem
 	keep    map[*catalog.Entity]bool // entities some context reads
-	batches map[string][]attr.Item   // by model table
+	skip    map[*catalog.Entity]bool // entities nothing of the run reads: not written
+	skipped map[string]int64
+	batches map[string][]attr.Item // by model table
 	maxLoad int
 
 	subjects [][]*Context
@@ -214,8 +278,8 @@ type treeItem struct {
 	item attr.Item
 }
 
-func newCollector(m *catalog.Model, want []wanted, count []countSpec, maxLoad int) *collector {
-	c := &collector{m: m, want: want, count: count, keep: map[*catalog.Entity]bool{}, batches: map[string][]attr.Item{}}
+func newCollector(m *catalog.Model, want []wanted, count []countSpec, maxLoad int, skip map[*catalog.Entity]bool) *collector {
+	c := &collector{m: m, want: want, count: count, keep: map[*catalog.Entity]bool{}, batches: map[string][]attr.Item{}, skip: skip}
 	for _, w := range want {
 		c.keep[w.subjects.Entity] = true
 		for _, e := range w.entities {
@@ -232,11 +296,16 @@ func (c *collector) reset() {
 	c.counts = map[string]counts{}
 	c.items = 0
 	c.byTable = map[string]int64{}
+	c.skipped = map[string]int64{}
 }
 
 // emit receives one generated item; the generator reuses its memory, so
 // what is kept is copied.
 func (c *collector) emit(n *dataset.Node, it attr.Item) {
+	if c.skip[n.Entity] {
+		c.skipped[n.Entity.Name]++
+		return
+	}
 	cp := cloneItem(it)
 	c.items++
 	if t := n.Entity.Table; t != nil {

@@ -20,6 +20,9 @@ type Summary struct {
 	Part     int     `json:"part"`
 	Parts    int     `json:"parts"`
 	Scale    float64 `json:"scale"`
+	// Population is the population's scale when it is smaller than
+	// Scale.
+	PopulationScale float64 `json:"populationScale,omitempty"`
 	// Speed is how much faster than real time the scenario clock ran; 0
 	// is as fast as the target answers.
 	Speed        float64 `json:"speed"`

@@ -39,6 +39,11 @@ type Options struct {
 	// (60: an hour in a minute); 0 runs as fast as the target answers,
 	// the clock moving once the arrivals due at an instant are done.
 	Speed float64
+	// Population is the population's scale when it differs from Scale (0:
+	// Scale): a quick run on fewer items against the rates and limits of
+	// Scale. A load that takes each subject once then ends when the
+	// subjects run out, at its rate.
+	Population float64
 	// Seed selects the population and every draw of the run.
 	Seed uint64
 	// AsOf is the population's civil day (zero: the scenario's date, or
@@ -104,6 +109,12 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 	if !(o.Scale > 0) || math.IsInf(o.Scale, 0) || o.Scale > 1000 {
 		return nil, inputErr("--scale must be a positive number up to 1000, not %v", o.Scale)
 	}
+	if o.Population == 0 {
+		o.Population = o.Scale
+	}
+	if !(o.Population > 0) || math.IsInf(o.Population, 0) || o.Population > o.Scale {
+		return nil, inputErr("--population must be a positive scale up to --scale (%v), not %v", o.Scale, o.Population)
+	}
 	if o.Speed < 0 || math.IsNaN(o.Speed) || math.IsInf(o.Speed, 0) {
 		return nil, inputErr("--speed must be a positive number or max, not %v", o.Speed)
 	}
@@ -133,7 +144,7 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 	if asOf.IsZero() && sc.Date != nil {
 		asOf = *sc.Date
 	}
-	pop, err := dataset.New(m, dataset.Options{Scale: o.Scale, Seed: o.Seed, AsOf: asOf})
+	pop, err := dataset.New(m, dataset.Options{Scale: o.Population, Seed: o.Seed, AsOf: asOf})
 	if err != nil {
 		return nil, &InputError{fmt.Errorf("the population: %w", err)}
 	}
@@ -141,7 +152,7 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 	if sc.Date != nil {
 		day = time.Date(sc.Date.Year(), sc.Date.Month(), sc.Date.Day(), 0, 0, 0, 0, pop.Loc)
 	}
-	clock := newClock(day, sc.Start, o.Speed, o.Wall)
+	clock := newClock(day, sc.Start, 0, o.Wall)
 
 	// The target, with the engine on the scenario's clock.
 	to := o.Target
@@ -161,6 +172,12 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 			}
 			to.Engine.Throughput = tm
 			thr = fmt.Sprintf("throughput model at scale %g on the scenario's clock", o.Scale)
+		}
+		if o.Throughput && o.Speed == 0 && to.Retry.MaxAttempts > 1 {
+			// The clock stands still while requests are in flight: an SDK
+			// retry would wait at the same instant, its bucket never
+			// refilled.
+			return nil, inputErr("--throughput with --speed max sends each request once: give --retry-attempts 1, or a --speed number (60: an hour in a minute)")
 		}
 	} else if o.Throughput {
 		return nil, inputErr("--throughput models the embedded engine's limits; for cardapio serve, start it with --throughput --throughput-scale")
@@ -256,7 +273,7 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 	for _, b := range pop.Blocks() {
 		expected += b.Items
 	}
-	logf("%s: loading the population at scale %g (about %.0f items%s) into %s", m.Name, o.Scale, expected/float64(o.Parts), partWord(o.Part, o.Parts), tg.Name)
+	logf("%s: loading the population at scale %g (about %.0f items%s) into %s", m.Name, o.Population, expected/float64(o.Parts), partWord(o.Part, o.Parts), tg.Name)
 	var loaded, toLoad int64
 	var lmu sync.Mutex
 	progress := func(done, total int64) {
@@ -267,7 +284,12 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 			o.Status(Status{Phase: "loading", Wall: o.Wall.Now().Sub(began), Loaded: done, ToLoad: total})
 		}
 	}
-	pr, err := loadPopulation(ctx, pop, o.Part, o.Parts, tg, tables, want, countSpecs, true, progress)
+	var ops []*catalog.Operation
+	for _, l := range r.loads {
+		ops = append(ops, l.op)
+	}
+	skip := unread(m, ops, want, countSpecs, invs)
+	pr, err := loadPopulation(ctx, pop, o.Part, o.Parts, tg, tables, want, countSpecs, skip, true, progress)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("interrupted while loading the population")
@@ -276,10 +298,13 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 	}
 	_ = loaded
 	_ = toLoad
-	sum := &Summary{Scenario: sc.Name, Model: m.Name, File: sc.File, Part: o.Part, Parts: o.Parts, Scale: o.Scale, Speed: o.Speed, Seed: o.Seed,
+	sum := &Summary{Scenario: sc.Name, Model: m.Name, File: sc.File, Part: o.Part, Parts: o.Parts, Scale: o.Scale, Speed: o.Speed, PopulationScale: popScale(o), Seed: o.Seed,
 		AsOf: pop.AsOf.Format("2006-01-02"), Target: tg.Name, Retry: tg.Retry.String(), Keys: string(tables.Keys), Throughput: thr,
 		Operations: map[string]*LoadStats{}, Throttles: map[string]int64{}, Units: map[string]Units{},
 		Population: PopulationStats{Items: pr.items, ByTable: pr.byTable, Subjects: map[string]int64{}, Largest: map[string]string{}, Loaded: true}}
+	for _, e := range sortedNames(pr.skipped) {
+		sum.Notes = append(sum.Notes, fmt.Sprintf("%d %s items of the population not written: nothing of the run reads them", pr.skipped[e], e))
+	}
 	for _, n := range tables.Notes {
 		sum.Notes = append(sum.Notes, n)
 	}
@@ -335,16 +360,20 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 		}
 		l.pacer = NewPacer(l.plan.Shape, f)
 		if l.plan.Subjects != nil && l.plan.Subjects.Pick == catalog.PickEach && l.pacer.Count() > int64(len(l.subjects)) {
+			// Each subject once, at the load's rate: the load ends when
+			// they run out, its pressure on the partitions kept.
 			asked := l.pacer.Count()
-			l.pacer = NewPacer(l.plan.Shape, f*float64(len(l.subjects))/float64(asked))
-			sum.Notes = append(sum.Notes, fmt.Sprintf("load %s: %d arrivals asked, %d subjects in the population: each once, the shape kept at %.3g of its rate",
-				l.name, asked, len(l.subjects), float64(len(l.subjects))/float64(asked)))
+			l.pacer.Limit(int64(len(l.subjects)))
+			end, _ := l.pacer.Due(l.pacer.Count() - 1)
+			sum.Notes = append(sum.Notes, fmt.Sprintf("load %s: %d arrivals asked, %d subjects in the population: each once at the load's rate, ending %s into its window",
+				l.name, asked, len(l.subjects), end.Round(time.Second)))
 		}
 		if ev := r.arrivalEvent(l, 0); ev != nil {
 			r.sched.push(ev)
 		}
 	}
 	sum.SetupSeconds = o.Wall.Now().Sub(began).Seconds()
+	clock.start(o.Speed)
 	sum.ClockStart = clock.Now().Format(time.RFC3339)
 	logf("%s: %d items loaded in %.1fs; running %s from %s", m.Name, pr.items, sum.SetupSeconds, sc.Name, clock.Now().In(pop.Loc).Format("2006-01-02 15:04"))
 
@@ -733,3 +762,12 @@ func shuffle(cs []*Context, seed uint64) {
 
 var _ = errors.New
 var _ = engine.Unmetered
+
+// popScale is the population's scale for the summary, when it is not the
+// run's.
+func popScale(o Options) float64 {
+	if o.Population == o.Scale {
+		return 0
+	}
+	return o.Population
+}

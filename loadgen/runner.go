@@ -302,6 +302,11 @@ func (r *runner) eligible(l *loadRun, cur *Context, item attr.Item) bool {
 
 // reread reads every item of a context again, strongly consistent.
 func (r *runner) reread(ctx context.Context, l *loadRun, cur *Context, st *loadStats) (*Context, bool) {
+	if cur == nil {
+		// An arrival without a context (a worker's claim of whatever its
+		// page shows) runs again as it is.
+		return nil, true
+	}
 	out := &Context{Items: make([]CtxItem, len(cur.Items))}
 	for i, ci := range cur.Items {
 		if ci.Entity.Table == nil || len(ci.Key) == 0 {

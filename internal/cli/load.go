@@ -75,6 +75,7 @@ was interrupted or fell behind --max-behind; 2 bad input; 1 a failure.`,
 	f := c.Flags()
 	f.StringVar(&o.scenario, "scenario", "", "the scenario: a name of the model's, or a scenario file (NAME picks one of a file of several: FILE#NAME)")
 	f.Float64Var(&o.run.Scale, "scale", 1, "scale of the population, the counts and rates and the partition limits (0.01: 1/100)")
+	f.Float64Var(&o.run.Population, "population", 0, "a smaller population than --scale for a quick run (loads that take each subject once end when they run out, at their rate)")
 	f.StringVar(&o.speed, "speed", "1", "how many times faster than real time the scenario's clock runs, or max")
 	f.Uint64Var(&o.run.Seed, "seed", 1, "seed of the population and of every draw of the run")
 	f.BoolVar(&o.run.Throughput, "throughput", false, "the embedded engine models partitions, burst and GSI back-pressure at --scale")
