@@ -39,10 +39,14 @@ type invariantInput struct {
 	writes   []versionWrite
 	part     int
 	parts    int
+	// shared says the parts' populations are in one table (an endpoint or
+	// AWS): each part checks its own slice of the items. Parts on their
+	// own embedded engines each hold only their slice.
+	shared bool
 }
 
 // checkInvariants reads the tables and checks every invariant.
-func checkInvariants(ctx context.Context, tg *target.Target, tables *target.Tables, invs []*catalog.Invariant, in invariantInput) ([]InvariantResult, map[string]map[string][2]float64, error) {
+func checkInvariants(ctx context.Context, tg *target.Target, tables *target.Tables, invs []*catalog.Invariant, in invariantInput) ([]InvariantResult, map[string]map[string][3]float64, error) {
 	if len(invs) == 0 {
 		return nil, nil, nil
 	}
@@ -78,7 +82,7 @@ func checkInvariants(ctx context.Context, tg *target.Target, tables *target.Tabl
 		}
 	}
 	var out []InvariantResult
-	groups := map[string]map[string][2]float64{}
+	groups := map[string]map[string][3]float64{}
 	for _, c := range cs {
 		out = append(out, c.result())
 		if sc, ok := c.(*sumChecker); ok && in.parts > 1 {
@@ -190,7 +194,7 @@ func newChecker(v *catalog.Invariant, in invariantInput) checker {
 	case v.Each != nil:
 		return &eachChecker{inv: v, in: in}
 	case v.Sum != nil:
-		return &sumChecker{inv: v, groups: map[string]*group{}}
+		return &sumChecker{inv: v, in: in, groups: map[string]*group{}}
 	case v.Ledger != nil && v.Ledger.Exists != nil:
 		return newExistsChecker(v, in)
 	case v.Ledger != nil:
@@ -225,7 +229,7 @@ func (c *eachChecker) see(e *catalog.Entity, it attr.Item, key attr.Item) {
 	if e != ei.Entity {
 		return
 	}
-	if c.in.parts > 1 && int(hashString(keyString(key))%uint64(c.in.parts)) != c.in.part {
+	if c.in.shared && c.in.parts > 1 && int(hashString(keyString(key))%uint64(c.in.parts)) != c.in.part {
 		return
 	}
 	if ei.Where != nil && !ei.Where.Holds(it) {
@@ -263,6 +267,7 @@ func (c *eachChecker) result() InvariantResult {
 type sumChecker struct {
 	base
 	inv    *catalog.Invariant
+	in     invariantInput
 	groups map[string]*group
 }
 
@@ -286,6 +291,11 @@ func sideValue(s *catalog.Side, it attr.Item) (float64, bool) {
 }
 
 func (c *sumChecker) see(e *catalog.Entity, it attr.Item, key attr.Item) {
+	if c.in.shared && c.in.parts > 1 && int(hashString(keyString(key))%uint64(c.in.parts)) != c.in.part {
+		// Each part adds up its own slice of the items; merge adds the
+		// parts' groups.
+		return
+	}
 	si := c.inv.Sum
 	for i, s := range []*catalog.Side{&si.Of, si.Equals} {
 		if s == nil || e != s.Entity {
@@ -321,16 +331,23 @@ func (c *sumChecker) see(e *catalog.Entity, it attr.Item, key attr.Item) {
 	}
 }
 
-// partial are the groups as [of, eq] with eq NaN for a group without an
-// item of the equals side.
-func (c *sumChecker) partial() map[string][2]float64 {
-	out := make(map[string][2]float64, len(c.groups))
+// constGroup marks a group compared with the invariant's constant.
+const constGroup = 2
+
+// partial are the groups as [of, equals, 1 when the equals side has an
+// item, constGroup when equals is the invariant's constant, else 0], for
+// merge to add up.
+func (c *sumChecker) partial() map[string][3]float64 {
+	out := make(map[string][3]float64, len(c.groups))
 	for k, g := range c.groups {
-		eq := g.eq
-		if !g.hasEq {
-			eq = math.NaN()
+		switch {
+		case c.inv.Sum.Const != nil:
+			out[k] = [3]float64{g.of, *c.inv.Sum.Const, constGroup}
+		case g.hasEq:
+			out[k] = [3]float64{g.of, g.eq, 1}
+		default:
+			out[k] = [3]float64{g.of, 0, 0}
 		}
-		out[k] = [2]float64{g.of, eq}
 	}
 	return out
 }

@@ -58,7 +58,7 @@ type Summary struct {
 	Histograms map[string]string `json:"histograms,omitempty"`
 	// Groups are the partial sums of join invariants, kept only when the
 	// run is one part of several (merge completes them).
-	Groups map[string]map[string][2]float64 `json:"groups,omitempty"`
+	Groups map[string]map[string][3]float64 `json:"groups,omitempty"`
 }
 
 // Behind says whether the generator kept to its schedule.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/http"
 	"sort"
 	"strings"
 	"sync"
@@ -182,6 +183,14 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 	} else if o.Throughput {
 		return nil, inputErr("--throughput models the embedded engine's limits; for cardapio serve, start it with --throughput --throughput-scale")
 	}
+	if to.HTTPClient == nil && (to.AWS || to.EndpointURL != "") {
+		// One kept-alive connection per arrival in flight: the SDK's
+		// default keeps 10 a host, and a busier runner would open (and
+		// leave in TIME_WAIT) a connection per request beyond them.
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConns, tr.MaxIdleConnsPerHost = 2*o.MaxInflight, 2*o.MaxInflight
+		to.HTTPClient = &http.Client{Transport: tr}
+	}
 	tg, err := target.Open(ctx, to)
 	if err != nil {
 		return nil, &InputError{err}
@@ -203,6 +212,8 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 		factor: o.Scale / float64(o.Parts), tables: tables.Names(), messages: map[[2]int64]*message{}, spreads: map[string]*spreader{}}
 	r.sched = newScheduler(clock, o.Wall, o.MaxInflight)
 	r.sched.start = r.start
+	r.startWorkers(o.MaxInflight)
+	defer close(r.work)
 	ledgerOps := map[*catalog.Operation]bool{}
 	for _, v := range invs {
 		if v.Ledger != nil {
@@ -435,7 +446,7 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 		for _, k := range sortedMessages(r.messages) {
 			msgs = append(msgs, r.messages[k])
 		}
-		res, groups, err := checkInvariants(context.WithoutCancel(ctx), tg, tables, invs, invariantInput{m: m, messages: msgs, writes: r.writes, part: o.Part, parts: o.Parts})
+		res, groups, err := checkInvariants(context.WithoutCancel(ctx), tg, tables, invs, invariantInput{m: m, messages: msgs, writes: r.writes, part: o.Part, parts: o.Parts, shared: tg.Engine == nil})
 		if err != nil {
 			return nil, err
 		}

@@ -106,9 +106,13 @@ type versionWrite struct {
 
 // runner executes arrivals.
 type runner struct {
-	x       *executor.Executor
-	api     executor.API
-	sched   *scheduler
+	x     *executor.Executor
+	api   executor.API
+	sched *scheduler
+	// work feeds the workers: one goroutine per in-flight slot, kept for
+	// the run, so that an arrival does not pay for a new goroutine's
+	// stack growing to the SDK's depth.
+	work    chan job
 	clock   *Clock
 	wall    Wall
 	loc     *time.Location
@@ -157,10 +161,26 @@ func (r *runner) start(ev *event, behind time.Duration) {
 		r.behind = behind
 	}
 	r.mu.Unlock()
-	go func() {
-		defer r.sched.done()
-		r.execute(a, st)
-	}()
+	r.work <- job{a, st}
+}
+
+// job is an arrival handed to a worker.
+type job struct {
+	a  *arrival
+	st *loadStats
+}
+
+// startWorkers starts n workers; they stop when work is closed.
+func (r *runner) startWorkers(n int) {
+	r.work = make(chan job, n)
+	for range n {
+		go func() {
+			for j := range r.work {
+				r.execute(j.a, j.st)
+				r.sched.done()
+			}
+		}()
+	}
 }
 
 func (l *loadRun) replayStats() *loadStats {

@@ -97,6 +97,7 @@ was interrupted or fell behind --max-behind; 2 bad input; 1 a failure.`,
 	f.StringVar(&o.summary, "summary", "", "write the summary as one JSON document to FILE")
 	f.StringVar(&o.format, "format", "text", "report on stdout: text or json")
 	f.BoolVar(&o.quiet, "quiet", false, "no progress or status line on stderr")
+	c.AddCommand(newLoadMergeCmd(e))
 	return c
 }
 
@@ -191,4 +192,38 @@ func loadReport(e *env, format, summaryFile string, sum *loadgen.Summary, _ time
 		return failed(errors.New("the load run failed"))
 	}
 	return nil
+}
+
+func newLoadMergeCmd(e *env) *cobra.Command {
+	var format, summary string
+	c := &cobra.Command{
+		Use:   "merge RESULTS...",
+		Short: "Combine the results files of a run's parts (--part i/n) into one report",
+		Long: `Merge reads the results files (--results) of the parts of one run and
+prints one report: counts added, latency histograms merged exactly (their
+HdrHistogram encodings) and their percentiles read again, the join
+invariants (sum) completed from the parts' partial groups, the others'
+violations added, each part's expectations combined. A part whose file
+has no summary did not finish: merge says which and exits 2.
+
+Exit codes: 0 the merged run holds; 3 it fails (a violation, a failed
+expectation, a missing part); 2 a bad, unfinished or mismatched file.`,
+		Example: `  cardapio load --scenario payday --part 0/2 --results p0.jsonl &
+  cardapio load --scenario payday --part 1/2 --results p1.jsonl
+  cardapio load merge p0.jsonl p1.jsonl --summary payday.json`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			if format != "text" && format != "json" {
+				return badInput(fmt.Errorf("--format must be text or json, not %q", format))
+			}
+			sum, err := loadgen.MergeFiles(args)
+			if err != nil {
+				return badInput(err)
+			}
+			return loadReport(e, format, summary, sum, 0)
+		},
+	}
+	c.Flags().StringVar(&format, "format", "text", "report on stdout: text or json")
+	c.Flags().StringVar(&summary, "summary", "", "write the merged summary as one JSON document to FILE")
+	return c
 }

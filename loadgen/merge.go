@@ -1,0 +1,307 @@
+package loadgen
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sort"
+	"strings"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// maxResultLine caps one line of a results file (a summary with its
+// histograms and dead letters is the longest).
+const maxResultLine = 64 << 20
+
+// ReadSummary reads a results file (--results): the summary on its last
+// summary line. A file without one is a part that did not finish.
+func ReadSummary(name string, r io.Reader) (*Summary, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 1<<20), maxResultLine)
+	var last *Summary
+	line := 0
+	for sc.Scan() {
+		line++
+		var head struct {
+			Type string `json:"type"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &head); err != nil {
+			return nil, fmt.Errorf("%s:%d: not a line of a results file: %v", name, line, err)
+		}
+		if head.Type != "summary" {
+			continue
+		}
+		var s Summary
+		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
+			return nil, fmt.Errorf("%s:%d: the summary: %v", name, line, err)
+		}
+		last = &s
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	if last == nil {
+		return nil, fmt.Errorf("%s: no summary line: that part did not finish (its seconds are in the file)", name)
+	}
+	return last, nil
+}
+
+// MergeFiles reads the results files of the parts of one run and merges
+// them (Merge).
+func MergeFiles(paths []string) (*Summary, error) {
+	var parts []*Summary
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		s, err := ReadSummary(p, f)
+		_ = f.Close()
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, s)
+	}
+	return Merge(parts)
+}
+
+// Merge combines the summaries of the parts of one run (--part i/n): the
+// counts added, the latency histograms merged exactly (HdrHistogram) and
+// their percentiles read again, the join invariants completed from the
+// parts' partial groups, the other invariants' violations added. The
+// parts must be of one scenario, model, scale and number of parts, each
+// part once; a missing part is said in the notes and fails the merge's
+// verdict. Peak units a second are added across parts: an upper bound
+// of the run's peak (the parts' seconds are not aligned).
+func Merge(parts []*Summary) (*Summary, error) {
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("no results to merge")
+	}
+	first := parts[0]
+	seen := map[int]bool{}
+	for _, p := range parts {
+		if p.Scenario != first.Scenario || p.Model != first.Model || p.Scale != first.Scale || p.Parts != first.Parts || p.Seed != first.Seed {
+			return nil, fmt.Errorf("part %d/%d (%s of %s, scale %g, seed %d) is not of the same run as part %d/%d (%s of %s, scale %g, seed %d)",
+				p.Part, p.Parts, p.Scenario, p.Model, p.Scale, p.Seed, first.Part, first.Parts, first.Scenario, first.Model, first.Scale, first.Seed)
+		}
+		if seen[p.Part] {
+			return nil, fmt.Errorf("part %d/%d given twice", p.Part, p.Parts)
+		}
+		seen[p.Part] = true
+	}
+	out := &Summary{Scenario: first.Scenario, Model: first.Model, File: first.File, Part: 0, Parts: first.Parts, Scale: first.Scale,
+		PopulationScale: first.PopulationScale, Speed: first.Speed, Seed: first.Seed, AsOf: first.AsOf, Target: first.Target, Retry: first.Retry,
+		Keys: first.Keys, Throughput: first.Throughput, Operations: map[string]*LoadStats{}, Throttles: map[string]int64{},
+		Units: map[string]Units{}, Histograms: map[string]string{}}
+	out.Population.ByTable = map[string]int64{}
+	out.Population.Subjects = map[string]int64{}
+	out.Population.Largest = first.Population.Largest
+	out.Population.Loaded = true
+	var missing []string
+	for i := 0; i < first.Parts; i++ {
+		if !seen[i] {
+			missing = append(missing, fmt.Sprint(i))
+		}
+	}
+	if len(missing) > 0 {
+		out.Notes = append(out.Notes, fmt.Sprintf("parts missing: %s of %d; the figures are those of the parts given", strings.Join(missing, ", "), first.Parts))
+	}
+	out.ClockStart, out.ClockEnd = first.ClockStart, first.ClockEnd
+	hists := map[string]*hdr.Histogram{}
+	groups := map[string]map[string][3]float64{}
+	invs := map[string]*InvariantResult{}
+	var invOrder []string
+	expects := map[string]*ExpectResult{}
+	var expOrder []string
+	for _, p := range parts {
+		if p.ClockStart < out.ClockStart {
+			out.ClockStart = p.ClockStart
+		}
+		if p.ClockEnd > out.ClockEnd {
+			out.ClockEnd = p.ClockEnd
+		}
+		out.WallSeconds = math.Max(out.WallSeconds, p.WallSeconds)
+		out.SetupSeconds = math.Max(out.SetupSeconds, p.SetupSeconds)
+		out.Interrupted = out.Interrupted || p.Interrupted
+		out.Behind.Late += p.Behind.Late
+		out.Behind.MaxMs = math.Max(out.Behind.MaxMs, p.Behind.MaxMs)
+		out.Behind.P99Ms = math.Max(out.Behind.P99Ms, p.Behind.P99Ms)
+		out.Behind.LimitMs = p.Behind.LimitMs
+		out.Behind.Exceeded = out.Behind.Exceeded || p.Behind.Exceeded
+		for name, o := range p.Operations {
+			m := out.Operations[name]
+			if m == nil {
+				m = &LoadStats{Operation: o.Operation, Outcomes: map[string]int64{}}
+				out.Operations[name] = m
+			}
+			m.Offered += o.Offered
+			m.Attempted += o.Attempted
+			m.Completed += o.Completed
+			m.Late += o.Late
+			m.Retried += o.Retried
+			m.Rereads += o.Rereads
+			m.Duplicates += o.Duplicates
+			m.DeadLettered += o.DeadLettered
+			m.Replayed += o.Replayed
+			addCounts(&m.Outcomes, o.Outcomes)
+			addCounts(&m.Throttles, o.Throttles)
+			addCounts(&m.Requests, o.Requests)
+			m.BehindMs.Max = math.Max(m.BehindMs.Max, o.BehindMs.Max)
+			for u, v := range o.Units {
+				if m.Units == nil {
+					m.Units = map[string]Units{}
+				}
+				m.Units[u] = addUnits(m.Units[u], v)
+			}
+		}
+		for name, enc := range p.Histograms {
+			h, err := decodeHist(enc)
+			if err != nil {
+				return nil, fmt.Errorf("part %d, load %s: %w", p.Part, name, err)
+			}
+			if hists[name] == nil {
+				hists[name] = newHist()
+			}
+			hists[name].Merge(h)
+		}
+		for k, v := range p.Throttles {
+			out.Throttles[k] += v
+		}
+		out.DeadLettered += p.DeadLettered
+		out.Replayed += p.Replayed
+		out.DeadLetters = append(out.DeadLetters, p.DeadLetters...)
+		for u, v := range p.Units {
+			out.Units[u] = addUnits(out.Units[u], v)
+		}
+		out.Partitions = append(out.Partitions, p.Partitions...)
+		out.Population.Items += p.Population.Items
+		for k, v := range p.Population.ByTable {
+			out.Population.ByTable[k] += v
+		}
+		for k, v := range p.Population.Subjects {
+			out.Population.Subjects[k] += v
+		}
+		for _, v := range p.Invariants {
+			r := invs[v.Name]
+			if r == nil {
+				r = &InvariantResult{Name: v.Name, Description: v.Description, Pending: v.Pending}
+				invs[v.Name] = r
+				invOrder = append(invOrder, v.Name)
+			}
+			r.Checked += v.Checked
+			r.Violations += v.Violations
+			for _, d := range v.Details {
+				if len(r.Details) < maxDetails {
+					r.Details = append(r.Details, d)
+				}
+			}
+		}
+		for name, gs := range p.Groups {
+			dst := groups[name]
+			if dst == nil {
+				dst = map[string][3]float64{}
+				groups[name] = dst
+			}
+			for k, g := range gs {
+				d := dst[k]
+				d[0] += g[0]
+				switch g[2] {
+				case constGroup:
+					// A constant is the same in every part.
+					d[1], d[2] = g[1], constGroup
+				case 1:
+					d[1] += g[1]
+					d[2] = 1
+				}
+				dst[k] = d
+			}
+		}
+		for _, x := range p.Expectations {
+			e := expects[x.Text]
+			if e == nil {
+				cp := x
+				cp.Checks = nil
+				cp.OK = true
+				expects[x.Text] = &cp
+				e = &cp
+				expOrder = append(expOrder, x.Text)
+			}
+			e.Applies = e.Applies || x.Applies
+			e.Checked = e.Checked || x.Checked
+			e.OK = e.OK && (!x.Applies || x.OK)
+		}
+		out.Notes = append(out.Notes, prefixed(fmt.Sprintf("part %d: ", p.Part), p.Notes)...)
+	}
+	for name, h := range hists {
+		out.Histograms[name] = encodeHist(h)
+		if m := out.Operations[name]; m != nil {
+			m.LatencyMs = latencyOf(h)
+		}
+	}
+	for _, name := range invOrder {
+		r := invs[name]
+		if gs, ok := groups[name]; ok && r.Pending {
+			r.Pending = false
+			r.Checked, r.Violations, r.Details = 0, 0, nil
+			for _, k := range sortedNames(gs) {
+				g := gs[k]
+				if g[2] == 0 {
+					continue
+				}
+				r.Checked++
+				if math.Abs(g[0]-g[1]) > 1e-9 {
+					r.Violations++
+					if len(r.Details) < maxDetails {
+						r.Details = append(r.Details, Violation{Keys: k, Message: fmt.Sprintf("%s of the parts' items, against %s", num(g[0]), num(g[1]))})
+					}
+				}
+			}
+		}
+		out.Invariants = append(out.Invariants, *r)
+	}
+	for _, t := range expOrder {
+		out.Expectations = append(out.Expectations, *expects[t])
+	}
+	if len(expOrder) > 0 {
+		out.Notes = append(out.Notes, "expectations are each part's verdicts combined (one that fails in a part fails the run)")
+	}
+	sort.SliceStable(out.Partitions, func(i, j int) bool { return out.Partitions[i].WriteDemand > out.Partitions[j].WriteDemand })
+	if len(out.Partitions) > 20 {
+		out.Partitions = out.Partitions[:20]
+	}
+	finishOK(out)
+	if len(missing) > 0 {
+		out.OK = false
+	}
+	return out, nil
+}
+
+func addCounts(dst *map[string]int64, src map[string]int64) {
+	if len(src) == 0 {
+		return
+	}
+	if *dst == nil {
+		*dst = map[string]int64{}
+	}
+	for k, v := range src {
+		(*dst)[k] += v
+	}
+}
+
+func addUnits(a, b Units) Units {
+	return Units{Index: a.Index || b.Index, Read: a.Read + b.Read, Write: a.Write + b.Write,
+		PeakRead: a.PeakRead + b.PeakRead, PeakWrite: a.PeakWrite + b.PeakWrite,
+		PeakReadAWS: a.PeakReadAWS + b.PeakReadAWS, PeakWriteAWS: a.PeakWriteAWS + b.PeakWriteAWS}
+}
+
+func prefixed(p string, xs []string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = p + x
+	}
+	return out
+}
