@@ -44,7 +44,7 @@ run() {
   local wall cpu
   wall=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
   cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
-  items=$(grep -o '"items": *[0-9.e+]*' "$work/out.json" | head -1 | tr -dc '0-9.e+')
+  items=$(grep -o '"items": *[0-9.e+]*' "$work/out.json" | head -1 | sed 's/.*: *//')
   echo "scale $scale: wall ${wall}s cpu ${cpu}s rss ${rss}KB items $items exit $code"
   echo "$wall $cpu $rss" >>"$work/scale$scale"
 }
