@@ -37,6 +37,10 @@ type Summary struct {
 	Interrupted  bool    `json:"interrupted,omitempty"`
 	WallSeconds  float64 `json:"wallSeconds"`
 	SetupSeconds float64 `json:"setupSeconds"`
+	// RunSeconds is the wall time from the first arrival's schedule to
+	// the last arrival's end (the population's load and the invariants'
+	// check excluded).
+	RunSeconds float64 `json:"runSeconds"`
 
 	Behind     Behind                `json:"behind"`
 	Operations map[string]*LoadStats `json:"operations"`

@@ -412,6 +412,7 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 		}
 	}()
 	r.sched.run(ctx)
+	sum.RunSeconds = o.Wall.Now().Sub(runStart).Seconds()
 	interrupted := ctx.Err() != nil
 	if interrupted {
 		gctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
