@@ -301,7 +301,7 @@ func asRaw(av types.AttributeValue) (types.AttributeValue, error) { return av, n
 // decoder reads the attributes of one item, keeping the first error.
 type decoder struct {
 	item map[string]types.AttributeValue
-	what string // the item, for errors: "CONTRACT"
+	what string // the item's entity, named in errors
 	err  error
 }
 

@@ -114,7 +114,7 @@ type PeakTerm struct {
 }
 
 // String writes the load the way the gate reports it: "2,000 WCU/s on
-// the partition tenantId = ..., nextActionDate = ... (RescheduleNextAction:
+// the partition A = ..., B = ... (SomeOperation:
 // 2,000 updates/s ..., 1 WCU each) vs 1,000".
 func (l *PeakLoad) String() string {
 	var parts []string

@@ -256,7 +256,7 @@ func compareAttr(a, b types.AttributeValue) int {
 // decoder reads the attributes of one item, keeping the first error.
 type decoder struct {
 	item map[string]types.AttributeValue
-	what string // the item, for errors: "CONTRACT"
+	what string // the item's entity, named in errors
 	err  error
 }
 
