@@ -15,7 +15,11 @@ import "time"
 // its throttled units, so that a chart of a day at a minute per point
 // still shows every throttled second.
 type Result struct {
-	Model    string    `json:"model"`
+	Model string `json:"model"`
+	// File is the model file planned, as its caller named it (empty when
+	// the model came from elsewhere); it tells two plans of one model's
+	// copies apart.
+	File     string    `json:"file,omitempty"`
 	Scenario string    `json:"scenario"`
 	Start    time.Time `json:"start"`
 	Seconds  int       `json:"seconds"`

@@ -144,10 +144,15 @@ func planText(w io.Writer, r *planner.Result) {
 
 func planCompare(w io.Writer, a, b *planner.Result) {
 	label := func(r *planner.Result) string {
-		if len(r.WhatIf) == 0 {
-			return r.Model + " as declared"
+		name := r.Model
+		if a.File != b.File && r.File != "" {
+			// Two files (often copies of one model): the file says which.
+			name += " (" + r.File + ")"
 		}
-		return r.Model + ": " + strings.Join(r.WhatIf, ", ")
+		if len(r.WhatIf) == 0 {
+			return name + " as declared"
+		}
+		return name + ": " + strings.Join(r.WhatIf, ", ")
 	}
 	fmt.Fprintf(w, "Plans of scenario %s side by side\n  A: %s\n  B: %s\n\n", a.Scenario, label(a), label(b))
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)

@@ -136,6 +136,7 @@ func runPlan(e *env, p *planOptions, args []string) error {
 		} else if err != nil {
 			return err
 		}
+		r.File = models[i]
 		plans = append(plans, r)
 	}
 	if err := reports.Plan(e.stdout, p.format, plans...); err != nil {

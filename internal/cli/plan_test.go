@@ -51,6 +51,12 @@ func TestPlanCommand(t *testing.T) {
 	assert.Contains(t, out, "PASS")
 	assert.Contains(t, out, "FAIL")
 
+	// Two copies of one model are told apart by their files.
+	out, errOut, code = runCheckCLI("plan", "testdata/check/unsharded-gsi1.yaml", "../../model.yaml", "--scenario", "midnight-0007", "--compare", "--no-search", "--duration", "5m")
+	require.Equal(t, ExitOK, code, errOut)
+	assert.Contains(t, out, "A: lastro (testdata/check/unsharded-gsi1.yaml) as declared")
+	assert.Contains(t, out, "B: lastro (../../model.yaml) as declared")
+
 	for _, args := range [][]string{
 		{"plan", "../../model.yaml"},
 		{"plan", "../../model.yaml", "--scenario", "nope"},
