@@ -121,7 +121,7 @@ func parseTree(name string, data []byte) (*jnode, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, catalog.ErrorList{{Pos: pos(name, data, 0), Msg: "the file is empty: want a NoSQL Workbench model (a JSON object)"}}
 		}
-		if w := jsonpos.Wrap(name, data, err); w != nil {
+		if w := jsonpos.WrapToken(name, data, err); w != nil {
 			return nil, &plainError{w.Error()}
 		}
 		return nil, err

@@ -35,8 +35,10 @@ func Wrap(name string, data []byte, err error) error {
 		return nil
 	}
 	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		l, c := Position(data, se.Offset)
+	if errors.As(err, &se) && se.Offset >= int64(len(data)) && strings.Contains(se.Error(), "unexpected end") {
+		err = io.ErrUnexpectedEOF
+	} else if errors.As(err, &se) {
+		l, c := Position(data, offending(data, se))
 		return fmt.Errorf("%s:%d:%d: invalid JSON: %s", name, l, c, strings.TrimPrefix(se.Error(), "invalid character "))
 	}
 	var te *json.UnmarshalTypeError
@@ -90,4 +92,29 @@ func valueStart(data []byte, off int64) int64 {
 		off--
 	}
 	return off
+}
+
+// offending finds the byte a syntax error is about: Unmarshal and Decode
+// count it in Offset (the error comes after reading it).
+func offending(data []byte, se *json.SyntaxError) int64 {
+	off := se.Offset
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	if off > 0 {
+		off--
+	}
+	return off
+}
+
+// WrapToken is Wrap for the errors of a Decoder's Token method, whose
+// syntax errors report the offset before the offending byte.
+func WrapToken(name string, data []byte, err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) && se.Offset < int64(len(data)) {
+		moved := *se
+		moved.Offset++
+		err = &moved
+	}
+	return Wrap(name, data, err)
 }

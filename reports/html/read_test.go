@@ -24,7 +24,7 @@ func TestReadLoadErrorsArePositioned(t *testing.T) {
 	cases := []struct{ name, in, want string }{
 		{"empty", "", "run.jsonl: empty: not a load run's results"},
 		{"no start", second("c", 1) + "\n", "run.jsonl:1:1: the first line should be the run's start"},
-		{"syntax", start + "\n" + `{"type":"second","loads":{"A":{"offered":1,}}}` + "\n", "run.jsonl:2:45: invalid JSON: '}' looking for beginning of object key string"},
+		{"syntax", start + "\n" + `{"type":"second","loads":{"A":{"offered":1,}}}` + "\n", "run.jsonl:2:44: invalid JSON: '}' looking for beginning of object key string"},
 		{"type", start + "\n" + `{"type":"second","loads":{"A":{"offered":"many"}}}` + "\n", "run.jsonl:2:42: loads.offered: got a JSON string, want a number"},
 		{"negative", start + "\n" + `{"type":"second","loads":{"A":{"completed":-3}}}` + "\n", "run.jsonl:2:1: load A: negative counts"},
 		{"unknown type", start + "\n" + `{"type":"minute"}` + "\n", `run.jsonl:2:1: unknown line type "minute"`},
@@ -96,7 +96,7 @@ func TestReadLoadFixture(t *testing.T) {
 func TestReadPlanErrorsArePositioned(t *testing.T) {
 	cases := []struct{ name, in, want string }{
 		{"empty", "", "plan.json: empty: not a plan"},
-		{"syntax", "{\n  \"resources\": [,]\n}", "plan.json:2:18: invalid JSON: ','"},
+		{"syntax", "{\n  \"resources\": [,]\n}", "plan.json:2:17: invalid JSON: ','"},
 		{"type", "{\"resources\": [{\"table\": 3}]}", "plan.json:1:26: resources.table: got a JSON number, want a string"},
 		{"not a plan", `{"results": []}`, `plan.json: no "resources": not a plan`},
 		{"two documents", `{"resources": []} {}`, "more than one JSON document"},
