@@ -26,6 +26,20 @@ type heat struct {
 	names  map[string]string // created table -> model table
 	parts  map[partKey]*partHeat
 	seen   bool
+	// last are every resource's cumulative figures at the previous
+	// sample; iv what changed since the interval began, by the
+	// summary's unit keys (a table's model name, an index's name).
+	last map[partKey]throughput.Totals
+	iv   map[string]*resourceSecond
+}
+
+// resourceSecond is a table's or index's throughput figures over one
+// interval of the results stream: its table-level rates at the end and
+// the units it throttled.
+type resourceSecond struct {
+	index                         bool
+	readRate, writeRate           float64
+	readThrottled, writeThrottled float64
 }
 
 type partKey struct {
@@ -42,7 +56,7 @@ type partHeat struct {
 // newHeat returns the heat of a target, nil when it has no throughput
 // figures to give.
 func newHeat(tg *target.Target, tables *target.Tables) *heat {
-	h := &heat{parts: map[partKey]*partHeat{}, names: map[string]string{}}
+	h := &heat{parts: map[partKey]*partHeat{}, names: map[string]string{}, last: map[partKey]throughput.Totals{}, iv: map[string]*resourceSecond{}}
 	for model, name := range tables.Names() {
 		h.names[name] = model
 	}
@@ -99,6 +113,7 @@ func (h *heat) sample(ctx context.Context) {
 			continue
 		}
 		for _, r := range t.Resources {
+			h.interval(model, r)
 			for _, p := range r.Partitions {
 				k := partKey{model, r.Index, p.Lo}
 				ph := h.parts[k]
@@ -123,6 +138,69 @@ func (h *heat) sample(ctx context.Context) {
 				}
 			}
 		}
+	}
+}
+
+// interval notes a resource's rates and the units it throttled since
+// the previous sample (h.mu held).
+func (h *heat) interval(model string, r throughput.ResourceStats) {
+	k := partKey{table: model, index: r.Index}
+	prev := h.last[k]
+	h.last[k] = r.Totals
+	name := model
+	if r.Index != "" {
+		name = r.Index
+	}
+	rs := h.iv[name]
+	if rs == nil {
+		rs = &resourceSecond{index: r.Index != ""}
+		h.iv[name] = rs
+	}
+	rs.readRate, rs.writeRate = r.ReadRate, r.WriteRate
+	rs.readThrottled += max(0, r.Totals.ReadThrottled-prev.ReadThrottled)
+	rs.writeThrottled += max(0, r.Totals.WriteThrottled-prev.WriteThrottled)
+}
+
+// baseline takes the resources' cumulative figures as they are before
+// the run, so that the first interval counts only the run's throttles.
+func (h *heat) baseline(ctx context.Context) {
+	if h == nil {
+		return
+	}
+	s, ok := h.source(ctx)
+	if !ok {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, t := range s.Tables {
+		if model, ok := h.names[t.Table]; ok {
+			for _, r := range t.Resources {
+				h.last[partKey{table: model, index: r.Index}] = r.Totals
+			}
+		}
+	}
+}
+
+// takeInterval merges the throughput figures of the interval that ends
+// into a second's units: the rates as limits, the throttled units, and a
+// line for every resource the model knows, traffic or not. The interval
+// then starts afresh.
+func (h *heat) takeInterval(units map[string]*SecondUnits) {
+	if h == nil {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for name, rs := range h.iv {
+		u := units[name]
+		if u == nil {
+			u = &SecondUnits{Index: rs.index}
+			units[name] = u
+		}
+		rl, wl, rt, wt := rs.readRate, rs.writeRate, rs.readThrottled, rs.writeThrottled
+		u.ReadLimit, u.WriteLimit, u.ReadThrottled, u.WriteThrottled = &rl, &wl, &rt, &wt
+		rs.readThrottled, rs.writeThrottled = 0, 0
 	}
 }
 

@@ -23,12 +23,18 @@ func TestMergeParts(t *testing.T) {
 	}
 	var files [2]bytes.Buffer
 	var sums [2]*Summary
+	units := 0
 	for i := range 2 {
 		sums[i], err = Run(context.Background(), m, Options{Scenario: "month-end-lookups", Scale: 0.0002, Speed: 0, Part: i, Parts: 2, Seed: 5,
 			Duration: 20e9, Target: target.Options{Retry: target.NoRetry}, Results: &files[i]})
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Without the throughput model a second has units, no limits.
+		units += checkSecondUnits(t, sums[i], readSeconds(t, files[i].Bytes()), false)
+	}
+	if units == 0 {
+		t.Error("neither part's summary has units")
 	}
 	var parts []*Summary
 	for i := range 2 {

@@ -69,11 +69,28 @@ type loadStats struct {
 type intervalCounts struct {
 	offered, attempted, completed, late, dead int64
 	outcomes                                  map[string]int64
+	// units consumed by table and index during the interval.
+	units map[string]*SecondUnits
+}
+
+func newIntervalCounts() intervalCounts {
+	return intervalCounts{outcomes: map[string]int64{}, units: map[string]*SecondUnits{}}
+}
+
+// addSecondUnits adds what a table or index consumed to an interval's figures.
+func addSecondUnits(m map[string]*SecondUnits, name string, r, w float64, index bool) {
+	u := m[name]
+	if u == nil {
+		u = &SecondUnits{Index: index}
+		m[name] = u
+	}
+	u.Read += r
+	u.Write += w
 }
 
 func newLoadStats(name string) *loadStats {
 	return &loadStats{name: name, outcomes: map[string]int64{}, throttles: map[string]int64{}, requests: map[string]int64{},
-		hist: newHist(), behind: newHist(), interval: newHist(), iv: intervalCounts{outcomes: map[string]int64{}}, units: map[string]*unitSeries{}}
+		hist: newHist(), behind: newHist(), interval: newHist(), iv: newIntervalCounts(), units: map[string]*unitSeries{}}
 }
 
 func (s *loadStats) offer(n int64) {
@@ -145,9 +162,11 @@ func (s *loadStats) finish(kind string, latency time.Duration, res *executor.Res
 	}
 	for t, c := range res.Capacity.Tables {
 		s.unitsOf(t).add(second, c.Read, c.Write, false)
+		addSecondUnits(s.iv.units, t, c.Read, c.Write, false)
 	}
 	for x, c := range res.Capacity.Indexes {
 		s.unitsOf(x).add(second, c.Read, c.Write, true)
+		addSecondUnits(s.iv.units, x, c.Read, c.Write, true)
 	}
 }
 

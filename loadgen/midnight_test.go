@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"bytes"
 	"context"
 	"testing"
 
@@ -17,7 +18,7 @@ import (
 // the arrivals due at an instant are done and every request is sent once,
 // so the engine sees every arrival at its instant of the scenario
 // whatever the machine's speed: the outcomes do not depend on timing.
-func runMidnight(t *testing.T, path string) *Summary {
+func runMidnight(t *testing.T, path string) (*Summary, []Second) {
 	t.Helper()
 	m, err := catalog.Load(path)
 	if err != nil {
@@ -27,12 +28,13 @@ func runMidnight(t *testing.T, path string) *Summary {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var results bytes.Buffer
 	sum, err := Run(context.Background(), m, Options{Scenario: "midnight-peak", File: f, Scale: 0.01, Population: 0.0004, Speed: 0, Throughput: true,
-		Seed: 3, Target: target.Options{Retry: target.NoRetry}})
+		Seed: 3, Target: target.Options{Retry: target.NoRetry}, Results: &results})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return sum
+	return sum, readSeconds(t, results.Bytes())
 }
 
 func invariant(s *Summary, name string) InvariantResult {
@@ -48,7 +50,13 @@ func invariant(s *Summary, name string) InvariantResult {
 // spread over sixteen partitions; no settlement is throttled or
 // dead-lettered and every invariant holds.
 func TestMidnightSharded(t *testing.T) {
-	s := runMidnight(t, "../model.yaml")
+	s, secs := runMidnight(t, "../model.yaml")
+	if checkSecondUnits(t, s, secs, true) == 0 {
+		t.Error("the summary has no units")
+	}
+	if rt, wt := throttledUnits(secs, "GSI1"); rt != 0 || wt != 0 {
+		t.Errorf("GSI1 throttled %v read and %v write units in the results' seconds; want none", rt, wt)
+	}
 	st := s.Operations["ApplySettlement"]
 	if st == nil || st.Completed == 0 || s.Operations["RescheduleNextAction"].Completed == 0 {
 		t.Fatalf("no settlements or reschedules ran: %+v", s.Operations)
@@ -73,7 +81,13 @@ func TestMidnightSharded(t *testing.T) {
 // index) go to the dead-letter ledger, the 08:00 run contacts a
 // debtor who paid, and the invariants say so.
 func TestMidnightUnsharded(t *testing.T) {
-	s := runMidnight(t, "../examples/unsharded-gsi1.yaml")
+	s, secs := runMidnight(t, "../examples/unsharded-gsi1.yaml")
+	if checkSecondUnits(t, s, secs, true) == 0 {
+		t.Error("the summary has no units")
+	}
+	if _, wt := throttledUnits(secs, "GSI1"); wt == 0 {
+		t.Error("GSI1 throttled no write units in the results' seconds")
+	}
 	if s.Throttles["IndexWriteKeyRangeThroughputExceeded"] == 0 {
 		t.Fatalf("no GSI back-pressure: throttles %v", s.Throttles)
 	}

@@ -175,11 +175,36 @@ type CheckResult struct {
 // Second is one line of the results stream: what happened during one
 // second of wall time.
 type Second struct {
-	Type     string                 `json:"type"`
-	Wall     float64                `json:"wall"`
-	Clock    string                 `json:"clock"`
-	InFlight int                    `json:"inflight"`
-	Loads    map[string]*SecondLoad `json:"loads"`
+	Type  string  `json:"type"`
+	Wall  float64 `json:"wall"`
+	Clock string  `json:"clock"`
+	// ClockSeconds is how far the scenario's clock moved during the
+	// line's second (--speed 60: about 60), the time base of the
+	// throughput model's rates.
+	ClockSeconds float64                `json:"clockSeconds"`
+	InFlight     int                    `json:"inflight"`
+	Loads        map[string]*SecondLoad `json:"loads"`
+	// Units are what each table and index consumed during the second,
+	// keyed as the summary's Units.
+	Units map[string]*SecondUnits `json:"units"`
+}
+
+// SecondUnits are one table's or index's units during one line of the
+// results stream. Read and Write are the local units the run's requests
+// consumed (as their ConsumedCapacity reported them). Where the target
+// is cardapio's engine with its throughput model, the limits are the
+// model's table-level rates at the end of the second (local units a
+// second of the scenario's clock: provisioned capacity, or the on-demand
+// rate it has adapted to) and the throttled figures the units the model
+// refused during the second; elsewhere they are left out.
+type SecondUnits struct {
+	Index          bool     `json:"index"`
+	Read           float64  `json:"read"`
+	Write          float64  `json:"write"`
+	ReadLimit      *float64 `json:"readLimit,omitempty"`
+	WriteLimit     *float64 `json:"writeLimit,omitempty"`
+	ReadThrottled  *float64 `json:"readThrottled,omitempty"`
+	WriteThrottled *float64 `json:"writeThrottled,omitempty"`
 }
 
 // SecondLoad is one load's second.

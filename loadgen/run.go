@@ -393,7 +393,9 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 	runCtx, cancelRun := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelRun()
 	r.runCtx = runCtx
+	h.baseline(runCtx)
 	runStart := o.Wall.Now()
+	r.lastLine = clock.Now()
 	tick := make(chan struct{})
 	var tickWG sync.WaitGroup
 	tickWG.Add(1)
@@ -405,7 +407,7 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 			select {
 			case <-t.C:
 				h.sample(runCtx)
-				r.second(st, o.Wall.Now().Sub(runStart), o.Status)
+				r.second(st, o.Wall.Now().Sub(runStart), o.Status, h)
 			case <-tick:
 				return
 			}
@@ -424,7 +426,7 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 	close(tick)
 	tickWG.Wait()
 	h.sample(context.WithoutCancel(ctx))
-	r.second(st, o.Wall.Now().Sub(runStart), o.Status)
+	r.second(st, o.Wall.Now().Sub(runStart), o.Status, h)
 	sum.ClockEnd = clock.Now().Format(time.RFC3339)
 	sum.WallSeconds = o.Wall.Now().Sub(began).Seconds()
 	sum.Interrupted = interrupted
@@ -600,8 +602,14 @@ func (r *runner) arrivalEvent(l *loadRun, k int64) *event {
 }
 
 // second writes one line of the results stream and the status.
-func (r *runner) second(st *stream, wall time.Duration, status func(Status)) {
-	line := Second{Type: "second", Wall: wall.Seconds(), Clock: r.clock.Now().Format(time.RFC3339), Loads: map[string]*SecondLoad{}}
+func (r *runner) second(st *stream, wall time.Duration, status func(Status), h *heat) {
+	now := r.clock.Now()
+	units := map[string]*SecondUnits{}
+	line := Second{Type: "second", Wall: wall.Seconds(), Clock: now.Format(time.RFC3339), Loads: map[string]*SecondLoad{}, Units: units}
+	if !r.lastLine.IsZero() {
+		line.ClockSeconds = now.Sub(r.lastLine).Seconds()
+	}
+	r.lastLine = now
 	r.sched.mu.Lock()
 	line.InFlight = r.sched.inflight
 	r.sched.mu.Unlock()
@@ -615,7 +623,10 @@ func (r *runner) second(st *stream, wall time.Duration, status func(Status)) {
 					DeadLettered: ls.iv.dead, Outcomes: ls.iv.outcomes, LatencyMs: latencyOf(ls.interval), Hist: encodeHist(ls.interval)}
 				line.Loads[ls.name] = sl
 			}
-			ls.iv = intervalCounts{outcomes: map[string]int64{}}
+			for name, u := range ls.iv.units {
+				addSecondUnits(units, name, u.Read, u.Write, u.Index)
+			}
+			ls.iv = newIntervalCounts()
 			ls.interval.Reset()
 			s.Offered += ls.offered
 			s.Completed += ls.completed
@@ -625,8 +636,21 @@ func (r *runner) second(st *stream, wall time.Duration, status func(Status)) {
 			ls.mu.Unlock()
 		}
 	}
+	h.takeInterval(units)
 	r.mu.Lock()
 	s.Behind = r.behind
+	// A table or index that consumed once has a line every second after.
+	if r.unitKeys == nil {
+		r.unitKeys = map[string]bool{}
+	}
+	for name, u := range units {
+		r.unitKeys[name] = u.Index
+	}
+	for name, index := range r.unitKeys {
+		if units[name] == nil {
+			units[name] = &SecondUnits{Index: index}
+		}
+	}
 	r.mu.Unlock()
 	st.write(line)
 	if status != nil {

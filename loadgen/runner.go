@@ -134,6 +134,11 @@ type runner struct {
 	behind   time.Duration // the most an arrival started late
 	runCtx   context.Context
 	errs     []string
+	// lastLine is the scenario's clock at the previous line of the
+	// results stream; unitKeys the tables and indexes seen so far (true:
+	// an index).
+	lastLine time.Time
+	unitKeys map[string]bool
 }
 
 // deadLetter is one entry of the dead-letter ledger.
