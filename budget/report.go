@@ -92,9 +92,11 @@ type Report struct {
 	Target string `json:"target"`
 	Kind   string `json:"targetKind"`
 	// Keys is the key mode the tables were created with (native or
-	// synthetic); Retry the SDK retry policy, in words.
+	// synthetic); Retry the SDK retry policy, in words, and Retries the
+	// attempts it allows after a request's first (--retries).
 	Keys        string `json:"keys"`
 	Retry       string `json:"retry"`
+	Retries     int    `json:"retries"`
 	TablePrefix string `json:"tablePrefix"`
 	// Notes say how the target differs from AWS's rules or the model
 	// (an engine that reports no index capacity, a table option it lacks).

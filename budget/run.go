@@ -24,7 +24,7 @@ import (
 // Options say how the gate runs.
 type Options struct {
 	// Target is the engine: embedded (the zero value), an endpoint URL,
-	// or AWS.
+	// or AWS. Its Retry is ignored: Retries sets the policy.
 	Target target.Options
 	// TablePrefix names the tables the run creates; "" gives a prefix
 	// unique to the run.
@@ -32,6 +32,10 @@ type Options struct {
 	// Keys is how multi-attribute index keys are created: native,
 	// synthetic, or auto (probe the target; the zero value).
 	Keys target.Keys
+	// Retries is how many times the SDK sends a request again after a
+	// throttle or a retryable error (0, the default: never, so that the
+	// report shows what the target answered). It replaces Target.Retry.
+	Retries int
 	// Keep leaves the tables in place at the end (for inspection).
 	Keep bool
 	// Only restricts the run to these operations ("Op") and variants
@@ -147,14 +151,17 @@ func Run(ctx context.Context, m *catalog.Model, path string, o Options) (rep *Re
 	if o.Target.AWS && o.Target.EndpointURL != "" {
 		return nil, inputf("choose one target: --aws or --endpoint-url, not both")
 	}
-	if o.Target.Retry.MaxAttempts == 0 && (o.Target.AWS || o.Target.EndpointURL != "") {
-		// Over a network a connection can drop after the server answered
-		// (aws-sdk-go-v2 retries net.ErrClosed by default for this): the
-		// standard policy sends such a request again, and the figure is
-		// the answer received. A throttled request consumes nothing, so a
-		// retry does not change a measurement either. In process there is
-		// no network: every request is sent once.
-		o.Target.Retry = target.Standard
+	if o.Retries < 0 {
+		return nil, inputf("--retries must be 0 or more, not %d", o.Retries)
+	}
+	// Every request is sent once unless the run asks for retries: a
+	// throttled or failed request is then reported as it happened, not
+	// hidden behind a second attempt whose answer the figures would show
+	// (a retried conditional write can find its own first attempt's
+	// item). With retries, the SDK's standard backoff and token bucket.
+	o.Target.Retry = target.NoRetry
+	if o.Retries > 0 {
+		o.Target.Retry = target.Retry{MaxAttempts: o.Retries + 1, MaxBackoff: target.Standard.MaxBackoff, Quota: target.Standard.Quota}
 	}
 	tg, err := target.Open(ctx, o.Target)
 	if err != nil {
@@ -178,7 +185,7 @@ func Run(ctx context.Context, m *catalog.Model, path string, o Options) (rep *Re
 		}
 	}()
 	rep = &Report{Model: path, Name: m.Name, Target: tg.Name, Kind: string(tg.Kind), Keys: string(tables.Keys),
-		Retry: tg.Retry.String(), TablePrefix: tables.Prefix, Notes: append([]string{}, tables.Notes...)}
+		Retry: tg.Retry.String(), Retries: max(0, tg.Retry.MaxAttempts-1), TablePrefix: tables.Prefix, Notes: append([]string{}, tables.Notes...)}
 	for _, f := range m.Warnings {
 		if f.Accepted == "" {
 			rep.Check.Warnings++

@@ -57,6 +57,12 @@ $GITHUB_STEP_SUMMARY), --sarif FILE (code scanning annotations),
 (which operations got dearer, in units and US$ a month) and
 --fail-on-increase fails on any increase.
 
+Every request is sent once: a throttle or an error on the target is
+reported as the variant's error, not hidden behind a retry whose answer
+would change the figures. --retries N lets the SDK send a request up to N
+more times (its standard backoff, capped at 20 s, and its 500-token retry
+quota); the report says which policy ran.
+
 Exit codes: 0 every budget holds; 2 a bad model, baseline or flag; 3 a
 variant exceeds its budget, could not be measured, drifts under
 --fail-on-drift or got dearer under --fail-on-increase; 1 cardapio or the
@@ -77,6 +83,7 @@ target failed.`,
 	f.StringVar(&o.run.Target.Region, "region", "", "AWS region")
 	f.StringVar(&o.run.Target.Profile, "profile", "", "AWS shared configuration profile")
 	f.StringVar(&o.run.TablePrefix, "table-prefix", "", "prefix of the tables the run creates (default: unique to the run)")
+	f.IntVar(&o.run.Retries, "retries", 0, "times the SDK may send a throttled or failed request again (0: each request once)")
 	f.BoolVar(&o.run.Keep, "keep", false, "keep the tables at the end")
 	f.StringVar(&o.keys, "keys", "auto", "multi-attribute index keys: native, synthetic, or auto (probe the target)")
 	f.StringSliceVar(&o.run.Only, "only", nil, "run only these operations or variants: OP or OP/VARIANT, repeatable")
