@@ -1,7 +1,9 @@
 package planner
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -63,6 +65,9 @@ func (p *planner) demandOf(sh *loadShape) (*opDemand, error) {
 	}
 	d := &opDemand{shape: sh, op: op}
 	weights, basis := variantWeights(op, vs)
+	if sh.item.Plan != nil && len(sh.item.Plan.Mix) > 0 {
+		weights, basis = mixWeights(op, vs, sh.item.Plan.Mix)
+	}
 	d.basis = basis
 	for i, v := range vs {
 		if weights[i] <= 0 {
@@ -130,6 +135,81 @@ func variantWeights(op *catalog.Operation, vs []estimate.Variant) ([]float64, st
 		return w, vs[best].Name
 	}
 	return w, vs[best].Name + " (the dearest of " + strconv.Itoa(len(vs)) + "; no shares declared)"
+}
+
+// mixWeights weighs the variants as the load's mix picks them for the
+// load generator: an entry with a condition (when) takes the arrivals
+// whose context meets it, and the planner, which builds no contexts,
+// gives the variants so chosen their budgets' declared shares among
+// themselves (equal shares when none are declared) of what the
+// conditions take; the entries without a condition share the rest by
+// their shares. Only the variants the mix names run.
+func mixWeights(op *catalog.Operation, vs []estimate.Variant, mix []catalog.MixEntry) ([]float64, string) {
+	w := make([]float64, len(vs))
+	idx := func(name string) int {
+		return slices.IndexFunc(vs, func(v estimate.Variant) bool { return v.Name == name })
+	}
+	var cond []int
+	plain, plainShare := map[int]float64{}, 0.0
+	for _, e := range mix {
+		i := idx(e.Variant)
+		if i < 0 {
+			continue
+		}
+		if e.When != nil {
+			if !slices.Contains(cond, i) {
+				cond = append(cond, i)
+			}
+			continue
+		}
+		plain[i] += e.Share
+		plainShare += e.Share
+	}
+	// What the conditions take: all of it without a plain entry, half of
+	// it with one (the planner cannot tell), none without a condition.
+	condShare := 0.0
+	switch {
+	case len(cond) > 0 && plainShare > 0:
+		condShare = 0.5
+	case len(cond) > 0:
+		condShare = 1
+	}
+	if len(cond) > 0 {
+		sum := 0.0
+		declared := make([]float64, len(cond))
+		for k, i := range cond {
+			if b := budget(op, vs[i].Name); b.Share != nil {
+				declared[k] = *b.Share
+			}
+			sum += declared[k]
+		}
+		for k, i := range cond {
+			if sum > 0 {
+				w[i] += condShare * declared[k] / sum
+			} else {
+				w[i] += condShare / float64(len(cond))
+			}
+		}
+	}
+	for i, s := range plain {
+		if plainShare > 0 {
+			w[i] += (1 - condShare) * s / plainShare
+		}
+	}
+	var parts []string
+	for i, v := range vs {
+		if w[i] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %s%%", v.Name, count(100*w[i])))
+		}
+	}
+	if len(parts) == 0 {
+		return variantWeights(op, vs)
+	}
+	basis := "by the load's mix: " + strings.Join(parts, ", ")
+	if len(cond) > 0 {
+		basis += " (variants chosen by a condition weighed by their budgets' shares)"
+	}
+	return w, basis
 }
 
 func budget(op *catalog.Operation, name string) *catalog.Budget {
@@ -319,12 +399,13 @@ func (p *planner) chargesOf(op *catalog.Operation, b *catalog.Budget, s *catalog
 		_, nin := p.rules.EntrySize(ct, ix, after)
 		afterKS, _ := p.est.WriteSpread(op, s, b, x, focus)
 		put := p.place(afterKS, x, t, value(after))
-		del := p.place(p.est.IndexSpread(x, focus), x, t, value(before))
+		del := p.place(p.removed(p.est.IndexSpread(x, focus), q.Entity), x, t, value(before))
 		switch {
 		case oin && nin && del.sig != put.sig:
 			d := p.rules.Write(ct, capacity.WriteOp{Kind: capacity.Delete, Before: before}).GSIs[name].Write
 			d = min(d, u.Write)
-			del.table, del.index, del.write, del.units = t.Name, name, true, d
+			stay := stays(&del, &put)
+			del.table, del.index, del.write, del.units = t.Name, name, true, d*(1-stay)
 			put.table, put.index, put.write, put.units = t.Name, name, true, u.Write-d
 			out = append(out, del, put)
 		case oin && !nin:
@@ -467,6 +548,72 @@ func (p *planner) place(ks estimate.KeySpread, x *catalog.Index, t *catalog.Tabl
 	return out
 }
 
+// stays takes out of del, the entries a write removes, the share that
+// was already at a key put places new ones on (an item whose key does
+// not change, its other key attributes being its own, like a shard: its
+// entry is updated in place, charged where put is), and
+// returns that share; del's other points keep their units by weighing
+// more (the charge's units are then scaled by the rest).
+func stays(del, put *charge) float64 {
+	at := map[uint64]bool{}
+	for _, pt := range put.points {
+		at[pt.Hash] = true
+	}
+	w := 0.0
+	var kept []throughput.Point
+	for _, pt := range del.points {
+		if at[pt.Hash] {
+			w += pt.Weight
+			continue
+		}
+		kept = append(kept, pt)
+	}
+	if w <= 0 || w >= 1-1e-9 {
+		return 0
+	}
+	for k := range kept {
+		kept[k].Weight /= 1 - w
+	}
+	del.points, del.even = kept, del.even/(1-w)
+	return w
+}
+
+// removed reads where the entries a write removes were: as the items'
+// keys spread. The peak gate's reading puts a time (a date) on one
+// value, where the new entries of a batch converge; the old entries are
+// where the population holds them, so a time the sample's items of the
+// entity hold spreads over their values by their shares (the entity's
+// distribution of the attribute: the planner does not narrow it to the
+// load's subjects).
+func (p *planner) removed(ks estimate.KeySpread, e *catalog.Entity) estimate.KeySpread {
+	if e == nil {
+		return ks
+	}
+	out := ks
+	out.Attrs = slices.Clone(ks.Attrs)
+	for i, sp := range out.Attrs {
+		h := p.names.held[e.Name][sp.Attribute]
+		if sp.Kind != estimate.SpreadTime || len(h) == 0 {
+			continue
+		}
+		vs := slices.Collect(maps.Keys(h))
+		slices.SortFunc(vs, func(a, b string) int {
+			if c := cmp.Compare(h[b], h[a]); c != 0 {
+				return c
+			}
+			return cmp.Compare(a, b)
+		})
+		sp.Values = make([]estimate.SpreadValue, len(vs))
+		for k, v := range vs {
+			sp.Values[k] = estimate.SpreadValue{Value: v, Rank: int64(k), Share: h[v]}
+		}
+		sp.N, sp.Hottest = int64(len(vs)), h[vs[0]]
+		sp.Text = fmt.Sprintf("%s = one of %d values, as the population's %s items hold them", sp.Attribute, len(vs), e.Name)
+		out.Attrs[i] = sp
+	}
+	return out
+}
+
 func keyWords(x *catalog.Index, t *catalog.Table) string {
 	if x != nil {
 		return x.Name
@@ -501,7 +648,8 @@ func (p *planner) hashOf(ks estimate.KeySpread, x *catalog.Index, vals []attr.Va
 
 // namer names the values the model only ranks.
 type namer struct {
-	sampled map[string][]string // by the population sample, heaviest first
+	sampled map[string][]string                      // by the population sample, heaviest first
+	held    map[string]map[string]map[string]float64 // by entity and attribute: value -> share
 	year    int
 }
 

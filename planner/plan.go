@@ -375,7 +375,7 @@ func prepare(m *catalog.Model, sc *catalog.Scenario, o Options) (*planner, *popu
 		p.tables[t] = estimate.Table(t)
 	}
 	pop := sample(m, p.rules, o.Scale, o.Sample, o.Seed, time.Time{})
-	p.names = namer{sampled: pop.values}
+	p.names = namer{sampled: pop.values, held: pop.held}
 	day, loc := pop.asOf, pop.loc
 	if loc == nil {
 		loc = time.UTC
@@ -496,10 +496,12 @@ func (p *planner) define(tm *throughput.Model, pop *population, res *Result) (ma
 				return s, nil
 			}
 			s.Mode = throughput.OnDemand
+			// A table's warm throughput warms its global indexes too, as
+			// cardapio creates them (target.TableOptions.Warm).
+			if wt := t.Billing.WarmThroughput; wt != nil {
+				s.WarmRead, s.WarmWrite = float64(wt.Read), float64(wt.Write)
+			}
 			if name == t.Name {
-				if wt := t.Billing.WarmThroughput; wt != nil {
-					s.WarmRead, s.WarmWrite = float64(wt.Read), float64(wt.Write)
-				}
 				if mo := t.Billing.MaxOnDemand; mo != nil {
 					s.MaxRead, s.MaxWrite = float64(mo.Read), float64(mo.Write)
 				}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cardapio/cardapio/attr"
@@ -40,8 +41,12 @@ type population struct {
 	gb   map[resKey]float64
 	// values of the partition-key attributes, heaviest first.
 	values map[string][]string
-	asOf   time.Time
-	loc    *time.Location
+	// held are the values of those attributes each entity's items hold
+	// (by entity, then attribute): value -> the share of the entity's
+	// items holding the attribute.
+	held map[string]map[string]map[string]float64
+	asOf time.Time
+	loc  *time.Location
 }
 
 // resKey names a table ("" index) or index.
@@ -51,7 +56,7 @@ type resKey struct{ table, index string }
 // generator cannot build is placed from its declared and computed sizes
 // alone; note says why.
 func sample(m *catalog.Model, rules capacity.Rules, scale float64, n int, seed uint64, asOf time.Time) *population {
-	out := &population{data: map[resKey][]throughput.Point{}, gb: map[resKey]float64{}, values: map[string][]string{}}
+	out := &population{data: map[resKey][]throughput.Point{}, gb: map[resKey]float64{}, values: map[string][]string{}, held: map[string]map[string]map[string]float64{}}
 	p, err := dataset.New(m, dataset.Options{Scale: scale, Seed: seed, AsOf: asOf})
 	if err != nil {
 		out.note = "population not sampled (" + err.Error() + "): partitions sized from the tables' sizes, spread evenly"
@@ -77,15 +82,32 @@ func sample(m *catalog.Model, rules capacity.Rules, scale float64, n int, seed u
 			return
 		}
 		ct := tables[t]
+		held := out.held[nd.Entity.Name]
+		if held == nil {
+			held = map[string]map[string]float64{}
+			out.held[nd.Entity.Name] = held
+		}
 		for _, f := range it {
 			if keyed[f.Name] && (f.Value.Type == attr.S || f.Value.Type == attr.N) {
+				// The generator reuses its items' memory, and a map
+				// assignment stores its key even when the key is there
+				// already: a value kept as a key is a copy.
+				v := strings.Clone(f.Value.Str)
+				h := held[f.Name]
+				if h == nil {
+					h = map[string]float64{}
+					held[f.Name] = h
+				}
+				if len(h) < estimate.MaxSpreadValues || h[v] > 0 {
+					h[v] += weight
+				}
 				c := counts[f.Name]
 				if c == nil {
 					c = map[string]float64{}
 					counts[f.Name] = c
 				}
-				if len(c) < estimate.MaxSpreadValues || c[f.Value.Str] > 0 {
-					c[f.Value.Str] += weight
+				if len(c) < estimate.MaxSpreadValues || c[v] > 0 {
+					c[v] += weight
 				}
 			}
 		}
@@ -150,6 +172,17 @@ func sample(m *catalog.Model, rules capacity.Rules, scale float64, n int, seed u
 			return natural(x, y)
 		})
 		out.values[a] = vs
+	}
+	for _, byAttr := range out.held {
+		for _, h := range byAttr {
+			sum := 0.0
+			for _, w := range h {
+				sum += w
+			}
+			for v := range h {
+				h[v] /= sum
+			}
+		}
 	}
 	return out
 }

@@ -15,7 +15,8 @@ import (
 // midnight; or it starts at a time of day (at) and spans its longest
 // window (at least a minute). Within that span each load runs:
 //
-//   - at its rate, over the whole span (rate: 800 a second);
+//   - at its rate, over its window when it has one, else over the whole
+//     span (rate: 800 a second);
 //   - with a count and a window, from the start, evenly (count over
 //     window); with a peak above that average, it ramps to the peak and
 //     back: a trapezoid whose area is the count and whose top is the
@@ -111,6 +112,13 @@ func shape(l catalog.LoadItem, span float64) (loadShape, error) {
 	case l.Count > 0:
 		s.kind, s.total = "burst", l.Count
 		s.note = fmt.Sprintf("%s at once", count(l.Count))
+	case l.Rate != nil && win > 0:
+		// A rate with a window runs for its window, as the load
+		// generator runs it; the span may be longer (another load's
+		// window, or Options.Duration).
+		r := l.Rate.PerSecond()
+		s.kind, s.peak, s.width, s.total = "even", r, win, r*win
+		s.note = fmt.Sprintf("%s a second for %s", count(r), l.Window)
 	case l.Rate != nil:
 		s.kind, s.rate = "rate", l.Rate.PerSecond()
 		s.total = s.rate * span

@@ -107,8 +107,9 @@ func FuzzPlanFlags(f *testing.F) {
 }
 
 // A scenario file, read as the load generator reads it (FILE, FILE#NAME):
-// a heavier batch throttles even on the 16 shards, where four shard keys
-// of the date share one partition.
+// a batch two and a half times the reference's throttles GSI1 even on
+// the 16 shards, where shard keys of tomorrow and old entries of the
+// largest tenant share a partition.
 func TestPlanScenarioFile(t *testing.T) {
 	for _, s := range []string{"testdata/plan/unsharded-batch.yaml", "testdata/plan/unsharded-batch.yaml#heavy-0007"} {
 		out, errOut, code := runCheckCLI("plan", "../../model.yaml", "--scenario", s, "--no-search", "--format", "json")
