@@ -92,6 +92,8 @@ type Server struct {
 	mu      sync.Mutex // serialises the creation of spaces
 	spaces  atomic.Pointer[map[spaceKey]*Engine]
 	ordered []Space
+
+	mem memState // the memory limit RunMemoryLimit keeps
 }
 
 type spaceKey struct{ region, account string }
@@ -247,9 +249,13 @@ func LoopbackHost(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// get answers GET and HEAD: the throughput figures at ThroughputPath, a
-// health line elsewhere.
+// get answers GET and HEAD: the throughput figures at ThroughputPath, the
+// memory figures at MemoryPath, a health line elsewhere.
 func (s *Server) get(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == MemoryPath {
+		s.serveMemory(w, r)
+		return
+	}
 	if r.URL.Path != ThroughputPath {
 		w.Write([]byte("healthy: dynamodb." + s.opts.Region + ".amazonaws.com "))
 		return

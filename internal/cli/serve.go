@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"os"
 	"os/signal"
 	"strconv"
 	"strings"
@@ -35,6 +36,12 @@ type serveConfig struct {
 	inflight    string
 	server      engine.Limits
 	loopback    bool // the address to listen on is a loopback one
+
+	memory         string  // --memory-limit: auto, off or a size
+	memoryFactor   float64 // --memory-factor
+	memoryFloor    string  // --memory-floor
+	memoryHeadroom float64 // --memory-headroom
+	memLimit       *engine.MemoryLimit
 
 	data      string // --data: the data directory, "" in memory
 	sync      string
@@ -123,6 +130,25 @@ closed, and with none idle a new one is answered 503. Slow, stalled and
 idle connections end at their timeouts. SIGINT or SIGTERM stop accepting,
 let requests in progress finish (--shutdown-timeout), and exit 0.
 
+Memory. The Go runtime's soft memory limit follows what the tables hold:
+--memory-factor (1.75) x their bytes as DynamoDB counts them (items,
+index entries, retained stream records) + --memory-floor (64MiB),
+recomputed every second, and never below --memory-headroom (1.25) x the
+live heap plus the runtime's own memory, so that the collector always
+has room to work. Without a limit the collector lets the heap grow to
+twice its live size; under it, it collects more often as memory nears
+the limit, for more CPU: a million items of 300 bytes keep the process
+under twice their bytes (about four times without the limit). Small
+items take more memory than their bytes (keys, headers, the tree), so
+the headroom sets the limit for them: raise it to spend less CPU
+collecting, lower it toward 1 to hold less memory. The limit is soft:
+memory the tables need beyond it is still taken. --memory-limit SIZE
+fixes it instead, off leaves the runtime alone (then GOMEMLIMIT, when
+set, applies; with no --memory flag, a GOMEMLIMIT in the environment is
+kept as it is). The figures (stored bytes, limit, live heap, RSS and its
+peak, collector cycles) are served as JSON at GET ` + engine.MemoryPath + `; under
+--credentials only to a verified signature.
+
 With --throughput, requests pass DynamoDB's throughput limits as modelled
 by the engine: each table and global secondary index is split into
 partitions by key hash, each taking 1,000 write and 3,000 read units a
@@ -170,6 +196,11 @@ listened on.`,
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
 			c.loopback = loopbackAddr(addr)
+			ml, err := memoryLimit(c, f.Changed("memory-limit") || f.Changed("memory-factor") || f.Changed("memory-floor") || f.Changed("memory-headroom"))
+			if err != nil {
+				return badInput(err)
+			}
+			c.memLimit = ml
 			if c.data != "" {
 				mode, err := engine.ParseSync(c.sync)
 				if err != nil {
@@ -225,6 +256,10 @@ listened on.`,
 	f.DurationVar(&c.server.WriteTimeout, "write-timeout", engine.DefaultWriteTimeout, "time answering a request may take")
 	f.DurationVar(&c.server.IdleTimeout, "idle-timeout", engine.DefaultIdleTimeout, "time a kept-alive connection may wait for its next request")
 	f.DurationVar(&c.server.ShutdownTimeout, "shutdown-timeout", engine.DefaultShutdownTimeout, "on SIGINT or SIGTERM, time requests in progress have to finish")
+	f.StringVar(&c.memory, "memory-limit", "auto", "soft memory limit of the process: auto (follows the stored bytes, see --memory-factor), off, or a size such as 2GiB")
+	f.Float64Var(&c.memoryFactor, "memory-factor", engine.DefaultMemoryFactor, "with --memory-limit auto, the limit is this many times the bytes the tables hold, plus --memory-floor")
+	f.StringVar(&c.memoryFloor, "memory-floor", "64MiB", "with --memory-limit auto, the limit's part that does not depend on the tables")
+	f.Float64Var(&c.memoryHeadroom, "memory-headroom", engine.DefaultMemoryMinHeadroom, "with --memory-limit auto, the limit is never below this many times the live heap (plus the runtime's own memory)")
 	f.StringVar(&c.data, "data", "", "keep tables, items and streams in this directory across restarts (default: in memory, lost on exit)")
 	f.StringVar(&c.sync, "sync", "interval", "with --data, when writes reach stable storage: always (before each acknowledgement) or interval")
 	f.DurationVar(&c.syncEvery, "sync-interval", 100*time.Millisecond, "with --data --sync interval, how often the log is synced to stable storage")
@@ -317,6 +352,35 @@ func newServer(ctx context.Context, c serveConfig, e *env) (*engine.Server, erro
 	return engine.NewServer(o)
 }
 
+// memoryLimit is the memory limit the flags ask for, nil for none: off,
+// or no flag given and GOMEMLIMIT set in the environment.
+func memoryLimit(c serveConfig, changed bool) (*engine.MemoryLimit, error) {
+	if math.IsNaN(c.memoryFactor) || math.IsInf(c.memoryFactor, 0) || c.memoryFactor <= 0 {
+		return nil, fmt.Errorf("--memory-factor must be a positive number, got %v", c.memoryFactor)
+	}
+	if math.IsNaN(c.memoryHeadroom) || math.IsInf(c.memoryHeadroom, 0) || c.memoryHeadroom < 1 {
+		return nil, fmt.Errorf("--memory-headroom must be a number of at least 1, got %v", c.memoryHeadroom)
+	}
+	floor, err := parseBytes(c.memoryFloor)
+	if err != nil {
+		return nil, fmt.Errorf("--memory-floor: %w", err)
+	}
+	switch c.memory {
+	case "off":
+		return nil, nil
+	case "auto":
+		if !changed && os.Getenv("GOMEMLIMIT") != "" {
+			return nil, nil
+		}
+		return &engine.MemoryLimit{Factor: c.memoryFactor, Floor: floor, MinHeadroom: c.memoryHeadroom}, nil
+	}
+	n, err := parseBytes(c.memory)
+	if err != nil {
+		return nil, fmt.Errorf("--memory-limit: want auto, off or a size: %w", err)
+	}
+	return &engine.MemoryLimit{Fixed: n}, nil
+}
+
 // dataFailure is a data directory that cannot be restored or written:
 // the server does not start (exit 1).
 type dataFailure struct{ error }
@@ -356,6 +420,16 @@ func serve(ctx context.Context, ln net.Listener, srv *engine.Server, c serveConf
 	}
 	if c.store != nil {
 		fmt.Fprintf(e.stdout, "data kept in %s (sync %s)\n", c.data, c.sync)
+	}
+	if m := c.memLimit; m != nil {
+		if m.Fixed > 0 {
+			fmt.Fprintf(e.stdout, "memory limit %d MiB; figures at http://%s%s\n", m.Fixed>>20, ln.Addr(), engine.MemoryPath)
+		} else {
+			fmt.Fprintf(e.stdout, "memory limit %g x the stored bytes + %d MiB; figures at http://%s%s\n", m.Factor, m.Floor>>20, ln.Addr(), engine.MemoryPath)
+		}
+		mctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		go srv.RunMemoryLimit(mctx, *m)
 	}
 	err := srv.Serve(ctx, ln)
 	if c.store != nil {

@@ -249,7 +249,44 @@ func TestServeHelpDocumentsTheLimits(t *testing.T) {
 	require.Equal(t, ExitOK, Main([]string{"serve", "--help"}, nil, &stdout, io.Discard))
 	for _, s := range []string{"--credentials", "--policy", "--shared", "--max-inflight", "--max-connections", "--read-timeout",
 		"--write-timeout", "--idle-timeout", "--shutdown-timeout", "MissingAuthenticationTokenException", "AccessDeniedException",
-		"DNS rebinding", "lost when the server stops", "answer only a verified signature"} {
+		"DNS rebinding", "lost when the server stops", "answer only a verified signature",
+		"--memory-limit", "--memory-factor", "--memory-floor", "--memory-headroom", engine.MemoryPath} {
 		assert.Contains(t, stdout.String(), s)
 	}
+}
+
+func TestServeMemoryFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"--memory-limit", "lots"},
+		{"--memory-limit", "0"},
+		{"--memory-factor", "0"},
+		{"--memory-factor", "NaN"},
+		{"--memory-floor", "-1MiB"},
+		{"--memory-headroom", "0.5"},
+	} {
+		var stderr bytes.Buffer
+		code := Main(append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), nil, io.Discard, &stderr)
+		assert.Equal(t, ExitBadInput, code, "%v: %s", args, stderr.String())
+		assert.Contains(t, stderr.String(), "memory", "%v", args)
+	}
+	c := serveConfig{memory: "auto", memoryFactor: 2, memoryFloor: "1MiB", memoryHeadroom: 1.5}
+	m, err := memoryLimit(c, false)
+	require.NoError(t, err)
+	assert.Equal(t, &engine.MemoryLimit{Factor: 2, Floor: 1 << 20, MinHeadroom: 1.5}, m)
+	c.memory = "3GiB"
+	m, err = memoryLimit(c, true)
+	require.NoError(t, err)
+	assert.Equal(t, int64(3<<30), m.Fixed)
+	c.memory = "off"
+	m, err = memoryLimit(c, true)
+	require.NoError(t, err)
+	assert.Nil(t, m)
+	t.Setenv("GOMEMLIMIT", "1GiB")
+	c.memory = "auto"
+	m, err = memoryLimit(c, false)
+	require.NoError(t, err)
+	assert.Nil(t, m, "GOMEMLIMIT in the environment is kept without a flag")
+	m, err = memoryLimit(c, true)
+	require.NoError(t, err)
+	assert.NotNil(t, m, "a flag overrides it")
 }

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Latency of PutItem and GetItem under 32 clients: cardapio serve against
+# dynalite in one run, alternating which goes first in every round, so
+# that the load the machine carries from other work falls on both alike.
+#
+# Usage: bench/latency.sh [ROUNDS]    (default 5)
+#
+# The client is bench/rawhttp (32 goroutines of a light raw-HTTP client,
+# prepared bodies, one request in flight each, latencies in HDR
+# histograms), the same binary for both servers. Each server gets table
+# Bench filled with KEYS items of about 300 bytes; then per round and
+# server: N puts overwriting random items, N gets of random items.
+#
+# Printed: every run (requests/s, p50 p90 p99 p99.9 max in µs, the
+# server's CPU µs per request from /proc), then per operation the
+# min/median/max of each server's figures and of the ratio
+# cardapio/dynalite of p50, p99 and p99.9, round by round.
+#
+# Environment: KEYS (default 50000), N (requests a run, default 20000
+# for cardapio, DYNALITE_N 6000 for dynalite: the same time or so),
+# CLIENTS (default 32), ENGINE_PORT, DYNALITE_PORT (default 4582, 4583),
+# DYNALITE_PREFIX (npm prefix holding dynalite, default /work/tools when
+# it has one, else <repo>/.tools), SERVE_ARGS (more cardapio serve flags).
+set -euo pipefail
+
+die() { echo "latency.sh: $*" >&2; exit 2; }
+rounds=${1:-5}
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || die "usage: latency.sh [ROUNDS]"
+keys=${KEYS:-50000}
+n=${N:-20000}
+dn=${DYNALITE_N:-6000}
+clients=${CLIENTS:-32}
+eport=${ENGINE_PORT:-4582}
+dport=${DYNALITE_PORT:-4583}
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+if [[ -z ${DYNALITE_PREFIX:-} && -f /work/tools/node_modules/dynalite/cli.js ]]; then
+	export DYNALITE_PREFIX=/work/tools
+fi
+prefix=${DYNALITE_PREFIX:-$repo/.tools}
+work=$(mktemp -d)
+epid=
+dstarted=false
+cleanup() {
+	if [[ -n $epid ]]; then
+		kill "$epid" 2>/dev/null || true
+		wait "$epid" 2>/dev/null || true
+	fi
+	if $dstarted; then bash "$repo/bench/dynalite.sh" --stop "$dport" 2>/dev/null || true; fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+echo "building cardapio and the client" >&2
+(cd "$repo" && go build -o "$work/cardapio" ./cmd/cardapio && go build -o "$work/rawhttp" ./bench/rawhttp)
+
+# shellcheck disable=SC2086
+"$work/cardapio" serve --addr "127.0.0.1:$eport" ${SERVE_ARGS:-} >"$work/serve.log" 2>&1 &
+epid=$!
+for _ in $(seq 1 100); do
+	curl -s -o /dev/null -m 1 "http://127.0.0.1:$eport/" && break
+	kill -0 "$epid" 2>/dev/null || { cat "$work/serve.log" >&2; die "cardapio serve exited"; }
+	sleep 0.1
+done
+bash "$repo/bench/dynalite.sh" "$dport" >/dev/null
+dstarted=true
+dpid=$(cat "$prefix/dynalite-$dport.pid")
+
+for s in "cardapio $eport" "dynalite $dport"; do
+	set -- $s
+	echo "filling $1 with $keys items" >&2
+	"$work/rawhttp" -endpoint "http://127.0.0.1:$2" -op create
+	"$work/rawhttp" -endpoint "http://127.0.0.1:$2" -op fill -keys "$keys" -clients "$clients"
+done
+
+results=$work/results
+: >"$results"
+# run ROUND SERVER OP: one measured run, appended to the results as
+# "ROUND SERVER OP n rate p50 p90 p99 p999 max cpu".
+run() {
+	local port=$eport pid=$epid count=$n line
+	if [[ $2 == dynalite ]]; then port=$dport pid=$dpid count=$dn; fi
+	line=$("$work/rawhttp" -endpoint "http://127.0.0.1:$port" -op "$3" -n "$count" -keys "$keys" -clients "$clients" -pid "$pid")
+	echo "$1 $2 $line" | awk '{printf "round %s %-8s %s %6d req %6.0f/s  p50 %6d  p90 %6d  p99 %7d  p99.9 %7d  max %7d µs  server %6.1f µs/req\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11}' >&2
+	echo "$1 $2 $line" >>"$results"
+}
+
+echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) before; $clients clients"
+for r in $(seq 1 "$rounds"); do
+	order="cardapio dynalite"
+	((r % 2)) || order="dynalite cardapio"
+	for s in $order; do
+		run "$r" "$s" put
+		run "$r" "$s" get
+	done
+done
+echo "load average $(cut -d' ' -f1-3 /proc/loadavg) after"
+
+awk '
+function sort(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t } }
+function mmm(a, n,   m) { sort(a, n); m = (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2; return sprintf("%g / %g / %g", a[1], m, a[n]) }
+{ v[$1, $2, $3, "rate"] = $5; v[$1, $2, $3, "p50"] = $6; v[$1, $2, $3, "p99"] = $8; v[$1, $2, $3, "p99.9"] = $9; v[$1, $2, $3, "cpu"] = $11; if ($1 > rounds) rounds = $1 }
+END {
+	split("put get", ops, " "); split("rate p50 p99 p99.9 cpu", ms, " ")
+	for (o = 1; o <= 2; o++) {
+		printf "\n%s, min / median / max over %d rounds (latencies in µs, cpu in µs of server CPU a request)\n", ops[o], rounds
+		for (m = 1; m <= 5; m++) {
+			line = sprintf("  %-6s", ms[m])
+			split("cardapio dynalite", ss, " ")
+			for (s = 1; s <= 2; s++) { k = 0; delete a; for (r = 1; r <= rounds; r++) a[++k] = v[r, ss[s], ops[o], ms[m]]; line = line sprintf("  %s %-26s", ss[s], mmm(a, k)) }
+			k = 0; delete a
+			for (r = 1; r <= rounds; r++) if (v[r, "dynalite", ops[o], ms[m]] > 0) a[++k] = sprintf("%.3f", v[r, "cardapio", ops[o], ms[m]] / v[r, "dynalite", ops[o], ms[m]])
+			print line "  cardapio/dynalite " mmm(a, k)
+		}
+	}
+}' "$results"
