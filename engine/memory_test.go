@@ -85,7 +85,10 @@ func TestMemoryLimitFollowsTheTables(t *testing.T) {
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { s.RunMemoryLimit(ctx, MemoryLimit{Factor: 1000, Floor: 1 << 40, Every: 5 * time.Millisecond}); close(done) }()
+	go func() {
+		s.RunMemoryLimit(ctx, MemoryLimit{Factor: 1000, Floor: 1 << 40, Every: 5 * time.Millisecond})
+		close(done)
+	}()
 	require.Eventually(t, func() bool { return debug.SetMemoryLimit(-1) == 1<<40 }, 5*time.Second, time.Millisecond)
 	assert.Equal(t, int64(1<<40), s.Memory().Limit)
 	assert.Contains(t, s.Memory().Rule, "1000 x stored")
