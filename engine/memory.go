@@ -293,14 +293,20 @@ func (s *Server) serveMemory(w http.ResponseWriter, r *http.Request) {
 			_, aerr = s.opts.Keys.Verify(r, nil, &sig, s.opts.Now())
 		}
 		if aerr != nil {
-			b := appendError(nil, authError(aerr))
-			w.Header()["Content-Type"] = jsonTypeHeader
-			w.WriteHeader(http.StatusForbidden)
-			w.Write(b)
+			refuseGet(w, aerr)
 			return
 		}
 	}
 	b, _ := json.Marshal(s.Memory())
 	w.Header().Set("Content-Type", "application/json")
 	w.Write(append(b, '\n'))
+}
+
+// refuseGet answers a GET of figures whose signature is missing or wrong
+// (403, the authentication error in the wire shape).
+func refuseGet(w http.ResponseWriter, aerr *auth.Error) {
+	b := appendError(nil, authError(aerr))
+	w.Header()["Content-Type"] = jsonTypeHeader
+	w.WriteHeader(http.StatusForbidden)
+	w.Write(b)
 }

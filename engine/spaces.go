@@ -283,10 +283,7 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		if aerr != nil {
-			b := appendError(nil, authError(aerr))
-			w.Header()["Content-Type"] = jsonTypeHeader
-			w.WriteHeader(http.StatusForbidden)
-			w.Write(b)
+			refuseGet(w, aerr)
 			return
 		}
 	} else if sig, aerr := auth.Parse(r.Header, r.URL.RawQuery); aerr == nil && r.URL.Query().Get("region") == "" {
