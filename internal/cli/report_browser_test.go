@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -57,13 +58,15 @@ window.addEventListener('load', () => {
 });
 </script>`
 
+type probedChart struct {
+	ID, Section   string
+	Width, Height float64
+	Marks, Texts  int
+	Title, Desc   string
+}
+
 type probed struct {
-	Charts []struct {
-		ID, Section   string
-		Width, Height float64
-		Marks, Texts  int
-		Title, Desc   string
-	}
+	Charts   []probedChart
 	Small    []string
 	Errors   []string
 	Fetched  []string
@@ -156,6 +159,20 @@ func TestReportInBrowser(t *testing.T) {
 			}
 			for _, s := range c.want {
 				assert.True(t, drawn[s], "no chart drawn in section %s (drawn: %v)", s, drawn)
+			}
+			if slices.Contains(c.want, "load") {
+				// The load run's units over time, per table and index:
+				// each such chart passed the checks above (sized, marked,
+				// labelled); GSI1's writes are among them.
+				units := 0
+				for _, ch := range got.Charts {
+					if strings.Contains(ch.ID, "load-units-") {
+						units++
+						assert.Contains(t, ch.Title, "consumed against the limit", ch.ID)
+					}
+				}
+				assert.GreaterOrEqual(t, units, 3, "charts of units over time in the load section")
+				assert.True(t, slices.ContainsFunc(got.Charts, func(ch probedChart) bool { return ch.Title == "GSI1 writes: consumed against the limit, at full scale" }), "GSI1's writes over time")
 			}
 			assert.Subset(t, got.Sections, []string{"map", "budgets", "cost", "compare", "load", "plan"})
 

@@ -645,6 +645,7 @@ func (p *page) loadSection(r *Report) {
 		} else {
 			p.f(`<p>No operation ended throttled in any second.</p>`)
 		}
+		p.loadUnits(l, x, xl, r.Peaks)
 	}
 	s := l.Summary
 	if s == nil {
@@ -720,6 +721,96 @@ func (p *page) loadSection(r *Report) {
 		p.table("Invariants", []string{"Invariant", "What", "Checked", "Verdict"}, irows)
 	}
 	p.end()
+}
+
+// loadUnits draws, for the busiest tables and indexes, the units each
+// consumed a second of the scenario's clock against its table-level
+// limit and a partition's cap, with what was refused, at full scale
+// (local units over the run's scale), as the plan's charts are: a
+// throttle far under the table-level limit is a hot partition.
+func (p *page) loadUnits(l *Load, x []float64, xl func(float64) string, caps *estimate.Peaks) {
+	type series struct {
+		name, dir, unit string
+		total           float64
+		used, thr, lim  []float64
+		limited         bool
+	}
+	scale := l.Scale
+	if !(scale > 0) {
+		scale = 1
+	}
+	var all []*series
+	for _, name := range l.Structures {
+		for _, dir := range []string{"write", "read"} {
+			sr := &series{name: name, dir: dir, unit: "WCU", used: make([]float64, len(x)), thr: make([]float64, len(x)), lim: make([]float64, len(x))}
+			if dir == "read" {
+				sr.unit = "RCU"
+			}
+			for i, pt := range l.Units {
+				sr.used[i], sr.thr[i], sr.lim[i] = math.NaN(), math.NaN(), math.NaN()
+				q := pt[name]
+				if q == nil || !(l.Clock[i] > 0) {
+					continue
+				}
+				used, thr, lim := q.Write, q.WriteThrottled, q.WriteLimit
+				if dir == "read" {
+					used, thr, lim = q.Read, q.ReadThrottled, q.ReadLimit
+				}
+				sr.total += used + thr
+				sr.used[i], sr.thr[i] = used/l.Clock[i]/scale, thr/l.Clock[i]/scale
+				if !math.IsNaN(lim) {
+					sr.lim[i], sr.limited = lim/scale, true
+				}
+			}
+			if sr.total > 0 {
+				all = append(all, sr)
+			}
+		}
+	}
+	if len(all) == 0 {
+		if len(l.Structures) == 0 {
+			p.f(`<p>The results file gives no units per table and index a second (a run before they were recorded).</p>`)
+		}
+		return
+	}
+	drawn := append([]*series(nil), all...)
+	sort.SliceStable(drawn, func(i, j int) bool { return drawn[i].total > drawn[j].total })
+	if len(drawn) > maxLines {
+		p.f(`<p>Units over time are drawn for the %d busiest of the %d tables and indexes by direction; the table of units below lists them all.</p>`, maxLines, len(all))
+		drawn = drawn[:maxLines]
+	}
+	for _, sr := range drawn {
+		lines := []Line{{Name: "consumed", Y: sr.used}}
+		refused := false
+		for _, v := range sr.thr {
+			refused = refused || v > 0
+		}
+		if refused {
+			lines = append(lines, Line{Name: "throttled", Y: sr.thr})
+		}
+		limit := "no table-level limit recorded"
+		if sr.limited {
+			lines = append(lines, Line{Name: "limit", Y: sr.lim, Limit: true})
+			limit = "the table-level limit dashed black"
+		}
+		if caps != nil {
+			c := caps.WriteLimit
+			if sr.dir == "read" {
+				c = caps.ReadLimit
+			}
+			ys := make([]float64, len(x))
+			for i := range ys {
+				ys[i] = c
+			}
+			lines = append(lines, Line{Name: "partition cap", Y: ys, Limit: true})
+			limit += fmt.Sprintf(", a partition's cap (%s %s/s) too", estimate.Num(c), sr.unit)
+		}
+		c := &LineChart{ID: p.chartID("load-units-" + sr.dir), Unit: sr.unit + "/s", X: x, XLabel: xl, Time: true, Lines: lines,
+			Title: fmt.Sprintf("%s %ss: consumed against the limit, at full scale", sr.name, sr.dir),
+			Desc: fmt.Sprintf("%s a second of the scenario's clock that %s consumed and had refused during the run, and %s, at full scale (the run's local units over its scale %s).",
+				sr.unit, sr.name, limit, trim(l.Scale))}
+		p.figure(c.SVG(), fmt.Sprintf("%s %ss during the run: consumed and throttled %s a second, each a line named at its end; %s. At full scale.", sr.name, sr.dir, sr.unit, limit))
+	}
 }
 
 // reasons draws throttled requests by ThrottlingReason, with their

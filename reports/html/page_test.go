@@ -78,6 +78,12 @@ func TestFullReport(t *testing.T) {
 		assert.Contains(t, sec, "<svg", id)
 		assert.Contains(t, sec, "<table", id)
 	}
+	// The load run's units over time: GSI1's writes consumed and
+	// throttled against its limit and a partition's cap.
+	load := section(t, out, "load")
+	assert.Contains(t, load, "GSI1 writes: consumed against the limit, at full scale")
+	assert.Contains(t, load, ">partition cap<")
+	assert.Contains(t, load, ">throttled<")
 	// Every chart is titled and described; ids are unique.
 	ids := regexp.MustCompile(`<svg [^>]*id="([^"]+)"`).FindAllStringSubmatch(out, -1)
 	seen := map[string]bool{}

@@ -81,6 +81,13 @@ type Load struct {
 	Span     []int    // the seconds each point covers
 	Loads    []string // the loads, by name
 	Timeline []map[string]*Point
+	// Units are, at each point, what each table and index consumed,
+	// refused and was limited to (the second lines' units, by the
+	// summary's names); Clock the scenario seconds each point covers,
+	// the time base of their rates. Structures names them all.
+	Units      []map[string]*UnitPoint
+	Clock      []float64
+	Structures []string
 	// Summary is the run's last line, the load generator's own; nil when
 	// the run was cut short.
 	Summary *loadgen.Summary
@@ -94,6 +101,16 @@ type Point struct {
 	P50, P99 float64
 }
 
+// UnitPoint is one table's or index's units over one step of the
+// timeline, local units summed over the step's seconds; the limits are
+// the lowest of the step's (local units a second of the scenario's
+// clock), NaN where the target gave none.
+type UnitPoint struct {
+	Index                                      bool
+	Read, Write, ReadThrottled, WriteThrottled float64
+	ReadLimit, WriteLimit                      float64
+}
+
 // ReadLoad reads a load run's results file: JSON lines, a start line,
 // second lines, and a summary line (absent when the run was cut short:
 // the seconds are drawn, the summary is said to be missing).
@@ -101,7 +118,7 @@ func ReadLoad(name string, r io.Reader) (*Load, error) {
 	sc := bufio.NewScanner(io.LimitReader(r, MaxLoadBytes+1))
 	sc.Buffer(make([]byte, 0, 64<<10), maxLoadLine)
 	l := &Load{Step: 1}
-	loads := map[string]bool{}
+	loads, structures := map[string]bool{}, map[string]bool{}
 	n, total := 0, 0
 	started := false
 	for sc.Scan() {
@@ -165,7 +182,46 @@ func ReadLoad(name string, r io.Reader) (*Load, error) {
 					loads[k] = true
 				}
 			}
-			l.add(sec.Clock, p)
+			u := map[string]*UnitPoint{}
+			for k, su := range sec.Units {
+				if su == nil {
+					continue
+				}
+				up := &UnitPoint{Index: su.Index, Read: su.Read, Write: su.Write, ReadLimit: math.NaN(), WriteLimit: math.NaN()}
+				if su.ReadThrottled != nil {
+					up.ReadThrottled = *su.ReadThrottled
+				}
+				if su.WriteThrottled != nil {
+					up.WriteThrottled = *su.WriteThrottled
+				}
+				if su.ReadLimit != nil {
+					up.ReadLimit = *su.ReadLimit
+				}
+				if su.WriteLimit != nil {
+					up.WriteLimit = *su.WriteLimit
+				}
+				if err := finite(up.Read, up.Write, up.ReadThrottled, up.WriteThrottled); err != nil {
+					return nil, fmt.Errorf("%s:%d:1: units of %s: %v", name, n, k, err)
+				}
+				for _, lim := range []float64{up.ReadLimit, up.WriteLimit} {
+					if !math.IsNaN(lim) {
+						if err := finite(lim); err != nil {
+							return nil, fmt.Errorf("%s:%d:1: limit of %s: %v", name, n, k, err)
+						}
+					}
+				}
+				if !structures[k] {
+					if len(structures) >= maxSeries {
+						return nil, fmt.Errorf("%s:%d:1: more than %d tables and indexes", name, n, maxSeries)
+					}
+					structures[k] = true
+				}
+				u[k] = up
+			}
+			if err := finite(sec.ClockSeconds); err != nil {
+				return nil, fmt.Errorf("%s:%d:1: clockSeconds: %v", name, n, err)
+			}
+			l.add(sec.Clock, p, u, sec.ClockSeconds)
 		case "summary":
 			var s loadgen.Summary
 			if err := json.Unmarshal(b, &s); err != nil {
@@ -192,6 +248,10 @@ func ReadLoad(name string, r io.Reader) (*Load, error) {
 		l.Loads = append(l.Loads, k)
 	}
 	sort.Strings(l.Loads)
+	for k := range structures {
+		l.Structures = append(l.Structures, k)
+	}
+	sort.Strings(l.Structures)
 	return l, nil
 }
 
@@ -233,26 +293,59 @@ const maxSeries = 1000
 
 // add appends one second to the timeline, halving its resolution when it
 // grows past maxPoints.
-func (l *Load) add(clock string, p map[string]*Point) {
+func (l *Load) add(clock string, p map[string]*Point, u map[string]*UnitPoint, secs float64) {
 	l.Seconds++
 	if n := len(l.Timeline); n > 0 && l.Span[n-1] < l.Step {
 		merge(l.Timeline[n-1], p)
+		mergeUnits(l.Units[n-1], u)
+		l.Clock[n-1] += secs
 		l.Span[n-1]++
 		return
 	}
 	if len(l.Timeline) == maxPoints {
 		// Every point is full: pairs make points of twice the step.
 		for i := 0; i < maxPoints/2; i++ {
-			a := l.Timeline[2*i]
+			a, au := l.Timeline[2*i], l.Units[2*i]
 			merge(a, l.Timeline[2*i+1])
-			l.Timeline[i], l.Clocks[i], l.Span[i] = a, l.Clocks[2*i], l.Span[2*i]+l.Span[2*i+1]
+			mergeUnits(au, l.Units[2*i+1])
+			l.Timeline[i], l.Units[i], l.Clocks[i], l.Span[i] = a, au, l.Clocks[2*i], l.Span[2*i]+l.Span[2*i+1]
+			l.Clock[i] = l.Clock[2*i] + l.Clock[2*i+1]
 		}
-		l.Timeline, l.Clocks, l.Span = l.Timeline[:maxPoints/2], l.Clocks[:maxPoints/2], l.Span[:maxPoints/2]
+		h := maxPoints / 2
+		l.Timeline, l.Units, l.Clocks, l.Span, l.Clock = l.Timeline[:h], l.Units[:h], l.Clocks[:h], l.Span[:h], l.Clock[:h]
 		l.Step *= 2
 	}
 	l.Timeline = append(l.Timeline, p)
+	l.Units = append(l.Units, u)
+	l.Clock = append(l.Clock, secs)
 	l.Clocks = append(l.Clocks, clock)
 	l.Span = append(l.Span, 1)
+}
+
+// mergeUnits adds b's seconds into a: units are summed, limits keep the
+// lowest.
+func mergeUnits(a, b map[string]*UnitPoint) {
+	low := func(x, y float64) float64 {
+		if math.IsNaN(x) {
+			return y
+		}
+		if math.IsNaN(y) {
+			return x
+		}
+		return min(x, y)
+	}
+	for k, q := range b {
+		p := a[k]
+		if p == nil {
+			a[k] = q
+			continue
+		}
+		p.Read += q.Read
+		p.Write += q.Write
+		p.ReadThrottled += q.ReadThrottled
+		p.WriteThrottled += q.WriteThrottled
+		p.ReadLimit, p.WriteLimit = low(p.ReadLimit, q.ReadLimit), low(p.WriteLimit, q.WriteLimit)
+	}
 }
 
 // merge adds b's seconds into a: rates are summed (divided by seconds

@@ -32,6 +32,9 @@ func TestReadLoadErrorsArePositioned(t *testing.T) {
 		{"two starts", start + "\n" + start + "\n", "run.jsonl:2:1: a second start line"},
 		{"cut short", start + "\n" + `{"type":"second","loads":{"A":{"off`, "run.jsonl:2:"},
 		{"not utf-8", start + "\n\xff\xfe\n", "run.jsonl:2: not UTF-8"},
+		{"negative units", start + "\n" + `{"type":"second","clockSeconds":1,"units":{"GSI1":{"write":-2}}}` + "\n", "run.jsonl:2:1: units of GSI1: -2 is not a finite figure"},
+		{"negative limit", start + "\n" + `{"type":"second","clockSeconds":1,"units":{"GSI1":{"write":2,"writeLimit":-1}}}` + "\n", "run.jsonl:2:1: limit of GSI1: -1 is not a finite figure"},
+		{"negative clock", start + "\n" + `{"type":"second","clockSeconds":-1}` + "\n", "run.jsonl:2:1: clockSeconds: -1 is not a finite figure"},
 		{"a budget report", `{"model":"model.yaml","results":[]}`, `run.jsonl:1:1: the first line should be the run's start`},
 	}
 	for _, c := range cases {
@@ -79,18 +82,62 @@ func TestReadLoadCoarsensLongRuns(t *testing.T) {
 	assert.Nil(t, l.Summary)
 }
 
+// Units a second coarsen alike: sums of units and clock seconds, the
+// lowest limit of a step.
+func TestReadLoadCoarsensUnits(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(start + "\n")
+	const n = 3000
+	for i := range n {
+		fmt.Fprintf(&b, `{"type":"second","clock":"t%d","clockSeconds":2,"units":{"T":{"write":%d,"writeLimit":%d,"writeThrottled":1}}}`+"\n", i, i%3, 100-i%5)
+	}
+	l, err := ReadLoad("run.jsonl", strings.NewReader(b.String()))
+	require.NoError(t, err)
+	assert.Equal(t, 4, l.Step)
+	assert.Equal(t, []string{"T"}, l.Structures)
+	write, thr, secs := 0.0, 0.0, 0.0
+	for i, u := range l.Units {
+		write += u["T"].Write
+		thr += u["T"].WriteThrottled
+		secs += l.Clock[i]
+		assert.Equal(t, 8.0, l.Clock[i])
+		assert.LessOrEqual(t, u["T"].WriteLimit, 97.0)
+	}
+	assert.Equal(t, float64(n), write) // 0+1+2 every three seconds
+	assert.Equal(t, float64(n), thr)
+	assert.Equal(t, 2.0*n, secs)
+}
+
+// The fixture is the load generator's own results file: cardapio load
+// examples/unsharded-gsi1.yaml --scenario examples/midnight-peak.yaml
+// --scale 0.01 --population 0.0004 --throughput --speed 2
+// --retry-attempts 1 --seed 3 --results load.jsonl.
 func TestReadLoadFixture(t *testing.T) {
 	f, err := os.Open("testdata/load.jsonl")
 	require.NoError(t, err)
 	defer f.Close()
 	l, err := ReadLoad("load.jsonl", f)
 	require.NoError(t, err)
-	assert.Equal(t, 120, l.Seconds)
+	assert.Equal(t, 28, l.Seconds)
 	assert.Equal(t, 1, l.Step)
-	assert.Len(t, l.Loads, 3)
+	assert.Len(t, l.Loads, 5)
 	require.NotNil(t, l.Summary)
-	assert.Equal(t, int64(100), l.Summary.Throttles["IndexWriteProvisionedThroughputExceeded"])
-	assert.Len(t, l.Summary.Partitions, 2)
+	assert.Positive(t, l.Summary.Throttles["IndexWriteKeyRangeThroughputExceeded"])
+	assert.NotEmpty(t, l.Summary.Partitions)
+	// Units a second per table and index, with the model's limits and
+	// what it refused: GSI1 throttles while the reschedules run.
+	assert.Contains(t, l.Structures, "GSI1")
+	require.Len(t, l.Units, len(l.Timeline))
+	thr, secs := 0.0, 0.0
+	for i, u := range l.Units {
+		secs += l.Clock[i]
+		if g := u["GSI1"]; g != nil {
+			thr += g.WriteThrottled
+			assert.Equal(t, 80.0, g.WriteLimit, "GSI1's warm 8,000 WCU/s at scale 0.01")
+		}
+	}
+	assert.Positive(t, thr)
+	assert.Greater(t, secs, 40.0, "the scenario's clock moved through the peak minute")
 }
 
 func TestReadPlanErrorsArePositioned(t *testing.T) {
@@ -153,6 +200,8 @@ func FuzzReadLoad(f *testing.F) {
 	f.Add([]byte(start + "\n" + second("2026-12-01T00:07:00Z", 3) + "\n" + second("2026-12-01T00:07:01Z", 5) + "\n"))
 	f.Add([]byte(start + "\n" + second("c", 3) + "\n" + `{"type":"summary","ok":true,"units":{"T":{"read":1}}}`))
 	f.Add([]byte(start + "\n{\"type\":\"second\",\"loads\":{\"A\":null}}\n"))
+	f.Add([]byte(start + "\n" + `{"type":"second","clock":"c","clockSeconds":2,"units":{"GSI1":{"index":true,"write":36,"writeLimit":80,"writeThrottled":41},"T":null}}` + "\n" +
+		`{"type":"second","clock":"d","clockSeconds":0,"units":{"GSI1":{"read":1,"readLimit":240}}}` + "\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		l, err := ReadLoad("f.jsonl", bytes.NewReader(in))
 		if err != nil {

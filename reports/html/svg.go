@@ -140,7 +140,7 @@ func tickLabel(v float64, unit string) string {
 		s = trim(v/1e9) + "G"
 	case a >= 1e6:
 		s = trim(v/1e6) + "M"
-	case a >= 1e4:
+	case a >= 1e3:
 		s = trim(v/1e3) + "k"
 	default:
 		s = trim(v)
