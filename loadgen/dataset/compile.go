@@ -25,6 +25,7 @@ type compiled struct {
 	byName   map[string]int
 	late     []int      // slots computed after the children (aggregates)
 	out      []outField // the item's fields in name order
+	enc      *itemEncoder
 	keys     []keyField // table key attributes, rendered from templates
 	states   []*catalog.State
 	cumState []float64
@@ -79,6 +80,7 @@ type slot struct {
 	stored   bool // written as an attribute of the item
 	isVar    bool
 	id       uint64
+	idKey    uint64 // mix(id + golden): key2's inner half, once
 	gen      genFn
 	deps     []name
 	late     bool
@@ -97,6 +99,15 @@ type slot struct {
 	ea *catalog.EntityAttr
 	// when and unless are the compiled presence rules.
 	when, unless []cterm
+	// tossed: the coin decides the slot's presence (no rule does).
+	tossed bool
+	// The attribute's instant format as the calendar writes it:
+	// offset, fraction digits, Z; instFast false leaves it to the time
+	// package.
+	instOff    int64
+	instDigits int
+	instZ      bool
+	instFast   bool
 }
 
 type genFn func(g *gen, f *frame, r *rng) (attr.Value, bool)
@@ -187,6 +198,7 @@ func (p *Population) compile(n *Node) (*compiled, error) {
 			return c.slots[i]
 		}
 		s := &slot{name: nm, a: a, presence: pres, stored: stored, isVar: isVar, id: hashString("slot:" + nm)}
+		s.idKey = mix(s.id + golden)
 		if a != nil {
 			s.typ, s.unit, s.dist = a.Type, a.Unit, a.Values
 		}
@@ -233,6 +245,9 @@ func (p *Population) compile(n *Node) (*compiled, error) {
 	for _, s := range c.slots {
 		if s.unit == catalog.UnitInstant {
 			s.inst = p.instantFormat(s.name)
+		}
+		if s.a != nil && s.a.Instant != nil {
+			s.instOff, s.instDigits, s.instZ, s.instFast = instantZone(s.a.Instant)
 		}
 	}
 	return c, nil
@@ -467,6 +482,12 @@ func (p *Population) link(n *Node) error {
 			}
 		}
 	}
+	// Which slots a coin decides, once, rather than per item: an optional
+	// attribute with a coin whose presence no rule, state or presence
+	// rule of the model decides.
+	for _, s := range c.slots {
+		s.tossed = s.coin != 0 && s.presence == catalog.Optional && s.rule != "copy" && len(s.when) == 0 && len(s.unless) == 0 && !ruled(er, s)
+	}
 	// The item's fields.
 	if e.Table != nil {
 		for ki, k := range e.Key {
@@ -495,6 +516,7 @@ func (p *Population) link(n *Node) error {
 			}
 		}
 		sort.Slice(c.out, func(i, j int) bool { return c.out[i].name < c.out[j].name })
+		c.enc = newItemEncoder(c)
 	}
 	if len(errs) > 0 {
 		return errors.New(strings.Join(errs, "; "))
@@ -1185,12 +1207,19 @@ func (p *Population) dateGen(n *Node, s *slot, dr *catalog.DateRule) (genFn, []n
 		return nil, nil, false, err
 	}
 	return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
-		t := g.pop.AsOf
+		// The calendar's arithmetic on the instant when it has one (asOf,
+		// a date made here, a civil date's text), the time package's
+		// otherwise: the same result.
+		var t time.Time
+		ns, fast := g.pop.AsOf.UnixNano(), true
 		if from != nil {
-			var ok bool
-			t, ok = g.timeOf(f, *from, fromUnit)
-			if !ok {
-				return attr.Value{}, false
+			ns, fast = g.nanosOf(f, *from)
+			if !fast {
+				var ok bool
+				t, ok = g.timeOf(f, *from, fromUnit)
+				if !ok {
+					return attr.Value{}, false
+				}
 			}
 		}
 		amount := func(o *operand) int {
@@ -1203,9 +1232,22 @@ func (p *Population) dateGen(n *Node, s *slot, dr *catalog.DateRule) (genFn, []n
 			}
 			return int(x.int())
 		}
-		t = t.AddDate(amount(years), amount(months), amount(days))
+		ys, ms, ds := amount(years), amount(months), amount(days)
+		ss := 0
 		if secs != nil {
-			t = t.Add(time.Duration(amount(secs)) * time.Second)
+			ss = amount(secs)
+		}
+		if fast {
+			if out, ok := g.pop.cal.addDate(ns, int64(ys), int64(ms), int64(ds), int64(ss)); ok {
+				if v, ok := g.dateNanos(out, s); ok {
+					return v, true
+				}
+			}
+			t = time.Unix(0, ns).In(g.pop.Loc)
+		}
+		t = t.AddDate(ys, ms, ds)
+		if secs != nil {
+			t = t.Add(time.Duration(ss) * time.Second)
 		}
 		return g.dateValue(t, s), true
 	}, deps, false, nil

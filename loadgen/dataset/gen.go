@@ -149,6 +149,11 @@ func (g *gen) numValue(a num) attr.Value {
 // dateValue writes t in the slot's unit: a civil date, an instant (UTC or
 // the model's zone, as the samples write it) or epoch seconds.
 func (g *gen) dateValue(t time.Time, s *slot) attr.Value {
+	if sec := t.Unix(); sec > calMin/1e9 && sec < calMax/1e9 {
+		if v, ok := g.dateNanos(sec*1e9+int64(t.Nanosecond()), s); ok {
+			return v
+		}
+	}
 	g.lastTime = t.UnixNano()
 	switch s.unit {
 	case catalog.UnitEpochSeconds:
@@ -306,7 +311,7 @@ func (g *gen) slotValue(f *frame, i int) (attr.Value, bool) {
 	}
 	r := &g.rngs[g.depth]
 	g.depth++
-	*r = newRNG(key2(key2(f.key, s.id), f.attempt))
+	*r = newRNG(slotKey(f.key, s, f.attempt))
 	g.lastTime = 0
 	v, ok := s.gen(g, f, r)
 	g.depth--
@@ -314,7 +319,7 @@ func (g *gen) slotValue(f *frame, i int) (attr.Value, bool) {
 		f.times[i] = g.lastTime
 	}
 	g.lastTime = 0
-	if ok && s.coin != 0 && s.presence == catalog.Optional && s.rule != "copy" && len(s.when) == 0 && len(s.unless) == 0 && !g.ruled(c, s) {
+	if ok && s.tossed {
 		cr := newRNG(key2(f.key, s.coin^f.attempt))
 		ok = cr.Uint64()&1 == 0
 	}
@@ -331,8 +336,7 @@ func (g *gen) slotValue(f *frame, i int) (attr.Value, bool) {
 
 // ruled reports whether the model gives the slot a rule (then the rule
 // decides its presence, not a coin).
-func (g *gen) ruled(c *compiled, s *slot) bool {
-	er := c.node.Rules
+func ruled(er *catalog.EntityRules, s *slot) bool {
 	if er == nil {
 		return false
 	}
@@ -901,18 +905,98 @@ func (g *gen) timeOf(f *frame, nm name, unit string) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	if nm.builtin == 0 {
-		a := f
-		switch {
-		case nm.up < 0:
-			a = f.ref
-		default:
-			for i := int8(0); i < nm.up && a != nil; i++ {
-				a = a.parent
-			}
-		}
-		if a != nil && a.times[nm.slot] != 0 {
+		if a := f.owner(nm); a != nil && a.times[nm.slot] != 0 {
 			return time.Unix(0, a.times[nm.slot]).In(g.pop.Loc), true
 		}
 	}
 	return g.pop.parseTime(v, unit)
+}
+
+// dateNanos is dateValue by the calendar, for an instant in Unix
+// nanoseconds; false when the calendar cannot write it (outside the
+// zone's period), for the time package to.
+func (g *gen) dateNanos(ns int64, s *slot) (attr.Value, bool) {
+	c := &g.pop.cal
+	switch s.unit {
+	case catalog.UnitEpochSeconds:
+		sec := floorDiv(ns, 1e9)
+		g.lastTime = sec * 1e9
+		return g.num(sec), true
+	case catalog.UnitInstant:
+		if s.a != nil && s.a.Instant != nil {
+			if !s.instFast {
+				return attr.Value{}, false
+			}
+			res := int64(1e9)
+			for range s.instDigits {
+				res /= 10
+			}
+			g.lastTime = floorDiv(ns, res) * res
+			zone := byte('-')
+			if s.instZ {
+				zone = 'z'
+			}
+			return attr.Str(g.keepBytes(appendStamp(g.scratch[:0], ns, s.instOff, s.instDigits, zone))), true
+		}
+		var off int64
+		if s.inst.local {
+			if !c.in(ns) {
+				return attr.Value{}, false
+			}
+			off = c.off
+		}
+		digits, res := 0, int64(1e9)
+		if s.inst.milli {
+			digits, res = 3, 1e6
+		}
+		g.lastTime = floorDiv(ns, res) * res
+		return attr.Str(g.keepBytes(appendStamp(g.scratch[:0], ns, off, digits, 'Z'))), true
+	}
+	if s.typ == attr.N {
+		g.lastTime = ns
+		return g.num(floorDiv(ns, 1e9)), true
+	}
+	if !c.in(ns) {
+		return attr.Value{}, false
+	}
+	day, _ := c.localDay(ns)
+	g.lastTime = c.midnight(day)
+	return attr.Str(g.keepBytes(appendDay(g.scratch[:0], day))), true
+}
+
+// nanosOf reads a name in scope as an instant in Unix nanoseconds, when
+// that needs no time package: the slot's cache, or a civil date's text in
+// the calendar's period; false otherwise (timeOf then reads it).
+func (g *gen) nanosOf(f *frame, nm name) (int64, bool) {
+	if nm.builtin == bAsOf {
+		return g.pop.AsOf.UnixNano(), true
+	}
+	v, ok := g.get(f, nm)
+	if !ok || nm.builtin != 0 {
+		return 0, false
+	}
+	if a := f.owner(nm); a != nil && a.times[nm.slot] != 0 {
+		return a.times[nm.slot], true
+	}
+	if v.Type == attr.S && len(v.Str) == 10 {
+		if day, ok := parseDay(v.Str); ok {
+			if ns := g.pop.cal.midnight(day); g.pop.cal.in(ns) {
+				return ns, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// owner is the frame whose slot a name reads: f, an ancestor or the
+// reference; nil when there is none.
+func (f *frame) owner(nm name) *frame {
+	if nm.up < 0 {
+		return f.ref
+	}
+	a := f
+	for i := int8(0); i < nm.up && a != nil; i++ {
+		a = a.parent
+	}
+	return a
 }

@@ -34,6 +34,7 @@ type Population struct {
 	Opts  Options
 	AsOf  time.Time // the civil day, 00:00 in the model's zone
 	Loc   *time.Location
+	cal   calendar // the zone's period around AsOf, for the generator's dates
 	// Nodes are the generated entities, every parent before its children.
 	Nodes []*Node
 	// Roots are the nodes without a parent.
@@ -227,6 +228,7 @@ func New(m *catalog.Model, o Options) (*Population, error) {
 	}
 	p.AsOf = time.Date(asOf.Year(), asOf.Month(), asOf.Day(), 0, 0, 0, 0, p.Loc)
 	p.Opts.AsOf = p.AsOf
+	p.cal = newCalendar(p.Loc, p.AsOf)
 	if err := p.buildTree(); err != nil {
 		return nil, err
 	}

@@ -20,8 +20,30 @@ func mix(z uint64) uint64 {
 	return z ^ (z >> 31)
 }
 
+// golden is 2^64 / the golden ratio, SplitMix64's increment.
+const golden = 0x9e3779b97f4a7c15
+
 // key2 combines two words into one key.
-func key2(a, b uint64) uint64 { return mix(a ^ mix(b+0x9e3779b97f4a7c15)) }
+func key2(a, b uint64) uint64 { return mix(a ^ mix(b+golden)) }
+
+// attemptKeys are mix(attempt + golden) for the attempts an item has:
+// the inner half of key2(x, attempt), once.
+var attemptKeys = func() (k [maxRetries + 1]uint64) {
+	for i := range k {
+		k[i] = mix(uint64(i) + golden)
+	}
+	return k
+}()
+
+// slotKey is key2(key2(item, slot id), attempt), with key2's inner
+// halves worked out once: a slot's stream, drawn for every value.
+func slotKey(item uint64, s *slot, attempt uint64) uint64 {
+	a := mix(item ^ s.idKey)
+	if attempt < uint64(len(attemptKeys)) {
+		return mix(a ^ attemptKeys[attempt])
+	}
+	return key2(a, attempt)
+}
 
 // hashString is FNV-1a over s, then mixed: a stable key for names.
 func hashString(s string) uint64 {

@@ -370,10 +370,10 @@ func (w *worker) emit(n *Node, it attr.Item) {
 		w.units[ti] = append(w.units[ti], wu)
 	}
 	if w.enc.Format == "jsonl" || w.enc.Items {
-		b = attr.AppendItemJSON(b, it)
+		b = appendItem(b, n.comp.enc, it)
 	} else {
 		b = append(b, `{"Item":`...)
-		b = attr.AppendItemJSON(b, it)
+		b = appendItem(b, n.comp.enc, it)
 		b = append(b, '}')
 	}
 	b = append(b, '\n')

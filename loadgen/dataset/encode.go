@@ -1,0 +1,112 @@
+package dataset
+
+import (
+	"encoding/binary"
+	"unsafe"
+
+	"github.com/cardapio/cardapio/attr"
+)
+
+// The items' DynamoDB JSON, written as attr.AppendItemJSON writes it
+// (the same bytes: a test compares them) but with what an entity's items
+// share worked out once: each attribute's `"name":` and each type's
+// `{"S":`, and strings copied whole when no byte needs escaping (checked
+// eight bytes at a time). Encoding was a fifth of a run's work.
+
+// itemEncoder writes one entity's items.
+type itemEncoder struct {
+	names []string // the out fields' names, in name order
+	heads [][]byte // per out field: `"name":`
+}
+
+func newItemEncoder(c *compiled) *itemEncoder {
+	e := &itemEncoder{}
+	for _, of := range c.out {
+		e.names = append(e.names, of.name)
+		e.heads = append(e.heads, append(attr.AppendJSONString(nil, of.name), ':'))
+	}
+	return e
+}
+
+// typeHeads are `{"T":` per type.
+var typeHeads = func() (h [32][]byte) {
+	for t := range h {
+		if s := attr.Type(t).String(); s != "" {
+			h[t] = []byte(`{"` + s + `":`)
+		}
+	}
+	return h
+}()
+
+// appendItem writes it at the end of dst with the entity's encoder when
+// it has one, rewinding to the item's start if the encoder gives up.
+func appendItem(dst []byte, e *itemEncoder, it attr.Item) []byte {
+	if e == nil {
+		return attr.AppendItemJSON(dst, it)
+	}
+	mark := len(dst)
+	dst = append(dst, '{')
+	j := 0
+	for i, f := range it {
+		for j < len(e.names) && e.names[j] != f.Name {
+			j++
+		}
+		if j == len(e.names) {
+			return attr.AppendItemJSON(dst[:mark], it)
+		}
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, e.heads[j]...)
+		j++
+		dst = appendValue(dst, f.Value)
+	}
+	return append(dst, '}')
+}
+
+func appendValue(dst []byte, v attr.Value) []byte {
+	switch v.Type {
+	case attr.S, attr.N:
+		dst = append(dst, typeHeads[v.Type]...)
+		dst = appendJSONString(dst, v.Str)
+		return append(dst, '}')
+	}
+	return attr.AppendValueJSON(dst, v)
+}
+
+const (
+	lows  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// clean reports whether no byte of x needs escaping in a JSON string
+// (control bytes, '"', '\\') or is outside ASCII.
+func clean(x uint64) bool {
+	ctl := (x - 0x20*lows) &^ x
+	quote := x ^ ('"' * lows)
+	bs := x ^ ('\\' * lows)
+	return ((ctl | ((quote - lows) &^ quote) | ((bs - lows) &^ bs) | x) & highs) == 0
+}
+
+// appendJSONString is attr.AppendJSONString, copying s whole when it is
+// plain ASCII with nothing to escape.
+func appendJSONString(dst []byte, s string) []byte {
+	i := 0
+	if len(s) >= 8 {
+		p := unsafe.StringData(s)
+		b := unsafe.Slice(p, len(s))
+		for ; i+8 <= len(b); i += 8 {
+			if !clean(binary.LittleEndian.Uint64(b[i:])) {
+				return attr.AppendJSONString(dst, s)
+			}
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			return attr.AppendJSONString(dst, s)
+		}
+	}
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
+}
