@@ -5,11 +5,15 @@
 #   bench/dataset.sh gen  [ROUNDS]   S3-import files at --scale $SCALE (default
 #                                    0.01) for zstd, gzip and none, the order
 #                                    rotating every round
-#   bench/dataset.sh steps           zstd files at each scale of $SCALES
-#                                    (default 0.001 0.003 0.01 0.03): items/s,
-#                                    MB/s and RSS against the scale, and the
-#                                    full population's time extrapolated from
-#                                    the largest step's CPU per item
+#   bench/dataset.sh steps [ROUNDS]  zstd files at each scale of $SCALES
+#                                    (default 0.01 0.05, fixed fractions of
+#                                    the population), ROUNDS rounds (default
+#                                    1), the order alternating: per scale the
+#                                    CPU microseconds per item and RSS (min /
+#                                    median / max), and the full population
+#                                    (--scale 1) extrapolated from each scale:
+#                                    items, CPU seconds, and minutes on 2 idle
+#                                    cores (CPU / 2) against the 3-minute goal
 #   bench/dataset.sh full            the whole population (--scale 1) to zstd
 #                                    files, RSS sampled every 5 s
 #   bench/dataset.sh load [ROUNDS]   loading cardapio serve: the data pipeline
@@ -105,15 +109,21 @@ gen)
 	done
 	;;
 steps)
-	for scale in ${SCALES:-0.001 0.003 0.01 0.03}; do
-		one zstd "$scale"
+	read -r -a scales <<<"${SCALES:-0.01 0.05}"
+	for ((r = 0; r < rounds; r++)); do
+		for ((i = 0; i < ${#scales[@]}; i++)); do
+			k=$(((i + r) % ${#scales[@]}))
+			((r % 2)) && k=$((${#scales[@]} - 1 - i))
+			one zstd "${scales[$k]}"
+			echo "${scales[$k]} $(tail -1 "$work/runs")" >>"$work/steps"
+		done
 	done
-	last=$(tail -1 "$work/runs")
-	read -r _ items _ _ wall cpu _ <<<"$last"
-	awk -v i="$items" -v w="$wall" -v c="$cpu" -v s="${SCALES:-0.001 0.003 0.01 0.03}" 'BEGIN {
-		n = split(s, v, " "); f = 1 / v[n]
-		printf "full population (x%g): about %.0f items; at the largest step'"'"'s %.2f CPU us an item, %.0f CPU s, %.0f s on 2 idle cores; at its wall rate, %.0f s\n", f, i * f, c * 1e6 / i, c * f, c * f / 2, w * f }'
-	echo "RSS MB by scale: $(awk '{printf "%d ", $7 / 1024}' "$work/runs")"
+	for sc in "${scales[@]}"; do
+		echo "scale $sc cpu-us/item:  $(awk -v s="$sc" '$1 == s {print $7 * 1e6 / $3}' "$work/steps" | stats)"
+		echo "scale $sc RSS MB:       $(awk -v s="$sc" '$1 == s {print int($8 / 1024)}' "$work/steps" | stats)"
+		echo "scale $sc full, min on 2 idle cores: $(awk -v s="$sc" '$1 == s {print $7 / s / 2 / 60}' "$work/steps" | stats)"
+		awk -v s="$sc" '$1 == s {i = $3; c += $7; n++} END {if (n) printf "scale %s full population: about %.0f items, %.0f CPU s (mean of %d), %.1f min on 2 idle cores (goal: 3 min, %.2f CPU us an item)\n", s, i / s, c / n / s, n, c / n / s / 2 / 60, 360 / (i / s) * 1e6}' "$work/steps"
+	done
 	;;
 full)
 	rm -rf "$out"

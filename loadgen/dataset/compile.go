@@ -26,6 +26,7 @@ type compiled struct {
 	late     []int      // slots computed after the children (aggregates)
 	out      []outField // the item's fields in name order
 	enc      *itemEncoder
+	tableKey uint64     // hashString of the table's name
 	keys     []keyField // table key attributes, rendered from templates
 	states   []*catalog.State
 	cumState []float64
@@ -517,6 +518,7 @@ func (p *Population) link(n *Node) error {
 		}
 		sort.Slice(c.out, func(i, j int) bool { return c.out[i].name < c.out[j].name })
 		c.enc = newItemEncoder(c)
+		c.tableKey = hashString(e.Table.Name)
 	}
 	if len(errs) > 0 {
 		return errors.New(strings.Join(errs, "; "))

@@ -80,6 +80,9 @@ func clampNum(d *catalog.Domain, x float64) float64 {
 // an alternation. Anchors match nothing.
 type regexGen struct {
 	re *syntax.Regexp
+	// exact: every string drawn matches (no anchor, boundary or
+	// impossible branch in the expression), so the draw needs no check.
+	exact bool
 }
 
 func newRegexGen(pattern string) (*regexGen, bool) {
@@ -87,7 +90,41 @@ func newRegexGen(pattern string) (*regexGen, bool) {
 	if err != nil {
 		return nil, false
 	}
-	return &regexGen{re: re.Simplify()}, true
+	re = re.Simplify()
+	return &regexGen{re: re, exact: exactRegex(re)}, true
+}
+
+// exactRegex reports whether appendRegex draws only strings of the
+// expression's language: it is built of literals, classes, any
+// character, captures, concatenations, alternations and repetitions.
+func exactRegex(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpLiteral, syntax.OpAnyCharNotNL, syntax.OpAnyChar, syntax.OpEmptyMatch:
+		return true
+	case syntax.OpCharClass:
+		// classRune draws printable ASCII when the class has some; else
+		// any of its runes, which UTF-8 writes as themselves unless they
+		// are surrogates (and an empty class gives 'x').
+		ascii, other := false, false
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			lo, hi := re.Rune[i], re.Rune[i+1]
+			if max(lo, 0x21) <= min(hi, 0x7e) {
+				ascii = true
+			}
+			if lo <= 0xdfff && hi >= 0xd800 {
+				other = true
+			}
+		}
+		return ascii || (len(re.Rune) > 0 && !other)
+	case syntax.OpCapture, syntax.OpConcat, syntax.OpAlternate, syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
+		for _, s := range re.Sub {
+			if !exactRegex(s) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 func (x *regexGen) append(dst []byte, r *rng) []byte { return appendRegex(dst, x.re, r) }
@@ -193,7 +230,7 @@ func stringGen(d *catalog.Domain, set string, size int) genFn {
 		if rx != nil {
 			for try := 0; try < 8; try++ {
 				b := rx.append(g.scratch[:0], r)
-				if d.Pattern.MatchString(string(b)) && lengthOK(d, b) {
+				if (rx.exact || d.Pattern.MatchString(string(b))) && lengthOK(d, b) {
 					return attr.Str(g.keepBytes(b)), true
 				}
 			}

@@ -1,7 +1,10 @@
 package dataset
 
 import (
+	"regexp"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/cardapio/cardapio/attr"
 )
@@ -32,4 +35,30 @@ func FuzzItemEncoder(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A pattern the generator calls exact draws only strings that match it,
+// so its draws go unchecked: every draw of many patterns is checked here.
+func TestExactRegexDrawsMatch(t *testing.T) {
+	exact := 0
+	for _, p := range []string{"t[0-9]{3}", "C-[0-9]{4}-[0-9]{6}", "[A-Z]{2}[0-9]+", "(ab|cd)*e?", "[^a]{3}", ".x.", "[a-c]{0,4}z", `\d{2}\.\w+`, "[\u00e0-\u00ff]{2}", "(?i)abc", "a|", "x{2,}"} {
+		re := regexp.MustCompile(`^(?:` + p + `)$`)
+		rx, ok := newRegexGen(p)
+		require.True(t, ok, p)
+		if !rx.exact {
+			continue
+		}
+		exact++
+		r := newRNG(hashString(p))
+		for i := 0; i < 2000; i++ {
+			s := string(rx.append(nil, &r))
+			require.True(t, re.MatchString(s), "%s drew %q", p, s)
+		}
+	}
+	require.Equal(t, 12, exact)
+	for _, p := range []string{"^a$", `a\b`, `[\x{d800}-\x{dfff}]`} {
+		if rx, ok := newRegexGen(p); ok {
+			require.False(t, rx.exact, p)
+		}
+	}
 }

@@ -739,7 +739,7 @@ func (g *gen) uniqueInTree(f *frame) bool {
 	if f.c.node.Entity.Table == nil {
 		return true
 	}
-	h := hashString(f.c.node.Entity.Table.Name)
+	h := f.c.tableKey
 	for _, s := range f.keyStr {
 		h = key2(h, hashString(s))
 	}
