@@ -235,7 +235,8 @@ func (e *Engine) BatchGetItem(ctx context.Context, in *BatchGetItemInput) (*Batc
 		var val []byte
 		size := 0
 		if r != nil {
-			val, size = r.val(), int(r.size)
+			v := r.load()
+			val, size = v.val(), int(v.size)
 		}
 		g.t.mu.RUnlock()
 		c := e.readCharge(g.t, size, g.cons)

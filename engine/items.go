@@ -487,7 +487,8 @@ func (e *Engine) GetItem(ctx context.Context, in *GetItemInput) (*GetItemOutput,
 	var val []byte
 	size := 0
 	if r != nil {
-		val, size = r.val(), int(r.size)
+		v := r.load()
+		val, size = v.val(), int(v.size)
 	}
 	t.mu.RUnlock()
 	out := &GetItemOutput{}

@@ -60,24 +60,55 @@ type source struct {
 	ix *index // nil for the table
 }
 
-// visit visits keys in [lo, hi) in order (hi nil: to the end), or in
-// reverse order when forward is false, until fn returns false; size is
-// what a read of each counts (the item's, or the index entry's).
-func (s source) visit(lo, hi []byte, forward bool, fn func(key []byte, r *rec, size int32) bool) {
+// treeView is the tree a read walks: the source's own (under the table's read
+// lock) or a snapshot of it (without any lock).
+type treeView struct {
+	items   *tree[*rec]
+	entries *tree[*entry] // nil when the table is read
+}
+
+// live is the source's own tree; the caller holds the table's read lock.
+func (s source) live() treeView {
 	if s.ix == nil {
-		f := func(r *rec) bool { return fn(r.key(), r, r.size) }
+		return treeView{items: s.t.items}
+	}
+	return treeView{entries: s.ix.tree}
+}
+
+// snapshot is a snapshot of the source's tree; the caller holds the
+// table's read lock.
+func (s source) snapshot() treeView {
+	if s.ix == nil {
+		return treeView{items: s.t.items.snapshot()}
+	}
+	return treeView{entries: s.ix.tree.snapshot()}
+}
+
+// visit visits keys in [lo, hi) in order (hi nil: to the end), or in
+// reverse order when forward is false, until fn returns false, with the
+// version of the item each shows (loaded once) and what a read of it
+// counts (the item's size, or the index entry's).
+func (v treeView) visit(lo, hi []byte, forward bool, fn func(key []byte, it version, size int32) bool) {
+	if v.entries == nil {
+		f := func(r *rec) bool {
+			it := r.load()
+			return fn(it.key(), it, it.size)
+		}
 		if forward {
-			s.t.items.ascend(lo, hi, f)
+			v.items.ascend(lo, hi, f)
 		} else {
-			s.t.items.descend(lo, hi, f)
+			v.items.descend(lo, hi, f)
 		}
 		return
 	}
-	f := func(e *entry) bool { return fn(e.key, e.r, e.billed()) }
+	f := func(e *entry) bool {
+		it := e.load()
+		return fn(e.key, it, e.billed(it))
+	}
 	if forward {
-		s.ix.tree.ascend(lo, hi, f)
+		v.entries.ascend(lo, hi, f)
 	} else {
-		s.ix.tree.descend(lo, hi, f)
+		v.entries.descend(lo, hi, f)
 	}
 }
 
@@ -264,12 +295,22 @@ type hit struct {
 	size int32
 }
 
-// run reads one page. The table's read lock is held only while the page's
-// records are found and cut (by their stored sizes); they are decoded,
-// filtered and encoded after it is released, as stored bytes are never
-// modified, so that writers wait for a walk of the tree, not for a page's
-// work. With wire, the items are written in DynamoDB JSON straight from
-// their stored form (QueryOutput.wire) instead of being built.
+// lockedHits is how many items a page finds under the table's read lock
+// before it goes on in a snapshot of the tree: a small page (most Query
+// pages) costs writers no copies, and a large one holds the lock no
+// longer than this walk.
+const lockedHits = 128
+
+// run reads one page. The table's read lock is held only while the first
+// lockedHits records are found; if the page goes on, a snapshot of the
+// tree is taken in the same hold, and the rest of the page is found and
+// cut (by the stored sizes) in the snapshot, without the lock, so that
+// writers wait for a short walk, not for a page. Both parts see the tree
+// at one instant: the page reads every item as it was then, and every
+// write acknowledged before the request. The records are decoded,
+// filtered and encoded after the lock is released, as records are never
+// modified. With wire, the items are written in DynamoDB JSON straight
+// from their stored form (QueryOutput.wire) instead of being built.
 func (rq *readRequest) run(ctx context.Context, e *Engine, wire bool) (*QueryOutput, error) {
 	s := rq.src
 	t := s.t
@@ -300,22 +341,44 @@ func (rq *readRequest) run(ctx context.Context, e *Engine, wire bool) (*QueryOut
 	first := true
 	hits := make([]hit, 0, 64)
 	stored := 0
-	t.mu.RLock()
-	s.visit(lo, hi, rq.forward, func(k []byte, r *rec, size int32) bool {
+	var at []byte // where the locked walk stopped short of the page
+	add := func(k []byte, it version, size int32) bool {
 		if first {
 			hash, hkey, first = be64(k), k[8:], false
 		}
 		if rq.fetch {
-			fetched = append(fetched, int(r.size))
+			fetched = append(fetched, int(it.size))
 		}
-		v := r.val()
+		v := it.val()
 		hits = append(hits, hit{val: v, size: size})
 		stored += len(v)
 		total += int(size)
 		more = pager.Add(int(size))
 		return !more
+	}
+	var rest treeView
+	t.mu.RLock()
+	s.live().visit(lo, hi, rq.forward, func(k []byte, it version, size int32) bool {
+		if len(hits) == lockedHits {
+			at = k
+			return false
+		}
+		return add(k, it, size)
 	})
+	if at != nil {
+		rest = s.snapshot()
+	}
 	t.mu.RUnlock()
+	if at != nil {
+		// The snapshot holds the tree as the locked walk saw it: the
+		// page goes on at the key it stopped at.
+		if rq.forward {
+			lo = at
+		} else {
+			hi = append(append(make([]byte, 0, len(at)+1), at...), 0)
+		}
+		rest.visit(lo, hi, rq.forward, add)
+	}
 	out.ScannedCount = len(hits)
 	if wire && !rq.count {
 		// The JSON of an item is its stored form and some 10 bytes a

@@ -2,54 +2,138 @@ package engine
 
 import (
 	"bytes"
+	"encoding/binary"
 	"sync"
+	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/capacity"
 	"github.com/cardapio/cardapio/throughput"
 )
 
-// rec is one stored item. key is its table key (see keys.go) and val its
-// stored form (see codec.go). Index entries point at the rec, so an item
-// is stored once however many indexes hold it. A write replaces val with
-// a new byte string and never changes the bytes of the old one, so a
-// reader that took val under the table's read lock may decode it after
-// unlocking.
+// rec is one stored item, the place it keeps in the table's tree and in
+// its index entries across writes. Its content is a version (see
+// version): a write of the item builds a new version and publishes it in
+// the rec, atomically, and never changes a version once published. A
+// reader holding a rec, from a snapshot of a tree read without the
+// table's lock, thus sees one version of the item, whole: the latest
+// when it loads it, so never older than the tree it walks.
 type rec struct {
-	b    []byte // the table key, then the stored item, in one allocation
-	klen uint32
-	size int32 // the item's size per capacity rules
+	p atomic.Pointer[byte] // the first byte of the current version
 }
 
-// key is the record's table key.
-func (r *rec) key() []byte { return r.b[:r.klen:r.klen] }
+// version is one version of a stored item: its table key (see keys.go)
+// and its stored form (see codec.go), with the item's size per capacity
+// rules. In memory a version is one allocation, never modified once
+// published: a header of three little-endian 32-bit words (the length
+// of key and item together, the key's length, the size), the key, then
+// the item.
+type version struct {
+	b    []byte // the key, then the item
+	klen uint32
+	size int32
+}
 
-// val is the record's stored item.
-func (r *rec) val() []byte { return r.b[r.klen:] }
+// versionHeader is the length of a version's header.
+const versionHeader = 12
 
-// newRec builds the bytes of a record: key, then the encoded item.
-func recBytes(key []byte, it attr.Item) []byte {
-	b := make([]byte, len(key), len(key)+encodedSize(it))
-	copy(b, key)
-	return appendItem(b, it)
+// key is the version's table key.
+func (v version) key() []byte { return v.b[:v.klen:v.klen] }
+
+// val is the version's stored item.
+func (v version) val() []byte { return v.b[v.klen:] }
+
+// newVersion builds a version of the item it at key, whose size is size.
+func newVersion(key []byte, it attr.Item, size int) *byte {
+	b := make([]byte, versionHeader+len(key), versionHeader+len(key)+encodedSize(it))
+	copy(b[versionHeader:], key)
+	b = appendItem(b, it)
+	binary.LittleEndian.PutUint32(b, uint32(len(b)-versionHeader))
+	binary.LittleEndian.PutUint32(b[4:], uint32(len(key)))
+	binary.LittleEndian.PutUint32(b[8:], uint32(int32(size)))
+	return &b[0]
+}
+
+// versionAt reads the version whose first byte is p.
+func versionAt(p *byte) version {
+	h := unsafe.Slice(p, versionHeader)
+	n := binary.LittleEndian.Uint32(h)
+	return version{
+		b:    unsafe.Slice(p, versionHeader+int(n))[versionHeader:],
+		klen: binary.LittleEndian.Uint32(h[4:]),
+		size: int32(binary.LittleEndian.Uint32(h[8:])),
+	}
+}
+
+// newRec builds the record of a new item.
+func newRec(key []byte, it attr.Item, size int) *rec {
+	r := &rec{}
+	r.p.Store(newVersion(key, it, size))
+	return r
+}
+
+// load is the record's current version.
+func (r *rec) load() version { return versionAt(r.p.Load()) }
+
+// key is the record's table key, the same in every version.
+func (r *rec) key() []byte {
+	p := r.p.Load()
+	klen := binary.LittleEndian.Uint32(unsafe.Slice(p, versionHeader)[4:])
+	return unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(p), versionHeader)), klen)
+}
+
+// val is the stored item of the record's current version; size its
+// size. A reader without the table's lock loads the version once
+// instead (load).
+func (r *rec) val() []byte { return r.load().val() }
+func (r *rec) size() int32 { return r.load().size }
+
+// frozen is a record that keeps the current version of r: what a
+// delayed index entry points at, while the live record moves on with
+// later writes until they propagate.
+func frozen(r *rec) *rec {
+	f := &rec{}
+	f.p.Store(r.p.Load())
+	return f
 }
 
 // entry is one index entry: the index key and the base item it stands for,
 // with the entry's size per capacity rules (what a page of the index
 // counts), or -1 where it is the item's own size (an index projecting
-// everything), so that an update keeping the entry's key changes nothing
-// in the index. A page is thus cut without decoding its items.
+// everything), so that an update keeping the entry's key and size
+// changes nothing in the index. A page is thus cut without decoding its
+// items.
+//
+// An entry leaves the index (or is replaced) when a write changes the
+// item's key in the index or the entry's size; the entry is then sealed
+// with the version it stood for before the write publishes the new one,
+// so that a snapshot of the index, which still holds the entry, shows
+// that version under its key and never the item under a key it no
+// longer has.
 type entry struct {
-	key  []byte
-	r    *rec
-	size int32
+	key    []byte
+	r      *rec
+	size   int32
+	sealed atomic.Pointer[byte] // the version the entry stands for, once it left the index
 }
 
-// billed is the size a read of the entry counts.
-func (e *entry) billed() int32 {
+// load is the version a read of the entry shows: the record's current
+// one, unless the entry was sealed. The record is loaded first: a
+// reader that sees a version published after the seal sees the seal.
+func (e *entry) load() version {
+	p := e.r.p.Load()
+	if s := e.sealed.Load(); s != nil {
+		p = s
+	}
+	return versionAt(p)
+}
+
+// billed is the size a read of the entry's version v counts.
+func (e *entry) billed(v version) int32 {
 	if e.size < 0 {
-		return e.r.size
+		return v.size
 	}
 	return e.size
 }
@@ -165,12 +249,6 @@ func applyIndexOp(op indexOp) {
 	}
 	op.ix.tree.del(op.del)
 }
-
-// frozen is what a delayed index entry points at: the record as this
-// write left it. Records' bytes are never changed in place, so the copy
-// shares them; the live record moves on with later writes while the
-// index keeps showing this version until a later change propagates.
-func frozen(r *rec) *rec { return &rec{b: r.b, klen: r.klen, size: r.size} }
 
 // indexes returns all secondary indexes, GSIs first. The slice is not to
 // be modified: with one kind of index it is the table's own.
@@ -375,8 +453,10 @@ func (t *table) store(key []byte, old *rec, oldItem, newItem attr.Item, newSize 
 		if old == nil {
 			return nil
 		}
+		// The record keeps its last version: a snapshot still holding
+		// it (or its entries) shows the item as it was before.
 		t.items.del(old.key())
-		t.size -= int64(old.size)
+		t.size -= int64(old.size())
 		for _, ix := range t.indexes() {
 			if k := ix.entryKey(oldItem, old.key()); k != nil {
 				if t.lag != nil && !ix.local {
@@ -389,26 +469,25 @@ func (t *table) store(key []byte, old *rec, oldItem, newItem attr.Item, newSize 
 		}
 		return nil
 	}
+	nv := newVersion(key, newItem, newSize)
 	r := old
+	var ov *byte // the version this write replaces
 	if r == nil {
-		r = &rec{b: recBytes(key, newItem), klen: uint32(len(key))}
-	} else {
-		t.size -= int64(old.size)
-		// A new byte string: readers may still hold the old one.
-		r.b = recBytes(key, newItem)
-	}
-	r.size = int32(newSize)
-	t.size += int64(newSize)
-	if old == nil {
+		r = &rec{}
+		r.p.Store(nv)
 		t.items.put(r)
+	} else {
+		ov = old.p.Load()
+		t.size -= int64(versionAt(ov).size)
 	}
+	t.size += int64(newSize)
 	var snap *rec // the frozen record delayed GSI entries point at
 	for _, ix := range t.indexes() {
 		var ok []byte
 		if old != nil {
-			ok = ix.entryKey(oldItem, r.key())
+			ok = ix.entryKey(oldItem, key)
 		}
-		nk := ix.entryKey(newItem, r.key())
+		nk := ix.entryKey(newItem, key)
 		lagged := t.lag != nil && !ix.local
 		oldSize := 0
 		if ok != nil {
@@ -417,8 +496,8 @@ func (t *table) store(key []byte, old *rec, oldItem, newItem attr.Item, newSize 
 			if nk == nil || !bytes.Equal(ok, nk) {
 				if lagged {
 					t.lag.Push(indexOp{ix: ix, del: ok})
-				} else {
-					ix.tree.del(ok)
+				} else if en, found := ix.tree.del(ok); found {
+					en.sealed.Store(ov)
 				}
 			}
 		}
@@ -430,19 +509,25 @@ func (t *table) store(key []byte, old *rec, oldItem, newItem attr.Item, newSize 
 				// Even when the entry's key stays, its projected
 				// attributes change: the new version propagates too.
 				if snap == nil {
-					snap = frozen(r)
+					snap = &rec{}
+					snap.p.Store(nv)
 				}
 				t.lag.Push(indexOp{ix: ix, put: ix.newEntry(nk, snap, n)})
 			case ok == nil || !bytes.Equal(ok, nk):
 				ix.tree.put(ix.newEntry(nk, r, n))
 			case n != oldSize && ix.projection.ProjectionType != "ALL":
 				// The key stays, the projected attributes grew or
-				// shrank: the entry keeps its place, with its new size.
-				if en, found := ix.tree.get(nk); found {
-					en.size = int32(n)
+				// shrank: a new entry with its new size takes the
+				// place of the old, which is sealed.
+				if en, found := ix.tree.put(ix.newEntry(nk, r, n)); found {
+					en.sealed.Store(ov)
 				}
 			}
 		}
+	}
+	if old != nil {
+		// Published once the entries it leaves are sealed.
+		r.p.Store(nv)
 	}
 	return r
 }

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"bytes"
+	"encoding/binary"
+	"sync"
 
 	"github.com/google/btree"
 )
@@ -33,17 +35,53 @@ func slotLess[T keyed](a, b slot[T]) bool {
 
 // tree is an ordered set of records or entries by key. Keys are at least
 // 8 bytes (they start with the partition hash).
+//
+// A tree can hand out snapshots: read-only trees frozen at the moment they
+// were taken, which a reader walks without the table's lock while writers
+// go on. The B-tree is copy on write (btree's Clone): taking a snapshot
+// is O(1), and a write after it copies the nodes on its path the first
+// time it touches them, so the snapshot's nodes never change. What the
+// nodes point at (records, entries) is never modified once stored
+// either, which makes a snapshot a consistent picture of the tree.
 type tree[T keyed] struct {
 	bt    *btree.BTreeG[slot[T]]
 	probe func(key []byte) T
+
+	// snap is the latest snapshot, handed to every reader until the
+	// tree changes (a write drops it), so that pages read while nothing
+	// is written share one clone and cost writers no copies. smu
+	// serialises the readers that take it; writers, holding the table's
+	// write lock, exclude them all.
+	smu  sync.Mutex
+	snap *btree.BTreeG[slot[T]]
 }
 
 func newTree[T keyed](probe func([]byte) T) *tree[T] {
 	return &tree[T]{bt: btree.NewG(32, slotLess[T]), probe: probe}
 }
 
-func newRecTree() *tree[*rec] {
-	return newTree(func(k []byte) *rec { return &rec{b: k, klen: uint32(len(k))} })
+func newRecTree() *tree[*rec] { return newTree(probeRec) }
+
+// probeRec is a record standing for key in a search: a version of the
+// key alone, in one allocation with the record when the key is short.
+func probeRec(key []byte) *rec {
+	if len(key) > len(probe{}.b)-versionHeader {
+		r := &rec{}
+		r.p.Store(newVersion(key, nil, 0))
+		return r
+	}
+	p := &probe{}
+	binary.LittleEndian.PutUint32(p.b[:], uint32(len(key)))
+	binary.LittleEndian.PutUint32(p.b[4:], uint32(len(key)))
+	copy(p.b[versionHeader:], key)
+	p.r.p.Store(&p.b[0])
+	return &p.r
+}
+
+// probe holds a search's record and its version together.
+type probe struct {
+	r rec
+	b [88]byte
 }
 func newEntryTree() *tree[*entry] {
 	return newTree(func(k []byte) *entry { return &entry{key: k} })
@@ -65,9 +103,34 @@ func (t *tree[T]) get(key []byte) (T, bool) {
 	return s.v, ok
 }
 
-func (t *tree[T]) put(v T) { t.bt.ReplaceOrInsert(slot[T]{h: be64(v.key8()), v: v}) }
+// put stores v, replacing (and returning) the element with its key; the
+// caller holds the table's write lock.
+func (t *tree[T]) put(v T) (old T, replaced bool) {
+	t.snap = nil
+	s, replaced := t.bt.ReplaceOrInsert(slot[T]{h: be64(v.key8()), v: v})
+	return s.v, replaced
+}
 
-func (t *tree[T]) del(key []byte) { t.bt.Delete(t.at(key)) }
+// del removes (and returns) the element with key; the caller holds the
+// table's write lock.
+func (t *tree[T]) del(key []byte) (old T, found bool) {
+	t.snap = nil
+	s, found := t.bt.Delete(t.at(key))
+	return s.v, found
+}
+
+// snapshot returns a read-only copy of the tree as it is now, to be read
+// without the table's lock. The caller holds the table's read lock (no
+// write is under way), which a reader takes only for this O(1) step.
+func (t *tree[T]) snapshot() *tree[T] {
+	t.smu.Lock()
+	if t.snap == nil {
+		t.snap = t.bt.Clone()
+	}
+	s := &tree[T]{bt: t.snap, probe: t.probe}
+	t.smu.Unlock()
+	return s
+}
 
 func (t *tree[T]) len() int { return t.bt.Len() }
 

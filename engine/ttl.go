@@ -106,7 +106,7 @@ func (e *Engine) SweepExpired(now time.Time) int {
 // makes, so that a sweep of a large table does not stall its traffic.
 const sweepBatch = 512
 
-// sweep finds expired items under the read lock, then deletes them in
+// sweep finds expired items in a snapshot of the table, then deletes them in
 // batches under the write lock, checking each again (it may have been
 // rewritten, deleted or be in a transaction meanwhile).
 func (t *table) sweep(now time.Time) int {
@@ -116,14 +116,17 @@ func (t *table) sweep(now time.Time) int {
 		return 0
 	}
 	attrName := t.ttlAttr
+	// The walk reads a snapshot of the table, without the lock: writers
+	// wait for none of it.
+	items := t.items.snapshot()
+	t.mu.RUnlock()
 	var doomed [][]byte
-	t.items.ascend(nil, nil, func(r *rec) bool {
+	items.ascend(nil, nil, func(r *rec) bool {
 		if v, ok := lookup(r.val(), attrName); ok && expired(v, now) {
 			doomed = append(doomed, r.key())
 		}
 		return true
 	})
-	t.mu.RUnlock()
 	n := 0
 	for len(doomed) > 0 {
 		batch := doomed[:min(sweepBatch, len(doomed))]

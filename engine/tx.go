@@ -352,12 +352,13 @@ func (e *Engine) TransactGetItems(ctx context.Context, in *TransactGetItemsInput
 		r := g.t.get(g.key)
 		size := 0
 		if r != nil {
-			it, err := decodeItem(r.val())
+			v := r.load()
+			it, err := decodeItem(v.val())
 			if err != nil {
 				return nil, &Error{Type: ErrInternal, Message: err.Error()}
 			}
 			out.Responses[i].Item = g.proj.apply(it)
-			size = int(r.size)
+			size = int(v.size)
 		}
 		c := e.readCharge(g.t, size, capacity.Transactional)
 		per = per.Add(c)
