@@ -83,6 +83,7 @@ type probe struct {
 	r rec
 	b [88]byte
 }
+
 func newEntryTree() *tree[*entry] {
 	return newTree(func(k []byte) *entry { return &entry{key: k} })
 }
