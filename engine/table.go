@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -27,9 +28,10 @@ type rec struct {
 // version is one version of a stored item: its table key (see keys.go)
 // and its stored form (see codec.go), with the item's size per capacity
 // rules. In memory a version is one allocation, never modified once
-// published: a header of three little-endian 32-bit words (the length
-// of key and item together, the key's length, the size), the key, then
-// the item.
+// published: a 10-byte header (little-endian: the length of key and item
+// together in 32 bits, the key's length in 16, the size in 32), the key,
+// then the item. Table keys are at most about 3 KB (DynamoDB's key
+// limits, checked before anything is stored).
 type version struct {
 	b    []byte // the key, then the item
 	klen uint32
@@ -37,7 +39,10 @@ type version struct {
 }
 
 // versionHeader is the length of a version's header.
-const versionHeader = 12
+const versionHeader = 10
+
+// maxKey bounds a version's key length.
+const maxKey = 1<<16 - 1
 
 // key is the version's table key.
 func (v version) key() []byte { return v.b[:v.klen:v.klen] }
@@ -47,23 +52,26 @@ func (v version) val() []byte { return v.b[v.klen:] }
 
 // newVersion builds a version of the item it at key, whose size is size.
 func newVersion(key []byte, it attr.Item, size int) *byte {
+	if len(key) > maxKey {
+		// Key attributes are validated long before (2 KB and 1 KB).
+		panic(fmt.Sprintf("engine: a table key of %d bytes cannot be stored", len(key)))
+	}
 	b := make([]byte, versionHeader+len(key), versionHeader+len(key)+encodedSize(it))
 	copy(b[versionHeader:], key)
 	b = appendItem(b, it)
 	binary.LittleEndian.PutUint32(b, uint32(len(b)-versionHeader))
-	binary.LittleEndian.PutUint32(b[4:], uint32(len(key)))
-	binary.LittleEndian.PutUint32(b[8:], uint32(int32(size)))
+	binary.LittleEndian.PutUint16(b[4:], uint16(len(key)))
+	binary.LittleEndian.PutUint32(b[6:], uint32(int32(size)))
 	return &b[0]
 }
 
 // versionAt reads the version whose first byte is p.
 func versionAt(p *byte) version {
 	h := unsafe.Slice(p, versionHeader)
-	n := binary.LittleEndian.Uint32(h)
 	return version{
-		b:    unsafe.Slice(p, versionHeader+int(n))[versionHeader:],
-		klen: binary.LittleEndian.Uint32(h[4:]),
-		size: int32(binary.LittleEndian.Uint32(h[8:])),
+		b:    unsafe.Slice(p, versionHeader+int(binary.LittleEndian.Uint32(h)))[versionHeader:],
+		klen: uint32(binary.LittleEndian.Uint16(h[4:])),
+		size: int32(binary.LittleEndian.Uint32(h[6:])),
 	}
 }
 
@@ -80,7 +88,7 @@ func (r *rec) load() version { return versionAt(r.p.Load()) }
 // key is the record's table key, the same in every version.
 func (r *rec) key() []byte {
 	p := r.p.Load()
-	klen := binary.LittleEndian.Uint32(unsafe.Slice(p, versionHeader)[4:])
+	klen := binary.LittleEndian.Uint16(unsafe.Slice(p, versionHeader)[4:])
 	return unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(p), versionHeader)), klen)
 }
 

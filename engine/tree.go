@@ -63,8 +63,12 @@ func newTree[T keyed](probe func([]byte) T) *tree[T] {
 func newRecTree() *tree[*rec] { return newTree(probeRec) }
 
 // probeRec is a record standing for key in a search: a version of the
-// key alone, in one allocation with the record when the key is short.
+// key alone, in one allocation with the record when the key is short. A
+// key longer than any stored one (a read refused later for its size) is
+// cut to maxKey bytes, which orders it against every stored key as the
+// whole key would.
 func probeRec(key []byte) *rec {
+	key = key[:min(len(key), maxKey)]
 	if len(key) > len(probe{}.b)-versionHeader {
 		r := &rec{}
 		r.p.Store(newVersion(key, nil, 0))
@@ -72,7 +76,7 @@ func probeRec(key []byte) *rec {
 	}
 	p := &probe{}
 	binary.LittleEndian.PutUint32(p.b[:], uint32(len(key)))
-	binary.LittleEndian.PutUint32(p.b[4:], uint32(len(key)))
+	binary.LittleEndian.PutUint16(p.b[4:], uint16(len(key)))
 	copy(p.b[versionHeader:], key)
 	p.r.p.Store(&p.b[0])
 	return &p.r
@@ -81,7 +85,7 @@ func probeRec(key []byte) *rec {
 // probe holds a search's record and its version together.
 type probe struct {
 	r rec
-	b [88]byte
+	b [86]byte
 }
 
 func newEntryTree() *tree[*entry] {
