@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -110,29 +109,7 @@ func BenchmarkQuery50(b *testing.B) {
 // they take per item, against their raw size. It takes a while: run it on
 // its own with -bench Memory1M -benchtime 1x.
 func BenchmarkMemory1M(b *testing.B) {
-	const count = 1_000_000
-	for i := 0; i < b.N; i++ {
-		runtime.GC()
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		e := New(Options{})
-		benchTable(b, e, "Mem")
-		raw := 0
-		for j := 0; j < count; j++ {
-			it := item300(fmt.Sprintf("user#%08d", j/10), j%10)
-			raw += e.rules.ItemSize(it)
-			if _, err := e.PutItem(context.Background(), &PutItemInput{TableName: "Mem", Item: it}); err != nil {
-				b.Fatal(err)
-			}
-		}
-		runtime.GC()
-		runtime.ReadMemStats(&after)
-		heap := float64(after.HeapAlloc - before.HeapAlloc)
-		b.ReportMetric(heap/count, "heap-B/item")
-		b.ReportMetric(float64(raw)/count, "raw-B/item")
-		b.ReportMetric(heap/float64(raw), "heap/raw")
-		runtime.KeepAlive(e)
-	}
+	heapPerItem(b, 1_000_000, func(j int) attr.Item { return item300(fmt.Sprintf("user#%08d", j/10), j%10) })
 }
 
 // loaderClient is the aws-sdk-go-v2 client of BenchmarkPutItemHTTP32, set
