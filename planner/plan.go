@@ -210,6 +210,11 @@ type resource struct {
 	// partition, by direction.
 	now   [2]float64
 	worst [2]*partTrack
+	// full says the most throttled partition served its cap in the
+	// second: it refused; a partition that did not refused nothing of
+	// its own (a request refused elsewhere counts as throttled on every
+	// partition it charges).
+	full [2]bool
 }
 
 type partTrack struct {
@@ -615,6 +620,7 @@ func (r *resource) record(u *throughput.Usage, s, b, nb int) {
 	var hottest [2]float64
 	var worst [2]*partTrack
 	var worstThr [2]float64
+	var worstFull [2]bool
 	for i := range u.Partitions {
 		pu := &u.Partitions[i]
 		pc := [2]float64{pu.ReadConsumed, pu.WriteConsumed}
@@ -649,6 +655,7 @@ func (r *resource) record(u *throughput.Usage, s, b, nb int) {
 			hottest[d] = max(hottest[d], pc[d])
 			if pt[d] > worstThr[d] {
 				worst[d], worstThr[d] = tr, pt[d]
+				worstFull[d] = caps[d] > 0 && pc[d] >= 0.99*caps[d]
 			}
 		}
 	}
@@ -671,7 +678,7 @@ func (r *resource) record(u *throughput.Usage, s, b, nb int) {
 			r.out.PeakDemand.Write = max(r.out.PeakDemand.Write, cons[d]+thr[d])
 		}
 		r.now[d] = thr[d]
-		r.worst[d] = worst[d]
+		r.worst[d], r.full[d] = worst[d], worstFull[d]
 	}
 }
 
@@ -690,9 +697,19 @@ func firstHits(order []*resource, c *throughput.ReasonCounts, seen map[throughpu
 		if strings.Contains(txt, "Write") {
 			d = 1
 		}
+		// The resource that refused: for a partition's limit, one whose
+		// most throttled partition served its cap, before one that only
+		// saw requests refused elsewhere; then the most throttled.
+		partition := strings.Contains(txt, "KeyRange")
+		better := func(r, than *resource) bool {
+			if partition && r.full[d] != than.full[d] {
+				return r.full[d]
+			}
+			return r.now[d] > than.now[d]
+		}
 		var best *resource
 		for _, r := range order {
-			if (r.index != "") == index && r.now[d] > 0 && (best == nil || r.now[d] > best.now[d]) {
+			if (r.index != "") == index && r.now[d] > 0 && (best == nil || better(r, best)) {
 				best = r
 			}
 		}
