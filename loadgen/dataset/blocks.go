@@ -271,6 +271,12 @@ func (g *gen) block(off map[*Node][]int64, b Block) {
 	g.startBlock(off, b.Root, b.nth)
 	for i := b.Lo; i < b.Hi; i++ {
 		g.root(b.Root, i)
+		if g.yield && i&63 == 63 {
+			// A load's senders wait for a processor to read each answer
+			// and send the next request: a generator that keeps both busy
+			// for its 10 ms time slice leaves them waiting that long.
+			runtime.Gosched()
+		}
 	}
 }
 

@@ -51,6 +51,9 @@ type gen struct {
 	lastTime  int64 // the instant of the last date value made, for the slot's cache
 	keyVals   []attr.Value
 	depth     int
+	// yield: give the processor up every few roots (loads, whose senders
+	// share the processors with the generators).
+	yield bool
 	// observe, when set, sees every value drawn (tests look at the
 	// never-stored ones).
 	observe func(name string, v attr.Value)

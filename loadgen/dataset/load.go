@@ -120,16 +120,27 @@ func (s *LoadSink) Write(ctx context.Context, o *Output) error {
 		return err
 	}
 	var bs []*batch
+	var lines [BatchSize][]byte
 	for ti, t := range o.Tables {
 		data := t.Data
+		head := strconv.AppendQuote([]byte(`{"RequestItems":{`), s.tables[ti])
+		head = append(head, `:[`...)
 		for i := 0; len(data) > 0; i += BatchSize {
 			b := &batch{table: s.tables[ti], seq: o.Block.Seq}
-			b.body = append(b.body, `{"RequestItems":{`...)
-			b.body = strconv.AppendQuote(b.body, b.table)
-			b.body = append(b.body, `:[`...)
-			for j := 0; j < BatchSize && len(data) > 0; j++ {
+			// The batch's lines first, to size its body exactly: built by
+			// appends from nothing, a body of 25 items grew through eight
+			// allocations and copies.
+			size := len(head) + len(`]}}`)
+			n := 0
+			for ; n < BatchSize && len(data) > 0; n++ {
 				line, rest, _ := bytes.Cut(data, []byte{'\n'})
 				data = rest
+				lines[n] = line
+				size += len(`,{"PutRequest":{"Item":}}`) + len(line)
+			}
+			b.body = getBody(size)
+			b.body = append(b.body, head...)
+			for j, line := range lines[:n] {
 				if j > 0 {
 					b.body = append(b.body, ',')
 				}
@@ -196,7 +207,12 @@ func (s *LoadSink) sender() {
 		if s.ctx.Err() != nil {
 			continue
 		}
-		if err := s.send(b); err != nil {
+		err := s.send(b)
+		// The client has done with the body once the call returns (the
+		// target sends a copy of it, and retries read the copy).
+		putBody(b.body)
+		b.body = nil
+		if err != nil {
 			s.fail(err)
 			continue
 		}
@@ -264,6 +280,23 @@ func (s *LoadSink) send(b *batch) error {
 		reqs = left
 	}
 	return nil
+}
+
+// bodies recycles request bodies between batches.
+var bodies sync.Pool
+
+func getBody(n int) []byte {
+	if b, ok := bodies.Get().(*[]byte); ok && cap(*b) >= n {
+		return (*b)[:0]
+	}
+	return make([]byte, 0, n)
+}
+
+func putBody(b []byte) {
+	if cap(b) > 0 {
+		b = b[:0]
+		bodies.Put(&b)
+	}
 }
 
 func isThrottle(err error) bool {

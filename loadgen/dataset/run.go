@@ -131,11 +131,17 @@ func (p *Population) Run(ctx context.Context, sink Sink, o RunOptions) (*Result,
 	if err != nil {
 		return nil, err
 	}
+	enc := sink.Encoding()
 	workers := o.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
+		if enc.Items && workers > 1 {
+			// A load: one processor left to the senders, whose every
+			// answer waits for one. A generator makes items several times
+			// faster than a server takes them.
+			workers--
+		}
 	}
-	enc := sink.Encoding()
 	start := time.Now()
 	res := &Result{Pop: p, Part: o.Part, Parts: o.Parts, Blocks: len(blocks), Stats: make([]EntityStats, len(p.Nodes)),
 		Hist: make([]*capacity.SizeHistogram, len(p.Nodes)), Tables: map[string]*EntityStats{}, TableRaw: map[string]int64{}}
@@ -345,6 +351,7 @@ func newWorker(p *Population, enc Encoding, tables map[*catalog.Table]*capacity.
 	w.units = make([][]float64, len(p.Model.Tables))
 	w.ends = make([][]int, len(p.Model.Tables))
 	w.g = newGen(p, w.emit)
+	w.g.yield = enc.Items
 	w.comp = newCompressor(enc.Compression)
 	return w
 }
