@@ -96,7 +96,7 @@ Exit codes: 0 ok; 1 an internal failure or a failed load; 2 a bad model or flag.
 	f.Uint64Var(&c.Seed, "seed", 1, "the population's seed: the same seed gives the same items")
 	f.StringVar(&c.AsOf, "as-of", "", "civil date the population is drawn as of, YYYY-MM-DD (default: the model's dataset.asOf, else 2026-01-01)")
 	f.StringVar(&c.Part, "part", "", "generate slice i of n (0 <= i < n), for example 0/4")
-	f.IntVar(&c.Workers, "workers", 0, "generating goroutines (default: one a core); the output does not depend on it")
+	f.IntVar(&c.Workers, "workers", 0, "generating goroutines (default: one a core, one fewer for a load); the output does not depend on it")
 	f.StringVar(&c.Out, "out", "", "write files into this directory")
 	f.StringVar(&c.Format, "format", "", "file format: s3-import (default) or jsonl")
 	f.StringVar(&c.Compression, "compression", "", "file compression: zstd (default), gzip or none")
