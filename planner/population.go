@@ -93,22 +93,8 @@ func sample(m *catalog.Model, rules capacity.Rules, scale float64, n int, seed u
 				// assignment stores its key even when the key is there
 				// already: a value kept as a key is a copy.
 				v := strings.Clone(f.Value.Str)
-				h := held[f.Name]
-				if h == nil {
-					h = map[string]float64{}
-					held[f.Name] = h
-				}
-				if len(h) < estimate.MaxSpreadValues || h[v] > 0 {
-					h[v] += weight
-				}
-				c := counts[f.Name]
-				if c == nil {
-					c = map[string]float64{}
-					counts[f.Name] = c
-				}
-				if len(c) < estimate.MaxSpreadValues || c[v] > 0 {
-					c[v] += weight
-				}
+				tally(held, f.Name, v, weight)
+				tally(counts, f.Name, v, weight)
 			}
 		}
 		if pk, ok := it.Get(t.PartitionKey); ok {
@@ -185,6 +171,19 @@ func sample(m *catalog.Model, rules capacity.Rules, scale float64, n int, seed u
 		}
 	}
 	return out
+}
+
+// tally adds w to value v of attribute a, up to MaxSpreadValues values
+// an attribute (more read as one per item).
+func tally(m map[string]map[string]float64, a, v string, w float64) {
+	c := m[a]
+	if c == nil {
+		c = map[string]float64{}
+		m[a] = c
+	}
+	if len(c) < estimate.MaxSpreadValues || c[v] > 0 {
+		c[v] += w
+	}
 }
 
 // natural orders numbers as numbers and text as text.
