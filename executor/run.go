@@ -337,6 +337,11 @@ func (r *run) readShard(ctx context.Context, sp *StepPlan, kv map[string]types.A
 		}
 		var items []map[string]types.AttributeValue
 		var pg pageRead
+		var seen pageItems
+		var opts []func(*dynamodb.Options)
+		if !r.x.opts.Keep {
+			opts = append(opts, firstItemOnly(&seen))
+		}
 		if sp.Kind == catalog.Query {
 			in := &dynamodb.QueryInput{TableName: aws.String(sp.Table), KeyConditionExpression: aws.String(sp.KeyCondition),
 				ExpressionAttributeNames: names(sp), ExpressionAttributeValues: kv, ExclusiveStartKey: start, ReturnConsumedCapacity: indexes}
@@ -344,7 +349,7 @@ func (r *run) readShard(ctx context.Context, sp *StepPlan, kv map[string]types.A
 			if sp.Descending {
 				in.ScanIndexForward = aws.Bool(false)
 			}
-			out, err := r.x.api.Query(ctx, in)
+			out, err := r.x.api.Query(ctx, in, opts...)
 			if err != nil {
 				g.err, g.sent = err, true
 				return g
@@ -354,7 +359,7 @@ func (r *run) readShard(ctx context.Context, sp *StepPlan, kv map[string]types.A
 			in := &dynamodb.ScanInput{TableName: aws.String(sp.Table), ExpressionAttributeNames: names(sp), ExpressionAttributeValues: kv,
 				ExclusiveStartKey: start, ReturnConsumedCapacity: indexes}
 			r.readShape(sp, &in.IndexName, &in.FilterExpression, &in.ProjectionExpression, &in.ConsistentRead, &in.Limit)
-			out, err := r.x.api.Scan(ctx, in)
+			out, err := r.x.api.Scan(ctx, in, opts...)
 			if err != nil {
 				g.err, g.sent = err, true
 				return g
@@ -362,6 +367,9 @@ func (r *run) readShard(ctx context.Context, sp *StepPlan, kv map[string]types.A
 			items, pg.cc, pg.last = out.Items, out.ConsumedCapacity, out.LastEvaluatedKey
 		}
 		pg.items = len(items)
+		if seen.cut {
+			pg.items = seen.count
+		}
 		if len(items) > 0 {
 			pg.first = items[0]
 		}
