@@ -587,15 +587,12 @@ func (s *seeder) match(ctx context.Context, sp *StepPlan, mt catalog.Match, cond
 	vary := s.varier(e, first, free, build)
 	base := vals[free]
 	width := widthOf(e, free)
-	next := s.cursor(free, base, width, guard)
-	var p *pool
-	if guard != nil {
-		p = s.pools[poolKey(free, base, width, guard)]
-	}
+	limit := 200*mt.Count + 10000
+	next := s.cursor(free, base, width, guard, limit)
 	sized := 0
 	for tries := 0; made < mt.Count; tries++ {
-		v, i, ok := next()
-		if !ok || tries > 200*mt.Count+10000 {
+		v, _, ok := next()
+		if !ok || tries > limit {
 			if !strict {
 				return fmt.Errorf("found only %d distinct items of %s matching the key condition by varying %s; %d are asked for", made, e.Name, free, mt.Count)
 			}
@@ -603,10 +600,7 @@ func (s *seeder) match(ctx context.Context, sp *StepPlan, mt catalog.Match, cond
 			// number of three digits has 189 values of 2 bytes): the
 			// rest may differ in size, which the result says.
 			strict, sized, tries = false, made, 0
-			next = s.cursor(free, base, width, guard)
-			continue
-		}
-		if guard != nil && !p.keeps(i, guard) {
+			next = s.cursor(free, base, width, guard, limit)
 			continue
 		}
 		vals[free] = v
@@ -846,31 +840,52 @@ type guard struct {
 // made once and shared by every match that walks it: a fan-out's shards
 // each walk the same values and keep those whose hash falls on their
 // shard, so each value, and the hash a guard computes of it, is made once
-// per run instead of once per shard.
+// per run instead of once per shard; and each shard walks only the
+// values of its own hash (an index by the guard's value), not all of
+// them.
 type pool struct {
 	next func() (attr.Value, bool)
 	g    *guard // the computed attribute evaluated for each value, or nil
 	vals []attr.Value
-	keys []attr.Value // g's value of each (Invalid when it fails)
 	done bool
+	// by holds, for each value of g's attribute (as its type and text),
+	// the positions of the values that give it, in order.
+	by     map[guardKey][]int
+	byVals []attr.Value // the distinct values of g's attribute seen
+}
+
+type guardKey struct {
+	t attr.Type
+	s string
+}
+
+// grow makes the next value of the sequence (false past its end).
+func (p *pool) grow() bool {
+	if p.done {
+		return false
+	}
+	v, ok := p.next()
+	if !ok {
+		p.done = true
+		return false
+	}
+	p.vals = append(p.vals, v)
+	if p.g != nil {
+		k, err := p.g.c.Eval(map[string]attr.Value{p.g.c.Input: v}, nil)
+		if err == nil && k.Type != attr.Invalid {
+			gk := guardKey{k.Type, k.Str}
+			if _, seen := p.by[gk]; !seen {
+				p.byVals = append(p.byVals, k)
+			}
+			p.by[gk] = append(p.by[gk], len(p.vals)-1)
+		}
+	}
+	return true
 }
 
 // at returns the i-th value of the sequence (false past its end).
 func (p *pool) at(i int) (attr.Value, bool) {
-	for len(p.vals) <= i && !p.done {
-		v, ok := p.next()
-		if !ok {
-			p.done = true
-			break
-		}
-		p.vals = append(p.vals, v)
-		if p.g != nil {
-			k, err := p.g.c.Eval(map[string]attr.Value{p.g.c.Input: v}, nil)
-			if err != nil {
-				k = attr.Value{}
-			}
-			p.keys = append(p.keys, k)
-		}
+	for len(p.vals) <= i && p.grow() {
 	}
 	if i < len(p.vals) {
 		return p.vals[i], true
@@ -878,10 +893,16 @@ func (p *pool) at(i int) (attr.Value, bool) {
 	return attr.Value{}, false
 }
 
-// keeps reports whether the i-th value keeps g's attribute at g.want.
-func (p *pool) keeps(i int, g *guard) bool {
-	k := p.keys[i]
-	return k.Type != attr.Invalid && attr.Equal(k, g.want)
+// matching returns the key of the values that keep g's attribute at
+// want, once the sequence holds one (a guard's values are computed: one
+// spelling each).
+func (p *pool) matching(want attr.Value) (guardKey, bool) {
+	for _, v := range p.byVals {
+		if attr.Equal(v, want) {
+			return guardKey{v.Type, v.Str}, true
+		}
+	}
+	return guardKey{}, false
 }
 
 func poolKey(free string, base attr.Value, width int, g *guard) string {
@@ -893,19 +914,40 @@ func poolKey(free string, base attr.Value, width int, g *guard) string {
 }
 
 // cursor walks a pool from its start, as the generator it stands for
-// would be walked.
-func (s *seeder) cursor(free string, base attr.Value, width int, g *guard) func() (attr.Value, int, bool) {
+// would be walked: with a guard, only the values that keep it (their
+// positions in the whole sequence too), up to position limit.
+func (s *seeder) cursor(free string, base attr.Value, width int, g *guard, limit int) func() (attr.Value, int, bool) {
 	key := poolKey(free, base, width, g)
 	p := s.pools[key]
 	if p == nil {
-		p = &pool{next: variations(s.x.m, free, base, width), g: g}
+		p = &pool{next: variations(s.x.m, free, base, width), g: g, by: map[guardKey][]int{}}
 		s.pools[key] = p
 	}
 	i := -1
+	if g == nil {
+		return func() (attr.Value, int, bool) {
+			i++
+			v, ok := p.at(i)
+			return v, i, ok
+		}
+	}
+	j := -1 // position among the values that keep the guard
+	var gk guardKey
+	known := false
 	return func() (attr.Value, int, bool) {
-		i++
-		v, ok := p.at(i)
-		return v, i, ok
+		j++
+		for {
+			if !known {
+				gk, known = p.matching(g.want)
+			}
+			if known && j < len(p.by[gk]) && p.by[gk][j] <= limit {
+				i = p.by[gk][j]
+				return p.vals[i], i, true
+			}
+			if len(p.vals) > limit || !p.grow() {
+				return attr.Value{}, -1, false
+			}
+		}
 	}
 }
 
