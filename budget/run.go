@@ -168,7 +168,7 @@ func Run(ctx context.Context, m *catalog.Model, path string, o Options) (rep *Re
 		return nil, &InputError{err}
 	}
 	defer tg.Close()
-	tables, err := tg.CreateTables(ctx, m, target.TableOptions{Prefix: o.TablePrefix, Keys: o.Keys, OnDemand: true})
+	tables, err := tg.CreateTables(ctx, m, target.TableOptions{Prefix: o.TablePrefix, Keys: o.Keys, OnDemand: true, DeferStreams: deferStreams(tg)})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", tg.Name, err)
 	}
@@ -237,6 +237,12 @@ func sortedValues(m map[string]string) []string {
 	return out
 }
 
+// deferStreams says whether the run's tables are created without their
+// streams, turned on once a variant's state is seeded: on the embedded
+// engine, where recreating tables and enabling a stream are immediate
+// (elsewhere a table's stream stays as created).
+func deferStreams(tg *target.Target) bool { return tg.Kind == target.Embedded }
+
 // workers is how many variants run at once: on the embedded engine one
 // per processor, each worker on tables of its own (so that variants stay
 // isolated); elsewhere one, so that a run creates one set of tables on a
@@ -275,7 +281,7 @@ func runAll(ctx context.Context, m *catalog.Model, rules capacity.Rules, tg *tar
 			defer wg.Done()
 			tables := first
 			if w > 0 {
-				ts, err := tg.CreateTables(ctx, m, target.TableOptions{Prefix: fmt.Sprintf("%sw%d-", first.Prefix, w), Keys: first.Keys, OnDemand: true})
+				ts, err := tg.CreateTables(ctx, m, target.TableOptions{Prefix: fmt.Sprintf("%sw%d-", first.Prefix, w), Keys: first.Keys, OnDemand: true, DeferStreams: deferStreams(tg)})
 				if err != nil {
 					errs[w] = fmt.Errorf("%s: %w", tg.Name, err)
 					for range jobs { // let the others take the work
@@ -364,6 +370,9 @@ func (g *gate) variant(ctx context.Context, v *estimate.Variant) Result {
 		return g.errored(j, res, start, "the variant's starting state could not be written: "+err.Error())
 	}
 	g.seeded = seeded.Items
+	if err := g.tables.EnableStreams(ctx); err != nil {
+		return g.errored(j, res, start, err.Error())
+	}
 	in.Before = seeded.Before
 	out, err := g.x.Run(ctx, in)
 	if err != nil {
@@ -492,7 +501,7 @@ func (g *gate) reset(ctx context.Context) error {
 			return err
 		}
 	}
-	ts, err := g.tg.CreateTables(ctx, g.m, target.TableOptions{Prefix: g.tables.Prefix, Keys: g.tables.Keys, OnDemand: true})
+	ts, err := g.tg.CreateTables(ctx, g.m, target.TableOptions{Prefix: g.tables.Prefix, Keys: g.tables.Keys, OnDemand: true, DeferStreams: deferStreams(g.tg)})
 	if err != nil {
 		return fmt.Errorf("%s: recreate the run's tables: %w", g.tg.Name, err)
 	}
