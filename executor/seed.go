@@ -2,11 +2,13 @@ package executor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -52,13 +54,54 @@ func (x *Executor) Seed(ctx context.Context, in Input) (*Seeded, error) {
 		return nil, err
 	}
 	s := &seeder{x: x, p: p, env: params, seen: map[string]bool{}, out: &Seeded{Before: map[string]attr.Item{}}, batches: map[string][]attr.Item{}, pools: map[string]*pool{}}
-	if err := s.plan(ctx); err != nil {
-		return nil, fmt.Errorf("seed %s/%s: %w", p.Operation.Name, variantName(p.Variant), err)
+	wait := s.startLoader(ctx)
+	err = s.plan(ctx)
+	if err == nil {
+		err = s.flush(ctx)
 	}
-	if err := s.flush(ctx, true); err != nil {
+	if lerr := wait(); lerr != nil {
+		err = lerr // the loader's failure, not the stop it caused
+	}
+	if err != nil {
 		return nil, fmt.Errorf("seed %s/%s: %w", p.Operation.Name, variantName(p.Variant), err)
 	}
 	return s.out, nil
+}
+
+// load is a batch of items for the loader.
+type load struct {
+	table string
+	items []attr.Item
+}
+
+// errLoadFailed stops the seeding once the loader has failed.
+var errLoadFailed = errors.New("the loader failed")
+
+// startLoader starts the goroutine that writes the batches flush hands
+// it, one after the other, while the next are built: building a large
+// seed's items and writing them (to the engine, or over the wire to a
+// server) overlap instead of taking turns. wait closes the queue, waits
+// for the writes and returns the first failure.
+func (s *seeder) startLoader(ctx context.Context) (wait func() error) {
+	s.loads = make(chan load, 2)
+	done := make(chan error, 1)
+	go func() {
+		var first error
+		for l := range s.loads {
+			if first != nil {
+				continue
+			}
+			if err := s.x.loader.Load(ctx, l.table, l.items); err != nil {
+				first = err
+				s.failed.Store(true)
+			}
+		}
+		done <- first
+	}()
+	return func() error {
+		close(s.loads)
+		return <-done
+	}
 }
 
 type seeder struct {
@@ -69,6 +112,8 @@ type seeder struct {
 	out     *Seeded
 	batches map[string][]attr.Item
 	pending int
+	loads   chan load   // to the loader (startLoader)
+	failed  atomic.Bool // the loader failed: stop building
 	// first is the first item seeded for each query or scan step: what
 	// its bound attributes are read from, as a run reads them from the
 	// first item of the page.
@@ -309,7 +354,7 @@ func (s *seeder) writeID(ctx context.Context, t *catalog.Table, name string, it 
 	s.pending++
 	s.out.Items++
 	if s.pending >= 1000 {
-		return s.flush(ctx, false)
+		return s.flush(ctx)
 	}
 	return nil
 }
@@ -332,17 +377,22 @@ func (s *seeder) synthetic(t *catalog.Table, it attr.Item) attr.Item {
 	return it
 }
 
-// flush writes the queued items through the loader.
-func (s *seeder) flush(ctx context.Context, all bool) error {
+// flush hands the queued items to the loader.
+func (s *seeder) flush(ctx context.Context) error {
 	for name, items := range s.batches {
 		if len(items) == 0 {
 			continue
 		}
-		s.out.Requests += (len(items) + 24) / 25
-		if err := s.x.loader.Load(ctx, name, items); err != nil {
-			return err
+		if s.failed.Load() {
+			return errLoadFailed
 		}
-		s.batches[name] = items[:0]
+		s.out.Requests += (len(items) + 24) / 25
+		select {
+		case s.loads <- load{name, items}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		s.batches[name] = nil // the loader holds these now
 	}
 	s.pending = 0
 	return nil
