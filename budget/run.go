@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"runtime"
 	"sort"
 	"strings"
@@ -243,15 +245,31 @@ func sortedValues(m map[string]string) []string {
 // (elsewhere a table's stream stays as created).
 func deferStreams(tg *target.Target) bool { return tg.Kind == target.Embedded }
 
-// workers is how many variants run at once: on the embedded engine one
-// per processor, each worker on tables of its own (so that variants stay
-// isolated); elsewhere one, so that a run creates one set of tables on a
-// server it does not own.
+// workers is how many variants run at once: on the embedded engine and
+// on a server at a loopback address (cardapio serve, dynalite or DynamoDB
+// Local on this machine) one per processor, each worker on tables of its
+// own (so that variants stay isolated), so that one variant's seed is
+// built while the server stores another's; elsewhere one, so that a run
+// creates one set of tables on a server it does not own.
 func workers(tg *target.Target, n int) int {
-	if tg.Kind != target.Embedded {
+	if tg.Kind != target.Embedded && !(tg.Kind == target.Endpoint && loopback(tg.Name)) {
 		return 1
 	}
 	return max(1, min(runtime.GOMAXPROCS(0), n, 8))
+}
+
+// loopback reports whether an endpoint URL names this machine.
+func loopback(endpoint string) bool {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return false
+	}
+	h := u.Hostname()
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
 }
 
 // runAll runs the variants, in parallel where workers allows, and
