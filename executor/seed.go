@@ -634,7 +634,42 @@ func (s *seeder) match(ctx context.Context, sp *StepPlan, mt catalog.Match, cond
 	if free == "" {
 		return fmt.Errorf("%d items are asked for, but the query fixes every attribute of the key of %s", mt.Count, e.Name)
 	}
-	vary := s.varier(e, first, free, build)
+	vary, changes := s.varier(e, first, free, build)
+	acceptVaried := accept
+	if changes != nil && holdsUnchanged(first, changes, conds, fixedNames, vals) {
+		// What the varied items share with first holds for them as it
+		// holds for first: only what varies is checked again.
+		var cs []cond
+		for _, c := range conds {
+			if changes[c.attr] {
+				cs = append(cs, c)
+			}
+		}
+		var fs []string
+		for _, n := range fixedNames {
+			if changes[n] {
+				fs = append(fs, n)
+			}
+		}
+		acceptVaried = func(it attr.Item) (string, bool) {
+			if strict && size >= 0 && s.x.opts.Rules.ItemSize(it) != size {
+				return "", false
+			}
+			for _, c := range cs {
+				v, ok := it.Get(c.attr)
+				if !c.holds(v, ok) {
+					return "", false
+				}
+			}
+			for _, n := range fs {
+				if v, ok := it.Get(n); ok && !attr.Equal(v, vals[n]) {
+					return "", false
+				}
+			}
+			id := s.id(sp, it)
+			return id, !s.seen[id]
+		}
+	}
 	base := vals[free]
 	width := widthOf(e, free)
 	limit := 200*mt.Count + 10000
@@ -658,7 +693,7 @@ func (s *seeder) match(ctx context.Context, sp *StepPlan, mt catalog.Match, cond
 		if err != nil {
 			continue
 		}
-		id, ok := accept(it)
+		id, ok := acceptVaried(it)
 		if !ok {
 			continue
 		}
@@ -676,6 +711,26 @@ func (s *seeder) match(ctx context.Context, sp *StepPlan, mt catalog.Match, cond
 	return nil
 }
 
+// holdsUnchanged reports whether first passes the conditions and the
+// fixed values on the attributes a varier leaves as they are.
+func holdsUnchanged(first attr.Item, changes map[string]bool, conds []cond, fixed []string, vals map[string]attr.Value) bool {
+	for _, c := range conds {
+		if !changes[c.attr] {
+			if v, ok := first.Get(c.attr); !c.holds(v, ok) {
+				return false
+			}
+		}
+	}
+	for _, n := range fixed {
+		if !changes[n] {
+			if v, ok := first.Get(n); ok && !attr.Equal(v, vals[n]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // structure names what a read reads.
 func structure(q *catalog.Request) string {
 	if q.Index != nil {
@@ -688,7 +743,9 @@ func structure(q *catalog.Request) string {
 // in attribute free and what follows from it: the computed attributes it
 // feeds and the keys whose templates hold them. It gives the item build
 // gives, without rebuilding it whole (a fan-out seeds tens of thousands).
-func (s *seeder) varier(e *catalog.Entity, base attr.Item, free string, build func(map[string]attr.Value) (attr.Item, error)) func(map[string]attr.Value) (attr.Item, error) {
+// changes names the attributes in which its items can differ from base;
+// nil when it is build itself, whose items can differ in any.
+func (s *seeder) varier(e *catalog.Entity, base attr.Item, free string, build func(map[string]attr.Value) (attr.Item, error)) (vary func(map[string]attr.Value) (attr.Item, error), changes map[string]bool) {
 	type computed struct {
 		name string
 		c    *catalog.Computed
@@ -710,7 +767,7 @@ func (s *seeder) varier(e *catalog.Entity, base attr.Item, free string, build fu
 			for _, in := range a.Computed.Template.Placeholders() {
 				if in == free {
 					// Templates may chain; the general build handles it.
-					return build
+					return build, nil
 				}
 			}
 		}
@@ -742,7 +799,7 @@ func (s *seeder) varier(e *catalog.Entity, base attr.Item, free string, build fu
 	}
 	for n, i := range at {
 		if i < 0 && (n != free || stored) {
-			return build // an attribute the base item lacks: rebuild whole
+			return build, nil // an attribute the base item lacks: rebuild whole
 		}
 	}
 	// saved holds the values the keys' rendering overrides in the
@@ -753,8 +810,20 @@ func (s *seeder) varier(e *catalog.Entity, base attr.Item, free string, build fu
 		had  bool
 	}
 	saved := make([]override, len(deps))
+	changes = map[string]bool{}
+	for n := range at {
+		changes[n] = true
+	}
+	// The items are carved from slabs of fields, a few hundred items at a
+	// time, instead of one allocation each; each has its own capacity, so
+	// that a With of one copies it rather than writing into the next.
+	var slab []attr.Field
 	return func(vals map[string]attr.Value) (attr.Item, error) {
-		it := make(attr.Item, len(base))
+		if len(slab) < len(base) {
+			slab = make([]attr.Field, 256*len(base))
+		}
+		it := attr.Item(slab[:len(base):len(base)])
+		slab = slab[len(base):]
 		copy(it, base)
 		if stored {
 			it[at[free]].Value = vals[free]
@@ -796,7 +865,7 @@ func (s *seeder) varier(e *catalog.Entity, base attr.Item, free string, build fu
 			it[at[k.Attribute]].Value = attr.Str(str)
 		}
 		return it, nil
-	}
+	}, changes
 }
 
 func (s *seeder) id(sp *StepPlan, it attr.Item) string {
