@@ -170,7 +170,15 @@ func Run(ctx context.Context, m *catalog.Model, path string, o Options) (rep *Re
 		return nil, &InputError{err}
 	}
 	defer tg.Close()
-	tables, err := tg.CreateTables(ctx, m, target.TableOptions{Prefix: o.TablePrefix, Keys: o.Keys, OnDemand: true, DeferStreams: deferStreams(tg)})
+	prefix := o.TablePrefix
+	if prefix == "" {
+		prefix = target.UniquePrefix()
+	}
+	quirks, notes, err := probe(ctx, tg, prefix)
+	if err != nil {
+		return nil, err
+	}
+	tables, err := tg.CreateTables(ctx, m, target.TableOptions{Prefix: prefix, Keys: o.Keys, OnDemand: true, DeferStreams: quirks.deferStreams(tg)})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", tg.Name, err)
 	}
@@ -202,10 +210,6 @@ func Run(ctx context.Context, m *catalog.Model, path string, o Options) (rep *Re
 	}
 	if o.Keep {
 		rep.Notes = append(rep.Notes, "tables kept (--keep): "+strings.Join(sortedValues(tables.Names()), ", "))
-	}
-	quirks, notes, err := probe(ctx, tg, tables.Prefix)
-	if err != nil {
-		return nil, err
 	}
 	rep.Notes = append(rep.Notes, notes...)
 	if tables.Keys == target.KeysSynthetic {
@@ -240,10 +244,12 @@ func sortedValues(m map[string]string) []string {
 }
 
 // deferStreams says whether the run's tables are created without their
-// streams, turned on once a variant's state is seeded: on the embedded
-// engine, where recreating tables and enabling a stream are immediate
-// (elsewhere a table's stream stays as created).
-func deferStreams(tg *target.Target) bool { return tg.Kind == target.Embedded }
+// streams, turned on once a variant's state is seeded: where tables are
+// made again for each variant's seed (the embedded engine, a server that
+// takes streams; not AWS, whose tables are emptied and kept).
+func (q Quirks) deferStreams(tg *target.Target) bool {
+	return tg.Kind == target.Embedded || tg.Kind == target.Endpoint && !q.NoStreams
+}
 
 // workers is how many variants run at once: on the embedded engine and
 // on a server at a loopback address (cardapio serve, dynalite or DynamoDB
@@ -299,7 +305,7 @@ func runAll(ctx context.Context, m *catalog.Model, rules capacity.Rules, tg *tar
 			defer wg.Done()
 			tables := first
 			if w > 0 {
-				ts, err := tg.CreateTables(ctx, m, target.TableOptions{Prefix: fmt.Sprintf("%sw%d-", first.Prefix, w), Keys: first.Keys, OnDemand: true, DeferStreams: deferStreams(tg)})
+				ts, err := tg.CreateTables(ctx, m, target.TableOptions{Prefix: fmt.Sprintf("%sw%d-", first.Prefix, w), Keys: first.Keys, OnDemand: true, DeferStreams: quirks.deferStreams(tg)})
 				if err != nil {
 					errs[w] = fmt.Errorf("%s: %w", tg.Name, err)
 					for range jobs { // let the others take the work
@@ -519,7 +525,7 @@ func (g *gate) reset(ctx context.Context) error {
 			return err
 		}
 	}
-	ts, err := g.tg.CreateTables(ctx, g.m, target.TableOptions{Prefix: g.tables.Prefix, Keys: g.tables.Keys, OnDemand: true, DeferStreams: deferStreams(g.tg)})
+	ts, err := g.tg.CreateTables(ctx, g.m, target.TableOptions{Prefix: g.tables.Prefix, Keys: g.tables.Keys, OnDemand: true, DeferStreams: g.quirks.deferStreams(g.tg)})
 	if err != nil {
 		return fmt.Errorf("%s: recreate the run's tables: %w", g.tg.Name, err)
 	}
@@ -615,16 +621,17 @@ func (g *gate) batch(ctx context.Context, table string, reqs []types.WriteReques
 }
 
 // probe finds what the target is known to report differently: an
-// endpoint that leaves index capacity out of its responses. The embedded
-// engine and AWS are known; an endpoint is asked with a throwaway table
-// (named after the run's prefix) and one write into its index.
+// endpoint that leaves index capacity out of its responses, or does not
+// turn a stream on with UpdateTable. The embedded engine and AWS are
+// known; an endpoint is asked with a throwaway table (named after the
+// run's prefix), one write into its index and a stream turned on.
 func probe(ctx context.Context, tg *target.Target, prefix string) (Quirks, []string, error) {
 	if tg.Kind != target.Endpoint {
 		return Quirks{}, nil, nil
 	}
 	name := prefix + "capacity-probe"
 	s := types.ScalarAttributeTypeS
-	_, err := tg.Client.CreateTable(ctx, &dynamodb.CreateTableInput{
+	in := &dynamodb.CreateTableInput{
 		TableName:            aws.String(name),
 		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: s}, {AttributeName: aws.String("g"), AttributeType: s}},
 		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
@@ -634,7 +641,9 @@ func probe(ctx context.Context, tg *target.Target, prefix string) (Quirks, []str
 			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
 		}},
 		BillingMode: types.BillingModePayPerRequest,
-	})
+	}
+	_, err := tg.Client.CreateTable(ctx, in)
+	var q Quirks
 	if err != nil {
 		return Quirks{}, nil, fmt.Errorf("%s: probe its capacity reports: %w", tg.Name, err)
 	}
@@ -657,8 +666,14 @@ func probe(ctx context.Context, tg *target.Target, prefix string) (Quirks, []str
 	if err != nil {
 		return Quirks{}, nil, fmt.Errorf("%s: probe its capacity reports: %w", tg.Name, err)
 	}
+	// Deferred streams are turned on by UpdateTable, which some servers
+	// refuse though they take a stream at creation (dynalite).
+	_, err = tg.Client.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(name),
+		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeKeysOnly}})
+	q.NoStreams = err != nil
 	if out.ConsumedCapacity == nil || len(out.ConsumedCapacity.GlobalSecondaryIndexes) == 0 {
-		return Quirks{NoIndexCapacity: true}, []string{"the target reports no index capacity (asked for INDEXES, a write into an index came back without it): index figures are computed by the billing rules and marked, not measured"}, nil
+		q.NoIndexCapacity = true
+		return q, []string{"the target reports no index capacity (asked for INDEXES, a write into an index came back without it): index figures are computed by the billing rules and marked, not measured"}, nil
 	}
-	return Quirks{}, nil, nil
+	return q, nil, nil
 }

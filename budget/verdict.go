@@ -17,6 +17,10 @@ type Quirks struct {
 	// NoIndexCapacity: the target's ConsumedCapacity carries no index
 	// figures (dynalite), so index charges cannot be measured there.
 	NoIndexCapacity bool
+	// NoStreams: the target refused to turn a table's stream on after
+	// its creation (dynalite): the run's tables are created with their
+	// streams, as the target takes them, not deferred.
+	NoStreams bool
 }
 
 // judgement holds what a verdict needs besides the result.
