@@ -591,24 +591,29 @@ func (s *seeder) match(ctx context.Context, sp *StepPlan, mt catalog.Match, cond
 	// them.
 	size, strict := -1, true
 	fixedNames := slices.Sorted(maps.Keys(fixed))
-	accept := func(it attr.Item) (string, bool) {
-		if strict && size >= 0 && s.x.opts.Rules.ItemSize(it) != size {
-			return "", false
-		}
-		for _, c := range conds {
-			v, ok := it.Get(c.attr)
-			if !c.holds(v, ok) {
+	// accepting checks an item's size, the conditions cs and the fixed
+	// values fs, and that its key is new.
+	accepting := func(cs []cond, fs []string) func(attr.Item) (string, bool) {
+		return func(it attr.Item) (string, bool) {
+			if strict && size >= 0 && s.x.opts.Rules.ItemSize(it) != size {
 				return "", false
 			}
-		}
-		for _, n := range fixedNames {
-			if v, ok := it.Get(n); ok && !attr.Equal(v, vals[n]) {
-				return "", false
+			for _, c := range cs {
+				v, ok := it.Get(c.attr)
+				if !c.holds(v, ok) {
+					return "", false
+				}
 			}
+			for _, n := range fs {
+				if v, ok := it.Get(n); ok && !attr.Equal(v, vals[n]) {
+					return "", false
+				}
+			}
+			id := s.id(sp, it)
+			return id, !s.seen[id]
 		}
-		id := s.id(sp, it)
-		return id, !s.seen[id]
 	}
+	accept := accepting(conds, fixedNames)
 	free, guard := s.freeAttribute(e, fixed, vals)
 	made := 0
 	first, err := build(vals)
@@ -651,24 +656,7 @@ func (s *seeder) match(ctx context.Context, sp *StepPlan, mt catalog.Match, cond
 				fs = append(fs, n)
 			}
 		}
-		acceptVaried = func(it attr.Item) (string, bool) {
-			if strict && size >= 0 && s.x.opts.Rules.ItemSize(it) != size {
-				return "", false
-			}
-			for _, c := range cs {
-				v, ok := it.Get(c.attr)
-				if !c.holds(v, ok) {
-					return "", false
-				}
-			}
-			for _, n := range fs {
-				if v, ok := it.Get(n); ok && !attr.Equal(v, vals[n]) {
-					return "", false
-				}
-			}
-			id := s.id(sp, it)
-			return id, !s.seen[id]
-		}
+		acceptVaried = accepting(cs, fs)
 	}
 	base := vals[free]
 	width := widthOf(e, free)
@@ -676,7 +664,7 @@ func (s *seeder) match(ctx context.Context, sp *StepPlan, mt catalog.Match, cond
 	next := s.cursor(free, base, width, guard, limit)
 	sized := 0
 	for tries := 0; made < mt.Count; tries++ {
-		v, _, ok := next()
+		v, ok := next()
 		if !ok || tries > limit {
 			if !strict {
 				return fmt.Errorf("found only %d distinct items of %s matching the key condition by varying %s; %d are asked for", made, e.Name, free, mt.Count)
@@ -1033,38 +1021,36 @@ func poolKey(free string, base attr.Value, width int, g *guard) string {
 }
 
 // cursor walks a pool from its start, as the generator it stands for
-// would be walked: with a guard, only the values that keep it (their
-// positions in the whole sequence too), up to position limit.
-func (s *seeder) cursor(free string, base attr.Value, width int, g *guard, limit int) func() (attr.Value, int, bool) {
+// would be walked: with a guard, only the values that keep it, up to
+// position limit in the whole sequence.
+func (s *seeder) cursor(free string, base attr.Value, width int, g *guard, limit int) func() (attr.Value, bool) {
 	key := poolKey(free, base, width, g)
 	p := s.pools[key]
 	if p == nil {
 		p = &pool{next: variations(s.x.m, free, base, width), g: g, by: map[guardKey][]int{}}
 		s.pools[key] = p
 	}
-	i := -1
 	if g == nil {
-		return func() (attr.Value, int, bool) {
+		i := -1
+		return func() (attr.Value, bool) {
 			i++
-			v, ok := p.at(i)
-			return v, i, ok
+			return p.at(i)
 		}
 	}
 	j := -1 // position among the values that keep the guard
 	var gk guardKey
 	known := false
-	return func() (attr.Value, int, bool) {
+	return func() (attr.Value, bool) {
 		j++
 		for {
 			if !known {
 				gk, known = p.matching(g.want)
 			}
 			if known && j < len(p.by[gk]) && p.by[gk][j] <= limit {
-				i = p.by[gk][j]
-				return p.vals[i], i, true
+				return p.vals[p.by[gk][j]], true
 			}
 			if len(p.vals) > limit || !p.grow() {
-				return attr.Value{}, -1, false
+				return attr.Value{}, false
 			}
 		}
 	}
