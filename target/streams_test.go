@@ -2,6 +2,9 @@ package target
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -14,6 +17,7 @@ import (
 
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/engine"
 )
 
 // TestDeferStreams: tables created with DeferStreams have no stream until
@@ -76,4 +80,48 @@ func TestDeferStreams(t *testing.T) {
 	}
 	assert.Equal(t, []string{"measured"}, keys)
 	require.NoError(t, ts.Delete(ctx))
+}
+
+// TestDeleteRetriesWhatFailed: a table whose deletion failed (a dropped
+// request, a cancelled context) is deleted by the next Delete; one whose
+// creation was cancelled in flight is known to Delete too.
+func TestDeleteRetriesWhatFailed(t *testing.T) {
+	ctx := context.Background()
+	m, err := catalog.Load("../model.yaml")
+	require.NoError(t, err)
+	e := engine.New(engine.Options{})
+	var fail atomic.Bool
+	h := e.Handler()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if fail.Load() && r.Header.Get("X-Amz-Target") == "DynamoDB_20120810.DeleteTable" {
+			w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+			w.WriteHeader(http.StatusInternalServerError)
+			_, _ = w.Write([]byte(`{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError","message":"try again"}`))
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	tg, err := Open(ctx, Options{EndpointURL: srv.URL})
+	require.NoError(t, err)
+	ts, err := tg.CreateTables(ctx, m, TableOptions{Prefix: "r-", Keys: KeysNative, OnDemand: true})
+	require.NoError(t, err)
+	list := func() []string {
+		out, err := tg.Client.ListTables(ctx, &dynamodb.ListTablesInput{})
+		require.NoError(t, err)
+		return out.TableNames
+	}
+	require.Len(t, list(), len(m.Tables))
+	fail.Store(true)
+	require.Error(t, ts.Delete(ctx))
+	fail.Store(false)
+	require.NoError(t, ts.Delete(ctx))
+	assert.Empty(t, list())
+
+	// Cancelled before its tables are active: none is left behind.
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	_, err = tg.CreateTables(cctx, m, TableOptions{Prefix: "c-", Keys: KeysNative, OnDemand: true})
+	require.Error(t, err)
+	assert.Empty(t, list())
 }

@@ -328,12 +328,18 @@ func (ts *Tables) create(ctx context.Context, m *catalog.Model, tb *catalog.Tabl
 		in.StreamSpecification = nil
 	}
 	c := ts.target.Client
-	_, err = c.CreateTable(ctx, in)
+	// A request cancelled in flight may have created the table without
+	// its answer arriving, which would leave it behind, unknown to
+	// Delete: each CreateTable runs to its answer (bounded), and the
+	// cancellation is seen by the wait that follows.
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	_, err = c.CreateTable(cctx, in)
 	if err != nil && in.StreamSpecification != nil && isValidation(err) {
 		// A target without streams (dynalite, some emulators): the table
 		// is still worth measuring; say what it lacks.
 		in.StreamSpecification = nil
-		if _, err2 := c.CreateTable(ctx, in); err2 == nil {
+		if _, err2 := c.CreateTable(cctx, in); err2 == nil {
 			ts.Notes = append(ts.Notes, fmt.Sprintf("table %s: created without its stream (%s): %v", name, tb.Stream.View, short(err)))
 			err = nil
 		}
@@ -394,14 +400,16 @@ func (t *Target) waitActive(ctx context.Context, name string) error {
 // already gone is not an error. It may be called more than once.
 func (ts *Tables) Delete(ctx context.Context) error {
 	var errs []error
+	var left []string // not deleted: a later Delete tries them again
 	for _, name := range ts.created {
 		_, err := ts.target.Client.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
 		var nf *types.ResourceNotFoundException
 		if err != nil && !errors.As(err, &nf) {
 			errs = append(errs, fmt.Errorf("delete table %s: %w", name, err))
+			left = append(left, name)
 		}
 	}
-	ts.created = nil
+	ts.created = left
 	return errors.Join(errs...)
 }
 
