@@ -52,10 +52,12 @@ func checkInvariants(ctx context.Context, tg *target.Target, tables *target.Tabl
 	}
 	var cs []checker
 	need := map[*catalog.Table]bool{}
+	seen := map[*catalog.Entity]bool{} // the entities some checker looks at
 	for _, v := range invs {
 		c := newChecker(v, in)
 		cs = append(cs, c)
 		for _, e := range entitiesOf(v) {
+			seen[e] = true
 			if e.Table != nil {
 				need[e.Table] = true
 			}
@@ -68,7 +70,7 @@ func checkInvariants(ctx context.Context, tg *target.Target, tables *target.Tabl
 		ents := tb.Entities
 		err := scanTable(ctx, tg, tables.Name(tb.Name), func(it attr.Item) {
 			e := entityOf(tb, ents, it)
-			if e == nil {
+			if e == nil || !seen[e] {
 				return
 			}
 			full := withKeyAttrs(e, it)

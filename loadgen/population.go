@@ -27,6 +27,10 @@ import (
 // keys.
 type Context struct {
 	Items []CtxItem
+	// block and row are the tree the subject was found in (the block's
+	// index in the part, the root's row).
+	block int
+	row   int64
 }
 
 // CtxItem is one item of a context.
@@ -70,6 +74,10 @@ type populationResult struct {
 	counts   map[string]counts
 	missing  []int64 // by load: subjects whose context lacked an item
 	skipped  map[string]int64
+	// tags are the tagged trees, by block (nil for a block not tagged);
+	// trees counts the trees made.
+	tags  []*treeTags
+	trees int64
 }
 
 // unread lists the entities of the population nothing of a run reads:
@@ -139,6 +147,42 @@ type countSpec struct {
 // the loads need.
 func loadPopulation(ctx context.Context, pop *dataset.Population, part, parts int, tg *target.Target, tables *target.Tables,
 	want []wanted, count []countSpec, skip map[*catalog.Entity]bool, write bool, progress func(done, total int64)) (*populationResult, error) {
+	return populate(ctx, pop, part, parts, tg, tables, want, count, skip, passOptions{write: write}, progress)
+}
+
+// passOptions say what one pass over the population does: write its
+// items, tag the trees of a root for a later cut (tag), and write only
+// the trees keep says (nil: all).
+type passOptions struct {
+	write bool
+	tag   *tagSpec
+	keep  func(block int, r int64) bool
+}
+
+// tagSpec asks a pass to tag the trees of one root: whether each holds a
+// subject, and the values of the cut's attributes its root item carries.
+type tagSpec struct {
+	root *dataset.Node
+	t    *tagger
+	mu   sync.Mutex
+}
+
+func (ts *tagSpec) id(i int, v string) uint32 {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	m := ts.t.ids[i]
+	id, ok := m[v]
+	if !ok {
+		id = uint32(len(m) + 1)
+		m[v] = id
+	}
+	return id
+}
+
+// populate makes one pass over the population's part.
+func populate(ctx context.Context, pop *dataset.Population, part, parts int, tg *target.Target, tables *target.Tables,
+	want []wanted, count []countSpec, skip map[*catalog.Entity]bool, po passOptions, progress func(done, total int64)) (*populationResult, error) {
+	write := po.write
 	blocks, err := pop.Part(part, parts)
 	if err != nil {
 		return nil, err
@@ -162,6 +206,8 @@ func loadPopulation(ctx context.Context, pop *dataset.Population, part, parts in
 		items    int64
 		byTable  map[string]int64
 		skipped  map[string]int64
+		tags     *treeTags
+		trees    int64
 	}
 	outs := make([]blockOut, len(blocks))
 	var next atomic.Int64
@@ -178,6 +224,11 @@ func loadPopulation(ctx context.Context, pop *dataset.Population, part, parts in
 		go func() {
 			defer wg.Done()
 			c := newCollector(pop.Model, want, count, maxLoad, skip)
+			c.write = write
+			if po.tag != nil {
+				c.tagRoot, c.tagVals = po.tag.root, make([]string, len(po.tag.t.attrs))
+				c.tagAttrs = po.tag.t.attrs
+			}
 			gn := pop.NewGenerator(c.emit)
 			for {
 				i := int(next.Add(1) - 1)
@@ -186,13 +237,37 @@ func loadPopulation(ctx context.Context, pop *dataset.Population, part, parts in
 				}
 				b := blocks[i]
 				c.reset()
+				var tags *treeTags
+				if po.tag != nil && b.Root == po.tag.root {
+					tags = &treeTags{subject: make([]bool, 0, b.Hi-b.Lo)}
+				}
+				trees := int64(0)
 				for r := b.Lo; r < b.Hi; r++ {
+					if po.keep != nil && !po.keep(i, r) {
+						continue
+					}
+					trees++
+					c.block, c.row = i, r
 					c.tree = c.tree[:0]
+					found := c.found
+					for j := range c.tagVals {
+						c.tagVals[j] = ""
+					}
 					if err := gn.Tree(b.Root, r); err != nil {
 						errs[w] = err
 						return
 					}
 					c.endTree()
+					if tags != nil {
+						tags.subject = append(tags.subject, c.found > found)
+						for j, v := range c.tagVals {
+							id := uint32(0)
+							if v != "" {
+								id = po.tag.id(j, v)
+							}
+							tags.ids = append(tags.ids, id)
+						}
+					}
 					if write {
 						if err := c.flush(lctx, tg, tables, false); err != nil {
 							errs[w] = err
@@ -206,7 +281,7 @@ func loadPopulation(ctx context.Context, pop *dataset.Population, part, parts in
 						return
 					}
 				}
-				outs[i] = blockOut{subjects: c.subjects, missing: c.missing, counts: c.counts, items: c.items, byTable: c.byTable, skipped: c.skipped}
+				outs[i] = blockOut{subjects: c.subjects, missing: c.missing, counts: c.counts, items: c.items, byTable: c.byTable, skipped: c.skipped, tags: tags, trees: trees}
 				if progress != nil {
 					progress(done.Add(c.items), int64(total))
 				}
@@ -223,7 +298,10 @@ func loadPopulation(ctx context.Context, pop *dataset.Population, part, parts in
 		return nil, err
 	}
 	res.skipped = map[string]int64{}
-	for _, o := range outs {
+	res.tags = make([]*treeTags, len(outs))
+	for i, o := range outs {
+		res.tags[i] = o.tags
+		res.trees += o.trees
 		for k, v := range o.skipped {
 			res.skipped[k] += v
 		}
@@ -261,10 +339,22 @@ type collector struct {
 	count   []countSpec
 	tree    []treeItem
 	keep    map[*catalog.Entity]bool // entities some context reads
+	counted map[*catalog.Entity]bool // entities whose values are counted
 	skip    map[*catalog.Entity]bool // entities nothing of the run reads: not written
 	skipped map[string]int64
 	batches map[string][]attr.Item // by model table
 	maxLoad int
+	// write says the items go to the tables; otherwise only what the
+	// subjects and counts read is kept of a tree.
+	write bool
+	// found counts the subjects found so far; tagRoot, tagAttrs and
+	// tagVals read the cut's attributes of a tagged tree's root item.
+	found    int64
+	block    int
+	row      int64
+	tagRoot  *dataset.Node
+	tagAttrs []string
+	tagVals  []string
 
 	subjects [][]*Context
 	missing  []int64
@@ -279,7 +369,10 @@ type treeItem struct {
 }
 
 func newCollector(m *catalog.Model, want []wanted, count []countSpec, maxLoad int, skip map[*catalog.Entity]bool) *collector {
-	c := &collector{m: m, want: want, count: count, keep: map[*catalog.Entity]bool{}, batches: map[string][]attr.Item{}, skip: skip}
+	c := &collector{m: m, want: want, count: count, keep: map[*catalog.Entity]bool{}, counted: map[*catalog.Entity]bool{}, batches: map[string][]attr.Item{}, skip: skip, write: true}
+	for _, cs := range count {
+		c.counted[cs.entity] = true
+	}
 	for _, w := range want {
 		c.keep[w.subjects.Entity] = true
 		for _, e := range w.entities {
@@ -302,8 +395,20 @@ func (c *collector) reset() {
 // emit receives one generated item; the generator reuses its memory, so
 // what is kept is copied.
 func (c *collector) emit(n *dataset.Node, it attr.Item) {
+	if n == c.tagRoot {
+		for j, a := range c.tagAttrs {
+			c.tagVals[j], _ = carries(n, it, a)
+		}
+	}
 	if c.skip[n.Entity] {
 		c.skipped[n.Entity.Name]++
+		return
+	}
+	if !c.write {
+		// Only the subjects' contexts and the counts read the tree.
+		if c.keep[n.Entity] || c.counted[n.Entity] {
+			c.tree = append(c.tree, treeItem{n, cloneItem(it)})
+		}
 		return
 	}
 	cp := cloneItem(it)
@@ -358,7 +463,7 @@ func (c *collector) endTree() {
 			if !catalog.Holds(w.subjects.Where, subj) {
 				continue
 			}
-			ctx := &Context{Items: []CtxItem{{Entity: ti.node.Entity, Item: subj, Key: tableKey(ti.node.Entity, ti.item)}}}
+			ctx := &Context{Items: []CtxItem{{Entity: ti.node.Entity, Item: subj, Key: tableKey(ti.node.Entity, ti.item)}}, block: c.block, row: c.row}
 			complete := true
 			for _, e := range w.entities {
 				j := c.related(i, e, subj, fullOf)
@@ -373,6 +478,7 @@ func (c *collector) endTree() {
 				continue
 			}
 			c.subjects[w.load] = append(c.subjects[w.load], ctx)
+			c.found++
 		}
 	}
 }
@@ -441,9 +547,10 @@ func (c *collector) flush(ctx context.Context, tg *target.Target, tables *target
 }
 
 // withKeyAttrs adds to an item the attributes its entity keeps only in
-// its key templates (T#{tenantId}#...), read back from the keys.
+// its key templates (T#{tenantId}#...), read back from the keys. The
+// item is copied once, with all of them (it itself is not changed).
 func withKeyAttrs(e *catalog.Entity, it attr.Item) attr.Item {
-	out := it
+	var extra []attr.Field
 	for _, k := range e.Key {
 		kv, ok := it.Get(k.Attribute)
 		if !ok || kv.Type != attr.S {
@@ -454,7 +561,7 @@ func withKeyAttrs(e *catalog.Entity, it attr.Item) attr.Item {
 			continue
 		}
 		for name, text := range vals {
-			if _, has := out.Get(name); has {
+			if _, has := it.Get(name); has || hasField(extra, name) {
 				continue
 			}
 			t := attr.S
@@ -471,10 +578,32 @@ func withKeyAttrs(e *catalog.Entity, it attr.Item) attr.Item {
 					v = attr.Num(text)
 				}
 			}
-			out = out.With(name, v)
+			extra = append(extra, attr.Field{Name: name, Value: v})
 		}
 	}
-	return out
+	if len(extra) == 0 {
+		return it
+	}
+	sort.Slice(extra, func(i, j int) bool { return extra[i].Name < extra[j].Name })
+	out := make(attr.Item, 0, len(it)+len(extra))
+	i := 0
+	for _, f := range it {
+		for i < len(extra) && extra[i].Name < f.Name {
+			out = append(out, extra[i])
+			i++
+		}
+		out = append(out, f)
+	}
+	return append(out, extra[i:]...)
+}
+
+func hasField(fs []attr.Field, name string) bool {
+	for _, f := range fs {
+		if f.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // tableKey is the item's table key attributes.

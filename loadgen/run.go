@@ -64,6 +64,9 @@ type Options struct {
 	TablePrefix string
 	Keep        bool
 	Keys        target.Keys
+	// FullPopulation writes every tree of the population, even those
+	// nothing of the run can reach.
+	FullPopulation bool
 	// Results receives the JSON lines of the run as it goes.
 	Results io.Writer
 	// Status, when set, is called about once a second.
@@ -300,7 +303,7 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 		ops = append(ops, l.op)
 	}
 	skip := unread(m, ops, want, countSpecs, invs)
-	pr, err := loadPopulation(ctx, pop, o.Part, o.Parts, tg, tables, want, countSpecs, skip, true, progress)
+	pr, ct, popNotes, err := r.populate(ctx, pop, o, tg, tables, want, countSpecs, skip, progress)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("interrupted while loading the population")
@@ -312,10 +315,7 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 	sum := &Summary{Scenario: sc.Name, Model: m.Name, File: sc.File, Part: o.Part, Parts: o.Parts, Scale: o.Scale, Speed: o.Speed, PopulationScale: popScale(o), Seed: o.Seed,
 		AsOf: pop.AsOf.Format("2006-01-02"), Target: tg.Name, Retry: tg.Retry.String(), Keys: string(tables.Keys), Throughput: thr,
 		Operations: map[string]*LoadStats{}, Throttles: map[string]int64{}, Units: map[string]Units{},
-		Population: PopulationStats{Items: pr.items, ByTable: pr.byTable, Subjects: map[string]int64{}, Largest: map[string]string{}, Loaded: true}}
-	for _, e := range sortedNames(pr.skipped) {
-		sum.Notes = append(sum.Notes, fmt.Sprintf("%d %s items of the population not written: nothing of the run reads them", pr.skipped[e], e))
-	}
+		Population: PopulationStats{Subjects: map[string]int64{}, Largest: map[string]string{}, Loaded: true}}
 	for _, n := range tables.Notes {
 		sum.Notes = append(sum.Notes, n)
 	}
@@ -326,41 +326,64 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 		}
 	}
 
-	// Subjects, and the first arrival of every paced load.
+	// Subjects.
 	for _, l := range r.loads {
-		if s := l.plan.Subjects; s != nil {
-			cands := pr.subjects[l.idx]
-			if len(s.Largest) > 0 {
-				l.largest = map[string]attr.Value{}
-				for _, a := range s.Largest {
-					v, _ := largest(pr.counts[s.Entity.Name][a])
-					at := m.Attribute(a)
-					val := attr.Str(v)
-					if at != nil && at.Type == attr.N {
-						val = attr.Num(v)
-					}
-					l.largest[a] = val
-					sum.Population.Largest[a] = v
+		s := l.plan.Subjects
+		if s == nil {
+			continue
+		}
+		cands := pr.subjects[l.idx]
+		if len(s.Largest) > 0 {
+			l.largest = map[string]attr.Value{}
+			for _, a := range s.Largest {
+				v, _ := largest(pr.counts[s.Entity.Name][a])
+				at := m.Attribute(a)
+				val := attr.Str(v)
+				if at != nil && at.Type == attr.N {
+					val = attr.Num(v)
 				}
+				l.largest[a] = val
+				sum.Population.Largest[a] = v
 			}
-			var keep []*Context
-			for _, c := range cands {
-				if r.eligible(l, c, r.contextItem(c, nil)) {
-					keep = append(keep, c)
-				}
+		}
+		var keep []*Context
+		for _, c := range cands {
+			if r.eligible(l, c, r.contextItem(c, nil)) {
+				keep = append(keep, c)
 			}
-			if s.Pick == catalog.PickEach {
-				shuffle(keep, o.Seed^uint64(l.idx))
+		}
+		if s.Pick == catalog.PickEach {
+			shuffle(keep, o.Seed^uint64(l.idx))
+		}
+		l.subjects = keep
+		sum.Population.Subjects[l.name] = int64(len(keep))
+		if pr.missing[l.idx] > 0 {
+			sum.Notes = append(sum.Notes, fmt.Sprintf("load %s: %d subjects left out, an item of their context (%s) missing from their tree", l.name, pr.missing[l.idx], entityNames(l.entities)))
+		}
+		if len(keep) == 0 {
+			sum.Notes = append(sum.Notes, fmt.Sprintf("load %s: no %s of the population meets its selection: it makes no arrivals", l.name, s.Entity.Name))
+		}
+	}
+	if ct != nil {
+		notes, err := ct.write(ctx, r)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("interrupted while loading the population")
 			}
-			l.subjects = keep
-			sum.Population.Subjects[l.name] = int64(len(keep))
-			if pr.missing[l.idx] > 0 {
-				sum.Notes = append(sum.Notes, fmt.Sprintf("load %s: %d subjects left out, an item of their context (%s) missing from their tree", l.name, pr.missing[l.idx], entityNames(l.entities)))
-			}
-			if len(keep) == 0 {
-				sum.Notes = append(sum.Notes, fmt.Sprintf("load %s: no %s of the population meets its selection: it makes no arrivals", l.name, s.Entity.Name))
-				continue
-			}
+			return nil, fmt.Errorf("load the population: %w", err)
+		}
+		popNotes = append(popNotes, notes...)
+	}
+	sum.Population.Items, sum.Population.ByTable = pr.items, pr.byTable
+	for _, e := range sortedNames(pr.skipped) {
+		sum.Notes = append(sum.Notes, fmt.Sprintf("%d %s items of the population not written: nothing of the run reads them", pr.skipped[e], e))
+	}
+	sum.Notes = append(sum.Notes, popNotes...)
+
+	// The first arrival of every paced load.
+	for _, l := range r.loads {
+		if l.plan.Subjects != nil && len(l.subjects) == 0 {
+			continue
 		}
 		if l.plan.Follows != nil || l.plan.Shape == nil {
 			continue
@@ -467,6 +490,121 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 	sum.WallSeconds = o.Wall.Now().Sub(began).Seconds()
 	st.write(summaryLine{Type: "summary", Summary: sum})
 	return sum, nil
+}
+
+// populate writes the population in one pass, or, when the run can
+// reach only some trees (reachPlan), makes the first of two: it
+// generates every tree, finds the subjects, counts the values and tags
+// the trees, writing nothing; the cut it returns then writes the trees
+// the run can reach, once the subjects are chosen.
+func (r *runner) populate(ctx context.Context, pop *dataset.Population, o Options, tg *target.Target, tables *target.Tables,
+	want []wanted, countSpecs []countSpec, skip map[*catalog.Entity]bool, progress func(done, total int64)) (*populationResult, *cut, []string, error) {
+	rc := reachPlan(r.loads)
+	var root *dataset.Node
+	if rc.why == "" {
+		root = cutRoot(pop, want, rc.attrs)
+	}
+	if o.FullPopulation || rc.why != "" || root == nil {
+		pr, err := loadPopulation(ctx, pop, o.Part, o.Parts, tg, tables, want, countSpecs, skip, true, progress)
+		var notes []string
+		if rc.why != "" && !o.FullPopulation {
+			notes = append(notes, "the whole population written: "+rc.why)
+		}
+		return pr, nil, notes, err
+	}
+	ts := &tagSpec{root: root, t: newTagger(rc.attrs)}
+	pa, err := populate(ctx, pop, o.Part, o.Parts, tg, tables, want, countSpecs, skip, passOptions{tag: ts}, nil)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return pa, &cut{rc: rc, ts: ts, pr: pa, pop: pop, o: o, tg: tg, tables: tables, skip: skip, progress: progress}, nil, nil
+}
+
+// cut is the second pass of a population written in two.
+type cut struct {
+	rc       *reach
+	ts       *tagSpec
+	pr       *populationResult
+	pop      *dataset.Population
+	o        Options
+	tg       *target.Target
+	tables   *target.Tables
+	skip     map[*catalog.Entity]bool
+	progress func(done, total int64)
+}
+
+// write writes the trees of the loads' subjects and those carrying a
+// value the run's arrivals pass, and says what it wrote; the population
+// result then counts what was written.
+func (c *cut) write(ctx context.Context, r *runner) ([]string, error) {
+	o := c.o
+	vals, ok := c.rc.values(r.spreads, func(l *loadRun) (int64, bool) {
+		if l.plan.Follows != nil || l.plan.Shape == nil {
+			return 0, false
+		}
+		pl := l.plan
+		if o.Duration > 0 && pl.Shape.Kind == "even" && l.item.Rate != nil {
+			pl = withDuration(pl, o.Duration)
+		}
+		return NewPacer(pl.Shape, r.factor).Count(), true
+	})
+	subjects := map[[2]int64]bool{}
+	for _, l := range r.loads {
+		for _, s := range l.subjects {
+			subjects[[2]int64{int64(s.block), s.row}] = true
+		}
+	}
+	n := len(c.rc.attrs)
+	wantIDs := make([]map[uint32]bool, n)
+	for j, a := range c.rc.attrs {
+		wantIDs[j] = map[uint32]bool{}
+		for v := range vals[a] {
+			if id, ok := c.ts.t.ids[j][v]; ok {
+				wantIDs[j][id] = true
+			}
+		}
+	}
+	blocks, err := c.pop.Part(o.Part, o.Parts)
+	if err != nil {
+		return nil, err
+	}
+	keep := func(i int, row int64) bool {
+		t := c.pr.tags[i]
+		if t == nil || !ok {
+			return true
+		}
+		if subjects[[2]int64{int64(i), row}] {
+			return true
+		}
+		k := int(row - blocks[i].Lo)
+		for j := range n {
+			if wantIDs[j][t.ids[k*n+j]] {
+				return true
+			}
+		}
+		return false
+	}
+	var tagged, kept int64
+	for i, t := range c.pr.tags {
+		if t == nil {
+			continue
+		}
+		for k := range t.subject {
+			tagged++
+			if keep(i, blocks[i].Lo+int64(k)) {
+				kept++
+			}
+		}
+	}
+	pb, err := populate(ctx, c.pop, o.Part, o.Parts, c.tg, c.tables, nil, nil, c.skip, passOptions{write: true, keep: keep}, c.progress)
+	if err != nil {
+		return nil, err
+	}
+	c.pr.items, c.pr.byTable, c.pr.skipped = pb.items, pb.byTable, pb.skipped
+	if !ok {
+		return []string{"the whole population written: a load that queries by a spread attribute makes arrivals no schedule counts"}, nil
+	}
+	return []string{cutNote(c.rc, vals, kept, tagged)}, nil
 }
 
 // finishOK decides a summary's verdict.

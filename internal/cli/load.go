@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strconv"
 	"syscall"
 	"time"
@@ -78,6 +79,7 @@ was interrupted or fell behind --max-behind; 2 bad input; 1 a failure.`,
 	f.Float64Var(&o.run.Population, "population", 0, "a smaller population than --scale for a quick run (loads that take each subject once end when they run out, at their rate)")
 	f.StringVar(&o.speed, "speed", "1", "how many times faster than real time the scenario's clock runs, or max")
 	f.Uint64Var(&o.run.Seed, "seed", 1, "seed of the population and of every draw of the run")
+	f.BoolVar(&o.run.FullPopulation, "whole-population", false, "write every tree of the population, also those no request of the run can reach")
 	f.BoolVar(&o.run.Throughput, "throughput", false, "the embedded engine models partitions, burst and GSI back-pressure at --scale")
 	f.StringVar(&o.run.Target.EndpointURL, "endpoint-url", "", "a DynamoDB-compatible server (cardapio serve, dynalite, DynamoDB Local)")
 	f.BoolVar(&o.run.Target.AWS, "aws", false, "Amazon DynamoDB through the standard configuration chain")
@@ -103,6 +105,14 @@ was interrupted or fell behind --max-behind; 2 bad input; 1 a failure.`,
 
 func runLoad(ctx context.Context, e *env, o *loadFlags, path string) error {
 	var err error
+	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
+		// The embedded engine holds the population, a large live heap
+		// the default collector marks again at every doubling (a fifth
+		// of a run's CPU): collect at 4x the live heap, under a soft
+		// limit of 3 GiB.
+		defer debug.SetGCPercent(debug.SetGCPercent(400))
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(3 << 30))
+	}
 	if o.format != "text" && o.format != "json" {
 		return badInput(fmt.Errorf("--format must be text or json, not %q", o.format))
 	}
