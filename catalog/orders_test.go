@@ -120,7 +120,7 @@ func TestOrdersRegressions(t *testing.T) {
 			`orders.yaml:441:9: entities.ORDER.samples.shipped.queueStatus: queueStatus is present, but it exists only while status is PLACED, PAID or PICKING (here status is SHIPPED)`},
 		{"shipping that forgets to leave the queue",
 			[][2]string{{` REMOVE queueStatus, queueShard, claimedBy, claimedAt"`, `"`}, {"          before: picking\n          after: shipped\n", "          before: picking\n"}},
-			`orders.yaml:936:19: operations.ShipOrder.steps[0].update.update: the ORDER item the update leaves of sample picking breaks its entity's rules: queueShard: present, but it exists only while status is PLACED, PAID or PICKING (here status is SHIPPED); queueStatus: present, but it exists only while status is PLACED, PAID or PICKING (here status is SHIPPED)`},
+			`orders.yaml:939:19: operations.ShipOrder.steps[0].update.update: the ORDER item the update leaves of sample picking breaks its entity's rules: queueShard: present, but it exists only while status is PLACED, PAID or PICKING (here status is SHIPPED); queueStatus: present, but it exists only while status is PLACED, PAID or PICKING (here status is SHIPPED)`},
 		{"a fixed key part that is no value of its attribute",
 			[][2]string{{`key: {PK: "EXT#PAYMENT#{paymentId}"}`, `key: {PK: "EXT#PAYMNT#{paymentId}"}`}},
 			`orders.yaml:819:21: operations.PaymentConfirmed.steps[0].get.key.PK: the fixed part "PAYMNT" stands for system: "PAYMNT" is not a value of system (did you mean "PAYMENT"?)`},

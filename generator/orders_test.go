@@ -117,7 +117,7 @@ func TestOrdersQueueUnderContention(t *testing.T) {
 				defer wg.Done()
 				worker := fmt.Sprintf("w-%d%d", shard, w)
 				for {
-					res, err := c.ClaimNextOrder(bg, orders.ClaimNextOrderInput{QueueShard: shard, Worker: worker, Expected: 1, Now: "2026-09-24T09:00:03.120Z"})
+					res, err := c.ClaimNextOrder(bg, orders.ClaimNextOrderInput{QueueShard: shard, Worker: worker, Now: "2026-09-24T09:00:03.120Z"})
 					var f *orders.Failure
 					switch {
 					case errors.As(err, &f) && f.Outcome == "retry":

@@ -67,20 +67,42 @@ func checkInvariants(ctx context.Context, tg *target.Target, tables *target.Tabl
 		if !need[tb] {
 			continue
 		}
+		// Two stages: one goroutine reads the table and tells each item
+		// its entity, this one hands the items to the checkers.
 		ents := tb.Entities
-		err := scanTable(ctx, tg, tables.Name(tb.Name), func(it attr.Item) {
-			e := entityOf(tb, ents, it)
-			if e == nil || !seen[e] {
-				return
+		type seenItem struct {
+			e         *catalog.Entity
+			full, key attr.Item
+		}
+		batches := make(chan []seenItem, 4)
+		var scanErr error
+		go func() {
+			defer close(batches)
+			var batch []seenItem
+			scanErr = scanTable(ctx, tg, tables.Name(tb.Name), func(it attr.Item) {
+				e := entityOf(tb, ents, it)
+				if e == nil || !seen[e] {
+					return
+				}
+				batch = append(batch, seenItem{e, withKeyAttrs(e, it), tableKey(e, it)})
+				if len(batch) == 256 {
+					batches <- batch
+					batch = nil
+				}
+			})
+			if len(batch) > 0 {
+				batches <- batch
 			}
-			full := withKeyAttrs(e, it)
-			key := tableKey(e, it)
-			for _, c := range cs {
-				c.see(e, full, key)
+		}()
+		for batch := range batches {
+			for _, si := range batch {
+				for _, c := range cs {
+					c.see(si.e, si.full, si.key)
+				}
 			}
-		})
-		if err != nil {
-			return nil, nil, fmt.Errorf("read %s for the invariants: %w", tb.Name, err)
+		}
+		if scanErr != nil {
+			return nil, nil, fmt.Errorf("read %s for the invariants: %w", tb.Name, scanErr)
 		}
 	}
 	var out []InvariantResult

@@ -241,6 +241,11 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 		}
 		r.loads = append(r.loads, l)
 	}
+	if o.Throughput {
+		if err := scaleFits(r.loads, o.Scale); err != nil {
+			return nil, err
+		}
+	}
 	byName := map[string]*loadRun{}
 	for _, l := range r.loads {
 		byName[l.name] = l
@@ -605,6 +610,34 @@ func (c *cut) write(ctx context.Context, r *runner) ([]string, error) {
 		return []string{"the whole population written: a load that queries by a spread attribute makes arrivals no schedule counts"}, nil
 	}
 	return []string{cutNote(c.rc, vals, kept, tagged)}, nil
+}
+
+// scaleFits refuses a scale at which one request of the run outweighs a
+// second of a partition's write cap. --scale shrinks the caps (1,000 WCU
+// a second a partition at full scale) and the rates, not a request's
+// units: below that scale a partition's bucket holds less than one
+// request, every request on a partition waits for it to be full and
+// leaves it in debt for seconds, and any two requests close together on
+// a partition throttle where at full scale a hundred a second would
+// pass. The heaviest request is the largest write budget the model
+// declares for the run's operations (all of its units counted on one
+// partition, as a transaction on one item collection has them).
+func scaleFits(loads []*loadRun, scale float64) error {
+	heaviest, name := 0.0, ""
+	for _, l := range loads {
+		for _, b := range l.op.Budgets {
+			if b.WRU != nil && *b.WRU > heaviest {
+				heaviest, name = *b.WRU, l.op.Name+"/"+b.Name
+			}
+		}
+	}
+	capAt := throughput.DefaultPartitionWrite * scale
+	if heaviest == 0 || capAt >= heaviest {
+		return nil
+	}
+	return inputErr("--scale %g with --throughput: a partition then serves %g WCU a second, less than one %s (%g WRU, its budget); "+
+		"every partition would throttle what full scale serves, whatever the design. The smallest scale that keeps the model's requests within a partition's second is %g (--population sets a smaller population)",
+		scale, capAt, name, heaviest, heaviest/throughput.DefaultPartitionWrite)
 }
 
 // finishOK decides a summary's verdict.

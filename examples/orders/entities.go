@@ -645,8 +645,9 @@ func unmarshalCustomerHistoryEntry(item map[string]types.AttributeValue) (Custom
 // OperationsQueueEntry is an entry of index opsQueue (operations-queue),
 // partition queueStatus + queueShard, sort priority + createdAt. The orders
 // to prepare, by queue state and shard, most urgent and oldest first (OP03).
-// It projects orderId, customerId and attempts beside the keys. Entries are
-// ORDER items; Key is the item's table key, to read the whole item.
+// It projects orderId, customerId, attempts and version beside the keys.
+// Entries are ORDER items; Key is the item's table key, to read the whole
+// item.
 type OperationsQueueEntry struct {
 	// Key is the table key of the item the entry stands for.
 	Key OrdersKey
@@ -671,6 +672,9 @@ type OperationsQueueEntry struct {
 	// OrderID is attribute orderId: the order's identifier, generated at
 	// checkout.
 	OrderID string `dynamodbav:"orderId"`
+	// Version is attribute version: optimistic lock; every change that can race
+	// carries version = :expected and increments it.
+	Version int64 `dynamodbav:"version"`
 }
 
 // unmarshalOperationsQueueEntry decodes an entry of index opsQueue.
@@ -688,6 +692,7 @@ func unmarshalOperationsQueueEntry(item map[string]types.AttributeValue) (Operat
 	x.Attempts = optional(&d, "attempts", asInt)
 	x.CustomerID = required(&d, "customerId", asString[string])
 	x.OrderID = required(&d, "orderId", asString[string])
+	x.Version = required(&d, "version", asInt)
 	if d.err != nil {
 		return OperationsQueueEntry{}, d.err
 	}

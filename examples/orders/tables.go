@@ -59,7 +59,7 @@ func OrdersTable(name string) *dynamodb.CreateTableInput {
 					{AttributeName: aws.String("priority"), KeyType: types.KeyTypeRange},
 					{AttributeName: aws.String("createdAt"), KeyType: types.KeyTypeRange},
 				},
-				Projection: &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{"orderId", "customerId", "attempts"}},
+				Projection: &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{"orderId", "customerId", "attempts", "version"}},
 			},
 		},
 	}

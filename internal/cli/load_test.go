@@ -19,6 +19,7 @@ func TestLoadBadInput(t *testing.T) {
 		{[]string{"load", "../../model.yaml", "--scenario", "payday", "--part", "3/2"}, "--part must be"},
 		{[]string{"load", "../../model.yaml", "--scenario", "payday", "--retry-attempts", "0"}, "--retry-attempts"},
 		{[]string{"load", "../../model.yaml", "--scenario", "payday", "--scale", "-1"}, "--scale"},
+		{[]string{"load", "../../model.yaml", "--scenario", "payday", "--scale", "0.004", "--throughput"}, "a partition then serves 4 WCU a second, less than one ApplySettlement/partial (10 WRU, its budget)"},
 		{[]string{"load", "../../model.yaml", "--scenario", "payday", "--format", "xml"}, "--format"},
 		{[]string{"load", "../../model.yaml", "--scenario", "./nope.yaml"}, "nope.yaml"},
 		{[]string{"load", "no-such-model.yaml", "--scenario", "payday"}, "no-such-model.yaml"},

@@ -49,6 +49,10 @@ var (
 	// fails: the same note was already written (a retry) (the model's outcome:
 	// succeed).
 	ErrAlreadyWritten = errors.New("already written")
+	// ErrAnotherWorkerClaimedFirst is returned by ClaimNextOrder when the
+	// condition of step claim fails: another worker claimed it first, or it
+	// changed; take the next entry (the model's outcome: retry).
+	ErrAnotherWorkerClaimedFirst = errors.New("another worker claimed first")
 	// ErrExternalRefExists is returned by AttachInvoice when the condition of
 	// step invoice-lookup fails: the invoice number already points at an order -
 	// a callback sent twice; acknowledge (the model's outcome: succeed); and by
@@ -73,11 +77,9 @@ var (
 	ErrOrderNotFound = errors.New("order not found")
 	// ErrVersionConflict is returned by AttachInvoice when the condition of step
 	// record fails: the order changed since it was read; re-read and retry (the
-	// model's outcome: retry); and by ClaimNextOrder when the condition of step
-	// claim fails: another worker claimed it first, or it changed; take the next
-	// entry (the model's outcome: retry); and by ShipOrder when the condition of
-	// step ship fails: the order is not being prepared, or changed; re-read (the
-	// model's outcome: retry).
+	// model's outcome: retry); and by ShipOrder when the condition of step ship
+	// fails: the order is not being prepared, or changed; re-read (the model's
+	// outcome: retry).
 	ErrVersionConflict = errors.New("version conflict")
 )
 
@@ -91,7 +93,7 @@ var (
 	addNoteNote                   = failure{op: "AddNote", step: "note", meaning: "the same note was already written (a retry)", outcome: "succeed", err: ErrAlreadyWritten}
 	attachInvoiceRecord           = failure{op: "AttachInvoice", step: "record", meaning: "the order changed since it was read; re-read and retry", outcome: "retry", err: ErrVersionConflict}
 	attachInvoiceInvoiceLookup    = failure{op: "AttachInvoice", step: "invoice-lookup", meaning: "the invoice number already points at an order - a callback sent twice; acknowledge", outcome: "succeed", err: ErrExternalRefExists}
-	claimNextOrderClaim           = failure{op: "ClaimNextOrder", step: "claim", meaning: "another worker claimed it first, or it changed; take the next entry", outcome: "retry", err: ErrVersionConflict}
+	claimNextOrderClaim           = failure{op: "ClaimNextOrder", step: "claim", meaning: "another worker claimed it first, or it changed; take the next entry", outcome: "retry", err: ErrAnotherWorkerClaimedFirst}
 	createOrderOrder              = failure{op: "CreateOrder", step: "order", meaning: "the order exists - a retried checkout; answer with the order", outcome: "succeed", err: ErrOrderExists}
 	createOrderPaymentLookup      = failure{op: "CreateOrder", step: "payment-lookup", meaning: "the payment id already points at an order - a duplicate checkout of one payment; refuse it", outcome: "fail", err: ErrExternalRefExists}
 	findByExternalIDLookupMissing = failure{op: "FindByExternalId", step: "lookup", meaning: "no order has this id - report it to the sender", outcome: "fail", err: ErrExternalRefNotFound}

@@ -191,9 +191,6 @@ func (c *Client) AttachInvoice(ctx context.Context, in AttachInvoiceInput) (Atta
 
 // ClaimNextOrderInput holds the parameters of ClaimNextOrder.
 type ClaimNextOrderInput struct {
-	// Expected is parameter expected, a value of version: the version the page
-	// shows (for example 1).
-	Expected int64
 	// Now is parameter now, a value of claimedAt: when the worker claimed the
 	// order (for example 2026-09-24T09:00:03.120Z).
 	Now string
@@ -220,7 +217,6 @@ type ClaimNextOrderResult struct {
 // validate checks the parameters before any request is sent.
 func (in ClaimNextOrderInput) validate() error {
 	var v checks
-	v.add(checkRange("expected", float64(in.Expected), 1, math.Inf(1)))
 	v.add(checkInstantFormat("now", in.Now, "Z", 3))
 	v.add(checkRange("queueShard", float64(in.QueueShard), 0, 9))
 	v.add(checkPattern("worker", in.Worker, claimedByPattern))
@@ -234,8 +230,8 @@ func (in ClaimNextOrderInput) validate() error {
 // (queueStatus = PENDING and the version read); a worker that loses the race
 // takes the next entry.
 //
-// It fails with ErrVersionConflict, each a *Failure that carries the step and
-// what the model says the failure means.
+// It fails with ErrAnotherWorkerClaimedFirst, each a *Failure that carries
+// the step and what the model says the failure means.
 func (c *Client) ClaimNextOrder(ctx context.Context, in ClaimNextOrderInput) (ClaimNextOrderResult, error) {
 	var res ClaimNextOrderResult
 	if err := in.validate(); err != nil {
@@ -243,6 +239,7 @@ func (c *Client) ClaimNextOrder(ctx context.Context, in ClaimNextOrderInput) (Cl
 	}
 	var (
 		orderID string
+		version int64
 	)
 	var k keyBuilder
 	// Step 1, page (OP03): query index opsQueue on queueStatus = "PENDING" AND queueShard = {queueShard}.
@@ -268,10 +265,11 @@ func (c *Client) ClaimNextOrder(ctx context.Context, in ClaimNextOrderInput) (Cl
 	res.Page = pagePage.Items
 	res.More = res.More || pagePage.more
 	if pagePage.first == nil {
-		return res, fmt.Errorf("ClaimNextOrder: page: %w: the query found none to read orderId from", ErrNoItem)
+		return res, fmt.Errorf("ClaimNextOrder: page: %w: the query found none to read orderId, version from", ErrNoItem)
 	}
 	pageRead := decoder{item: pagePage.first, what: "an item of step page"}
 	orderID = required(&pageRead, "orderId", asString[string])
+	version = required(&pageRead, "version", asInt)
 	if pageRead.err != nil {
 		return res, fmt.Errorf("ClaimNextOrder: page: %w", pageRead.err)
 	}
@@ -288,7 +286,7 @@ func (c *Client) ClaimNextOrder(ctx context.Context, in ClaimNextOrderInput) (Cl
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":GSI2PK":   stringValue(k.text("queueStatus", "IN_PROGRESS") + "#" + k.padded("queueShard", QueueShardOf(orderID), 2)),
 			":claimed":  stringValue("IN_PROGRESS"),
-			":expected": intValue(in.Expected),
+			":expected": intValue(version),
 			":now":      stringValue(in.Now),
 			":one":      &types.AttributeValueMemberN{Value: "1"},
 			":pending":  stringValue("PENDING"),

@@ -55,7 +55,7 @@ func OrdersTable(name string) *dynamodb.CreateTableInput {
 					{AttributeName: aws.String("GSI2PK"), KeyType: types.KeyTypeHash},
 					{AttributeName: aws.String("GSI2SK"), KeyType: types.KeyTypeRange},
 				},
-				Projection: &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{"orderId", "customerId", "attempts", "queueStatus", "queueShard", "priority", "createdAt"}},
+				Projection: &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{"orderId", "customerId", "attempts", "version", "queueStatus", "queueShard", "priority", "createdAt"}},
 			},
 		},
 	}
