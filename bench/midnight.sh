@@ -29,7 +29,7 @@ for r in $(seq 1 "$rounds"); do
       --scale 0.01 --throughput --speed max --retry-attempts 1 --quiet --format json >"$work/sum.json" 2>"$work/err"
     code=$?
     set -e
-    read -r wall user sys mem <"$work/time"
+    read -r wall user sys mem < <(tail -1 "$work/time")
     read -r setup run <<<"$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); print(round(s["setupSeconds"],1), round(s["runSeconds"],1))' "$work/sum.json")"
     printf 'round %d %-9s wall %6.1fs cpu %6.1fs mem %5d MB exit %d (setup %ss, run %ss)\n' "$r" "$side" "$wall" "$(echo "$user + $sys" | bc)" $((mem / 1024)) "$code" "$setup" "$run"
     echo "$wall" >>"$work/$side"
