@@ -97,8 +97,8 @@ echo "load average $(cut -d' ' -f1-3 /proc/loadavg) after"
 
 awk '
 function sort(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t } }
-function mmm(a, n,   m) { sort(a, n); m = (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2; return sprintf("%g / %g / %g", a[1], m, a[n]) }
-{ v[$1, $2, $3, "rate"] = $5; v[$1, $2, $3, "p50"] = $6; v[$1, $2, $3, "p99"] = $8; v[$1, $2, $3, "p99.9"] = $9; v[$1, $2, $3, "cpu"] = $11; if ($1 > rounds) rounds = $1 }
+function mmm(a, n,   m) { sort(a, n); m = (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2; return sprintf("%.4g / %.4g / %.4g", a[1], m, a[n]) }
+{ $5 += 0; $6 += 0; $8 += 0; $9 += 0; $11 += 0; v[$1, $2, $3, "rate"] = $5; v[$1, $2, $3, "p50"] = $6; v[$1, $2, $3, "p99"] = $8; v[$1, $2, $3, "p99.9"] = $9; v[$1, $2, $3, "cpu"] = $11; if ($1 > rounds) rounds = $1 }
 END {
 	split("put get", ops, " "); split("rate p50 p99 p99.9 cpu", ms, " ")
 	for (o = 1; o <= 2; o++) {
@@ -108,7 +108,7 @@ END {
 			split("cardapio dynalite", ss, " ")
 			for (s = 1; s <= 2; s++) { k = 0; delete a; for (r = 1; r <= rounds; r++) a[++k] = v[r, ss[s], ops[o], ms[m]]; line = line sprintf("  %s %-26s", ss[s], mmm(a, k)) }
 			k = 0; delete a
-			for (r = 1; r <= rounds; r++) if (v[r, "dynalite", ops[o], ms[m]] > 0) a[++k] = sprintf("%.3f", v[r, "cardapio", ops[o], ms[m]] / v[r, "dynalite", ops[o], ms[m]])
+			for (r = 1; r <= rounds; r++) if (v[r, "dynalite", ops[o], ms[m]] > 0) a[++k] = v[r, "cardapio", ops[o], ms[m]] / v[r, "dynalite", ops[o], ms[m]]
 			print line "  cardapio/dynalite " mmm(a, k)
 		}
 	}
