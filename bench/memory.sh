@@ -117,7 +117,11 @@ for d in $datasets; do
 		"$work/rawhttp" -endpoint "$url" -op create -table collections -pk PK -sk SK
 		c0=$(ticks "$pid")
 		t0=$(date +%s.%N)
-		items=$("$work/rawhttp" -endpoint "$url" -op load -file "$items_file" -table collections -clients 16)
+		if ! items=$("$work/rawhttp" -endpoint "$url" -op load -file "$items_file" -table collections -clients 16); then
+			echo "run $r $d/$side: the load failed$(kill -0 "$pid" 2>/dev/null || echo ": the server is gone (dynalite: its heap, see $prefix/dynalite-$port.log)")" | tee -a "$work/failed"
+			stop
+			continue
+		fi
 		t1=$(date +%s.%N)
 		c1=$(ticks "$pid")
 		hwm=$(status "$pid" VmHWM)
@@ -136,11 +140,12 @@ for d in $datasets; do
 			-v c="$((c1 - c0))" -v gc="$gc" -v w="$(echo "$t1 - $t0" | bc)" 'BEGIN {
 			cpu = c * 10000 / items
 			printf "%s %s %d %.1f %.1f %.1f %.1f %.2f %.1f %d %.1f\n", r, side, items, raw, live, hwm, rss, hwm / raw, cpu, gc, w
-		}' | tee -a "$results" | awk '{printf "run %s %-18s %8d items  raw %6.1f MB  live heap %6.1f MB  VmHWM %7.1f MB  VmRSS %7.1f MB  VmHWM/raw %5.2f  server CPU %5.1f µs/item  GC cycles %4d  load %5.1f s\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11}'
+		}' | tee -a "$results" | awk '{printf "run %s %-18s %8d items  raw %6.1f MiB  live heap %6.1f MiB  VmHWM %7.1f MiB  VmRSS %7.1f MiB  VmHWM/raw %5.2f  server CPU %5.1f µs/item  GC cycles %4d  load %5.1f s\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11}'
 	done
 done
 done
 echo "load average $(cut -d' ' -f1-3 /proc/loadavg) after"
+[[ -f $work/failed ]] && cat "$work/failed"
 echo "raw: the items as DynamoDB counts them (TableSizeBytes), from cardapio's figures (dynalite holds the same items)"
 
 awk '
@@ -161,7 +166,7 @@ END {
 		delete a; for (j = 1; j <= n; j++) a[j] = cpu[s, j]; c = mmm(a, n)
 		delete a; for (j = 1; j <= n; j++) a[j] = gc[s, j]; g = mmm(a, n)
 		delete a; for (j = 1; j <= n; j++) a[j] = cpu[s, j]; sort(a, n); mc[s] = (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-		printf "  %-18s VmHWM MB %-26s VmHWM/raw %-20s live heap MB %-26s CPU µs/item %-22s GC cycles %s\n", s, h, q, l, c, g
+		printf "  %-18s VmHWM MiB %-26s VmHWM/raw %-20s live heap MiB %-26s CPU µs/item %-22s GC cycles %s\n", s, h, q, l, c, g
 	}
 	for (s in mc) if (s ~ /\/limit$/) { b = s; sub(/limit$/, "nolimit", b); if (b in mc && mc[b] > 0) printf "  %s: CPU per item under the limit / without it (medians): %.2f\n", substr(s, 1, index(s, "/") - 1), mc[s] / mc[b] }
 }' "$results"
