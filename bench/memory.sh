@@ -32,7 +32,9 @@
 # 4584), DYNALITE_PREFIX (npm prefix holding dynalite, default /work/tools
 # when it has one, else <repo>/.tools), SIDES (default "limit nolimit
 # dynalite"), DYNALITE_RUNS (runs that include dynalite, default 1: it
-# takes about 40 s of a loaded machine per 100,000 items), SERVE_ARGS
+# takes about 40 s of a loaded machine per 100,000 items), DYNALITE_ITEMS
+# (the first items of each data set dynalite is given, default 330,000:
+# it stops answering before a million; raw is then its own), SERVE_ARGS
 # (more flags for cardapio serve's limit side).
 set -euo pipefail
 
@@ -45,6 +47,7 @@ sides=${SIDES:-limit nolimit dynalite}
 datasets=${DATASETS:-reference 300}
 count300=${COUNT300:-1000000}
 druns=${DYNALITE_RUNS:-1}
+ditems=${DYNALITE_ITEMS:-330000}
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 if [[ -z ${DYNALITE_PREFIX:-} && -f /work/tools/node_modules/dynalite/cli.js ]]; then
 	export DYNALITE_PREFIX=/work/tools
@@ -86,6 +89,15 @@ for d in $datasets; do
 	esac
 	echo "data set $d: $(wc -l <"${file[$d]}") items" >&2
 done
+# dynalite is given a third of the items by default: past about 1.3 GB
+# of RSS it stops answering, before the millionth reference item.
+declare -A dfile
+if [[ " $sides " == *" dynalite "* ]]; then
+	for d in $datasets; do
+		dfile[$d]=$work/dynalite-$d.json
+		head -n "$ditems" "${file[$d]}" >"${dfile[$d]}"
+	done
+fi
 ticks() { awk '{sub(/^.*\) /, ""); print $12 + $13}' "/proc/$1/stat"; }
 status() { awk -v f="$2:" '$1 == f {print $2 / 1024}' "/proc/$1/status"; }
 
@@ -109,7 +121,11 @@ for d in $datasets; do
 		*) die "unknown side $side" ;;
 		esac
 		pid=$spid
-		$dyn && pid=$(cat "$prefix/dynalite-$port.pid")
+		items_file=${file[$d]}
+		if $dyn; then
+			pid=$(cat "$prefix/dynalite-$port.pid")
+			items_file=${dfile[$d]}
+		fi
 		for _ in $(seq 1 100); do
 			curl -s -o /dev/null -m 1 "$url/" && break
 			sleep 0.1
@@ -137,7 +153,10 @@ for d in $datasets; do
 		side=$d/$side
 		# run side items rawMB liveMB hwmMB rssMB cpu-µs/item gc-share wall
 		awk -v r="$r" -v side="$side" -v items="$items" -v raw="$raw" -v live="$live" -v hwm="$hwm" -v rss="$rss" \
-			-v c="$((c1 - c0))" -v gc="$gc" -v w="$(echo "$t1 - $t0" | bc)" 'BEGIN {
+			-v c="$((c1 - c0))" -v gc="$gc" -v w="$(echo "$t1 - $t0" | bc)" -v part="$(($(stat -c %s "$items_file") * 1000000 / $(stat -c %s "${file[$d]}")))" 'BEGIN {
+			# the part of the items dynalite holds: raw in proportion to their
+			# lines bytes, from the figure of cardapio for the whole set.
+			raw = raw * part / 1000000
 			cpu = c * 10000 / items
 			printf "%s %s %d %.1f %.1f %.1f %.1f %.2f %.1f %d %.1f\n", r, side, items, raw, live, hwm, rss, hwm / raw, cpu, gc, w
 		}' | tee -a "$results" | awk '{printf "run %s %-18s %8d items  raw %6.1f MiB  live heap %6.1f MiB  VmHWM %7.1f MiB  VmRSS %7.1f MiB  VmHWM/raw %5.2f  server CPU %5.1f µs/item  GC cycles %4d  load %5.1f s\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11}'
@@ -146,7 +165,7 @@ done
 done
 echo "load average $(cut -d' ' -f1-3 /proc/loadavg) after"
 [[ -f $work/failed ]] && cat "$work/failed"
-echo "raw: the items as DynamoDB counts them (TableSizeBytes), from cardapio's figures (dynalite holds the same items)"
+echo "raw: the items as DynamoDB counts them (TableSizeBytes), from cardapio's figures (for dynalite's first $ditems items, in proportion to their bytes)"
 
 awk '
 function sort(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t } }

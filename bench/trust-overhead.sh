@@ -10,7 +10,7 @@
 # Usage:
 #   bench/trust-overhead.sh [BASE] [ROUNDS]    (default 256b9cd, the last
 #                                               commit before the trust
-#                                               features; 20 rounds)
+#                                               features; 12 rounds)
 #
 # Per round, for base and this tree:
 #
@@ -54,7 +54,7 @@ set -euo pipefail
 
 die() { echo "trust-overhead.sh: $*" >&2; exit 2; }
 base=${1:-256b9cd}
-rounds=${2:-20}
+rounds=${2:-12}
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || die "usage: trust-overhead.sh [BASE] [ROUNDS]"
 puts=${PUTS:-20000}
 sdkputs=${SDKPUTS:-8000}
