@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"net/url"
 	"runtime"
 	"sort"
@@ -164,6 +165,15 @@ func Run(ctx context.Context, m *catalog.Model, path string, o Options) (rep *Re
 	o.Target.Retry = target.NoRetry
 	if o.Retries > 0 {
 		o.Target.Retry = target.Retry{MaxAttempts: o.Retries + 1, MaxBackoff: target.Standard.MaxBackoff, Quota: target.Standard.Quota}
+	}
+	if o.Target.HTTPClient == nil && (o.Target.AWS || o.Target.EndpointURL != "") {
+		// A kept-alive connection for every request in flight (workers,
+		// each with its seed's batches and its fan-out's shards): the
+		// SDK's default keeps 10 a host, and the run would open (and
+		// leave in TIME_WAIT) a connection for each request beyond them.
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConns, tr.MaxIdleConnsPerHost = 128, 128
+		o.Target.HTTPClient = &http.Client{Transport: tr}
 	}
 	tg, err := target.Open(ctx, o.Target)
 	if err != nil {
