@@ -111,7 +111,7 @@ func (t *tree[T]) get(key []byte) (T, bool) {
 // put stores v, replacing (and returning) the element with its key; the
 // caller holds the table's write lock.
 func (t *tree[T]) put(v T) (old T, replaced bool) {
-	t.snap = nil
+	t.drop()
 	s, replaced := t.bt.ReplaceOrInsert(slot[T]{h: be64(v.key8()), v: v})
 	return s.v, replaced
 }
@@ -119,9 +119,18 @@ func (t *tree[T]) put(v T) (old T, replaced bool) {
 // del removes (and returns) the element with key; the caller holds the
 // table's write lock.
 func (t *tree[T]) del(key []byte) (old T, found bool) {
-	t.snap = nil
+	t.drop()
 	s, found := t.bt.Delete(t.at(key))
 	return s.v, found
+}
+
+// drop forgets the latest snapshot, which a write makes stale; the tree
+// is written only when there is one, so that readers on other
+// processors keep its cache line.
+func (t *tree[T]) drop() {
+	if t.snap != nil {
+		t.snap = nil
+	}
 }
 
 // snapshot returns a read-only copy of the tree as it is now, to be read
