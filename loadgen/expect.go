@@ -155,8 +155,9 @@ func measure(c catalog.Check, s *Summary, h *heat) CheckResult {
 		if x != "" {
 			name = x
 		}
-		cr.What = fmt.Sprintf("%s of the hottest %s partition (units a second asked for, at full scale)", strings.TrimSuffix(strings.TrimPrefix(c.Metric, "partition"), "Units"), name)
-		v, have = h.maxDemand(t, x, c.Metric == catalog.MetricPartitionWrite)
+		var window int
+		v, window, have = h.maxDemand(t, x, c.Metric == catalog.MetricPartitionWrite)
+		cr.What = fmt.Sprintf("%s of the hottest %s partition (units a second asked for, at full scale, sustained over %d s of the run's clock)", strings.TrimSuffix(strings.TrimPrefix(c.Metric, "partition"), "Units"), name, window)
 		if !have {
 			cr.Note = "no partition figures: the target is not cardapio's engine with its throughput model"
 		}

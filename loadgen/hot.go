@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"math"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -51,6 +53,9 @@ type partHeat struct {
 	wDemand, rDemand       float64 // local units, the highest second
 	wThrottled, rThrottled float64
 	keys                   map[string]bool
+	// secs is the demand of every second seen (scenario clock, Unix
+	// seconds): write and read, local units.
+	secs map[int64][2]float64
 }
 
 // newHeat returns the heat of a target, nil when it has no throughput
@@ -118,12 +123,18 @@ func (h *heat) sample(ctx context.Context) {
 				k := partKey{model, r.Index, p.Lo}
 				ph := h.parts[k]
 				if ph == nil {
-					ph = &partHeat{keys: map[string]bool{}}
+					ph = &partHeat{keys: map[string]bool{}, secs: map[int64][2]float64{}}
 					h.parts[k] = ph
 				}
 				for _, sec := range p.Seconds {
-					ph.wDemand = max(ph.wDemand, sec.WriteConsumed+sec.WriteThrottled)
-					ph.rDemand = max(ph.rDemand, sec.ReadConsumed+sec.ReadThrottled)
+					w, r := sec.WriteConsumed+sec.WriteThrottled, sec.ReadConsumed+sec.ReadThrottled
+					ph.wDemand = max(ph.wDemand, w)
+					ph.rDemand = max(ph.rDemand, r)
+					// A second seen by two samples: the later is the
+					// fuller.
+					at := sec.At.Unix()
+					was := ph.secs[at]
+					ph.secs[at] = [2]float64{max(was[0], w), max(was[1], r)}
 				}
 				ph.wThrottled = max(ph.wThrottled, p.Totals.WriteThrottled)
 				ph.rThrottled = max(ph.rThrottled, p.Totals.ReadThrottled)
@@ -252,11 +263,12 @@ func (h *heat) hottest(perResource int) []HotPartition {
 	return out
 }
 
-// maxDemand is the highest per-second demand of any partition of a table
-// or index, at full scale; ok is false without figures.
-func (h *heat) maxDemand(table, index string, write bool) (float64, bool) {
+// maxDemand is the highest demand a second of any partition of a table
+// or index, at full scale, sustained over the run's window (see
+// sustained); ok is false without figures.
+func (h *heat) maxDemand(table, index string, write bool) (v float64, window int, ok bool) {
 	if h == nil || !h.seen {
-		return 0, false
+		return 0, 0, false
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -264,17 +276,58 @@ func (h *heat) maxDemand(table, index string, write bool) (float64, bool) {
 	if scale <= 0 {
 		scale = 1
 	}
+	window = sustainWindow(scale)
 	best, found := 0.0, false
 	for k, p := range h.parts {
 		if k.table != table || k.index != index {
 			continue
 		}
 		found = true
-		d := p.rDemand
-		if write {
-			d = p.wDemand
-		}
-		best = max(best, d/scale)
+		best = max(best, sustained(p.secs, write, window)/scale)
 	}
-	return best, found
+	return best, window, found
+}
+
+// sustainWindow is how many seconds of a run at scale carry as many
+// requests as one second at full scale: ceil(1/scale). A second of a
+// 1/100 run holds a hundredth of the arrivals, so its busiest second is
+// a small count's luckiest draw, far above the full-scale second's rate
+// it stands for; the mean over 1/scale seconds has the full second's
+// count and so its spread.
+func sustainWindow(scale float64) int {
+	if scale >= 1 {
+		return 1
+	}
+	return int(math.Ceil(1/scale - 1e-9))
+}
+
+// sustained is the highest mean demand over window consecutive seconds
+// (seconds without traffic count as zero); a span shorter than the
+// window is averaged over the span.
+func sustained(secs map[int64][2]float64, write bool, window int) float64 {
+	if len(secs) == 0 {
+		return 0
+	}
+	i := 1
+	if write {
+		i = 0
+	}
+	ats := make([]int64, 0, len(secs))
+	for at := range secs {
+		ats = append(ats, at)
+	}
+	slices.Sort(ats)
+	span := int(ats[len(ats)-1]-ats[0]) + 1
+	w := min(window, span)
+	best, sum := 0.0, 0.0
+	lo := 0
+	for _, at := range ats {
+		sum += secs[at][i]
+		for ats[lo] <= at-int64(w) {
+			sum -= secs[ats[lo]][i]
+			lo++
+		}
+		best = max(best, sum)
+	}
+	return best / float64(w)
 }
