@@ -288,6 +288,14 @@ func (r *resolver) load(ptr string, sc *Scenario, l rawLoad) LoadItem {
 			r.errAt(ptr+"/follows", true, "", "a load that follows another takes its arrivals from it: drop rate and shape (count caps it)")
 		}
 		pl.Cap = l.Count
+		if l.Window != "" {
+			d, err := parseDuration(l.Window)
+			if err != nil || d <= 0 {
+				r.errf(ptr+"/window", "%q is not a positive duration", l.Window)
+			} else if l.Count > 0 {
+				pl.Spacing = time.Duration(float64(d) / l.Count)
+			}
+		}
 	} else {
 		pl.Shape = r.shape(ptr, sc, op, l)
 	}

@@ -169,6 +169,12 @@ type LoadPlan struct {
 	// Cap is the most arrivals a load that follows another makes (its
 	// count), 0: no cap.
 	Cap float64
+	// Spacing is, for a load that follows another with a count and a
+	// window, the mean time between its arrivals (window / count): the
+	// follow-ups of one cause (the items of one page) are spread at that
+	// pace, as the workers that take them would, instead of all starting
+	// at the instant their page came back. 0: no pacing.
+	Spacing time.Duration
 }
 
 // SourceKind is where a parameter's value comes from.

@@ -64,6 +64,8 @@ type loadRun struct {
 	next      atomic.Int64 // the next arrival number (follow-ups)
 	cap       int64        // most arrivals (follow-ups), 0: none
 	replaysAt atomic.Int64 // replays scheduled, for their pacing
+	paceMu    sync.Mutex
+	paceNext  time.Duration // the earliest due of the next paced follow-up
 
 	guards map[string][]versionGuard // by variant: the version-guarded writes
 	ledger bool                      // keep its messages for ledger invariants
@@ -840,7 +842,8 @@ func (r *runner) cause(a *arrival, cur *Context, values map[string]attr.Value, r
 			if f.cap > 0 && k >= f.cap {
 				return false
 			}
-			r.sched.push(&event{due: now + fl.After, a: &arrival{load: f, k: k, kind: kindOriginal, due: now + fl.After, ctx: ctx, cause: values}})
+			due := f.paced(now+fl.After, r.factor)
+			r.sched.push(&event{due: due, a: &arrival{load: f, k: k, kind: kindOriginal, due: due, ctx: ctx, cause: values}})
 			return true
 		}
 		if fl.Each == catalog.EachArrival {
@@ -991,4 +994,19 @@ func hashString(s string) uint64 {
 		h *= 1099511628211
 	}
 	return h
+}
+
+// paced is when a follow-up asked for at due starts: at due, or, for a
+// load with a Spacing, no sooner than its previous follow-up plus the
+// spacing at the run's scale (a scaled count over the same window).
+func (l *loadRun) paced(due time.Duration, factor float64) time.Duration {
+	sp := l.plan.Spacing
+	if sp <= 0 || factor <= 0 {
+		return due
+	}
+	l.paceMu.Lock()
+	defer l.paceMu.Unlock()
+	due = max(due, l.paceNext)
+	l.paceNext = due + time.Duration(float64(sp)/factor)
+	return due
 }
