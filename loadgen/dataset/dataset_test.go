@@ -377,8 +377,10 @@ func contains(xs []string, s string) bool {
 	return false
 }
 
-// cpfText finds CPFs: formatted, or a run of exactly 11 digits.
-var cpfText = regexp.MustCompile(`(?:^|[^0-9])([0-9]{3}\.[0-9]{3}\.[0-9]{3}-[0-9]{2}|[0-9]{11})(?:[^0-9]|$)`)
+// cpfText finds CPFs: formatted, or a run of exactly 11 digits that is
+// not the fraction of a decimal number (a duration's 1.66047270506 s has
+// a valid CPF's digits about one time in a hundred).
+var cpfText = regexp.MustCompile(`(?:^|[^0-9.])([0-9]{3}\.[0-9]{3}\.[0-9]{3}-[0-9]{2}|[0-9]{11})(?:[^0-9]|$)`)
 
 // TestNoPersonalDataInKeys looks into every key of every item, table and
 // index keys alike: no CPF (a run of 11 digits, formatted or not, with
