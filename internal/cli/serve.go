@@ -306,7 +306,9 @@ func newServer(ctx context.Context, c serveConfig, e *env) (*engine.Server, erro
 	space := func(region, account string) (*engine.Engine, error) {
 		opts := engine.Options{Region: region, Account: account, TTLSweep: c.sweep, IndexLag: c.lag}
 		if c.limits {
-			m, err := throughput.New(throughput.Config{Scale: c.scale})
+			// The model names the space's tables in its ARNs (figures,
+			// ThrottlingReasons): its region and account, not the defaults.
+			m, err := throughput.New(throughput.Config{Scale: c.scale, Region: region, Account: account})
 			if err != nil {
 				return nil, err
 			}

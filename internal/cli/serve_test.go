@@ -147,6 +147,44 @@ func TestServeThroughput(t *testing.T) {
 	assert.Contains(t, stdout.String(), "throughput model on at scale 0.001; figures at "+url+engine.ThroughputPath)
 }
 
+// A space's throughput model names its tables by the space's region and
+// account: in the figures and in a throttled request's ThrottlingReasons.
+func TestServeThroughputARNsOfTheSpace(t *testing.T) {
+	url, _ := startServe(t, serveConfig{sweep: time.Second, limits: true, scale: 0.001, warmRead: 12000, warmWrite: 4000})
+	send := func(op, body string) (int, string) {
+		req, err := http.NewRequest("POST", url, strings.NewReader(body))
+		require.NoError(t, err)
+		req.Header.Set("X-Amz-Target", "DynamoDB_20120810."+op)
+		req.Header.Set("Content-Type", "application/x-amz-json-1.0")
+		placeholderSign(req)
+		req.Header.Set("Authorization", strings.Replace(req.Header.Get("Authorization"), "/us-east-1/", "/eu-west-1/", 1))
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		return resp.StatusCode, string(b)
+	}
+	code, body := send("CreateTable", `{"TableName":"Hot","BillingMode":"PAY_PER_REQUEST",
+		"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],"KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}]}`)
+	require.Equal(t, 200, code, body)
+	for i := 0; i < 3; i++ {
+		if code, body = send("PutItem", `{"TableName":"Hot","Item":{"pk":{"S":"k"}}}`); code != 200 {
+			break
+		}
+	}
+	require.Equal(t, 400, code)
+	assert.Contains(t, body, `"resource":"arn:aws:dynamodb:eu-west-1:000000000000:table/Hot"`)
+
+	resp, err := http.Get(url + engine.ThroughputPath + "?region=eu-west-1")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var s throughput.Snapshot
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&s))
+	require.NotNil(t, s.Table("Hot"))
+	assert.Equal(t, "arn:aws:dynamodb:eu-west-1:000000000000:table/Hot", s.Table("Hot").Resource("").ARN)
+}
+
 func TestServeThroughputOff(t *testing.T) {
 	url, _ := startServe(t, serveConfig{sweep: time.Second, lag: time.Hour})
 	resp, err := http.Get(url + engine.ThroughputPath)
