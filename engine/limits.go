@@ -7,7 +7,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -99,6 +101,28 @@ func DescriptorLimit() (uint64, bool) {
 		return 0, false
 	}
 	return rl.Cur, true
+}
+
+// AddressSpace reports the process's address-space limit (ulimit -v,
+// prlimit --as) when one is set, and the address space the process has
+// already mapped (VmSize; 0 where the system does not say). Such a limit
+// is no memory cap for a Go program: the runtime reserves about a
+// gigabyte and a half at start that it never touches, and an allocation
+// past the limit is a fatal error, not an error the server can answer.
+func AddressSpace() (limit, mapped uint64, ok bool) {
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &rl); err != nil || rl.Cur == ^uint64(0) {
+		return 0, 0, false
+	}
+	if b, err := os.ReadFile("/proc/self/status"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if v, found := strings.CutPrefix(l, "VmSize:"); found {
+				kb, _ := strconv.ParseUint(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+				mapped = kb << 10
+			}
+		}
+	}
+	return rl.Cur, mapped, true
 }
 
 // budget counts the bytes of request bodies held, against a cap.

@@ -224,7 +224,7 @@ func authError(e *auth.Error) *Error { return &Error{Type: e.Type, Message: e.Me
 // server bound to loopback.
 func (s *Server) refuseHost(w http.ResponseWriter, host string) {
 	b := appendError(nil, &Error{Type: ErrAccessDenied, Message: fmt.Sprintf(
-		"Host %q is not a loopback name: this server listens on a loopback address and answers only requests addressed to localhost, 127.0.0.1 or [::1] (a page on another site cannot reach it through DNS rebinding)", host)})
+		"Host %q is not a loopback name: this server listens on a loopback address and answers only requests addressed to localhost (or a name under .localhost), an address of 127.0.0.0/8 or [::1] (a page on another site cannot reach it through DNS rebinding)", host)})
 	w.Header()["Content-Type"] = jsonTypeHeader
 	w.WriteHeader(http.StatusForbidden)
 	w.Write(b)

@@ -116,7 +116,8 @@ refusal is AccessDeniedException worded as on AWS. An identity with no
 policy attached may do nothing once any --policy is given.
 
 Exposure. On a loopback address (the default) only requests addressed to
-localhost, 127.0.0.1 or [::1] are answered (no DNS rebinding). Binding any
+localhost (or a name under .localhost), an address of 127.0.0.0/8 or
+[::1] are answered (no DNS rebinding). Binding any
 other address prints a warning unless --credentials is set. Under
 --credentials the throughput figures (which show partition key values)
 answer only a verified signature, with its own account's tables.
@@ -129,6 +130,11 @@ descriptor limit less 64): when full, the longest idle connection is
 closed, and with none idle a new one is answered 503. Slow, stalled and
 idle connections end at their timeouts. SIGINT or SIGTERM stop accepting,
 let requests in progress finish (--shutdown-timeout), and exit 0.
+An address-space limit (ulimit -v, prlimit --as) is no memory cap: the
+Go runtime reserves about 1.6 GiB of address space at start that it never
+touches, and an allocation past the limit kills the process (fatal error:
+out of memory) with far less in use; serve warns when one is set. Cap
+memory with --memory-limit or GOMEMLIMIT, or a cgroup.
 
 Memory. The Go runtime's soft memory limit follows what the tables hold:
 --memory-factor (1.75) x their bytes as DynamoDB counts them (items,
@@ -418,6 +424,9 @@ func serve(ctx context.Context, ln net.Listener, srv *engine.Server, c serveConf
 	if !loopback && c.credentials == "" {
 		fmt.Fprintf(e.stderr, "warning: %s is reachable from other machines, and any credentials are accepted: anyone who can reach it can read and change every table (use a loopback address, or --credentials)\n", ln.Addr())
 	}
+	if limit, mapped, ok := engine.AddressSpace(); ok {
+		fmt.Fprintln(e.stderr, addressSpaceWarning(limit, mapped, srv.Limits().MaxInflight))
+	}
 	if c.limits {
 		fmt.Fprintf(e.stdout, "throughput model on at scale %g; figures at http://%s%s\n", c.scale, ln.Addr(), engine.ThroughputPath)
 	}
@@ -445,6 +454,23 @@ func serve(ctx context.Context, ln net.Listener, srv *engine.Server, c serveConf
 		fmt.Fprintf(e.stderr, "cardapio engine stopped\n")
 	}
 	return err
+}
+
+// addressSpaceWarning says why an address-space limit (ulimit -v) is no
+// memory cap for the server, with the room the runtime's reservations
+// leave under it: past the limit the process dies of out-of-memory, with
+// far less memory in use than the limit says.
+func addressSpaceWarning(limit, mapped uint64, inflight int64) string {
+	gib := func(n uint64) string { return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30)) }
+	room := "an unknown part of it is"
+	if mapped > 0 {
+		left := uint64(0)
+		if limit > mapped {
+			left = limit - mapped
+		}
+		room = fmt.Sprintf("%s of it is already reserved by the Go runtime, unused, leaving %s (--max-inflight is %d MiB); it is", gib(mapped), gib(left), inflight>>20)
+	}
+	return fmt.Sprintf("warning: the address-space limit (ulimit -v) is %s and %s no memory cap: an allocation past it kills the server (fatal error: out of memory); cap memory with --memory-limit or GOMEMLIMIT, or a cgroup (e.g. systemd-run --scope -p MemoryMax=2G)", gib(limit), room)
 }
 
 // loopbackAddr reports whether an address to listen on is a loopback one

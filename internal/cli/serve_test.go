@@ -282,6 +282,14 @@ func TestServeWarnsWhenExposed(t *testing.T) {
 	assert.False(t, loopbackAddr("0.0.0.0:8000"))
 }
 
+func TestServeWarnsOfAnAddressSpaceLimit(t *testing.T) {
+	w := addressSpaceWarning(2<<30, 1732532<<10, 512<<20)
+	assert.Contains(t, w, "the address-space limit (ulimit -v) is 2.00 GiB and 1.65 GiB of it is already reserved by the Go runtime, unused, leaving 0.35 GiB (--max-inflight is 512 MiB)")
+	assert.Contains(t, w, "cap memory with --memory-limit or GOMEMLIMIT")
+	assert.Contains(t, addressSpaceWarning(1<<30, 3<<30, 512<<20), "leaving 0.00 GiB")
+	assert.Contains(t, addressSpaceWarning(1<<30, 0, 512<<20), "is 1.00 GiB and an unknown part of it is no memory cap")
+}
+
 func TestServeHelpDocumentsTheLimits(t *testing.T) {
 	var stdout bytes.Buffer
 	require.Equal(t, ExitOK, Main([]string{"serve", "--help"}, nil, &stdout, io.Discard))
