@@ -101,11 +101,18 @@ func startServe(t *testing.T, c serveConfig) (url string, stdout *bytes.Buffer) 
 
 func call(t *testing.T, url, op, body string) (int, string) {
 	t.Helper()
+	return callIn(t, url, "us-east-1", op, body)
+}
+
+// callIn is call with a signature for region.
+func callIn(t *testing.T, url, region, op, body string) (int, string) {
+	t.Helper()
 	req, err := http.NewRequest("POST", url, strings.NewReader(body))
 	require.NoError(t, err)
 	req.Header.Set("X-Amz-Target", "DynamoDB_20120810."+op)
 	req.Header.Set("Content-Type", "application/x-amz-json-1.0")
 	placeholderSign(req)
+	req.Header.Set("Authorization", strings.Replace(req.Header.Get("Authorization"), "/us-east-1/", "/"+region+"/", 1))
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	defer resp.Body.Close()
@@ -151,20 +158,7 @@ func TestServeThroughput(t *testing.T) {
 // account: in the figures and in a throttled request's ThrottlingReasons.
 func TestServeThroughputARNsOfTheSpace(t *testing.T) {
 	url, _ := startServe(t, serveConfig{sweep: time.Second, limits: true, scale: 0.001, warmRead: 12000, warmWrite: 4000})
-	send := func(op, body string) (int, string) {
-		req, err := http.NewRequest("POST", url, strings.NewReader(body))
-		require.NoError(t, err)
-		req.Header.Set("X-Amz-Target", "DynamoDB_20120810."+op)
-		req.Header.Set("Content-Type", "application/x-amz-json-1.0")
-		placeholderSign(req)
-		req.Header.Set("Authorization", strings.Replace(req.Header.Get("Authorization"), "/us-east-1/", "/eu-west-1/", 1))
-		resp, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		defer resp.Body.Close()
-		b, err := io.ReadAll(resp.Body)
-		require.NoError(t, err)
-		return resp.StatusCode, string(b)
-	}
+	send := func(op, body string) (int, string) { return callIn(t, url, "eu-west-1", op, body) }
 	code, body := send("CreateTable", `{"TableName":"Hot","BillingMode":"PAY_PER_REQUEST",
 		"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],"KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}]}`)
 	require.Equal(t, 200, code, body)
