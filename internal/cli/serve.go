@@ -67,10 +67,12 @@ TTL and stream settings, items, and stream records, in an append-only log
 that is compacted into snapshots as it grows (each region and account in
 DIR/ACCOUNT/REGION, DIR itself with --shared). On start the directory is
 restored: the latest snapshot, then the log after it; indexes are rebuilt.
-A torn or damaged end of the log (a write cut by a crash) is detected by
-its checksums and cut at the last intact record, said on stderr with the
-cut bytes kept beside the log; damage anywhere else stops the server
-(exit 1) rather than start with wrong tables. --sync says what a crash can
+The first torn or damaged record of the last log segment (found by its
+checksum) is taken for the log's end, where a crash leaves one: the log
+is cut there, said on stderr, and every byte after it kept beside the log
+(intact records after damage in the middle too: restore them by hand).
+Damage in a snapshot, or in a segment that another follows, stops the
+server (exit 1) rather than start with wrong tables. --sync says what a crash can
 lose:
   --sync always    a write is acknowledged only once it is on stable
                    storage (fsync, shared by concurrent writers): a
