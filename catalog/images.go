@@ -489,7 +489,10 @@ func (f *imageFindings) check(op *Operation, s *Step, b *Budget, ptr string, can
 				"the condition %q fails on sample %s, yet the variant charges the %s as a write that succeeds", q.Condition, bn, s.Kind)
 		}
 	}
-	if s.Kind == Delete || s.Kind == ConditionCheck {
+	// A write that fails (the variant's failedStep, or an action of a
+	// cancelled transaction) leaves the item as it found it: there is no
+	// item left to hold to the entity's rules or to the step's after.
+	if s.Kind == Delete || s.Kind == ConditionCheck || s.ID == b.FailedStep || cancelled {
 		return
 	}
 	after, err := s.Apply(before, vals)
