@@ -511,8 +511,14 @@ func (p *Population) link(n *Node) error {
 		if d := e.Table.Discriminator; d != "" {
 			c.out = append(c.out, outField{name: d, kind: 2})
 		}
+		keyed := map[string]bool{}
+		for _, k := range e.Key {
+			keyed[k.Attribute] = true
+		}
 		for i, s := range c.slots {
-			if s.stored {
+			// A natural key (deviceId: "{deviceId}") is the attribute
+			// itself: written once, as the key.
+			if s.stored && !keyed[s.name] {
 				c.out = append(c.out, outField{name: s.name, slot: i})
 			}
 		}
