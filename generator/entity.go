@@ -97,6 +97,18 @@ func keyPlaceholders(e *catalog.Entity) []string {
 	return out
 }
 
+// naturalKey says whether the entity's template of the table key
+// attribute name is that attribute's own placeholder.
+func naturalKey(e *catalog.Entity, name string) bool {
+	for _, k := range e.Key {
+		if k.Attribute == name {
+			ph := k.Template.Placeholders()
+			return len(k.Template.Parts) == 1 && len(ph) == 1 && ph[0] == name
+		}
+	}
+	return false
+}
+
 func (p *plan) planFields(ep *entityPlan) error {
 	e := ep.E
 	keyNames := map[string]bool{}
@@ -136,7 +148,12 @@ func (p *plan) planFields(ep *entityPlan) error {
 			pr = catalog.KeyOnly
 		}
 		if keyNames[ph] {
-			continue
+			if !naturalKey(e, ph) {
+				continue
+			}
+			// A natural key (deviceId: "{deviceId}") is the attribute
+			// itself: the entity's field, every item has it.
+			pr = catalog.Required
 		}
 		if err := add(ph, pr); err != nil {
 			return err
@@ -718,8 +735,8 @@ func (p *plan) planCodec(ep *entityPlan) {
 		fmt.Fprintf(&b, "item[%s] = stringValue(%s)\n", quote(tp.T.Discriminator), quote(e.TypeValue))
 	}
 	for _, f := range ep.Fields {
-		if f.Presence == catalog.KeyOnly {
-			continue
+		if f.Presence == catalog.KeyOnly || naturalKey(e, f.Attr.Name) {
+			continue // in the key's item already
 		}
 		x := "x." + f.Name
 		switch {
