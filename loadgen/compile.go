@@ -14,7 +14,8 @@ import (
 // operation's parameters in the order they can be computed. Parameters
 // the load gives no source take, in turn: the value of the same name of
 // the arrival that caused this one, their attribute's computation, the
-// scenario clock for instants, the context's attribute of the same name
+// scenario clock for instants (but the subject's own value for an
+// instant of the subject's key), the context's attribute of the same name
 // (the subject's first, then the others'), or their sample.
 func compileLoad(x *executor.Executor, l *loadRun, invs []*catalog.Invariant) error {
 	pl := l.plan
@@ -104,7 +105,7 @@ func compileLoad(x *executor.Executor, l *loadRun, invs []*catalog.Invariant) er
 				all = append(all, s)
 				continue
 			}
-			s, err := defaultSource(l.op, p, ctxEnts, causeNames, fannedOut(l.op))
+			s, err := defaultSource(l.op, p, subj, ctxEnts, causeNames, fannedOut(l.op))
 			if err != nil {
 				return fmt.Errorf("load %s: %w", l.name, err)
 			}
@@ -124,8 +125,22 @@ func compileLoad(x *executor.Executor, l *loadRun, invs []*catalog.Invariant) er
 	return nil
 }
 
-// defaultSource is the source of a parameter the load does not name.
-func defaultSource(op *catalog.Operation, p *catalog.Param, ents []*catalog.Entity, cause, fanned map[string]bool) (*catalog.Source, error) {
+// inKey says whether a placeholder of one of e's table key templates is
+// the attribute.
+func inKey(e *catalog.Entity, name string) bool {
+	for _, k := range e.Key {
+		for _, part := range k.Template.Parts {
+			if part.Attr == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// defaultSource is the source of a parameter the load does not name;
+// subj is the load's subject entity, or nil.
+func defaultSource(op *catalog.Operation, p *catalog.Param, subj *catalog.Entity, ents []*catalog.Entity, cause, fanned map[string]bool) (*catalog.Source, error) {
 	if cause[p.Name] {
 		return &catalog.Source{Param: p, Kind: catalog.SourceCopy, Path: &catalog.Path{Text: "cause." + p.Name, Cause: true, Attr: p.Name}}, nil
 	}
@@ -144,6 +159,12 @@ func defaultSource(op *catalog.Operation, p *catalog.Param, ents []*catalog.Enti
 		return &catalog.Source{Param: p, Kind: catalog.SourceComputed, Attr: a}, nil
 	}
 	if a := p.Attribute; a != nil && (a.Unit == catalog.UnitInstant || a.Instant != nil) {
+		// An instant in the subject's own key (an alert's raisedAt in
+		// SK AL#{raisedAt}) addresses the subject: the clock would name
+		// an item that does not exist.
+		if subj != nil && inKey(subj, p.Name) {
+			return &catalog.Source{Param: p, Kind: catalog.SourceCopy, Path: &catalog.Path{Text: subj.Name + "." + p.Name, Entity: subj, Attr: p.Name}}, nil
+		}
 		return &catalog.Source{Param: p, Kind: catalog.SourceDate, Date: &catalog.DateShift{}}, nil
 	}
 	for _, e := range ents {
