@@ -1,0 +1,507 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cardapio/cardapio/attr"
+	"github.com/cardapio/cardapio/catalog"
+)
+
+// Models written from docs/model-format.md alone, for domains unlike the
+// two examples (testdata/models: a helpdesk with an SLA queue sharded
+// eight ways, IoT telemetry in day buckets with TTL and a natural-key
+// registry, ...). Every command runs on each of them through Main, and a
+// reader of this file's own checks what `data` wrote: every item's keys
+// against its entity's templates, the catalog's item checks, references
+// to parents that exist, no personal data in any key, counts against the
+// populations and bytes against cost's storage figure. A model added to
+// the directory is covered with no Go written for it; its scenarios are
+// written so that every arrival applies.
+
+// modelsScale keeps the populations small enough for 2 cores.
+const modelsScale = 0.2
+
+func independentModels(t *testing.T) []string {
+	paths, err := filepath.Glob("testdata/models/*.yaml")
+	require.NoError(t, err)
+	require.NotEmpty(t, paths)
+	return paths
+}
+
+func TestIndependentModels(t *testing.T) {
+	for _, path := range independentModels(t) {
+		t.Run(strings.TrimSuffix(filepath.Base(path), ".yaml"), func(t *testing.T) {
+			m, err := catalog.Load(path)
+			require.NoError(t, err)
+
+			r := runCLI([]string{"check", path}, nil)
+			require.Equal(t, ExitOK, r.code, r.stdout+r.stderr)
+
+			r = runCLI([]string{"cost", path, "--format", "json"}, nil)
+			require.Equal(t, ExitOK, r.code, r.stderr)
+			var cost struct{ StorageGB float64 }
+			require.NoError(t, json.Unmarshal([]byte(r.stdout), &cost))
+			require.Positive(t, cost.StorageGB)
+
+			r = runCLI([]string{"budget", path}, nil)
+			require.Equal(t, ExitOK, r.code, r.stdout+r.stderr)
+
+			out := filepath.Join(t.TempDir(), "report.html")
+			r = runCLI([]string{"report", path, "--no-measure", "--out", out}, nil)
+			require.Equal(t, ExitOK, r.code, r.stderr)
+			assert.FileExists(t, out)
+
+			whole := checkData(t, m, path, cost.StorageGB)
+
+			// The population loads into the embedded engine whole.
+			r = runCLI([]string{"data", path, "--scale", fmt.Sprint(modelsScale), "--serve", "--quiet", "--summary", "json"}, nil)
+			require.Equal(t, ExitOK, r.code, r.stderr)
+			var served dataSummary
+			require.NoError(t, json.Unmarshal([]byte(r.stdout), &served), r.stdout)
+			assert.Equal(t, whole, served.Summary.Items)
+
+			require.NotEmpty(t, m.Scenarios, "a model of this directory declares scenarios")
+			for _, sc := range m.Scenarios {
+				r = runCLI([]string{"plan", path, "--scenario", sc.Name, "--scale", "0.01", "--no-search"}, nil)
+				assert.Equal(t, ExitOK, r.code, "plan %s: %s%s", sc.Name, r.stdout, r.stderr)
+				checkLoad(t, path, sc.Name)
+			}
+		})
+	}
+}
+
+// checkLoad runs a scenario of the model on the embedded engine and
+// holds its summary: every arrival attempted, completed and applied,
+// every invariant checked and kept.
+func checkLoad(t *testing.T, path, scenario string) {
+	t.Helper()
+	dir := t.TempDir()
+	summary, results := filepath.Join(dir, "summary.json"), filepath.Join(dir, "results.jsonl")
+	r := runCLI([]string{"load", path, "--scenario", scenario, "--scale", fmt.Sprint(modelsScale), "--speed", "max", "--quiet",
+		"--summary", summary, "--results", results}, nil)
+	require.Equal(t, ExitOK, r.code, "load %s:\n%s%s", scenario, r.stdout, r.stderr)
+	b, err := os.ReadFile(summary)
+	require.NoError(t, err)
+	var s struct {
+		OK         bool
+		Operations map[string]struct {
+			Offered, Attempted, Completed int
+			Outcomes                      map[string]int
+		}
+		Invariants []struct {
+			Name                string
+			Checked, Violations int
+		}
+	}
+	require.NoError(t, json.Unmarshal(b, &s))
+	assert.True(t, s.OK)
+	require.NotEmpty(t, s.Operations)
+	for name, op := range s.Operations {
+		assert.Positive(t, op.Offered, name)
+		assert.Equal(t, op.Offered, op.Attempted, name)
+		assert.Equal(t, op.Attempted, op.Completed, name)
+		assert.Equal(t, map[string]int{"applied": op.Completed}, op.Outcomes, "%s: every arrival applies", name)
+	}
+	require.NotEmpty(t, s.Invariants)
+	for _, inv := range s.Invariants {
+		assert.Positive(t, inv.Checked, inv.Name)
+		assert.Zero(t, inv.Violations, inv.Name)
+	}
+	out := filepath.Join(dir, "report.html")
+	r = runCLI([]string{"report", path, "--no-measure", "--load", results, "--out", out}, nil)
+	assert.Equal(t, ExitOK, r.code, r.stderr)
+}
+
+// dataSummary is the part of `data --summary json` the test reads.
+type dataSummary struct {
+	Summary struct {
+		Items    int
+		Entities []struct {
+			Entity   string
+			Items    int
+			Declared float64
+		}
+		Tables []struct {
+			Table  string
+			GB     float64
+			CostGB float64
+		}
+	}
+}
+
+// checkData generates the population as JSON lines with one worker and
+// with three, and in two parts, and reads it; it returns the items.
+func checkData(t *testing.T, m *catalog.Model, path string, costGB float64) int {
+	t.Helper()
+	dir := t.TempDir()
+	gen := func(name string, extra ...string) (string, dataSummary) {
+		out := filepath.Join(dir, name)
+		args := append([]string{"data", path, "--scale", fmt.Sprint(modelsScale), "--format", "jsonl", "--compression", "none",
+			"--out", out, "--quiet", "--summary", "json"}, extra...)
+		r := runCLI(args, nil)
+		require.Equal(t, ExitOK, r.code, r.stderr)
+		var s dataSummary
+		require.NoError(t, json.Unmarshal([]byte(r.stdout), &s), r.stdout)
+		return out, s
+	}
+	one, sum := gen("one", "--workers", "1")
+	three, _ := gen("three", "--workers", "3")
+	p0, _ := gen("p0", "--part", "0/2", "--workers", "2")
+	p1, _ := gen("p1", "--part", "1/2", "--workers", "2")
+
+	lines := dataLines(t, one)
+	require.NotEmpty(t, lines)
+	assert.Equal(t, lines, dataLines(t, three), "the same seed gives the same bytes whatever the workers")
+	a, b := dataLines(t, p0), dataLines(t, p1)
+	union := map[string][]string{}
+	for table := range lines {
+		seen := map[string]bool{}
+		for _, l := range a[table] {
+			seen[l] = true
+		}
+		for _, l := range b[table] {
+			assert.False(t, seen[l], "an item in both parts: %s", l)
+		}
+		union[table] = append(append([]string{}, a[table]...), b[table]...)
+		sort.Strings(union[table])
+		want := append([]string{}, lines[table]...)
+		sort.Strings(want)
+		assert.Equal(t, want, union[table], "table %s: the parts' union is the whole", table)
+	}
+
+	counts := readPopulation(t, m, lines)
+
+	// Counts agree with the populations at the scale: roots exactly,
+	// children per parent item generated within five standard
+	// deviations of the count's distribution (each parent draws its own).
+	total := 0
+	for _, e := range m.Entities {
+		p := e.Population
+		if p == nil || !p.Known {
+			continue
+		}
+		got := float64(counts[e.Name])
+		total += counts[e.Name]
+		if p.Total != nil {
+			assert.Equal(t, math.Round(float64(*p.Total)*modelsScale), got, "%s: a root's total at the scale", e.Name)
+			continue
+		}
+		parents := float64(counts[p.Parent.Name]) * p.ParentShare
+		want := parents * p.PerParent.Mean
+		sd := math.Sqrt(parents * countVariance(p.PerParent))
+		assert.InDelta(t, want, got, 5*sd+2, "%s: %v items for %v expected of %v parents (%v declared at the scale)",
+			e.Name, got, want, parents, p.Items*modelsScale)
+	}
+	assert.Equal(t, sum.Summary.Items, total)
+	for _, es := range sum.Summary.Entities {
+		assert.Equal(t, counts[es.Entity], es.Items, "the summary's count of %s", es.Entity)
+	}
+
+	// Bytes agree with cost's storage figure, which sizes each entity by
+	// its first sample where the generator draws every item.
+	gb := 0.0
+	for _, ts := range sum.Summary.Tables {
+		gb += ts.GB
+	}
+	assert.InEpsilon(t, costGB*modelsScale, gb, 0.3, "generated %v GB against cost's %v GB at scale %v", gb, costGB*modelsScale, modelsScale)
+	return total
+}
+
+// countVariance is the variance of a count of children per parent.
+func countVariance(c *catalog.Count) float64 {
+	switch c.Kind {
+	case catalog.CountUniform:
+		n := float64(c.Max - c.Min + 1)
+		return (n*n - 1) / 12
+	case catalog.CountShares:
+		v := 0.0
+		for _, sh := range c.Shares {
+			d := float64(sh.Count) - c.Mean
+			v += sh.Share * d * d
+		}
+		return v
+	case catalog.CountZipf:
+		return c.Mean * float64(c.Max)
+	}
+	return 0.25 // fixed: the mean rounded down or up
+}
+
+// dataLines reads the JSON lines of every table a data run wrote, by
+// table, in file order.
+func dataLines(t *testing.T, dir string) map[string][]string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*", "data", "*.jsonl"))
+	require.NoError(t, err)
+	sort.Strings(files)
+	out := map[string][]string{}
+	for _, f := range files {
+		table := filepath.Base(filepath.Dir(filepath.Dir(f)))
+		fh, err := os.Open(f)
+		require.NoError(t, err)
+		sc := bufio.NewScanner(fh)
+		sc.Buffer(make([]byte, 1<<20), 1<<22)
+		for sc.Scan() {
+			out[table] = append(out[table], sc.Text())
+		}
+		require.NoError(t, sc.Err())
+		fh.Close()
+	}
+	return out
+}
+
+// Texts that look like personal data: an e-mail, a phone number, a CPF.
+var personalInKey = []*regexp.Regexp{
+	regexp.MustCompile(`[^\s@#]+@[^\s@#]+\.[A-Za-z]{2,}`),
+	regexp.MustCompile(`\(?\b\d{2,3}\)?[ .-]\d{3,5}[ .-]\d{4}\b`),
+	regexp.MustCompile(`\b\d{3}\.?\d{3}\.?\d{3}-?\d{2}\b`),
+}
+
+// readPopulation is the reader: each line is one item of one entity of
+// its table, whose key attributes read back through the entity's
+// templates, which the catalog's own checks accept, whose key holds no
+// personal data, and whose parent (the items its population hangs off)
+// exists with the values the child's key shares with it. It returns the
+// items per entity.
+func readPopulation(t *testing.T, m *catalog.Model, lines map[string][]string) map[string]int {
+	t.Helper()
+	counts := map[string]int{}
+	type seen struct {
+		e    *catalog.Entity
+		vals map[string]string
+	}
+	var items []seen
+	for table, ls := range lines {
+		tb := m.Table(table)
+		require.NotNil(t, tb, "a directory named after no table: %s", table)
+		var ents []*catalog.Entity
+		for _, e := range m.Entities {
+			if e.Table == tb {
+				ents = append(ents, e)
+			}
+		}
+		for _, l := range ls {
+			assertNoDuplicateNames(t, l)
+			it, err := attr.DecodeItem([]byte(l))
+			require.NoError(t, err, l)
+			e, vals := entityOf(tb, ents, it)
+			if !assert.NotNil(t, e, "an item of no entity of %s: %s", table, l) {
+				continue
+			}
+			counts[e.Name]++
+			for _, err := range e.CheckItem(it) {
+				t.Errorf("%s item breaks the catalog's checks: %v: %s", e.Name, err, l)
+			}
+			var keys []string
+			for _, k := range e.Key {
+				if v, ok := it.Get(k.Attribute); ok && v.Type == attr.S {
+					keys = append(keys, v.Str)
+				}
+			}
+			for _, ea := range e.Attributes {
+				a := m.Attribute(ea.Name)
+				if a == nil || !a.PII {
+					continue
+				}
+				if v, ok := it.Get(a.Name); ok && v.Type == attr.S && v.Str != "" {
+					for _, k := range keys {
+						assert.NotContains(t, k, v.Str, "%s: the pii attribute %s in a key", e.Name, a.Name)
+					}
+				}
+			}
+			for _, k := range keys {
+				for _, re := range personalInKey {
+					assert.False(t, re.MatchString(k), "%s: key %q looks like personal data (%s)", e.Name, k, re)
+				}
+			}
+			items = append(items, seen{e, vals})
+		}
+	}
+	// References: a child's values of the names it shares with its
+	// parent (copied down, or in both keys) are those of a parent item.
+	tuples := map[string]map[string]bool{}
+	shared := func(child, parent *catalog.Entity) []string {
+		var names []string
+		for _, n := range entityNames(child) {
+			if slicesHas(entityNames(parent), n) {
+				names = append(names, n)
+			}
+		}
+		sort.Strings(names)
+		return names
+	}
+	tuple := func(vals map[string]string, names []string) string {
+		var b strings.Builder
+		for _, n := range names {
+			b.WriteString(vals[n])
+			b.WriteByte(0)
+		}
+		return b.String()
+	}
+	for _, x := range items {
+		for _, y := range m.Entities {
+			if y.Population == nil || y.Population.Parent != x.e {
+				continue
+			}
+			names := shared(y, x.e)
+			id := y.Name + "/" + strings.Join(names, ",")
+			if tuples[id] == nil {
+				tuples[id] = map[string]bool{}
+			}
+			tuples[id][tuple(x.vals, names)] = true
+		}
+	}
+	for _, x := range items {
+		p := x.e.Population
+		if p == nil || p.Parent == nil {
+			continue
+		}
+		names := shared(x.e, p.Parent)
+		if len(names) == 0 {
+			continue
+		}
+		id := x.e.Name + "/" + strings.Join(names, ",")
+		assert.True(t, tuples[id][tuple(x.vals, names)], "%s %v: no %s with these %v", x.e.Name, x.vals, p.Parent.Name, names)
+	}
+	return counts
+}
+
+// entityOf finds the entity of an item (its discriminator, or the one
+// entity of the table whose templates its keys read back through) and
+// the item's values by name: its attributes and its key placeholders,
+// which must agree where both are there.
+func entityOf(tb *catalog.Table, ents []*catalog.Entity, it attr.Item) (*catalog.Entity, map[string]string) {
+	var cands []*catalog.Entity
+	if d := tb.Discriminator; d != "" {
+		if v, ok := it.Get(d); ok {
+			for _, e := range ents {
+				if e.TypeValue == v.Str {
+					cands = append(cands, e)
+				}
+			}
+		}
+	} else {
+		cands = ents
+	}
+next:
+	for _, e := range cands {
+		vals := map[string]string{}
+		for _, f := range it {
+			if s, ok := scalarText(f.Value); ok {
+				vals[f.Name] = s
+			}
+		}
+		for _, k := range e.Key {
+			v, ok := it.Get(k.Attribute)
+			if !ok {
+				continue next
+			}
+			s, _ := scalarText(v)
+			parts, ok := k.Template.Match(s)
+			if !ok {
+				continue next
+			}
+			for name, text := range parts {
+				if old, ok := vals[name]; ok && old != text && name != k.Attribute {
+					continue next
+				}
+				vals[name] = text
+			}
+		}
+		return e, vals
+	}
+	return nil, nil
+}
+
+func scalarText(v attr.Value) (string, bool) {
+	switch v.Type {
+	case attr.S:
+		return v.Str, true
+	case attr.N:
+		return v.Str, true
+	}
+	return "", false
+}
+
+// entityNames are the attributes an entity carries and its key
+// placeholders.
+func entityNames(e *catalog.Entity) []string {
+	var names []string
+	for _, ea := range e.Attributes {
+		names = append(names, ea.Name)
+	}
+	for _, k := range e.Key {
+		names = append(names, k.Template.Placeholders()...)
+	}
+	return names
+}
+
+func slicesHas(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// assertNoDuplicateNames fails a line whose item names an attribute
+// twice (JSON decoders keep the last and hide it; DynamoDB refuses it).
+func assertNoDuplicateNames(t *testing.T, line string) {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(line))
+	tok, err := dec.Token()
+	require.NoError(t, err)
+	require.Equal(t, json.Delim('{'), tok)
+	names := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		require.NoError(t, err)
+		name := tok.(string)
+		assert.False(t, names[name], "attribute %s twice in %s", name, line)
+		names[name] = true
+		var skip json.RawMessage
+		require.NoError(t, dec.Decode(&skip))
+	}
+}
+
+// TestIndependentModelsGenerate generates every model's Go package and
+// compiles and vets them in a module of their own.
+func TestIndependentModelsGenerate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the generated packages")
+	}
+	dir := t.TempDir()
+	for _, path := range independentModels(t) {
+		name := strings.TrimSuffix(filepath.Base(path), ".yaml")
+		r := runCLI([]string{"generate", path, "--out", filepath.Join(dir, name)}, nil)
+		require.Equal(t, ExitOK, r.code, r.stderr)
+	}
+	root, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	gomod := "module outside\n\ngo 1.26\n\nrequire github.com/cardapio/cardapio v0.0.0\n\nreplace github.com/cardapio/cardapio => " + root + "\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644))
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644))
+	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "vet", "./...")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	require.NoError(t, cmd.Run(), "go vet of the generated packages:\n%s", out.String())
+}
