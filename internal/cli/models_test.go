@@ -415,6 +415,15 @@ next:
 			if !ok {
 				continue next
 			}
+			for _, part := range k.Template.Parts {
+				if t, ok := parts[part.Attr]; ok && part.Width > 0 {
+					// A zero-padded number reads back as the number.
+					if t = strings.TrimLeft(t, "0"); t == "" {
+						t = "0"
+					}
+					parts[part.Attr] = t
+				}
+			}
 			for name, text := range parts {
 				if old, ok := vals[name]; ok && old != text && name != k.Attribute {
 					continue next
@@ -445,7 +454,11 @@ func entityNames(e *catalog.Entity) []string {
 		names = append(names, ea.Name)
 	}
 	for _, k := range e.Key {
-		names = append(names, k.Template.Placeholders()...)
+		for _, ph := range k.Template.Placeholders() {
+			if !slicesHas(names, ph) {
+				names = append(names, ph)
+			}
+		}
 	}
 	return names
 }
