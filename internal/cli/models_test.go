@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -337,7 +338,7 @@ func readPopulation(t *testing.T, m *catalog.Model, lines map[string][]string) m
 	shared := func(child, parent *catalog.Entity) []string {
 		var names []string
 		for _, n := range entityNames(child) {
-			if slicesHas(entityNames(parent), n) {
+			if slices.Contains(entityNames(parent), n) {
 				names = append(names, n)
 			}
 		}
@@ -455,21 +456,12 @@ func entityNames(e *catalog.Entity) []string {
 	}
 	for _, k := range e.Key {
 		for _, ph := range k.Template.Placeholders() {
-			if !slicesHas(names, ph) {
+			if !slices.Contains(names, ph) {
 				names = append(names, ph)
 			}
 		}
 	}
 	return names
-}
-
-func slicesHas(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // assertNoDuplicateNames fails a line whose item names an attribute
