@@ -332,9 +332,11 @@ func run(m *catalog.Model, sc *catalog.Scenario, o Options) (*Result, error) {
 		l.Reasons = reasonMap(&perLoad[i])
 		// Requests are counted whole: the fluid's fractions are not
 		// requests.
-		l.Requests, l.Admitted, l.Throttled = math.Round(l.Requests), math.Round(l.Admitted), math.Round(l.Throttled)
+		// (The fluid's sums can fall a hair below zero: whole() keeps
+		// a negative zero out of the JSON.)
+		l.Requests, l.Admitted, l.Throttled = whole(l.Requests), whole(l.Admitted), whole(l.Throttled)
 		for j := range l.Steps {
-			l.Steps[j].Requests, l.Steps[j].Throttled = math.Round(l.Steps[j].Requests), math.Round(l.Steps[j].Throttled)
+			l.Steps[j].Requests, l.Steps[j].Throttled = whole(l.Steps[j].Requests), whole(l.Steps[j].Throttled)
 		}
 		res.Throttled.Requests += l.Throttled
 	}
@@ -988,3 +990,6 @@ func searchShards(m *catalog.Model, sc *catalog.Scenario, o Options, res *Result
 	}
 	return out
 }
+
+// whole rounds a count of requests to a whole number, never below zero.
+func whole(f float64) float64 { return math.Max(0, math.Round(f)) }

@@ -1,6 +1,7 @@
 package estimate_test
 
 import (
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -230,6 +231,7 @@ func TestNum(t *testing.T) {
 	for in, want := range map[float64]string{0: "0", 0.5: "0.5", 2: "2", 1047: "1,047", 12451840: "12,451,840", 124.5: "124.5", -1500: "-1,500"} {
 		assert.Equal(t, want, estimate.Num(in))
 	}
+	assert.Equal(t, "0", estimate.Num(math.Copysign(0, -1)), "a negative zero")
 	for in, want := range map[float64]string{0: "0", 3.75: "3.75", 150: "150.00", 44826.624: "44,826.62", 0.00375: "0.0037", 1e-6: "<0.0001"} {
 		assert.Equal(t, want, estimate.USD(in))
 	}

@@ -597,6 +597,9 @@ func scaled(c capacity.Consumed, n float64) capacity.Consumed {
 // Num formats a unit count or size the short way, with thousands
 // separators: 2, 0.5, 12,453,125.
 func Num(f float64) string {
+	if f == 0 {
+		f = 0 // a negative zero (a rounded -1e-13) is printed 0, not -0
+	}
 	s := strconv.FormatFloat(f, 'f', -1, 64)
 	if f >= 1e6 || f <= -1e6 {
 		s = strconv.FormatFloat(f, 'f', 0, 64)

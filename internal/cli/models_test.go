@@ -80,6 +80,7 @@ func TestIndependentModels(t *testing.T) {
 			for _, sc := range m.Scenarios {
 				r = runCLI([]string{"plan", path, "--scenario", sc.Name, "--scale", "0.01", "--no-search"}, nil)
 				assert.Equal(t, ExitOK, r.code, "plan %s: %s%s", sc.Name, r.stdout, r.stderr)
+				assert.NotRegexp(t, `(^|\s)-0(\s|$)`, r.stdout, "a negative zero in the plan")
 				checkLoad(t, path, sc.Name)
 			}
 		})
