@@ -1,70 +1,76 @@
 #!/usr/bin/env bash
-# Measure what the server's trust features (signatures, regions and
-# accounts, the Host check, resource limits; IAM off, as serve runs by
-# default) cost the hot path: the engine built from a base revision
-# against the engine of this tree, in one run, in many short rounds that
-# alternate which side goes first, every figure CPU time per request
-# (user + system, from getrusage or /proc) rather than wall time, which
-# on a shared machine measures the other work more than the server.
+# What the server's trust features cost the hot path, against the same
+# code with them off, in one run: many short rounds that alternate which
+# side goes first, every figure but the query's a CPU time per request
+# (user + system, from getrusage or /proc), which on a shared machine
+# measures the server far better than wall time does.
 #
 # Usage:
-#   bench/trust-overhead.sh [BASE] [ROUNDS]    (default 256b9cd, the last
-#                                               commit before the trust
-#                                               features; 12 rounds)
+#   bench/trust-overhead.sh [ROUNDS]    (default 12)
 #
-# Per round, for base and this tree:
+# The trust features, as cardapio serve runs by default (IAM off): the
+# loopback Host check, the signature's form read (unsigned requests
+# refused), a space of tables per region and account, ARNs checked
+# against it, the in-flight cap on request bodies, and under Serve the
+# connection cap and the timeouts. "off" is the same Server with all of
+# them turned off (engine.ServerOptions.bare, set only by the
+# benchmarks): both sides are one binary, so the difference is those
+# features and nothing else.
 #
-#   inproc   300-byte puts with new keys, in process, without HTTP: the
-#            process's CPU time per put (GC included)
-#   handler  one 300-byte PutItem through the wire handler without a
-#            socket: the base's Handler against this side's Server as
-#            serve runs it (loopback Host check, a space per region); CPU
-#            time per put (both benchmarks are written into the two
-#            copies, so that the same code measures both sides)
-#   query    BenchmarkQuery50: one SDK client querying a 50-item
-#            partition over loopback HTTP, client and server in one
-#            process (p50 µs: a latency, so wall time)
-#   http     32 raw-HTTP clients (bench/rawhttp: prepared bodies, no SDK,
-#            so that the client takes little of the two cores) putting
-#            300-byte items into cardapio serve on a loopback port: the
-#            server's CPU per put, from /proc (µs)
+# Per round, on and off alternately:
+#
+#   handler  a 300-byte PutItem (each changing its item) through the
+#            handler without a socket (BenchmarkTrustHandlerPut): CPU
+#            time per put
+#   query    one SDK client querying a 50-item partition over loopback
+#            against Serve (BenchmarkTrustQuery50): p50 µs, a latency
+#   http     32 raw-HTTP clients (bench/rawhttp: prepared bodies, no SDK)
+#            putting 300-byte items (each changing its item) into a
+#            server of its own process (TestTrustServe, on and off, both
+#            up the whole run): the server's CPU per put, from /proc
 #
 # and, for this tree only: BenchmarkTrustSteps (the trust steps alone,
-# exactly as ServeHTTP runs them on that PutItem) against
+# exactly as ServeHTTP runs them on a PutItem) against
 # BenchmarkHandlerPut/any-credentials (the whole request, same handler),
-# the share of a request the trust features take, measured in one
-# binary; and the server's CPU per loopback put from 32 SDK clients
-# (BenchmarkPutItemHTTP32: they sign for real) against cardapio serve as
-# by default, with --credentials (signatures verified) and with
-# --credentials --policy (an IAM policy with a dynamodb:LeadingKeys
-# condition decides every put).
+# the share of a request the steps take in one binary; the server's CPU
+# per loopback put from 32 SDK clients (BenchmarkPutItemHTTP32: they sign
+# for real) against cardapio serve as by default, with --credentials
+# (signatures verified) and with --credentials --policy (an IAM policy
+# with a dynamodb:LeadingKeys condition decides every put); and the
+# in-process PutItem (BenchmarkPutItemInProcess), which calls the engine
+# without the server and so passes through none of the trust features
+# (there is nothing to turn off): with BASE=REV it is measured against
+# that revision too (256b9cd is the last commit before the trust
+# features, but everything else that changed since counts as well).
 #
 # Printed: every run, then for each metric the median of each side and
-# the ratio this/base computed round by round, min/median/max, and the
-# load average before and after.
+# the ratio on/off computed round by round, min/median/max, and the load
+# average before and after.
 #
 # Environment: PUTS (raw HTTP puts per run, default 20000: the server's
 # CPU is read in 10 ms ticks, so a run must take a good many of them),
 # SDKPUTS (SDK puts per run of the credentials variants, default 8000),
 # INPROC (in-process puts per run, default 100000), QUERIES (default
 # 1000), HANDLERS (handler puts per run, default 20000), PORT (first of
-# four loopback ports, default 4590), THIS (a revision to measure instead
-# of the working tree).
+# five loopback ports, default 4590), BASE (a revision for the in-process
+# put, none by default).
 set -euo pipefail
 
 die() { echo "trust-overhead.sh: $*" >&2; exit 2; }
-base=${1:-256b9cd}
-rounds=${2:-12}
-[[ $rounds =~ ^[1-9][0-9]*$ ]] || die "usage: trust-overhead.sh [BASE] [ROUNDS]"
+rounds=${1:-12}
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || die "usage: trust-overhead.sh [ROUNDS]"
 puts=${PUTS:-20000}
 sdkputs=${SDKPUTS:-8000}
 inproc=${INPROC:-100000}
 queries=${QUERIES:-1000}
 handlers=${HANDLERS:-20000}
 port=${PORT:-4590}
+base=${BASE:-}
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-git -C "$repo" rev-parse --verify -q "$base^{commit}" >/dev/null || die "no revision $base"
+if [[ -n $base ]]; then
+	git -C "$repo" rev-parse --verify -q "$base^{commit}" >/dev/null || die "no revision $base"
+fi
 work=$(mktemp -d)
 pids=()
 cleanup() {
@@ -76,147 +82,64 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Both sides are built from copies, which get the handler benchmark below.
-mkdir -p "$work/this" "$work/base"
-if [[ -n ${THIS:-} ]]; then
-	git -C "$repo" rev-parse --verify -q "$THIS^{commit}" >/dev/null || die "no revision $THIS"
-	git -C "$repo" archive "$THIS" | tar -x -C "$work/this"
-else
-	(cd "$repo" && git ls-files -co --exclude-standard | tar -c -T - | tar -x -C "$work/this")
+echo "building this tree${base:+ and $base}" >&2
+(cd "$repo" && go build -o "$work/cardapio" ./cmd/cardapio && go test -c -o "$work/engine.test" ./engine && go build -o "$work/rawhttp" ./bench/rawhttp)
+if [[ -n $base ]]; then
+	mkdir -p "$work/base"
+	git -C "$repo" archive "$base" | tar -x -C "$work/base"
+	(cd "$work/base" && go test -c -o "$work/engine-base.test" ./engine)
 fi
-echo "building base ($(git -C "$repo" rev-parse --short "$base")) and ${THIS:-this tree}" >&2
-git -C "$repo" archive "$base" | tar -x -C "$work/base"
-# Two benchmarks written into both copies: in-process puts, and one
-# PutItem through the wire handler (the base's Handler; this side's Server
-# as serve runs it by default: loopback Host check, a space per region).
-# Each reports the process's CPU time per put.
-for side in base this; do
-	handler='h := e.Handler()'
-	if grep -q 'func NewServer' "$work/$side/engine/spaces.go" 2>/dev/null; then
-		handler='s, err := NewServer(ServerOptions{LoopbackHosts: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if e, err = s.space("us-east-1", "000000000000"); err != nil {
-		b.Fatal(err)
-	}
-	h := s'
-	fi
-	cat >"$work/$side/engine/zz_ab_test.go" <<EOF
-package engine
 
-import (
-	"context"
-	"net/http/httptest"
-	"strconv"
-	"strings"
-	"syscall"
-	"testing"
-
-	"github.com/cardapio/cardapio/attr"
-)
-
-// cpuPerOp reports the process's CPU time per iteration since start.
-func cpuPerOp(b *testing.B, start syscall.Rusage) {
-	var end syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &end)
-	ns := end.Utime.Nano() + end.Stime.Nano() - start.Utime.Nano() - start.Stime.Nano()
-	b.ReportMetric(float64(ns)/float64(b.N), "cpu-ns/op")
-}
-
-func BenchmarkABInProcessPut(b *testing.B) {
-	e := New(Options{})
-	benchTable(b, e, "Bench")
-	items := make([]PutItemInput, 1024)
-	for i := range items {
-		items[i] = PutItemInput{TableName: "Bench", Item: item300("user#"+strconv.Itoa(i), i)}
-	}
-	var ru syscall.Rusage
-	b.ResetTimer()
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	for i := 0; i < b.N; i++ {
-		in := items[i%len(items)]
-		in.Item = in.Item.With("pk", attr.Str("user#"+strconv.Itoa(i)))
-		if _, err := e.PutItem(context.Background(), &in); err != nil {
-			b.Fatal(err)
-		}
-	}
-	cpuPerOp(b, ru)
-}
-
-func BenchmarkABHandlerPut(b *testing.B) {
-	var err error
-	_ = err
-	e := New(Options{})
-	$handler
-	benchTable(b, e, "Bench")
-	body := \`{"TableName":"Bench","Item":{"pk":{"S":"user#000000000001"},"sk":{"N":"1"},"name":{"S":"someone"},"pad":{"S":"\` + strings.Repeat("p", 240) + \`"}}}\`
-	var ru syscall.Rusage
-	b.ResetTimer()
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	for i := 0; i < b.N; i++ {
-		req := httptest.NewRequest("POST", "/", strings.NewReader(body))
-		req.Host = "127.0.0.1:8000"
-		req.Header.Set("X-Amz-Target", "DynamoDB_20120810.PutItem")
-		req.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential=AKID/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host;x-amz-date, Signature=00")
-		req.Header.Set("X-Amz-Date", "20260101T000000Z")
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
-		if rec.Code != 200 {
-			b.Fatal(rec.Body.String())
-		}
-	}
-	cpuPerOp(b, ru)
-}
-EOF
-done
-for side in base this; do
-	(cd "$work/$side" && go build -o "$work/cardapio-$side" ./cmd/cardapio && go test -c -o "$work/engine-$side.test" ./engine)
-done
-(cd "$repo" && go build -o "$work/rawhttp" ./bench/rawhttp)
-
-cat >"$work/keys.json" <<'EOF'
+cat >"$work/keys.json" <<'JSON'
 {"keys": [{"accessKeyId": "AKID", "secretAccessKey": "SECRET"}]}
-EOF
-cat >"$work/policy.json" <<'EOF'
+JSON
+cat >"$work/policy.json" <<'JSON'
 {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": ["dynamodb:PutItem", "dynamodb:CreateTable"],
   "Resource": "arn:aws:dynamodb:*:*:table/Bench",
   "Condition": {"ForAllValues:StringLike": {"dynamodb:LeadingKeys": ["user#*"]}}}]}
-EOF
+JSON
 
-# start NAME PORT BINARY ARGS...: a server in the background.
-declare -A server_pid
-start() {
-	local name=$1 p=$2 bin=$3
-	shift 3
-	# The memory limit (a later feature, measured by bench/memory.sh) is
-	# left off, so that only the trust features differ from the base.
-	local extra=()
-	"$bin" serve --help 2>/dev/null | grep -q -- --memory-limit && extra=(--memory-limit off)
-	"$bin" serve --addr "127.0.0.1:$p" "${extra[@]}" "$@" >"$work/$name.log" 2>&1 &
-	server_pid[$name]=$!
-	pids+=($!)
+# started NAME PORT: waits until the server NAME answers on PORT.
+declare -A server_pid server_port
+started() {
 	for _ in $(seq 1 100); do
-		if curl -s -o /dev/null -m 1 "http://127.0.0.1:$p/"; then
+		if curl -s -o /dev/null -m 1 "http://127.0.0.1:$2/"; then
 			return
 		fi
-		kill -0 "${server_pid[$name]}" 2>/dev/null || { cat "$work/$name.log" >&2; die "$name exited"; }
+		kill -0 "${server_pid[$1]}" 2>/dev/null || { cat "$work/$1.log" >&2; die "$1 exited"; }
 		sleep 0.1
 	done
-	die "$name did not start"
+	die "$1 did not start"
 }
-start base "$port" "$work/cardapio-base"
-start this "$((port + 1))" "$work/cardapio-this"
-start keys "$((port + 2))" "$work/cardapio-this" --credentials "$work/keys.json"
-start policy "$((port + 3))" "$work/cardapio-this" --credentials "$work/keys.json" --policy "$work/policy.json"
-declare -A server_port=([base]=$port [this]=$((port + 1)) [keys]=$((port + 2)) [policy]=$((port + 3)))
-for side in base this; do
+# trust NAME PORT on|off: the engine's benchmark server.
+trust() {
+	BENCH_TRUST_SERVE="127.0.0.1:$2" BENCH_TRUST=$3 "$work/engine.test" -test.run '^TestTrustServe$' >"$work/$1.log" 2>&1 &
+	server_pid[$1]=$! server_port[$1]=$2
+	pids+=($!)
+	started "$1" "$2"
+}
+# serve NAME PORT ARGS...: cardapio serve (memory limit off, as the
+# engine's servers run).
+serve() {
+	local name=$1 p=$2
+	shift 2
+	"$work/cardapio" serve --addr "127.0.0.1:$p" --memory-limit off "$@" >"$work/$name.log" 2>&1 &
+	server_pid[$name]=$! server_port[$name]=$p
+	pids+=($!)
+	started "$name" "$p"
+}
+trust on "$port" on
+trust off "$((port + 1))" off
+serve this "$((port + 2))"
+serve keys "$((port + 3))" --credentials "$work/keys.json"
+serve policy "$((port + 4))" --credentials "$work/keys.json" --policy "$work/policy.json"
+for side in on off; do
 	"$work/rawhttp" -endpoint "http://127.0.0.1:${server_port[$side]}" -op create
 done
 
 results=$work/results
 : >"$results"
-# metric ... : runs one benchmark and appends "ROUND SIDE METRIC VALUE" lines.
+# bench BINARY PATTERN TIMES [ENV...]: one benchmark's result line.
 bench() {
 	local bin=$1 pattern=$2 times=$3
 	shift 3
@@ -228,11 +151,9 @@ record() { echo "$1 $2 $3 $4" >>"$results"; echo "round $1 $2 $3 $4" >&2; }
 
 run_side() {
 	local r=$1 side=$2 line
-	line=$(bench "$work/engine-$side.test" BenchmarkABInProcessPut "$inproc")
-	record "$r" "$side" inproc-cpu-ns/put "$(field cpu-ns/op <<<"$line")"
-	line=$(bench "$work/engine-$side.test" BenchmarkABHandlerPut "$handlers")
-	record "$r" "$side" handler-cpu-ns/put "$(field cpu-ns/op <<<"$line")"
-	line=$(bench "$work/engine-$side.test" BenchmarkQuery50 "$queries")
+	line=$(bench "$work/engine.test" "BenchmarkTrustHandlerPut/$side" "$handlers")
+	record "$r" "$side" handler-cpu-ns/put "$(field cpu-ns/put <<<"$line")"
+	line=$(bench "$work/engine.test" "BenchmarkTrustQuery50/$side" "$queries")
 	record "$r" "$side" query-p50-µs "$(field p50-µs <<<"$line")"
 	line=$("$work/rawhttp" -endpoint "http://127.0.0.1:${server_port[$side]}" -op put -n "$puts" -warmup 1000 -pid "${server_pid[$side]}")
 	record "$r" "$side" http-server-µs/put "$(awk '{print $9}' <<<"$line")"
@@ -241,15 +162,23 @@ run_side() {
 
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) before"
 for r in $(seq 1 "$rounds"); do
-	if ((r % 2)); then order="base this"; else order="this base"; fi
+	if ((r % 2)); then order="on off"; else order="off on"; fi
 	for side in $order; do run_side "$r" "$side"; done
-	line=$(bench "$work/engine-this.test" BenchmarkTrustSteps "$handlers")
+	line=$(bench "$work/engine.test" BenchmarkTrustSteps "$handlers")
 	record "$r" steps trust-cpu-ns/put "$(field cpu-ns/op <<<"$line")"
-	line=$(bench "$work/engine-this.test" 'BenchmarkHandlerPut/any-credentials' "$handlers")
+	line=$(bench "$work/engine.test" 'BenchmarkHandlerPut/any-credentials' "$handlers")
 	record "$r" steps handler-cpu-ns/put "$(field cpu-ns/op <<<"$line")"
 	for side in this keys policy; do
-		line=$(bench "$work/engine-this.test" BenchmarkPutItemHTTP32 "$sdkputs" BENCH_ENDPOINT="http://127.0.0.1:${server_port[$side]}" BENCH_SERVER_PID="${server_pid[$side]}")
+		line=$(bench "$work/engine.test" BenchmarkPutItemHTTP32 "$sdkputs" BENCH_ENDPOINT="http://127.0.0.1:${server_port[$side]}" BENCH_SERVER_PID="${server_pid[$side]}")
 		record "$r" "sdk-$side" http-server-µs/put "$(field server-cpu-µs/put <<<"$line")"
+	done
+	sides=this
+	[[ -n $base ]] && { ((r % 2)) && sides="base this" || sides="this base"; }
+	for side in $sides; do
+		bin=$work/engine.test
+		[[ $side == base ]] && bin=$work/engine-base.test
+		line=$(bench "$bin" BenchmarkPutItemInProcess "$inproc")
+		record "$r" "inproc-$side" inproc-ns/put "$(field ns/op <<<"$line")"
 	done
 	echo "round $r of $rounds done, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 done
@@ -264,10 +193,14 @@ ratios() {
 		awk '{v[NR] = $1} END {if (NR) printf "%.3f %.3f %.3f", v[1], (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2, v[NR]}'
 }
 echo
-printf "%-20s %-26s %-26s %s\n" metric "base min/median/max" "this min/median/max" "this/base per round min/median/max"
-for m in inproc-cpu-ns/put handler-cpu-ns/put query-p50-µs http-server-µs/put http-puts/s; do
-	printf "%-20s %-26s %-26s %s\n" "$m" "$(stats base "$m")" "$(stats this "$m")" "$(ratios this base "$m")"
+printf "%-20s %-26s %-26s %s\n" metric "off min/median/max" "on min/median/max" "on/off per round min/median/max"
+for m in handler-cpu-ns/put query-p50-µs http-server-µs/put http-puts/s; do
+	printf "%-20s %-26s %-26s %s\n" "$m" "$(stats off "$m")" "$(stats on "$m")" "$(ratios on off "$m")"
 done
+echo
+echo "in-process PutItem (no trust feature on its path), ns per put min/median/max"
+echo "  this tree $(stats inproc-this inproc-ns/put)"
+[[ -n $base ]] && echo "  $base $(stats inproc-base inproc-ns/put); this/base per round $(ratios inproc-this inproc-base inproc-ns/put)"
 echo
 echo "this tree, in one binary: the trust steps' CPU per request against the whole request's (BenchmarkTrustSteps / BenchmarkHandlerPut/any-credentials)"
 awk '$2 == "steps" && $3 == "trust-cpu-ns/put" {t[$1] = $4} $2 == "steps" && $3 == "handler-cpu-ns/put" {h[$1] = $4}

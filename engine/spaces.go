@@ -70,6 +70,14 @@ type ServerOptions struct {
 	Region string
 	// Now is the clock of signature dates; default time.Now.
 	Now func() time.Time
+
+	// bare turns the trust features off: no Host check, no signature
+	// read, Engine serving every request (no space per region), no ARN
+	// check, no in-flight cap; Serve without the connection cap, the
+	// timeouts or their sweeper. It exists to measure what those
+	// features cost against the same code (the trust benchmarks); a
+	// server people use never sets it.
+	bare bool
 }
 
 // Space is the engine serving one region of one account.

@@ -9,13 +9,23 @@
 //
 // Usage:
 //
-//	rawhttp -endpoint URL -op create|fill|put|get [-clients 32] [-n 20000] [-keys 100000] [-pid PID]
+//	rawhttp -endpoint URL -op create|fill|put|get [-clients 32] [-n 20000] [-keys 100000] [-pid PID] [-rate R]
 //	rawhttp -endpoint URL -op load -file ITEMS.jsonl -table T -pk PK [-sk SK] [-clients 16]
 //
 // create makes table -table (Bench: pk S; -pk and -sk name string keys;
 // on demand; an existing one is kept);
 // fill puts items 0..keys-1 once; put overwrites random ones of them and
-// get reads random ones, n requests in all after -warmup more; gen
+// get reads random ones, n requests in all after -warmup more. Every
+// put changes its item (a number attribute takes the request's sequence
+// number): a put of an item as it is stored changes nothing, which
+// cardapio neither logs nor streams, and would measure less than a
+// write. With -rate, requests are sent open-model instead: the i-th is
+// due at start + i/rate whatever the answers before it, taken by the
+// first of -clients senders free, each request's latency counted from
+// when it was due if every sender was busy then (the wait for a sender
+// is the server's doing: coordinated omission corrected), from when it
+// was sent otherwise (a sender's timer waking late is the client's);
+// gen
 // writes -keys items of 300 bytes keyed PK and SK as DynamoDB JSON lines
 // on stdout, for load. Items are
 // about 300 bytes as DynamoDB counts them. With -pid, the server's CPU
@@ -64,6 +74,7 @@ func main() {
 	table := flag.String("table", "Bench", "with -op create or load, the table")
 	pkName := flag.String("pk", "pk", "with -op create, the partition key's name (a string)")
 	skName := flag.String("sk", "", "with -op create, the sort key's name (a string), none by default")
+	rate := flag.Float64("rate", 0, "with -op put or get, requests a second sent open-model (0: closed loop, each client waits for its answer)")
 	flag.Parse()
 	if *endpoint == "" || *clients < 1 || *n < 1 || *keys < 1 || *warmup < 0 {
 		fmt.Fprintln(os.Stderr, "rawhttp: -endpoint, and positive -clients, -n, -keys are required")
@@ -128,7 +139,7 @@ func main() {
 			if i >= int64(*keys) {
 				return false
 			}
-			if _, err := send("PutItem", putBody(nil, int(i))); err != nil {
+			if _, err := send("PutItem", putBody(nil, int(i), i)); err != nil {
 				fail(err)
 			}
 			return true
@@ -143,27 +154,49 @@ func main() {
 		target = "GetItem"
 	}
 	hists := make([]*hdr.Histogram, *clients)
-	var left atomic.Int64
+	var left, seq atomic.Int64
 	left.Store(int64(*warmup))
+	// request sends one request to a random key and returns its latency
+	// counted from start.
+	request := func(start time.Time) time.Duration {
+		k := rand.IntN(*keys)
+		var body []byte
+		if *op == "get" {
+			body = getBody(k)
+		} else {
+			body = putBody(nil, k, seq.Add(1))
+		}
+		if start.IsZero() {
+			start = time.Now()
+		}
+		if _, err := send(target, body); err != nil {
+			fail(err)
+		}
+		return time.Since(start)
+	}
 	phase := func(measure bool) time.Duration {
 		start := time.Now()
+		var due atomic.Int64
+		interval := time.Duration(0)
+		if *rate > 0 {
+			interval = time.Duration(float64(time.Second) / *rate)
+		}
 		run(*clients, func(g int) bool {
 			if left.Add(-1) < 0 {
 				return false
 			}
-			k := rand.IntN(*keys)
-			var body []byte
-			if *op == "get" {
-				body = getBody(k)
-			} else {
-				body = putBody(nil, k)
+			var from time.Time
+			if interval > 0 {
+				at := start.Add(time.Duration(due.Add(1)-1) * interval)
+				if wait := time.Until(at); wait > 0 {
+					time.Sleep(wait)
+				} else {
+					from = at // every sender was busy when it fell due
+				}
 			}
-			t := time.Now()
-			if _, err := send(target, body); err != nil {
-				fail(err)
-			}
+			d := request(from)
 			if measure {
-				hists[g].RecordValue(time.Since(t).Microseconds())
+				hists[g].RecordValue(d.Microseconds())
 			}
 			return true
 		})
@@ -281,10 +314,14 @@ func load(send func(string, []byte) ([]byte, error), file, table string, clients
 	return written.Load()
 }
 
-func putBody(b []byte, k int) []byte {
+// putBody is a put of item k whose balance is 1 followed by version v in
+// 12 digits (every body the same size).
+func putBody(b []byte, k int, v int64) []byte {
 	b = append(b, `{"TableName":"Bench","Item":{"pk":{"S":"user#`...)
 	b = appendKey(b, k)
-	b = append(b, `"},"name":{"S":"Maria da Silva"},"email":{"S":"maria.silva@example.com"},"balance":{"N":"1234.56"},"active":{"BOOL":true},"note":{"S":"`...)
+	b = append(b, `"},"name":{"S":"Maria da Silva"},"email":{"S":"maria.silva@example.com"},"balance":{"N":"1`...)
+	b = appendKey(b, int(v%1e12))
+	b = append(b, `"},"active":{"BOOL":true},"note":{"S":"`...)
 	b = append(b, pad...)
 	return append(b, `"}}}`...)
 }

@@ -1,0 +1,136 @@
+package engine
+
+import (
+	"context"
+	"net"
+	"net/http/httptest"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/cardapio/cardapio/engine/auth"
+)
+
+// What the trust features cost, against the same code with them off
+// (bench/trust-overhead.sh runs these alternately): each benchmark has a
+// variant "on", the server as cardapio serve runs it by default (the
+// loopback Host check, the signature read, a space per region and
+// account, ARNs checked, the in-flight cap; under Serve the connection
+// cap and the timeouts), and "off", the same Server with all of them
+// turned off (ServerOptions.bare).
+
+// trustVariants are the two servers compared.
+var trustVariants = []struct {
+	name string
+	on   bool
+}{{"on", true}, {"off", false}}
+
+// trustServer is a server with the trust features on or off, and the
+// engine its requests for us-east-1 reach.
+func trustServer(tb testing.TB, on bool) (*Server, *Engine) {
+	tb.Helper()
+	if !on {
+		e := New(Options{})
+		s, err := NewServer(ServerOptions{Engine: e, bare: true})
+		require.NoError(tb, err)
+		return s, e
+	}
+	s, err := NewServer(ServerOptions{LoopbackHosts: true})
+	require.NoError(tb, err)
+	e, err := s.space("us-east-1", auth.DefaultAccount)
+	require.NoError(tb, err)
+	return s, e
+}
+
+// serveTrust runs s with Serve on a loopback port until the benchmark
+// ends.
+func serveTrust(tb testing.TB, s *Server) string {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(tb, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, ln) }()
+	tb.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	return "http://" + ln.Addr().String()
+}
+
+// BenchmarkTrustHandlerPut serves a 300-byte PutItem (each changing its
+// item) through the handler without a socket: CPU time per put.
+func BenchmarkTrustHandlerPut(b *testing.B) {
+	pad := strings.Repeat("p", 230)
+	for _, v := range trustVariants {
+		b.Run(v.name, func(b *testing.B) {
+			s, e := trustServer(b, v.on)
+			benchTable(b, e, "Bench")
+			bodies := make([]string, 1024)
+			for i := range bodies {
+				bodies[i] = `{"TableName":"Bench","Item":{"pk":{"S":"user#000000000001"},"sk":{"N":"1"},"name":{"S":"someone"},"n":{"N":"` +
+					strconv.Itoa(100000+i) + `"},"pad":{"S":"` + pad + `"}}}`
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			c0 := selfCPU()
+			for i := 0; i < b.N; i++ {
+				req := httptest.NewRequest("POST", "/", strings.NewReader(bodies[i%len(bodies)]))
+				req.Host = "127.0.0.1:8000"
+				req.Header.Set("X-Amz-Target", "DynamoDB_20120810.PutItem")
+				placeholderSign(req)
+				rec := httptest.NewRecorder()
+				s.ServeHTTP(rec, req)
+				if rec.Code != 200 {
+					b.Fatal(rec.Body.String())
+				}
+			}
+			reportCPU(b, c0, b.N)
+		})
+	}
+}
+
+// BenchmarkTrustQuery50 is BenchmarkQuery50 (one SDK client querying a
+// 50-item partition over loopback) against Serve with the features on
+// and off: the median latency.
+func BenchmarkTrustQuery50(b *testing.B) {
+	for _, v := range trustVariants {
+		b.Run(v.name, func(b *testing.B) {
+			s, e := trustServer(b, v.on)
+			c := sdkClient(serveTrust(b, s))
+			benchTable(b, e, "Bench")
+			for i := 0; i < 50; i++ {
+				_, err := e.PutItem(context.Background(), &PutItemInput{TableName: "Bench", Item: item300("hot", i)})
+				require.NoError(b, err)
+			}
+			query50(b, c)
+		})
+	}
+}
+
+// TestTrustServe serves, when BENCH_TRUST_SERVE names a loopback
+// address, with the trust features as BENCH_TRUST says (on or off),
+// until SIGINT or SIGTERM: the server bench/trust-overhead.sh measures
+// the CPU per put of over loopback, in a process of its own so that the
+// client's CPU is not counted. Without the variable it is skipped.
+func TestTrustServe(t *testing.T) {
+	addr := os.Getenv("BENCH_TRUST_SERVE")
+	if addr == "" {
+		t.Skip("BENCH_TRUST_SERVE not set: bench/trust-overhead.sh runs this server")
+	}
+	on := os.Getenv("BENCH_TRUST") != "off"
+	s, _ := trustServer(t, on)
+	ln, err := net.Listen("tcp", addr)
+	require.NoError(t, err)
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	start := time.Now()
+	require.NoError(t, s.Serve(ctx, ln))
+	t.Logf("served %s with the trust features on=%v", time.Since(start).Round(time.Second), on)
+}
