@@ -13,6 +13,12 @@
 #   PutItemDataHTTP32  32 raw HTTP clients over loopback
 #   PutItemStream      in process, a table without a stream, KEYS_ONLY,
 #                      NEW_AND_OLD_IMAGES
+# and over loopback against cardapio serve, one process per variant (in
+# memory, --data --sync interval, --data --sync always), each filled with
+# KEYS (default 20000) items: 32 raw-HTTP clients (bench/rawhttp) putting
+# PUTS (default 20000) 300-byte items a run, each put changing its item
+# (an unchanged item is not logged), the server's CPU per put read from
+# /proc (the client's is not counted) and its rate;
 # and, with BEFORE=REV (default: the commit before streams were added),
 # BenchmarkPutItemInProcess built at REV and at HEAD, alternately: what
 # the stream hooks cost a table without a stream.
@@ -31,12 +37,49 @@ out=$(cd "$out" && pwd)
 
 cd "$repo"
 go test -c -o "$out/engine.test" ./engine
+go build -o "$out/cardapio" ./cmd/cardapio
+go build -o "$out/rawhttp" ./bench/rawhttp
 
 before=${BEFORE:-$(git log --format=%H --diff-filter=A -1 -- engine/stream.go)^}
 old=$(mktemp -d)
-trap 'rm -rf "$old"' EXIT
+serve_pids=()
+cleanup() {
+	for p in "${serve_pids[@]}"; do
+		kill "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
+	rm -rf "$old"
+}
+trap cleanup EXIT
 git archive "$before" | tar -x -C "$old"
 (cd "$old" && go test -c -o "$out/engine-before.test" ./engine)
+
+# The three servers over loopback, filled.
+keys=${KEYS:-20000}
+puts=${PUTS:-20000}
+port=${PORT:-4620}
+declare -A serve_pid serve_port
+i=0
+for v in memory interval always; do
+	args=()
+	if [[ $v != memory ]]; then
+		mkdir -p "$old/data-$v"
+		args=(--data "$old/data-$v" --sync "$v")
+	fi
+	serve_port[$v]=$((port + i))
+	i=$((i + 1))
+	"$out/cardapio" serve --addr "127.0.0.1:${serve_port[$v]}" "${args[@]}" >"$old/serve-$v.log" 2>&1 &
+	serve_pid[$v]=$!
+	serve_pids+=($!)
+	for _ in $(seq 1 100); do
+		curl -s -o /dev/null -m 1 "http://127.0.0.1:${serve_port[$v]}/" && break
+		kill -0 "${serve_pid[$v]}" 2>/dev/null || { cat "$old/serve-$v.log" >&2; exit 1; }
+		sleep 0.1
+	done
+	"$out/rawhttp" -endpoint "http://127.0.0.1:${serve_port[$v]}" -op create
+	"$out/rawhttp" -endpoint "http://127.0.0.1:${serve_port[$v]}" -op fill -keys "$keys"
+done
+echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) before" | tee "$out/load.txt"
 
 run() { # round binary label regexp
 	"$2" -test.run '^$' -test.bench "$4" -test.benchtime "$benchtime" 2>/dev/null |
@@ -54,8 +97,19 @@ for r in $(seq "$rounds"); do
 	done
 	run "$r" "$out/engine-before.test" "InProcess/before" '^BenchmarkPutItemInProcess$'
 	run "$r" "$out/engine.test" "InProcess/after" '^BenchmarkPutItemInProcess$'
-	echo "round $r of $rounds done" >&2
+	# Over loopback, the variants in a rotating order.
+	case $((r % 3)) in
+	0) order="memory interval always" ;;
+	1) order="interval always memory" ;;
+	*) order="always memory interval" ;;
+	esac
+	for v in $order; do
+		line=$("$out/rawhttp" -endpoint "http://127.0.0.1:${serve_port[$v]}" -op put -n "$puts" -keys "$keys" -pid "${serve_pid[$v]}")
+		echo "$r serve/$v $line" | awk '{ print $1, $2, $11, "server-cpu-µs/put", $5, "puts/s", $6, "p50-µs", $8, "p99-µs" }' >>"$out/raw.txt"
+	done
+	echo "round $r of $rounds done, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 done
+echo "load average $(cut -d' ' -f1-3 /proc/loadavg) after" | tee -a "$out/load.txt"
 
 # ns/op and cpu-ns/put per (round, label); ratios to a base label of the
 # same round.
@@ -99,6 +153,9 @@ function ratios(m, title) {
 	for (i = 3; i <= NF; i++) {
 		if ($(i + 1) == "ns/op") x["ns", $1, $2] = $i
 		if ($(i + 1) == "cpu-ns/put") x["cpu", $1, $2] = $i
+		if ($(i + 1) == "server-cpu-µs/put") x["scpu", $1, $2] = $i
+		if ($(i + 1) == "puts/s") x["rate", $1, $2] = $i
+		if ($(i + 1) == "p99-µs") x["p99", $1, $2] = $i
 	}
 	if ($1 > rounds) rounds = $1
 }
@@ -107,4 +164,14 @@ END {
 	table("cpu", "median CPU ns per put (the whole process: writers, flusher, and over loopback the clients)")
 	ratios("ns", "wall time per put, ratio to the base of the same round")
 	ratios("cpu", "CPU per put, ratio to the base of the same round      ")
+	print "cardapio serve over loopback, 32 raw-HTTP clients, medians: server CPU µs per put, puts/s, p99 µs"
+	split("memory interval always", vs, " ")
+	for (i = 1; i <= 3; i++)
+		printf "  %-9s cpu %7.1f  rate %7.0f  p99 %7.0f\n", vs[i], median("serve/" vs[i], "scpu"), median("serve/" vs[i], "rate"), median("serve/" vs[i], "p99")
+	print "  ratio to memory of the same round      min  median     max"
+	stats("server CPU per put, interval", "serve/memory", "serve/interval", "scpu")
+	stats("server CPU per put, always", "serve/memory", "serve/always", "scpu")
+	stats("puts/s, interval", "serve/memory", "serve/interval", "rate")
+	stats("puts/s, always", "serve/memory", "serve/always", "rate")
 }' "$out/raw.txt" | tee "$out/summary.txt"
+cat "$out/load.txt"
