@@ -31,37 +31,30 @@ var trustVariants = []struct {
 	on   bool
 }{{"on", true}, {"off", false}}
 
+// trustOptions are the options of a server with the trust features on
+// (as cardapio serve runs by default) or off.
+func trustOptions(on bool) ServerOptions {
+	if on {
+		return ServerOptions{LoopbackHosts: true}
+	}
+	return ServerOptions{Engine: New(Options{}), bare: true}
+}
+
 // trustServer is a server with the trust features on or off, and the
 // engine its requests for us-east-1 reach.
 func trustServer(tb testing.TB, on bool) (*Server, *Engine) {
 	tb.Helper()
-	if !on {
-		e := New(Options{})
-		s, err := NewServer(ServerOptions{Engine: e, bare: true})
-		require.NoError(tb, err)
-		return s, e
-	}
-	s, err := NewServer(ServerOptions{LoopbackHosts: true})
+	s, err := NewServer(trustOptions(on))
 	require.NoError(tb, err)
-	e, err := s.space("us-east-1", auth.DefaultAccount)
-	require.NoError(tb, err)
-	return s, e
+	return s, trustEngine(tb, s)
 }
 
-// serveTrust runs s with Serve on a loopback port until the benchmark
-// ends.
-func serveTrust(tb testing.TB, s *Server) string {
+// trustEngine is the engine of s that requests for us-east-1 reach.
+func trustEngine(tb testing.TB, s *Server) *Engine {
 	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	e, err := s.space("us-east-1", auth.DefaultAccount)
 	require.NoError(tb, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Serve(ctx, ln) }()
-	tb.Cleanup(func() {
-		cancel()
-		<-done
-	})
-	return "http://" + ln.Addr().String()
+	return e
 }
 
 // BenchmarkTrustHandlerPut serves a 300-byte PutItem (each changing its
@@ -102,8 +95,9 @@ func BenchmarkTrustHandlerPut(b *testing.B) {
 func BenchmarkTrustQuery50(b *testing.B) {
 	for _, v := range trustVariants {
 		b.Run(v.name, func(b *testing.B) {
-			s, e := trustServer(b, v.on)
-			c := sdkClient(serveTrust(b, s))
+			s, url := serveTest(b, trustOptions(v.on))
+			e := trustEngine(b, s)
+			c := sdkClient(url)
 			benchTable(b, e, "Bench")
 			for i := 0; i < 50; i++ {
 				_, err := e.PutItem(context.Background(), &PutItemInput{TableName: "Bench", Item: item300("hot", i)})
