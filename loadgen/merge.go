@@ -101,6 +101,7 @@ func Merge(parts []*Summary) (*Summary, error) {
 	out.Population.Subjects = map[string]int64{}
 	out.Population.Largest = first.Population.Largest
 	out.Population.Loaded = true
+	out.Merged = len(parts)
 	var missing []string
 	for i := 0; i < first.Parts; i++ {
 		if !seen[i] {

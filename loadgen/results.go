@@ -13,13 +13,16 @@ import (
 // the hottest partitions, the invariants and the expectations. It is the
 // last line of the results file and the document of --summary.
 type Summary struct {
-	OK       bool    `json:"ok"`
-	Scenario string  `json:"scenario"`
-	Model    string  `json:"model"`
-	File     string  `json:"file,omitempty"`
-	Part     int     `json:"part"`
-	Parts    int     `json:"parts"`
-	Scale    float64 `json:"scale"`
+	OK       bool   `json:"ok"`
+	Scenario string `json:"scenario"`
+	Model    string `json:"model"`
+	File     string `json:"file,omitempty"`
+	Part     int    `json:"part"`
+	Parts    int    `json:"parts"`
+	// Merged is how many parts' results `load merge` combined (0: one
+	// run's own).
+	Merged int     `json:"merged,omitempty"`
+	Scale  float64 `json:"scale"`
 	// Population is the population's scale when it is smaller than
 	// Scale.
 	PopulationScale float64 `json:"populationScale,omitempty"`

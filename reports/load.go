@@ -23,7 +23,10 @@ func LoadText(w io.Writer, s *loadgen.Summary) {
 		verdict = "FAILED"
 	}
 	part := ""
-	if s.Parts > 1 {
+	switch {
+	case s.Merged > 0:
+		part = fmt.Sprintf(", %d of %d parts merged", s.Merged, s.Parts)
+	case s.Parts > 1:
 		part = fmt.Sprintf(", part %d/%d", s.Part, s.Parts)
 	}
 	speed := "as fast as the target answers"

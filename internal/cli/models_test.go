@@ -127,6 +127,19 @@ func checkLoad(t *testing.T, path, scenario string) {
 	out := filepath.Join(dir, "report.html")
 	r = runCLI([]string{"report", path, "--no-measure", "--load", results, "--out", out}, nil)
 	assert.Equal(t, ExitOK, r.code, r.stderr)
+
+	// Two parts, merged, hold as the whole run does.
+	merge := []string{"load", "merge"}
+	for i := range 2 {
+		res := filepath.Join(dir, fmt.Sprintf("part%d.jsonl", i))
+		r = runCLI([]string{"load", path, "--scenario", scenario, "--scale", fmt.Sprint(modelsScale), "--speed", "max", "--quiet",
+			"--part", fmt.Sprintf("%d/2", i), "--results", res}, nil)
+		require.Equal(t, ExitOK, r.code, "load %s part %d/2:\n%s%s", scenario, i, r.stdout, r.stderr)
+		merge = append(merge, res)
+	}
+	r = runCLI(merge, nil)
+	assert.Equal(t, ExitOK, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "2 of 2 parts merged: ok")
 }
 
 // dataSummary is the part of `data --summary json` the test reads.
