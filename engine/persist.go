@@ -391,8 +391,8 @@ func (s *store) run() {
 		}
 		s.mu.Lock()
 		final := s.state.Load() == 2
-		b, end, cuts := s.buf, s.appended, s.cuts
-		s.buf, s.cuts = s.spare[:0], nil
+		b, end, cuts := s.swap(), s.appended, s.cuts
+		s.cuts = nil
 		failed := s.err != nil
 		s.cond.Broadcast() // writers waiting for room have it
 		if tk != nil && len(b) == 0 && len(cuts) == 0 && !final {
@@ -416,9 +416,7 @@ func (s *store) run() {
 			}
 		}
 		s.mu.Lock()
-		if cap(b) <= 4*flushEarly {
-			s.spare = b[:0]
-		}
+		s.recycle(b)
 		if err != nil {
 			s.fail(err)
 		} else if !failed && (s.mode == SyncAlways || final) {
@@ -429,6 +427,28 @@ func (s *store) run() {
 		if final {
 			return
 		}
+	}
+}
+
+// swap hands the flusher what is appended and gives writers the spare
+// buffer to append to (s.mu held). The spare is handed out once: writers
+// append to it while the flusher writes the buffer it took, so it is
+// spare again only once the flusher gives a buffer back. (Kept as the
+// spare while writers appended to it, it was handed to them a second
+// time as the flusher took it to write: after a flush too large to
+// recycle, their appends overwrote frames being written, and the log
+// failed its checksums at the next start.)
+func (s *store) swap() []byte {
+	b := s.buf
+	s.buf, s.spare = s.spare[:0], nil
+	return b
+}
+
+// recycle keeps a buffer the flusher has written as the next spare,
+// unless it is large (s.mu held).
+func (s *store) recycle(b []byte) {
+	if cap(b) <= 4*flushEarly {
+		s.spare = b[:0]
 	}
 }
 

@@ -411,6 +411,51 @@ func TestPersistDamage(t *testing.T) {
 	assert.Contains(t, err.Error(), "snapshot "+snaps[0]+" is damaged")
 }
 
+// TestLogBuffersNeverShared: the buffer writers append to is never the
+// one the flusher is writing, whatever the sizes of the flushes before.
+func TestLogBuffersNeverShared(t *testing.T) {
+	s := &store{}
+	s.buf = append(s.buf, make([]byte, 10)...)
+	s.recycle(s.swap()) // small: kept as the spare
+	s.buf = append(s.buf, make([]byte, 8*flushEarly)...)
+	s.recycle(s.swap()) // large: not kept
+	s.buf = append(s.buf, 'x')
+	b := s.swap()              // the flusher writes b...
+	s.buf = append(s.buf, 'y') // ...while a writer appends
+	assert.Equal(t, []byte("x"), b, "a writer's append overwrote the bytes being written")
+}
+
+// TestPersistLargeRecordsReopen writes records that make flushes too
+// large to recycle, from concurrent writers, and reopens: the log is
+// whole (no cut) and holds every item.
+func TestPersistLargeRecordsReopen(t *testing.T) {
+	for _, mode := range []SyncMode{SyncAlways, SyncInterval} {
+		dir := t.TempDir()
+		e := openData(t, dir, Options{}, Data{Sync: mode})
+		newTable(t, e)
+		ctx := context.Background()
+		var wg sync.WaitGroup
+		for w := 0; w < 8; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := 0; i < 12; i++ {
+					_, err := e.PutItem(ctx, &PutItemInput{TableName: "Tab", Item: item("k", w*100+i, attr.Field{Name: "v", Value: attr.Str(strings.Repeat(string(rune('a'+w)), 300<<10))})})
+					assert.NoError(t, err)
+				}
+			}()
+		}
+		wg.Wait()
+		want := dump(t, e)
+		require.NoError(t, e.Close())
+		e = openData(t, dir, Options{}, Data{Sync: mode})
+		assert.Empty(t, e.Recovered().Cut, "%v", mode)
+		got := dump(t, e)
+		assert.True(t, want == got, "%v: the reopened tables differ (%d bytes of dump, %d before)", mode, len(got), len(want))
+		require.NoError(t, e.Close())
+	}
+}
+
 // TestPersistLocked refuses a second engine on a directory in use.
 func TestPersistLocked(t *testing.T) {
 	dir := t.TempDir()
