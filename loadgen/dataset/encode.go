@@ -38,40 +38,34 @@ var typeHeads = func() (h [32][]byte) {
 	return h
 }()
 
-// appendItem writes it at the end of dst with the entity's encoder when
-// it has one, rewinding to the item's start if the encoder gives up.
-func appendItem(dst []byte, e *itemEncoder, it attr.Item) []byte {
-	if e == nil {
-		return attr.AppendItemJSON(dst, it)
-	}
-	mark := len(dst)
+// appendFields writes an item of the entity whose value of out field i
+// is vals[i] (nil when the item lacks it): the item's fields straight
+// from its frame's slots, in name order, with no attr.Item built.
+func (e *itemEncoder) appendFields(dst []byte, vals []*attr.Value) []byte {
 	dst = append(dst, '{')
-	j := 0
-	for i, f := range it {
-		for j < len(e.names) && e.names[j] != f.Name {
-			j++
+	first := true
+	for i, v := range vals {
+		if v == nil {
+			continue
 		}
-		if j == len(e.names) {
-			return attr.AppendItemJSON(dst[:mark], it)
-		}
-		if i > 0 {
+		if !first {
 			dst = append(dst, ',')
 		}
-		dst = append(dst, e.heads[j]...)
-		j++
-		dst = appendValue(dst, f.Value)
+		first = false
+		dst = append(dst, e.heads[i]...)
+		dst = appendValue(dst, v)
 	}
 	return append(dst, '}')
 }
 
-func appendValue(dst []byte, v attr.Value) []byte {
+func appendValue(dst []byte, v *attr.Value) []byte {
 	switch v.Type {
 	case attr.S, attr.N:
 		dst = append(dst, typeHeads[v.Type]...)
 		dst = appendJSONString(dst, v.Str)
 		return append(dst, '}')
 	}
-	return attr.AppendValueJSON(dst, v)
+	return attr.AppendValueJSON(dst, *v)
 }
 
 const (

@@ -2,6 +2,8 @@ package dataset
 
 import (
 	"regexp"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -10,26 +12,43 @@ import (
 )
 
 // The entity encoder writes what attr writes, for any string (escapes,
-// control bytes, invalid UTF-8, every length around the 8-byte steps)
-// and for items whose names the encoder does not know.
+// control bytes, invalid UTF-8, every length around the 8-byte steps),
+// any name, and any subset of the entity's fields.
 func FuzzItemEncoder(f *testing.F) {
 	for _, s := range []string{"", "a", "T#t001#D#9f2c1a7e4b0d3e61", "quote\"d", "back\\slash", "tab\there", "nul\x00", "ação", "\xff\xfe", "12345678", "1234567\"", "x\u2028y"} {
 		f.Add(s, "name")
 	}
 	f.Fuzz(func(t *testing.T, s, extra string) {
-		c := &compiled{out: []outField{{name: "a"}, {name: "b\"q"}, {name: "n"}, {name: "s"}}}
-		e := newItemEncoder(c)
 		items := []attr.Item{
 			{{Name: "a", Value: attr.Str(s)}, {Name: "n", Value: attr.Num("12")}, {Name: "s", Value: attr.Str(s + s)}},
 			{{Name: "b\"q", Value: attr.Str(s)}, {Name: "s", Value: attr.Bool(true)}},
 			{{Name: "a", Value: attr.Str(s)}, {Name: extra, Value: attr.Str(s)}},
 			{{Name: "s", Value: attr.MapOf(attr.Item{{Name: s, Value: attr.Str(s)}})}},
+			{{Name: "n", Value: attr.Num(s)}, {Name: s, Value: attr.StrSet(s, extra)}},
 			{},
 		}
 		for _, it := range items {
 			it = attr.Sorted(it)
+			// The entity's fields: every name of the item, and more it lacks.
+			c := &compiled{}
+			names := map[string]bool{}
+			for _, n := range []string{"a", "b\"q", "n", "s", extra, s} {
+				names[n] = true
+			}
+			for _, f := range it {
+				names[f.Name] = true
+			}
+			for n := range names {
+				c.out = append(c.out, outField{name: n})
+			}
+			slices.SortFunc(c.out, func(x, y outField) int { return strings.Compare(x.name, y.name) })
+			vals := make([]*attr.Value, len(c.out))
+			for i := range it {
+				j := slices.IndexFunc(c.out, func(o outField) bool { return o.name == it[i].Name })
+				vals[j] = &it[i].Value
+			}
 			want := attr.AppendItemJSON([]byte("prefix"), it)
-			got := appendItem([]byte("prefix"), e, it)
+			got := newItemEncoder(c).appendFields([]byte("prefix"), vals)
 			if string(got) != string(want) {
 				t.Fatalf("item %v:\n got %q\nwant %q", it, got, want)
 			}

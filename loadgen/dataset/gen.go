@@ -38,9 +38,12 @@ type gen struct {
 	secrets map[string][]byte
 	gcm     cipher.AEAD
 	emit    Emit
-	asOfStr string
-	seed    uint64
-	ordNext []int64
+	// emitFrame, when set, takes every item as its frame instead of emit
+	// (a run's workers write the item's lines from the slots).
+	emitFrame func(f *frame)
+	asOfStr   string
+	seed      uint64
+	ordNext   []int64
 	// Dropped counts items left out because their key kept repeating a
 	// sibling's, per node index.
 	Dropped []int64
@@ -755,6 +758,10 @@ func (g *gen) uniqueInTree(f *frame) bool {
 
 // emitItem builds the item's attributes in name order and hands it over.
 func (g *gen) emitItem(f *frame) {
+	if g.emitFrame != nil {
+		g.emitFrame(f)
+		return
+	}
 	c := f.c
 	it := g.item[:0]
 	for _, of := range c.out {

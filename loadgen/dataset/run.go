@@ -323,6 +323,11 @@ type worker struct {
 	// histograms (exact percentiles) when the block is done.
 	sizes [][]uint32
 	hists *hists
+	// per node: its items' shape (nil until its first item)
+	shapes  []*shape
+	vals    []*attr.Value // an item's values per out field
+	fsizes  []int         // an item's attribute sizes (PutPlan's scratch)
+	keyVals []attr.Value  // an item's rendered keys as values
 }
 
 // hists are a run's size histograms, shared by its workers: counts do not
@@ -350,17 +355,76 @@ func newWorker(p *Population, enc Encoding, tables map[*catalog.Table]*capacity.
 	w.lines = make([][]byte, len(p.Model.Tables))
 	w.units = make([][]float64, len(p.Model.Tables))
 	w.ends = make([][]int, len(p.Model.Tables))
-	w.g = newGen(p, w.emit)
+	w.shapes = make([]*shape, len(p.Nodes))
+	w.g = newGen(p, nil)
+	w.g.emitFrame = w.emit
 	w.g.yield = enc.Items
 	w.comp = newCompressor(enc.Compression)
 	return w
 }
 
-func (w *worker) emit(n *Node, it attr.Item) {
+// shape is what a worker writes every item of one entity with: the
+// billing rules' plan of its fields (capacity.PutPlan, the fixed parts
+// worked out once), its table's position and its discriminator's value.
+type shape struct {
+	plan    *capacity.PutPlan
+	ti      int
+	typeVal attr.Value
+}
+
+func (w *worker) shapeOf(n *Node) *shape {
+	if sh := w.shapes[n.ix]; sh != nil {
+		return sh
+	}
+	c := n.comp
+	names := make([]string, len(c.out))
+	for i, of := range c.out {
+		names[i] = of.name
+	}
 	t := n.Entity.Table
-	ti := w.tix[t]
-	ct := w.tables[t]
-	pf := w.rules.Put(ct, it)
+	sh := &shape{plan: w.rules.PutPlan(w.tables[t], names), ti: w.tix[t], typeVal: attr.Str(n.Entity.TypeValue)}
+	w.shapes[n.ix] = sh
+	if len(c.out) > len(w.vals) {
+		w.vals = make([]*attr.Value, len(c.out))
+		w.fsizes = make([]int, len(c.out))
+	}
+	if len(c.keys) > len(w.keyVals) {
+		w.keyVals = make([]attr.Value, len(c.keys))
+	}
+	return sh
+}
+
+// emit sizes one item and writes its line, from its frame: each out
+// field's value is the slot's own (or the rendered key, or the
+// discriminator), pointed at, never copied into an item.
+func (w *worker) emit(f *frame) {
+	c := f.c
+	n := c.node
+	sh := w.shapeOf(n)
+	vals := w.vals[:len(c.out)]
+	for i, of := range c.out {
+		switch of.kind {
+		case 0:
+			vals[i] = nil
+			if f.st[of.slot] == stPresent {
+				vals[i] = &f.vals[of.slot]
+			}
+		case 1:
+			k := &c.keys[of.key]
+			if len(k.tmpl.Parts) == 1 && k.tmpl.Parts[0].Attr != "" {
+				// A key of one placeholder keeps the value's type.
+				if v, ok := w.g.slotValue(f, k.refs[0].slot); ok && v.Type != attr.S {
+					vals[i] = &f.vals[k.refs[0].slot]
+					continue
+				}
+			}
+			w.keyVals[of.key] = attr.Str(f.keyStr[of.key])
+			vals[i] = &w.keyVals[of.key]
+		case 2:
+			vals[i] = &sh.typeVal
+		}
+	}
+	pf := sh.plan.Put(vals, w.fsizes)
 	size, wu := pf.Size, pf.WriteUnits
 	st := &w.out.Stats[n.ix]
 	st.Items++
@@ -368,6 +432,7 @@ func (w *worker) emit(n *Node, it attr.Item) {
 	st.StoredBytes += int64(pf.StoredBytes)
 	st.WriteUnits += wu
 	w.sizes[n.ix] = append(w.sizes[n.ix], uint32(size))
+	ti := sh.ti
 	tout := &w.out.Tables[ti]
 	tout.Items++
 	tout.WriteUnits += wu
@@ -377,10 +442,10 @@ func (w *worker) emit(n *Node, it attr.Item) {
 		w.units[ti] = append(w.units[ti], wu)
 	}
 	if w.enc.Format == "jsonl" || w.enc.Items {
-		b = appendItem(b, n.comp.enc, it)
+		b = c.enc.appendFields(b, vals)
 	} else {
 		b = append(b, `{"Item":`...)
-		b = appendItem(b, n.comp.enc, it)
+		b = c.enc.appendFields(b, vals)
 		b = append(b, '}')
 	}
 	b = append(b, '\n')
