@@ -49,7 +49,7 @@ type gen struct {
 	Dropped []int64
 	// KeyErrors counts items whose key could not be rendered.
 	KeyErrors []int64
-	treeKeys  map[uint64]struct{}
+	treeKeys  keySet
 	rngs      [64]rng
 	lastTime  int64 // the instant of the last date value made, for the slot's cache
 	keyVals   []attr.Value
@@ -111,7 +111,7 @@ func newGen(p *Population, emit Emit) *gen {
 		asOfStr: p.AsOf.Format("2006-01-02"), seed: mix(p.Opts.Seed ^ 0x5ca1ab1e),
 		ordNext: make([]int64, len(p.Nodes)), Dropped: make([]int64, len(p.Nodes)), KeyErrors: make([]int64, len(p.Nodes))}
 	g.arena = make([]byte, 0, 1<<16)
-	g.treeKeys = map[uint64]struct{}{}
+	g.treeKeys = newKeySet()
 	g.scratch = make([]byte, 0, 256)
 	return g
 }
@@ -224,15 +224,12 @@ func (g *gen) newFrame(n *Node, parent *frame, key uint64, index, siblings int64
 	g.nframes++
 	c := n.comp
 	*f = frame{c: c, parent: parent, key: key, index: index, siblings: siblings, ord: -1, state: -1,
-		vals: f.vals[:0], times: f.times[:0], st: f.st[:0], kids: f.kids[:0], keyStr: f.keyStr[:0], capCounts: f.capCounts[:0]}
-	for range c.slots {
-		f.vals = append(f.vals, attr.Value{})
-		f.times = append(f.times, 0)
-		f.st = append(f.st, stTodo)
-	}
-	for range c.kids {
-		f.kids = append(f.kids, nil)
-	}
+		vals: grow(f.vals, len(c.slots)), times: grow(f.times, len(c.slots)), st: grow(f.st, len(c.slots)),
+		kids: grow(f.kids, len(c.kids)), keyStr: f.keyStr[:0], capCounts: f.capCounts[:0]}
+	// Values are left as they were: a slot's value is only read once its
+	// state says it is present, and set then.
+	clear(f.times)
+	clear(f.st) // stTodo
 	for i := range f.kids {
 		f.kids[i] = f.kids[i][:0]
 	}
@@ -243,11 +240,19 @@ func (g *gen) newFrame(n *Node, parent *frame, key uint64, index, siblings int64
 	return f
 }
 
+// grow returns s with length n, its elements kept where it had them.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
 // reset releases every frame and the arena, after a root's tree.
 func (g *gen) reset() {
 	g.nframes = 0
 	g.arena = g.arena[:0]
-	clear(g.treeKeys)
+	g.treeKeys.reset()
 	g.fields = g.fields[:0]
 }
 
@@ -749,11 +754,61 @@ func (g *gen) uniqueInTree(f *frame) bool {
 	for _, s := range f.keyStr {
 		h = key2(h, hashString(s))
 	}
-	if _, dup := g.treeKeys[h]; dup {
-		return false
+	return g.treeKeys.add(h)
+}
+
+// keySet is a set of key hashes emptied after every root's tree: open
+// addressing over a table reused from tree to tree, a slot belonging to
+// the current tree when its stamp is the tree's (emptying it is one
+// increment, not a clear of a map).
+type keySet struct {
+	keys   []uint64
+	stamps []uint32
+	stamp  uint32
+	n      int
+}
+
+func newKeySet() keySet {
+	return keySet{keys: make([]uint64, 256), stamps: make([]uint32, 256), stamp: 1}
+}
+
+// add inserts h and reports whether it was new.
+func (s *keySet) add(h uint64) bool {
+	if 2*(s.n+1) > len(s.keys) {
+		s.grow()
 	}
-	g.treeKeys[h] = struct{}{}
-	return true
+	mask := uint64(len(s.keys) - 1)
+	for i := mix(h) & mask; ; i = (i + 1) & mask {
+		if s.stamps[i] != s.stamp {
+			s.keys[i], s.stamps[i] = h, s.stamp
+			s.n++
+			return true
+		}
+		if s.keys[i] == h {
+			return false
+		}
+	}
+}
+
+func (s *keySet) grow() {
+	old, oldStamps := s.keys, s.stamps
+	s.keys, s.stamps = make([]uint64, 2*len(old)), make([]uint32, 2*len(old))
+	s.n = 0
+	for i, k := range old {
+		if oldStamps[i] == s.stamp {
+			s.add(k)
+		}
+	}
+}
+
+// reset empties the set.
+func (s *keySet) reset() {
+	s.n = 0
+	s.stamp++
+	if s.stamp == 0 {
+		clear(s.stamps)
+		s.stamp = 1
+	}
 }
 
 // emitItem builds the item's attributes in name order and hands it over.
