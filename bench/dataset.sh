@@ -2,9 +2,16 @@
 # Measure cardapio data on the reference model (model.yaml).
 #
 # Usage:
-#   bench/dataset.sh gen  [ROUNDS]   S3-import files at --scale $SCALE (default
-#                                    0.01) for zstd, gzip and none, the order
-#                                    rotating every round
+#   bench/dataset.sh gen  [ROUNDS]   S3-import files at each scale of $SCALES
+#                                    (default 0.01) for zstd, gzip and none,
+#                                    ROUNDS rounds (default 3), the order of
+#                                    compressions rotating every round; with
+#                                    BEFORE=REV, the tree at git revision REV
+#                                    is built too and each run of this tree
+#                                    alternates with one of REV's (which goes
+#                                    first alternating too): per side the
+#                                    figures, and the CPU per item of this
+#                                    tree over REV's, min / median / max
 #   bench/dataset.sh steps [ROUNDS]  zstd files at each scale of $SCALES
 #                                    (default 0.01 0.05, fixed fractions of
 #                                    the population), ROUNDS rounds (default
@@ -14,8 +21,13 @@
 #                                    (--scale 1) extrapolated from each scale:
 #                                    items, CPU seconds, and minutes on 2 idle
 #                                    cores (CPU / 2) against the 3-minute goal
+#   bench/dataset.sh workers [ROUNDS] zstd files at $SCALE with --workers 1
+#                                    and 2, alternating: whether a second
+#                                    worker doubles the rate (wall) at the
+#                                    same CPU per item
 #   bench/dataset.sh full            the whole population (--scale 1) to zstd
-#                                    files, RSS sampled every 5 s
+#                                    files, RSS sampled every 5 s; wall, CPU
+#                                    and peak RSS by /usr/bin/time -v
 #   bench/dataset.sh load [ROUNDS]   loading cardapio serve: the data pipeline
 #                                    against a raw aws-sdk-go-v2 BatchWriteItem
 #                                    loop, alternating which goes first
@@ -36,7 +48,9 @@
 # CPU per item (from /proc), and min / median / max of the ratio.
 #
 # Environment:
-#   SCALE        --scale of gen (default 0.01)
+#   SCALES       --scale of gen (default 0.01) and steps (0.01 0.05)
+#   SCALE        --scale of workers (default 0.01)
+#   BEFORE       a git revision to compare gen with (default none)
 #   OUT          where files go (default a temporary directory, removed)
 #   PORT         cardapio serve's loopback port for load (default 4591)
 #   LOAD_SCALE   population loaded per run (default 0.0002, ~80,000 items)
@@ -64,21 +78,34 @@ trap cleanup EXIT
 
 (cd "$repo" && go build -o "$work/cardapio" ./cmd/cardapio)
 bin=$work/cardapio
+before=${BEFORE:-}
+if [[ -n $before ]]; then
+	mkdir "$work/before-src"
+	(cd "$repo" && git archive "$before") | tar -x -C "$work/before-src"
+	(cd "$work/before-src" && go build -o "$work/cardapio-before" ./cmd/cardapio)
+	echo "before = $before ($(cd "$repo" && git rev-parse --short "$before")), after = this tree; $(nproc) processors"
+fi
 
 # stats prints min / median / max of the numbers on stdin.
 stats() {
 	sort -g | awk '{v[NR]=$1} END {if (NR == 0) exit; m = (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2; printf "min %s  median %s  max %s\n", v[1], m, v[NR]}'
 }
 
-# one COMPRESSION SCALE: one run of cardapio data into $out; appends a
-# line to $work/runs: compression items raw written wall cpu rss.
+# one COMPRESSION SCALE [SIDE [EXTRA FLAGS...]]: one run of cardapio data
+# (SIDE after: this tree, before: BEFORE's) into $out; appends a line to
+# $work/runs: compression items raw written wall cpu rss side scale.
 one() {
-	local comp=$1 scale=$2
+	local comp=$1 scale=$2 side=${3:-after}
+	shift 2
+	(($# > 0)) && shift
+	local b=$bin
+	[[ $side == before ]] && b=$work/cardapio-before
 	rm -rf "$out"
 	local load
 	load=$(cut -d' ' -f1 /proc/loadavg)
-	/usr/bin/time -f "%e %U %S %M" -o "$work/time" "$bin" data "$repo/model.yaml" --scale "$scale" --out "$out" \
-		--compression "$comp" --summary json --quiet >"$work/summary.json"
+	/usr/bin/time -f "%e %U %S %M" -o "$work/time" "$b" data "$repo/model.yaml" --scale "$scale" --out "$out" \
+		--compression "$comp" --summary json --quiet "$@" >"$work/summary.json"
+	rm -rf "$out"
 	read -r wall user sys rss <"$work/time"
 	local items raw written
 	items=$(jq '.Summary.items' "$work/summary.json")
@@ -86,26 +113,61 @@ one() {
 	written=$(jq '[.manifest.tables[].compressedBytes] | add' "$work/summary.json")
 	local cpu
 	cpu=$(echo "$user + $sys" | bc -l)
-	printf "%-5s scale %-5s %11d items %7.0f MB raw %7.0f MB written  %7.1f s wall %7.1f s cpu  RSS %4d MB  %9.0f items/s %6.1f MB/s  %5.2f cpu-us/item  (load %s)\n" \
-		"$comp" "$scale" "$items" "$(echo "$raw / 1000000" | bc -l)" "$(echo "$written / 1000000" | bc -l)" "$wall" "$cpu" "$((rss / 1024))" \
+	printf "%-6s %-5s scale %-5s %11d items %7.0f MB raw %7.0f MB written  %7.1f s wall %7.1f s cpu  RSS %4d MB  %9.0f items/s %6.1f MB/s  %5.2f cpu-us/item  (load %s)\n" \
+		"$side" "$comp" "$scale" "$items" "$(echo "$raw / 1000000" | bc -l)" "$(echo "$written / 1000000" | bc -l)" "$wall" "$cpu" "$((rss / 1024))" \
 		"$(echo "$items / $wall" | bc -l)" "$(echo "$raw / 1000000 / $wall" | bc -l)" "$(echo "$cpu * 1000000 / $items" | bc -l)" "$load"
-	echo "$comp $items $raw $written $wall $cpu $rss" >>"$work/runs"
+	echo "$comp $items $raw $written $wall $cpu $rss $side $scale" >>"$work/runs"
 }
 
 case $mode in
 gen)
-	scale=${SCALE:-0.01}
+	read -r -a scales <<<"${SCALES:-${SCALE:-0.01}}"
 	comps=(zstd gzip none)
+	sides=(after)
+	[[ -n $before ]] && sides=(before after)
+	echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 	for ((r = 0; r < rounds; r++)); do
-		for ((i = 0; i < 3; i++)); do
-			one "${comps[(i + r) % 3]}" "$scale"
+		for sc in "${scales[@]}"; do
+			for ((i = 0; i < 3; i++)); do
+				if ((${#sides[@]} == 2 && (r + i) % 2)); then order=(after before); else order=("${sides[@]}"); fi
+				for side in "${order[@]}"; do
+					one "${comps[(i + r) % 3]}" "$sc" "$side"
+				done
+			done
 		done
 	done
-	for c in "${comps[@]}"; do
-		echo "$c items/s:      $(awk -v c="$c" '$1 == c {print $2 / $5}' "$work/runs" | stats)"
-		echo "$c MB/s:         $(awk -v c="$c" '$1 == c {print $3 / 1e6 / $5}' "$work/runs" | stats)"
-		echo "$c cpu-us/item:  $(awk -v c="$c" '$1 == c {print $6 * 1e6 / $2}' "$work/runs" | stats)"
-		echo "$c RSS MB:       $(awk -v c="$c" '$1 == c {print int($7 / 1024)}' "$work/runs" | stats)"
+	echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+	for sc in "${scales[@]}"; do
+		for c in "${comps[@]}"; do
+			for side in "${sides[@]}"; do
+				sel() { awk -v c="$c" -v s="$side" -v sc="$sc" '$1 == c && $8 == s && $9 == sc' "$work/runs"; }
+				echo "scale $sc $c $side items/s:      $(sel | awk '{print $2 / $5}' | stats)"
+				echo "scale $sc $c $side MB/s:         $(sel | awk '{print $3 / 1e6 / $5}' | stats)"
+				echo "scale $sc $c $side cpu-us/item:  $(sel | awk '{print $6 * 1e6 / $2}' | stats)"
+				echo "scale $sc $c $side RSS MB:       $(sel | awk '{print int($7 / 1024)}' | stats)"
+				echo "scale $sc $c $side full population, min on 2 idle cores (CPU / 2): $(sel | awk -v sc="$sc" '{print $6 / sc / 2 / 60}' | stats)"
+			done
+			if [[ -n $before ]]; then
+				# The runs pair up in order: the n-th before with the n-th after.
+				echo "scale $sc $c cpu-us/item after/before: $(paste <(awk -v c="$c" -v sc="$sc" '$1 == c && $8 == "before" && $9 == sc {print $6 / $2}' "$work/runs") \
+					<(awk -v c="$c" -v sc="$sc" '$1 == c && $8 == "after" && $9 == sc {print $6 / $2}' "$work/runs") | awk '{print $2 / $1}' | stats)"
+			fi
+		done
+	done
+	;;
+workers)
+	sc=${SCALE:-0.01}
+	for ((r = 0; r < rounds; r++)); do
+		ws=(1 2)
+		((r % 2)) && ws=(2 1)
+		for w in "${ws[@]}"; do
+			one zstd "$sc" after --workers "$w"
+			echo "$w $(tail -1 "$work/runs")" >>"$work/workers"
+		done
+	done
+	for w in 1 2; do
+		echo "workers $w items/s:     $(awk -v w="$w" '$1 == w {print $3 / $6}' "$work/workers" | stats)"
+		echo "workers $w cpu-us/item: $(awk -v w="$w" '$1 == w {print $7 * 1e6 / $3}' "$work/workers" | stats)"
 	done
 	;;
 steps)
@@ -127,20 +189,27 @@ steps)
 	;;
 full)
 	rm -rf "$out"
-	"$bin" data "$repo/model.yaml" --scale 1 --out "$out" --compression zstd --summary json --quiet >"$work/summary.json" &
+	echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+	/usr/bin/time -v -o "$work/timev" "$bin" data "$repo/model.yaml" --scale 1 --out "$out" --compression zstd --summary json --quiet >"$work/summary.json" &
 	pid=$!
 	start=$(date +%s)
 	peak=0
 	while kill -0 "$pid" 2>/dev/null; do
-		rss=$(awk '/VmRSS/ {print int($2 / 1024)}' "/proc/$pid/status" 2>/dev/null || echo 0)
+		child=$(cat "/proc/$pid/task/$pid/children" 2>/dev/null | cut -d' ' -f1)
+		rss=0
+		[[ -n $child ]] && rss=$(awk '/VmRSS/ {print int($2 / 1024)}' "/proc/$child/status" 2>/dev/null || echo 0)
 		((rss > peak)) && peak=$rss
 		echo "t=$(($(date +%s) - start))s RSS ${rss} MB load $(cut -d' ' -f1 /proc/loadavg)"
 		sleep 5
 	done
 	wait "$pid"
 	wall=$(($(date +%s) - start))
+	du -sh "$out"
+	rm -rf "$out"
 	jq -r '"items \(.Summary.items), raw \(.Summary.rawBytes / 1e9) GB, written \([.manifest.tables[].compressedBytes] | add / 1e9) GB, objects \([.manifest.tables[].objects | length] | add), generator \(.Summary.seconds) s, \(.Summary.itemsPerSecond) items/s, \(.Summary.mbPerSecond) MB/s"' "$work/summary.json"
-	echo "wall ${wall} s, peak RSS ${peak} MB"
+	grep -E 'Elapsed|User time|System time|Maximum resident' "$work/timev"
+	awk -v items="$(jq .Summary.items "$work/summary.json")" '/User time/ {u = $NF} /System time/ {s = $NF} END {printf "CPU %.0f s, %.2f cpu-us/item, %.1f min on 2 idle cores (CPU / 2)\n", u + s, (u + s) * 1e6 / items, (u + s) / 2 / 60}' "$work/timev"
+	echo "wall ${wall} s, peak RSS sampled ${peak} MB; load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 	;;
 load)
 	port=${PORT:-4591}
