@@ -169,8 +169,26 @@ type refPlan struct {
 type cterm struct {
 	n    name
 	op   string
+	code opCode // op, as holds switches on it
 	args []operand
 }
+
+// opCode is a condition's operator; 0 is one the generator does not
+// know, which holds treats as a comparison that decides nothing.
+type opCode uint8
+
+const (
+	opEq opCode = iota + 1
+	opNe
+	opLt
+	opLe
+	opGt
+	opGe
+	opIn
+	opExists
+)
+
+var opCodes = map[string]opCode{"eq": opEq, "ne": opNe, "lt": opLt, "le": opLe, "gt": opGt, "ge": opGe, "in": opIn, "exists": opExists}
 
 type operand struct {
 	n      *name
@@ -320,7 +338,7 @@ func (p *Population) link(n *Node) error {
 				fail("population.where: %s is not in the scope of %s", cd.Attribute, n.Parent.Name())
 				continue
 			}
-			t := cterm{n: nm, op: "in"}
+			t := cterm{n: nm, op: "in", code: opIn}
 			for i := range cd.Values {
 				t.args = append(t.args, operand{lit: &cd.Values[i]})
 			}
@@ -421,7 +439,7 @@ func (p *Population) link(n *Node) error {
 					fail("%s: presence rule on %s, which is not in scope", s.name, cd.Attribute)
 					continue
 				}
-				t := cterm{n: nm, op: "in"}
+				t := cterm{n: nm, op: "in", code: opIn}
 				for i := range cd.Values {
 					t.args = append(t.args, operand{lit: &cd.Values[i]})
 				}
@@ -731,7 +749,7 @@ func (p *Population) term(n *Node, t catalog.CondTerm) (cterm, error) {
 	if !ok {
 		return cterm{}, fmt.Errorf("%s is not in the scope of %s", t.Name, n.Name())
 	}
-	ct := cterm{n: nm, op: t.Op}
+	ct := cterm{n: nm, op: t.Op, code: opCodes[t.Op]}
 	for _, a := range t.Args {
 		op, err := p.operand(n, a)
 		if err != nil {

@@ -369,25 +369,25 @@ func ruled(er *catalog.EntityRules, s *slot) bool {
 
 // holds evaluates a condition on a frame.
 func (g *gen) holds(f *frame, terms []cterm) bool {
-	for _, t := range terms {
+	for i := range terms {
+		t := &terms[i]
 		v, ok := g.get(f, t.n)
-		if t.op == "exists" {
+		if t.code == opExists {
 			if ok != t.args[0].lit.Bool {
 				return false
 			}
 			continue
 		}
 		if !ok {
-			if t.op == "ne" {
+			if t.code == opNe {
 				continue
 			}
 			return false
 		}
-		switch t.op {
-		case "in":
+		if t.code == opIn {
 			in := false
 			for _, a := range t.args {
-				if w, ok := g.opValue(f, a); ok && attr.Equal(v, w) {
+				if w, ok := g.opValue(f, a); ok && equal(&v, &w) {
 					in = true
 					break
 				}
@@ -395,51 +395,91 @@ func (g *gen) holds(f *frame, terms []cterm) bool {
 			if !in {
 				return false
 			}
-		default:
-			w, ok := g.opValue(f, t.args[0])
+			continue
+		}
+		w, ok := g.opValue(f, t.args[0])
+		if !ok {
+			return false
+		}
+		var cmp int
+		if t.code == opEq || t.code == opNe {
+			if !equal(&v, &w) {
+				cmp = 1
+			}
+		} else {
+			c, ok := compare(&v, &w)
 			if !ok {
 				return false
 			}
-			var cmp int
-			if t.op == "eq" || t.op == "ne" {
-				if attr.Equal(v, w) {
-					cmp = 0
-				} else {
-					cmp = 1
-				}
-			} else {
-				c, ok := attr.Compare(v, w)
-				if !ok {
-					return false
-				}
-				cmp = c
+			cmp = c
+		}
+		switch t.code {
+		case opEq:
+			if cmp != 0 {
+				return false
 			}
-			switch t.op {
-			case "eq":
-				if cmp != 0 {
-					return false
-				}
-			case "ne":
-				if cmp == 0 {
-					return false
-				}
-			case "lt":
-				if cmp >= 0 {
-					return false
-				}
-			case "le":
-				if cmp > 0 {
-					return false
-				}
-			case "gt":
-				if cmp <= 0 {
-					return false
-				}
-			case "ge":
-				if cmp < 0 {
-					return false
-				}
+		case opNe:
+			if cmp == 0 {
+				return false
 			}
+		case opLt:
+			if cmp >= 0 {
+				return false
+			}
+		case opLe:
+			if cmp > 0 {
+				return false
+			}
+		case opGt:
+			if cmp <= 0 {
+				return false
+			}
+		case opGe:
+			if cmp < 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// equal is attr.Equal, without its numbers' decimal parse when both are
+// plain integers (the commonest case: counts, cents, days), whose text is
+// equal exactly when their values are.
+func equal(a, b *attr.Value) bool {
+	if a.Type == attr.S && b.Type == attr.S {
+		return a.Str == b.Str
+	}
+	if a.Type == attr.N && b.Type == attr.N && plainInt(a.Str) && plainInt(b.Str) {
+		return a.Str == b.Str
+	}
+	return attr.Equal(*a, *b)
+}
+
+// compare is attr.Compare, plain integers compared by length and then
+// digits.
+func compare(a, b *attr.Value) (int, bool) {
+	if a.Type == attr.N && b.Type == attr.N && plainInt(a.Str) && plainInt(b.Str) {
+		if len(a.Str) != len(b.Str) {
+			if len(a.Str) < len(b.Str) {
+				return -1, true
+			}
+			return 1, true
+		}
+		return strings.Compare(a.Str, b.Str), true
+	}
+	return attr.Compare(*a, *b)
+}
+
+// plainInt reports whether s is a non-negative integer's decimal text
+// with no leading zero.
+func plainInt(s string) bool {
+	if len(s) == 0 || len(s) > 38 || (s[0] == '0' && len(s) > 1) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
 		}
 	}
 	return true
