@@ -148,6 +148,11 @@ func (r Rules) NumberSize(text string) int {
 	if n, ok := plainIntSize(text); ok && r.Numbers != NumberDigitPairs {
 		return n
 	}
+	return r.numberSize(text)
+}
+
+// numberSize is NumberSize for any text.
+func (r Rules) numberSize(text string) int {
 	intSig, fracSig, neg, zero := attr.SignificantDigits(text)
 	if zero || intSig+fracSig == 0 {
 		return 1
