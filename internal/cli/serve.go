@@ -82,7 +82,9 @@ lose:
                    every 2ms and synced every --sync-interval (100ms): a
                    kill -9 loses at most the writes acknowledged in the
                    last 2ms, a power cut those of the last interval (both
-                   longer on a machine too loaded to run the writer).
+                   longer on a machine too loaded to run the writer, and
+                   while the log moves to a new segment, which waits for
+                   the old one's fsync: up to that fsync's time).
 Under either a transaction is kept whole or not at all, and a clean
 shutdown loses nothing. One server at a time may use a directory.
 
