@@ -35,6 +35,7 @@ type serveConfig struct {
 	credentials string
 	policies    []string
 	inflight    string
+	inflightSet bool // --max-inflight was given
 	server      engine.Limits
 	loopback    bool // the address to listen on is a loopback one
 
@@ -136,9 +137,12 @@ closed, and with none idle a new one is answered 503. Slow, stalled and
 idle connections end at their timeouts. SIGINT or SIGTERM stop accepting,
 let requests in progress finish (--shutdown-timeout), and exit 0.
 An address-space limit (ulimit -v, prlimit --as) is no memory cap: the
-Go runtime reserves about 1.6 GiB of address space at start that it never
+Go runtime reserves about 1.3 GiB of address space at start that it never
 touches, and an allocation past the limit kills the process (fatal error:
-out of memory) with far less in use; serve warns when one is set. Cap
+out of memory) with far less in use. When one is set, serve warns,
+starts again with one glibc malloc arena (MALLOC_ARENA_MAX=1, unless
+set) so that threads do not take 64 MiB of it each, and holds at most a
+quarter of the room left in bodies unless --max-inflight is given. Cap
 memory with --memory-limit or GOMEMLIMIT, or a cgroup.
 
 Memory. The Go runtime's soft memory limit follows what the tables hold:
@@ -199,6 +203,9 @@ listened on.`,
   curl --aws-sigv4 aws:amz:us-east-1:dynamodb --user AKID:SECRET http://127.0.0.1:8000` + engine.ThroughputPath,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := oneArena(); err != nil {
+				fmt.Fprintf(e.stderr, "warning: could not start again with one malloc arena under the address-space limit: %v\n", err)
+			}
 			f := cmd.Flags()
 			if !c.limits {
 				for _, n := range []string{"throughput-scale", "warm-read", "warm-write"} {
@@ -210,6 +217,7 @@ listened on.`,
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
 			c.loopback = loopbackAddr(addr)
+			c.inflightSet = f.Changed("max-inflight")
 			ml, err := memoryLimit(c, f.Changed("memory-limit") || f.Changed("memory-factor") || f.Changed("memory-floor") || f.Changed("memory-headroom"))
 			if err != nil {
 				return badInput(err)
@@ -302,6 +310,16 @@ func newServer(ctx context.Context, c serveConfig, e *env) (*engine.Server, erro
 			return nil, fmt.Errorf("--max-inflight: %w", err)
 		}
 		lim.MaxInflight = n
+	}
+	if limit, mapped, ok := engine.AddressSpace(); ok && !c.inflightSet && mapped > 0 {
+		// Under an address-space limit the bodies, their decoded copies
+		// and the collector's headroom must fit the room the runtime's
+		// reservations leave: a quarter of it for bodies.
+		room := int64(0)
+		if limit > mapped {
+			room = int64(limit - mapped)
+		}
+		lim.MaxInflight = min(lim.MaxInflight, max(room/4, 1<<20))
 	}
 	if lim.MaxConnections < 0 {
 		return nil, fmt.Errorf("--max-connections must not be negative, got %d", lim.MaxConnections)
