@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"os"
@@ -20,6 +19,7 @@ type cutState struct {
 	seg     uint64        // the segment the snapshot is the base of
 	done    chan struct{} // closed once that segment exists
 	tables  []*table
+	items   []*tree[*rec] // each table's items, a snapshot of its tree at the cut
 	defs    []*tableDef
 	streams []*streamDef
 	records [][]shardRecords // per stream, per live shard
@@ -74,6 +74,9 @@ func (e *Engine) cut(s *store) *cutState {
 	c := &cutState{tables: slices.Clone(list)}
 	for _, t := range list {
 		c.defs = append(c.defs, t.def())
+		// O(1): the items are walked later without the table's lock,
+		// writers going on meanwhile.
+		c.items = append(c.items, t.items.snapshot())
 	}
 	for _, st := range e.streams.all(unixMs(e.opts.Now())) {
 		st.mu.RLock()
@@ -197,30 +200,22 @@ func (s *store) writeSnapshot(c *cutState, path string) error {
 			return err
 		}
 	}
-	for _, t := range c.tables {
-		var from []byte
-		for {
-			vals, last, done := t.itemsAfter(from, chunkBytes)
-			if len(vals) > 0 {
-				err := frame(func(b []byte) []byte {
-					b = append(b, recItems)
-					b = binary.AppendUvarint(b, uint64(t.no))
-					b = binary.AppendUvarint(b, uint64(len(vals)))
-					for _, v := range vals {
-						b = binary.AppendUvarint(b, uint64(len(v)))
-						b = append(b, v...)
-					}
-					return b
-				})
-				if err != nil {
-					return err
+	for i, t := range c.tables {
+		n, err := writeItems(c.items[i], chunkBytes, func(vals [][]byte) error {
+			return frame(func(b []byte) []byte {
+				b = append(b, recItems)
+				b = binary.AppendUvarint(b, uint64(t.no))
+				b = binary.AppendUvarint(b, uint64(len(vals)))
+				for _, v := range vals {
+					b = binary.AppendUvarint(b, uint64(len(v)))
+					b = append(b, v...)
 				}
-				items += uint64(len(vals))
-			}
-			if done {
-				break
-			}
-			from = last
+				return b
+			})
+		})
+		items += n
+		if err != nil {
+			return err
 		}
 	}
 	err = frame(func(b []byte) []byte {
@@ -254,31 +249,30 @@ func (s *store) writeSnapshot(c *cutState, path string) error {
 	return nil
 }
 
-// itemsAfter returns the stored encodings of the items after the key
-// from (from the start when nil), up to about maxBytes, under the read
-// lock; done reports that the table holds no more (or was deleted).
-// Stored encodings are never modified, so they may be read after the
-// lock is released.
-func (t *table) itemsAfter(from []byte, maxBytes int) (vals [][]byte, last []byte, done bool) {
-	t.mu.RLock()
-	defer t.mu.RUnlock()
-	if t.deleted {
-		return nil, nil, true
-	}
+// writeItems hands the stored encodings of a snapshot's items to flush
+// in order, in chunks of about maxBytes, and returns how many it handed.
+// The snapshot is read without the table's lock: its nodes never change
+// and each record's versions are immutable once published, so a writer
+// never waits for a data snapshot. A record may show a version written
+// after the cut; the log from the cut on replays that write again, over
+// it, to the same end.
+func writeItems(items *tree[*rec], maxBytes int, flush func(vals [][]byte) error) (n uint64, err error) {
+	var vals [][]byte
 	size := 0
-	done = true
-	t.items.ascend(from, nil, func(r *rec) bool {
-		if from != nil && bytes.Equal(r.key(), from) {
-			return true
-		}
+	items.ascend(nil, nil, func(r *rec) bool {
+		v := r.load().val()
+		vals = append(vals, v)
+		size += len(v)
 		if size >= maxBytes {
-			done = false
-			return false
+			err = flush(vals)
+			n += uint64(len(vals))
+			vals, size = vals[:0], 0
 		}
-		vals = append(vals, r.val())
-		size += len(r.val())
-		last = r.key()
-		return true
+		return err == nil
 	})
-	return vals, last, done
+	if err == nil && len(vals) > 0 {
+		err = flush(vals)
+		n += uint64(len(vals))
+	}
+	return n, err
 }
