@@ -232,11 +232,12 @@ func (e *Engine) BatchGetItem(ctx context.Context, in *BatchGetItemInput) (*Batc
 		}
 		g.t.mu.RLock()
 		r := g.t.get(g.key)
-		var val []byte
+		var val version
+		found := r != nil
 		size := 0
-		if r != nil {
-			v := r.load()
-			val, size = v.val(), int(v.size)
+		if found {
+			val = r.load()
+			size = int(val.size)
 		}
 		g.t.mu.RUnlock()
 		c := e.readCharge(g.t, size, g.cons)
@@ -247,10 +248,10 @@ func (e *Engine) BatchGetItem(ctx context.Context, in *BatchGetItemInput) (*Batc
 		}
 		done++
 		per = per.Add(c)
-		if val == nil {
+		if !found {
 			continue
 		}
-		it, err := decodeItem(val)
+		it, err := g.t.decode(val)
 		if err != nil {
 			return nil, &Error{Type: ErrInternal, Message: err.Error()}
 		}

@@ -203,7 +203,7 @@ func (w *write) run() error {
 	}
 	w.old = t.get(w.tkey)
 	if w.old != nil {
-		it, err := decodeItem(w.old.val())
+		it, err := t.decode(w.old.load())
 		if err != nil {
 			return &Error{Type: ErrInternal, Message: err.Error()}
 		}
@@ -484,16 +484,17 @@ func (e *Engine) GetItem(ctx context.Context, in *GetItemInput) (*GetItemOutput,
 	}
 	tkey, _ := t.tableKey(nil, key)
 	r := t.get(tkey)
-	var val []byte
+	var val version
+	found := r != nil
 	size := 0
-	if r != nil {
-		v := r.load()
-		val, size = v.val(), int(v.size)
+	if found {
+		val = r.load()
+		size = int(val.size)
 	}
 	t.mu.RUnlock()
 	out := &GetItemOutput{}
-	if val != nil {
-		it, err := decodeItem(val)
+	if found {
+		it, err := t.decode(val)
 		if err != nil {
 			return nil, &Error{Type: ErrInternal, Message: err.Error()}
 		}

@@ -446,7 +446,7 @@ func (rp *replayer) commit(pc prepared) {
 	old := t.get(pc.key)
 	var oldItem attr.Item
 	if old != nil {
-		oldItem, _ = decodeItem(old.val()) // stored items decode
+		oldItem, _ = t.decode(old.load()) // stored items decode
 	}
 	size := 0
 	if pc.item != nil {
@@ -466,7 +466,7 @@ func (rp *replayer) commit(pc prepared) {
 		}
 	}
 	if r != nil && s.wantsNew() {
-		sr.new = r.val()
+		sr.new = t.portable(nil, r.load())
 		sr.size += int64(size)
 	}
 	s.replay(sr)
@@ -755,7 +755,7 @@ func (rp *replayer) itemsChunk(body []byte) error {
 		old := t.get(key)
 		var oldItem attr.Item
 		if old != nil {
-			oldItem, _ = decodeItem(old.val())
+			oldItem, _ = t.decode(old.load())
 		}
 		t.store(key, old, oldItem, it, t.rules.ItemSize(it))
 		rp.items++

@@ -201,7 +201,7 @@ func (s *store) writeSnapshot(c *cutState, path string) error {
 		}
 	}
 	for i, t := range c.tables {
-		n, err := writeItems(c.items[i], chunkBytes, func(vals [][]byte) error {
+		n, err := writeItems(t, c.items[i], chunkBytes, func(vals [][]byte) error {
 			return frame(func(b []byte) []byte {
 				b = append(b, recItems)
 				b = binary.AppendUvarint(b, uint64(t.no))
@@ -256,17 +256,20 @@ func (s *store) writeSnapshot(c *cutState, path string) error {
 // never waits for a data snapshot. A record may show a version written
 // after the cut; the log from the cut on replays that write again, over
 // it, to the same end.
-func writeItems(items *tree[*rec], maxBytes int, flush func(vals [][]byte) error) (n uint64, err error) {
+func writeItems(t *table, items *tree[*rec], maxBytes int, flush func(vals [][]byte) error) (n uint64, err error) {
 	var vals [][]byte
+	var buf []byte // the portable forms of a chunk's items
 	size := 0
 	items.ascend(nil, nil, func(r *rec) bool {
-		v := r.load().val()
+		start := len(buf)
+		buf = t.portable(buf, r.load())
+		v := buf[start:len(buf):len(buf)]
 		vals = append(vals, v)
 		size += len(v)
 		if size >= maxBytes {
 			err = flush(vals)
 			n += uint64(len(vals))
-			vals, size = vals[:0], 0
+			vals, size, buf = vals[:0], 0, buf[:0]
 		}
 		return err == nil
 	})

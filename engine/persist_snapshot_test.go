@@ -30,9 +30,9 @@ func TestSnapshotItemsWithoutLock(t *testing.T) {
 	tab.mu.RUnlock()
 	var seen []string
 	writes := 0
-	count, err := writeItems(snap, 500, func(vals [][]byte) error {
+	count, err := writeItems(tab, snap, 500, func(vals [][]byte) error {
 		for _, v := range vals {
-			it, err := decodeItem(v)
+			it, err := decodeItem(v) // the portable form
 			if err != nil {
 				return err
 			}

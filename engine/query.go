@@ -289,9 +289,9 @@ func (s source) startKey(esk attr.Item) ([]byte, error) {
 	return k, nil
 }
 
-// hit is one item a page reads: its stored form and the size it counts.
+// hit is one item a page reads: its version and the size it counts.
 type hit struct {
-	val  []byte
+	v    version
 	size int32
 }
 
@@ -349,9 +349,10 @@ func (rq *readRequest) run(ctx context.Context, e *Engine, wire bool) (*QueryOut
 		if rq.fetch {
 			fetched = append(fetched, int(it.size))
 		}
-		v := it.val()
-		hits = append(hits, hit{val: v, size: size})
-		stored += len(v)
+		hits = append(hits, hit{v: it, size: size})
+		// About the item's JSON less some 10 bytes a value (its names
+		// and values, and its body's lengths and types).
+		stored += int(it.size) + len(it.body())
 		total += int(size)
 		more = pager.Add(int(size))
 		return !more
@@ -391,7 +392,7 @@ func (rq *readRequest) run(ctx context.Context, e *Engine, wire bool) (*QueryOut
 		var it attr.Item
 		if rq.filter != nil || (!wire && !rq.count) || !rq.proj.empty() {
 			var err error
-			if it, err = decodeItem(h.val); err != nil {
+			if it, err = t.decode(h.v); err != nil {
 				return nil, &Error{Type: ErrInternal, Message: err.Error()}
 			}
 			if rq.filter != nil && !rq.filter.Eval(it) {
@@ -412,13 +413,13 @@ func (rq *readRequest) run(ctx context.Context, e *Engine, wire bool) (*QueryOut
 		if rq.proj.empty() {
 			var ok bool
 			mark := len(out.wire)
-			if out.wire, ok = appendStoredJSON(out.wire, h.val, keep); ok {
+			if out.wire, ok = t.appendJSON(out.wire, h.v, keep); ok {
 				continue
 			}
 			out.wire = out.wire[:mark]
 			if it == nil {
 				var err error
-				if it, err = decodeItem(h.val); err != nil {
+				if it, err = t.decode(h.v); err != nil {
 					return nil, &Error{Type: ErrInternal, Message: err.Error()}
 				}
 			}
@@ -426,7 +427,7 @@ func (rq *readRequest) run(ctx context.Context, e *Engine, wire bool) (*QueryOut
 		out.wire = attr.AppendItemJSON(out.wire, rq.proj.apply(rq.visible(it)))
 	}
 	if more {
-		last, err := decodeItem(hits[len(hits)-1].val)
+		last, err := t.decode(hits[len(hits)-1].v)
 		if err != nil {
 			return nil, &Error{Type: ErrInternal, Message: err.Error()}
 		}

@@ -299,7 +299,7 @@ func TestSnapshotSharedUntilAWrite(t *testing.T) {
 	tb.mu.RUnlock()
 	assert.NotSame(t, a.bt, c.bt)
 	versionOf := func(v version) int {
-		it, err := decodeItem(v.val())
+		it, err := tb.decode(v)
 		require.NoError(t, err)
 		n, _ := strconv.Atoi(strAttr(it, "v"))
 		return n
@@ -327,7 +327,7 @@ func TestSnapshotSharedUntilAWrite(t *testing.T) {
 		out := map[int]int{}
 		tr.ascend(nil, nil, func(en *entry) bool {
 			v := en.load()
-			it, err := decodeItem(v.val())
+			it, err := tb.decode(v)
 			require.NoError(t, err)
 			if strAttr(it, "g") == g {
 				sk, _ := strconv.Atoi(strAttr(it, "sk"))

@@ -504,14 +504,10 @@ func parseStreamARN(arn string) (region, account, table, label string, ok bool) 
 }
 
 // observe passes a stored change to the table's stream and to the data
-// log: oldVal and r are the item's encoding before and its record after
-// (nil: absent). A change that leaves the item as it was reaches
-// neither. The caller holds t.mu for writing.
-func (t *table) observe(oldVal []byte, r *rec, oldItem, newItem attr.Item, newSize int, who *Identity) {
-	var newVal []byte
-	if r != nil {
-		newVal = r.val()
-	}
+// log: oldVal and newVal are the item's portable encoding (codec.go)
+// before and after (nil: absent). A change that leaves the item as it
+// was reaches neither. The caller holds t.mu for writing.
+func (t *table) observe(oldVal, newVal []byte, oldItem, newItem attr.Item, newSize int, who *Identity) {
 	if oldVal == nil && newVal == nil || oldVal != nil && newVal != nil && bytes.Equal(oldVal, newVal) {
 		return
 	}

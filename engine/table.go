@@ -2,12 +2,9 @@ package engine
 
 import (
 	"bytes"
-	"encoding/binary"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/capacity"
@@ -25,78 +22,11 @@ type rec struct {
 	p atomic.Pointer[byte] // the first byte of the current version
 }
 
-// version is one version of a stored item: its table key (see keys.go)
-// and its stored form (see codec.go), with the item's size per capacity
-// rules. In memory a version is one allocation, never modified once
-// published: a 10-byte header (little-endian: the length of key and item
-// together in 32 bits, the key's length in 16, the size in 32), the key,
-// then the item. Table keys are at most about 3 KB (DynamoDB's key
-// limits, checked before anything is stored).
-type version struct {
-	b    []byte // the key, then the item
-	klen uint32
-	size int32
-}
-
-// versionHeader is the length of a version's header.
-const versionHeader = 10
-
-// maxKey bounds a version's key length.
-const maxKey = 1<<16 - 1
-
-// key is the version's table key.
-func (v version) key() []byte { return v.b[:v.klen:v.klen] }
-
-// val is the version's stored item.
-func (v version) val() []byte { return v.b[v.klen:] }
-
-// newVersion builds a version of the item it at key, whose size is size.
-func newVersion(key []byte, it attr.Item, size int) *byte {
-	if len(key) > maxKey {
-		// Key attributes are validated long before (2 KB and 1 KB).
-		panic(fmt.Sprintf("engine: a table key of %d bytes cannot be stored", len(key)))
-	}
-	b := make([]byte, versionHeader+len(key), versionHeader+len(key)+encodedSize(it))
-	copy(b[versionHeader:], key)
-	b = appendItem(b, it)
-	binary.LittleEndian.PutUint32(b, uint32(len(b)-versionHeader))
-	binary.LittleEndian.PutUint16(b[4:], uint16(len(key)))
-	binary.LittleEndian.PutUint32(b[6:], uint32(int32(size)))
-	return &b[0]
-}
-
-// versionAt reads the version whose first byte is p.
-func versionAt(p *byte) version {
-	h := unsafe.Slice(p, versionHeader)
-	return version{
-		b:    unsafe.Slice(p, versionHeader+int(binary.LittleEndian.Uint32(h)))[versionHeader:],
-		klen: uint32(binary.LittleEndian.Uint16(h[4:])),
-		size: int32(binary.LittleEndian.Uint32(h[6:])),
-	}
-}
-
-// newRec builds the record of a new item.
-func newRec(key []byte, it attr.Item, size int) *rec {
-	r := &rec{}
-	r.p.Store(newVersion(key, it, size))
-	return r
-}
-
 // load is the record's current version.
 func (r *rec) load() version { return versionAt(r.p.Load()) }
 
 // key is the record's table key, the same in every version.
-func (r *rec) key() []byte {
-	p := r.p.Load()
-	klen := binary.LittleEndian.Uint16(unsafe.Slice(p, versionHeader)[4:])
-	return unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(p), versionHeader)), klen)
-}
-
-// val is the stored item of the record's current version; size its
-// size. A reader without the table's lock loads the version once
-// instead (load).
-func (r *rec) val() []byte { return r.load().val() }
-func (r *rec) size() int32 { return r.load().size }
+func (r *rec) key() []byte { return keyAt(r.p.Load()) }
 
 // frozen is a record that keeps the current version of r: what a
 // delayed index entry points at, while the live record moves on with
@@ -206,6 +136,7 @@ type table struct {
 
 	items *tree[*rec]
 	size  int64 // sum of item sizes
+	names names // the items' attribute names (see record.go)
 
 	ttlAttr    string
 	ttlEnabled bool
@@ -429,13 +360,21 @@ func (t *table) apply(key []byte, old *rec, oldItem, newItem attr.Item, newSize 
 // a TTL deletion). The change then reaches the table's stream and the
 // data log, when the table has them (see observe).
 func (t *table) applyAs(key []byte, old *rec, oldItem, newItem attr.Item, newSize int, who *Identity) {
-	var oldVal []byte
+	var ov *byte
 	if old != nil {
-		oldVal = old.val()
+		ov = old.p.Load()
 	}
 	r := t.store(key, old, oldItem, newItem, newSize)
 	if t.stream != nil || t.data != nil {
-		t.observe(oldVal, r, oldItem, newItem, newSize, who)
+		// What leaves memory is the portable form, which needs no table.
+		var oldVal, newVal []byte
+		if ov != nil {
+			oldVal = t.portable(nil, versionAt(ov))
+		}
+		if r != nil {
+			newVal = t.portable(nil, r.load())
+		}
+		t.observe(oldVal, newVal, oldItem, newItem, newSize, who)
 	}
 }
 
@@ -464,7 +403,7 @@ func (t *table) store(key []byte, old *rec, oldItem, newItem attr.Item, newSize 
 		// The record keeps its last version: a snapshot still holding
 		// it (or its entries) shows the item as it was before.
 		t.items.del(old.key())
-		t.size -= int64(old.size())
+		t.size -= int64(old.load().size)
 		for _, ix := range t.indexes() {
 			if k := ix.entryKey(oldItem, old.key()); k != nil {
 				if t.lag != nil && !ix.local {
@@ -477,7 +416,7 @@ func (t *table) store(key []byte, old *rec, oldItem, newItem attr.Item, newSize 
 		}
 		return nil
 	}
-	nv := newVersion(key, newItem, newSize)
+	nv := t.newVersion(key, newItem, newSize)
 	r := old
 	var ov *byte // the version this write replaces
 	if r == nil {
@@ -578,7 +517,7 @@ func (t *table) entrySize(ix *index, it attr.Item) int {
 // backfill fills a new index from the table's items.
 func (t *table) backfill(ix *index) {
 	t.items.ascend(nil, nil, func(r *rec) bool {
-		it, err := decodeItem(r.val())
+		it, err := t.decode(r.load())
 		if err != nil {
 			return true
 		}

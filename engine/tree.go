@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bytes"
-	"encoding/binary"
 	"sync"
 
 	"github.com/google/btree"
@@ -71,12 +70,11 @@ func probeRec(key []byte) *rec {
 	key = key[:min(len(key), maxKey)]
 	if len(key) > len(probe{}.b)-versionHeader {
 		r := &rec{}
-		r.p.Store(newVersion(key, nil, 0))
+		r.p.Store(keyVersion(key))
 		return r
 	}
 	p := &probe{}
-	binary.LittleEndian.PutUint32(p.b[:], uint32(len(key)))
-	binary.LittleEndian.PutUint16(p.b[4:], uint16(len(key)))
+	putHeader(p.b[:], len(key), len(key), 0)
 	copy(p.b[versionHeader:], key)
 	p.r.p.Store(&p.b[0])
 	return &p.r

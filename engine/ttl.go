@@ -122,7 +122,7 @@ func (t *table) sweep(now time.Time) int {
 	t.mu.RUnlock()
 	var doomed [][]byte
 	items.ascend(nil, nil, func(r *rec) bool {
-		if v, ok := lookup(r.val(), attrName); ok && expired(v, now) {
+		if v, ok := t.lookup(r.load(), attrName); ok && expired(v, now) {
 			doomed = append(doomed, r.key())
 		}
 		return true
@@ -140,11 +140,11 @@ func (t *table) sweep(now time.Time) int {
 			if _, busy := t.pending[string(k)]; busy {
 				continue
 			}
-			v, ok := lookup(r.val(), t.ttlAttr)
+			v, ok := t.lookup(r.load(), t.ttlAttr)
 			if !ok || !expired(v, now) {
 				continue
 			}
-			it, err := decodeItem(r.val())
+			it, err := t.decode(r.load())
 			if err != nil {
 				continue
 			}

@@ -353,7 +353,7 @@ func (e *Engine) TransactGetItems(ctx context.Context, in *TransactGetItemsInput
 		size := 0
 		if r != nil {
 			v := r.load()
-			it, err := decodeItem(v.val())
+			it, err := g.t.decode(v)
 			if err != nil {
 				return nil, &Error{Type: ErrInternal, Message: err.Error()}
 			}
