@@ -23,8 +23,13 @@ type write struct {
 	item    attr.Item // Put: the new item
 	cond    *expr.Condition
 	update  *expr.Update
-	rvFail  bool                   // return the item when the condition fails
-	wantCap bool                   // the request asked for ConsumedCapacity
+	rvFail  bool // return the item when the condition fails
+	wantCap bool // the request asked for ConsumedCapacity
+	// lean marks a put that nothing asks the replaced item of: no
+	// condition, no ReturnValues, no capacity figure or admission, and
+	// (single decides, under the lock) no index, stream or data log to
+	// maintain. Its old item is not decoded.
+	lean    bool
 	metrics *ItemCollectionMetrics // filled after commit when asked (tables with LSIs)
 	wantICM bool
 
@@ -202,7 +207,7 @@ func (w *write) run() error {
 		return errInFlight
 	}
 	w.old = t.get(w.tkey)
-	if w.old != nil {
+	if w.old != nil && !w.lean {
 		it, err := t.decode(w.old.load())
 		if err != nil {
 			return &Error{Type: ErrInternal, Message: err.Error()}
@@ -333,6 +338,7 @@ func (e *Engine) writeItem(ctx context.Context, r itemRequest) (w *write, rv str
 	}
 	w.wantCap = want
 	w.wantICM = r.ricm == "SIZE"
+	w.lean = r.kind == putKind && w.cond == nil && rv == "NONE" && !want && !e.admits()
 	charge, err := e.single(ctx, w)
 	if err == nil {
 		err = e.durable()
@@ -424,6 +430,7 @@ func (e *Engine) single(ctx context.Context, w *write) (capacity.Consumed, error
 	if t.deleted {
 		return capacity.Consumed{}, tableNotFound()
 	}
+	w.lean = w.lean && len(t.gsis) == 0 && len(t.lsis) == 0 && t.stream == nil && t.data == nil
 	if err := w.run(); err != nil {
 		if IsType(err, ErrConditionalCheckFailed) {
 			c := e.failedCharge(w)

@@ -257,3 +257,38 @@ func TestRecordNamesConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestLeanPutReplace: a put that asks nothing of the item it replaces
+// (its old item is not decoded) replaces it whole, keeps the table's
+// size right, and a later put asking ALL_OLD gets it back.
+func TestLeanPutReplace(t *testing.T) {
+	e := New(Options{})
+	tb := recordTable(t, e, "Lean", "S", "N")
+	ctx := context.Background()
+	item := func(v string, extra int) attr.Item {
+		it := attr.Item{{Name: "pk", Value: attr.Str("p")}, {Name: "sk", Value: attr.Num("1")}, {Name: "v", Value: attr.Str(v)}}
+		for i := 0; i < extra; i++ {
+			it = append(it, attr.Field{Name: fmt.Sprint("x", i), Value: attr.Num(fmt.Sprint(i))})
+		}
+		return attr.Sorted(it)
+	}
+	for i, it := range []attr.Item{item("one", 5), item("two", 1), item("three", 3)} {
+		w, err := e.prepareWrite(tb, putKind, it, nil, "", "", nil, nil, "")
+		require.NoError(t, err)
+		w.lean = true
+		_, err = e.single(ctx, w)
+		require.NoError(t, err)
+		assert.Equal(t, i > 0, w.old != nil)
+		assert.Nil(t, w.oldItem, "a lean put decodes nothing")
+		got, err := e.GetItem(ctx, &GetItemInput{TableName: "Lean", Key: attr.Item{{Name: "pk", Value: attr.Str("p")}, {Name: "sk", Value: attr.Num("1")}}})
+		require.NoError(t, err)
+		assert.True(t, attr.EqualItems(it, got.Item))
+		d, err := e.DescribeTable(ctx, &DescribeTableInput{TableName: "Lean"})
+		require.NoError(t, err)
+		assert.Equal(t, int64(tb.rules.ItemSize(it)), d.Table.TableSizeBytes)
+		assert.Equal(t, int64(1), d.Table.ItemCount)
+	}
+	out, err := e.PutItem(ctx, &PutItemInput{TableName: "Lean", Item: item("four", 0), ReturnValues: "ALL_OLD"})
+	require.NoError(t, err)
+	assert.True(t, attr.EqualItems(item("three", 3), out.Attributes))
+}
