@@ -509,6 +509,9 @@ func TestIndependentModelsGenerate(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(path), ".yaml")
 		r := runCLI([]string{"generate", path, "--out", filepath.Join(dir, name)}, nil)
 		require.Equal(t, ExitOK, r.code, r.stderr)
+		// The synthetic fallback, for engines without multi-attribute keys.
+		r = runCLI([]string{"generate", path, "--keys", "synthetic", "--out", filepath.Join(dir, name+"synthetic")}, nil)
+		require.Equal(t, ExitOK, r.code, r.stderr)
 	}
 	root, err := filepath.Abs("../..")
 	require.NoError(t, err)
