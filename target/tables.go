@@ -154,6 +154,9 @@ func (t *Target) CreateTables(ctx context.Context, m *catalog.Model, o TableOpti
 		}
 		ts.Keys = k
 	}
+	if err := CheckKeys(m, ts.Keys); err != nil {
+		return nil, err
+	}
 	for _, tb := range m.Tables {
 		ts.names[tb.Name] = ts.Prefix + tb.Name
 	}
@@ -164,6 +167,30 @@ func (t *Target) CreateTables(ctx context.Context, m *catalog.Model, o TableOpti
 		}
 	}
 	return ts, nil
+}
+
+// CheckKeys says, before any table is created, whether the model's
+// indexes can be keyed as k asks: with synthetic keys (a target without
+// multi-attribute keys), every index of several key attributes needs its
+// synthetic fallback. The errors are the model's, positioned at each
+// index (a catalog.ErrorList).
+func CheckKeys(m *catalog.Model, k Keys) error {
+	if k != KeysSynthetic {
+		return nil
+	}
+	var errs catalog.ErrorList
+	for _, x := range m.Indexes {
+		if x.Synthetic == nil && (len(x.Partition) > 1 || len(x.Sort) > 1) {
+			pos, _ := m.Locate("indexes", x.Name)
+			errs = append(errs, &catalog.Error{Pos: pos, Path: "indexes." + x.Name,
+				Msg:  "a key of several attributes, and no synthetic fallback for a target without multi-attribute keys",
+				Hint: "declare indexes." + x.Name + ".synthetic (partition and sort templates), or use a target with multi-attribute keys (--keys native)"})
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return errs
 }
 
 // UniquePrefix returns a table prefix no other run uses:

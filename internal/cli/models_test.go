@@ -527,3 +527,25 @@ func TestIndependentModelsGenerate(t *testing.T) {
 	cmd.Stdout, cmd.Stderr = &out, &out
 	require.NoError(t, cmd.Run(), "go vet of the generated packages:\n%s", out.String())
 }
+
+// TestIndependentModelWithoutSynthetic: asked for synthetic keys (a
+// target without multi-attribute keys), a model whose index has no
+// synthetic fallback is refused before any table is created, positioned
+// at the index, exit 2.
+func TestIndependentModelWithoutSynthetic(t *testing.T) {
+	b, err := os.ReadFile("testdata/models/helpdesk.yaml")
+	require.NoError(t, err)
+	text := regexp.MustCompile(`(?m)^    synthetic:\n(      .*\n)+`).ReplaceAllString(string(b), "")
+	require.NotContains(t, text, "synthetic:")
+	path := filepath.Join(t.TempDir(), "helpdesk.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+	for _, args := range [][]string{
+		{"budget", path, "--keys", "synthetic"},
+		{"load", path, "--scenario", "monday-triage", "--keys", "synthetic", "--scale", "0.01", "--quiet"},
+	} {
+		r := runCLI(args, nil)
+		assert.Equal(t, ExitBadInput, r.code, "%v: %s", args, r.stderr)
+		assertPositioned(t, r.stderr)
+		assert.Contains(t, r.stderr, "indexes.slaQueue: a key of several attributes, and no synthetic fallback")
+	}
+}

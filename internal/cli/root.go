@@ -9,6 +9,8 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"github.com/cardapio/cardapio/catalog"
 )
 
 // Exit codes, documented in the README.
@@ -85,6 +87,13 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "cardapio: %v\n", xe.err)
 		}
 		return xe.code
+	}
+	// A model a library finds wrong for the run (indexes a target cannot
+	// key) is the user's input, positioned in the model.
+	var ce catalog.ErrorList
+	if errors.As(err, &ce) {
+		fmt.Fprintln(stderr, ce.Error())
+		return ExitBadInput
 	}
 	// Cobra's own argument errors (unknown command, wrong arg count) are
 	// the user's input, not an internal failure.
