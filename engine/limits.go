@@ -202,16 +202,22 @@ func (bd *body) release() {
 // one small pooled buffer. The returned body must be released, even on
 // error.
 func readBody(r *http.Request, b *budget) (*body, error) {
-	bd := &body{b: b}
+	bd := &body{}
+	return bd, bd.read(r, b)
+}
+
+// read is readBody into bd, a zero body.
+func (bd *body) read(r *http.Request, b *budget) error {
+	bd.b = b
 	bp := bodies.Get().(*[]byte)
 	if !b.take(int64(cap(*bp))) {
 		bodies.Put(bp)
-		return bd, errBusy
+		return errBusy
 	}
 	bd.buf, bd.charged = bp, int64(cap(*bp))
 	want := r.ContentLength
 	if want > maxBody {
-		return bd, errTooLarge
+		return errTooLarge
 	}
 	buf := (*bp)[:0]
 	for want < 0 || int64(len(buf)) < want {
@@ -224,7 +230,7 @@ func readBody(r *http.Request, b *budget) (*body, error) {
 				n = maxBody + 1
 			}
 			if !b.take(int64(n)) {
-				return bd, errBusy
+				return errBusy
 			}
 			grown := make([]byte, len(buf), n)
 			copy(grown, buf)
@@ -236,16 +242,16 @@ func readBody(r *http.Request, b *budget) (*body, error) {
 		buf = buf[:len(buf)+m]
 		*bd.buf = buf
 		if len(buf) > maxBody {
-			return bd, errTooLarge
+			return errTooLarge
 		}
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return bd, err
+			return err
 		}
 	}
-	return bd, nil
+	return nil
 }
 
 // Serve answers requests on ln with the server's limits until ctx ends,

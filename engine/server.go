@@ -345,7 +345,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else {
 		budget = nil
 	}
-	bd, rerr := readBody(r, budget)
+	x := new(exchange)
+	bd := &x.body
+	rerr := bd.read(r, budget)
 	defer bd.release()
 	if rerr != nil {
 		var ee *Error
@@ -367,7 +369,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.reply(w, nil, errBusy)
 		return
 	}
-	c := &call{sig: sig}
+	c := &x.call
+	c.sig = sig
 	if s.opts.Keys != nil {
 		id, aerr := s.opts.Keys.Verify(r, body, &c.sig, s.opts.Now())
 		if aerr != nil {
@@ -384,6 +387,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.e, c.remote = e, r.RemoteAddr
 	out, err := s.run(name, f, r.Context(), body, c)
 	s.reply(w, out, err)
+}
+
+// exchange is what ServeHTTP holds for one request, in one allocation.
+type exchange struct {
+	body body
+	call call
 }
 
 var closeHeader = []string{"close"}
