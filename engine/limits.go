@@ -38,7 +38,11 @@ type Limits struct {
 	// ReadHeaderTimeout is how long a client may take to send a request's
 	// headers; ReadTimeout the whole request, body included; WriteTimeout
 	// how long answering may take, from the end of the headers; IdleTimeout
-	// how long a kept-alive connection may wait for its next request.
+	// how long a kept-alive connection may wait for its next request (a
+	// new connection, ReadHeaderTimeout for its first). They are kept by
+	// a sweeper that looks at the connections every eighth of the
+	// shortest (at least every second), so a connection may outlive its
+	// timeout by that much.
 	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 	// ShutdownTimeout is how long Serve waits, once its context ends, for
 	// requests in progress to finish before closing their connections.

@@ -134,8 +134,11 @@ with HTTP 503 ServiceUnavailable (SDKs retry it); a body over 32 MiB is
 refused. At most --max-connections are open (by default 4,096 or the
 descriptor limit less 64): when full, the longest idle connection is
 closed, and with none idle a new one is answered 503. Slow, stalled and
-idle connections end at their timeouts. SIGINT or SIGTERM stop accepting,
-let requests in progress finish (--shutdown-timeout), and exit 0.
+idle connections end at their timeouts (checked every eighth of the
+shortest, at least every second, so one may run over by that much; a
+new connection has --read-header-timeout for its first request). SIGINT
+or SIGTERM stop accepting, let requests in progress finish
+(--shutdown-timeout), and exit 0.
 An address-space limit (ulimit -v, prlimit --as) is no memory cap: the
 Go runtime reserves about 1.3 GiB of address space at start that it never
 touches, and an allocation past the limit kills the process (fatal error:
