@@ -37,6 +37,14 @@ import (
 // modelsScale keeps the populations small enough for 2 cores.
 const modelsScale = 0.2
 
+// modelRun runs the CLI and keeps what it printed in *out, which the
+// test reads for personal data at the end.
+func modelRun(out *[]string, args ...string) cliRun {
+	r := runCLI(args, nil)
+	*out = append(*out, r.stdout, r.stderr)
+	return r
+}
+
 func independentModels(t *testing.T) []string {
 	paths, err := filepath.Glob("testdata/models/*.yaml")
 	require.NoError(t, err)
@@ -49,28 +57,29 @@ func TestIndependentModels(t *testing.T) {
 		t.Run(strings.TrimSuffix(filepath.Base(path), ".yaml"), func(t *testing.T) {
 			m, err := catalog.Load(path)
 			require.NoError(t, err)
+			var printed []string
 
-			r := runCLI([]string{"check", path}, nil)
+			r := modelRun(&printed, "check", path)
 			require.Equal(t, ExitOK, r.code, r.stdout+r.stderr)
 
-			r = runCLI([]string{"cost", path, "--format", "json"}, nil)
+			r = modelRun(&printed, "cost", path, "--format", "json")
 			require.Equal(t, ExitOK, r.code, r.stderr)
 			var cost struct{ StorageGB float64 }
 			require.NoError(t, json.Unmarshal([]byte(r.stdout), &cost))
 			require.Positive(t, cost.StorageGB)
 
-			r = runCLI([]string{"budget", path}, nil)
+			r = modelRun(&printed, "budget", path)
 			require.Equal(t, ExitOK, r.code, r.stdout+r.stderr)
 
 			out := filepath.Join(t.TempDir(), "report.html")
-			r = runCLI([]string{"report", path, "--no-measure", "--out", out}, nil)
+			r = modelRun(&printed, "report", path, "--no-measure", "--out", out)
 			require.Equal(t, ExitOK, r.code, r.stderr)
 			assert.FileExists(t, out)
 
-			whole := checkData(t, m, path, cost.StorageGB)
+			whole, personal := checkData(t, m, path, cost.StorageGB, &printed)
 
 			// The population loads into the embedded engine whole.
-			r = runCLI([]string{"data", path, "--scale", fmt.Sprint(modelsScale), "--serve", "--quiet", "--summary", "json"}, nil)
+			r = modelRun(&printed, "data", path, "--scale", fmt.Sprint(modelsScale), "--serve", "--quiet", "--summary", "json")
 			require.Equal(t, ExitOK, r.code, r.stderr)
 			var served dataSummary
 			require.NoError(t, json.Unmarshal([]byte(r.stdout), &served), r.stdout)
@@ -78,10 +87,21 @@ func TestIndependentModels(t *testing.T) {
 
 			require.NotEmpty(t, m.Scenarios, "a model of this directory declares scenarios")
 			for _, sc := range m.Scenarios {
-				r = runCLI([]string{"plan", path, "--scenario", sc.Name, "--scale", "0.01", "--no-search"}, nil)
+				r = modelRun(&printed, "plan", path, "--scenario", sc.Name, "--scale", "0.01", "--no-search")
 				assert.Equal(t, ExitOK, r.code, "plan %s: %s%s", sc.Name, r.stdout, r.stderr)
 				assert.NotRegexp(t, `(^|\s)-0(\s|$)`, r.stdout, "a negative zero in the plan")
-				checkLoad(t, path, sc.Name)
+				checkLoad(t, path, sc.Name, &printed)
+			}
+
+			// No value of an attribute marked pii in anything a command
+			// printed or wrote to its results.
+			require.NotEmpty(t, personal, "a model of this directory has pii attributes")
+			for _, text := range printed {
+				for v := range personal {
+					if strings.Contains(text, v) {
+						t.Errorf("the pii value %q in a command's output", v)
+					}
+				}
 			}
 		})
 	}
@@ -90,12 +110,12 @@ func TestIndependentModels(t *testing.T) {
 // checkLoad runs a scenario of the model on the embedded engine and
 // holds its summary: every arrival attempted, completed and applied,
 // every invariant checked and kept.
-func checkLoad(t *testing.T, path, scenario string) {
+func checkLoad(t *testing.T, path, scenario string, printed *[]string) {
 	t.Helper()
 	dir := t.TempDir()
 	summary, results := filepath.Join(dir, "summary.json"), filepath.Join(dir, "results.jsonl")
-	r := runCLI([]string{"load", path, "--scenario", scenario, "--scale", fmt.Sprint(modelsScale), "--speed", "max", "--quiet",
-		"--summary", summary, "--results", results}, nil)
+	r := modelRun(printed, "load", path, "--scenario", scenario, "--scale", fmt.Sprint(modelsScale), "--speed", "max", "--quiet",
+		"--summary", summary, "--results", results)
 	require.Equal(t, ExitOK, r.code, "load %s:\n%s%s", scenario, r.stdout, r.stderr)
 	b, err := os.ReadFile(summary)
 	require.NoError(t, err)
@@ -111,6 +131,9 @@ func checkLoad(t *testing.T, path, scenario string) {
 		}
 	}
 	require.NoError(t, json.Unmarshal(b, &s))
+	res, err := os.ReadFile(results)
+	require.NoError(t, err)
+	*printed = append(*printed, string(b), string(res))
 	assert.True(t, s.OK)
 	require.NotEmpty(t, s.Operations)
 	for name, op := range s.Operations {
@@ -125,19 +148,22 @@ func checkLoad(t *testing.T, path, scenario string) {
 		assert.Zero(t, inv.Violations, inv.Name)
 	}
 	out := filepath.Join(dir, "report.html")
-	r = runCLI([]string{"report", path, "--no-measure", "--load", results, "--out", out}, nil)
+	r = modelRun(printed, "report", path, "--no-measure", "--load", results, "--out", out)
 	assert.Equal(t, ExitOK, r.code, r.stderr)
+	html, err := os.ReadFile(out)
+	require.NoError(t, err)
+	*printed = append(*printed, string(html))
 
 	// Two parts, merged, hold as the whole run does.
 	merge := []string{"load", "merge"}
 	for i := range 2 {
 		res := filepath.Join(dir, fmt.Sprintf("part%d.jsonl", i))
-		r = runCLI([]string{"load", path, "--scenario", scenario, "--scale", fmt.Sprint(modelsScale), "--speed", "max", "--quiet",
-			"--part", fmt.Sprintf("%d/2", i), "--results", res}, nil)
+		r = modelRun(printed, "load", path, "--scenario", scenario, "--scale", fmt.Sprint(modelsScale), "--speed", "max", "--quiet",
+			"--part", fmt.Sprintf("%d/2", i), "--results", res)
 		require.Equal(t, ExitOK, r.code, "load %s part %d/2:\n%s%s", scenario, i, r.stdout, r.stderr)
 		merge = append(merge, res)
 	}
-	r = runCLI(merge, nil)
+	r = modelRun(printed, merge...)
 	assert.Equal(t, ExitOK, r.code, r.stdout+r.stderr)
 	assert.Contains(t, r.stdout, "2 of 2 parts merged: ok")
 }
@@ -161,14 +187,14 @@ type dataSummary struct {
 
 // checkData generates the population as JSON lines with one worker and
 // with three, and in two parts, and reads it; it returns the items.
-func checkData(t *testing.T, m *catalog.Model, path string, costGB float64) int {
+func checkData(t *testing.T, m *catalog.Model, path string, costGB float64, printed *[]string) (int, map[string]bool) {
 	t.Helper()
 	dir := t.TempDir()
 	gen := func(name string, extra ...string) (string, dataSummary) {
 		out := filepath.Join(dir, name)
 		args := append([]string{"data", path, "--scale", fmt.Sprint(modelsScale), "--format", "jsonl", "--compression", "none",
 			"--out", out, "--quiet", "--summary", "json"}, extra...)
-		r := runCLI(args, nil)
+		r := modelRun(printed, args...)
 		require.Equal(t, ExitOK, r.code, r.stderr)
 		var s dataSummary
 		require.NoError(t, json.Unmarshal([]byte(r.stdout), &s), r.stdout)
@@ -199,7 +225,7 @@ func checkData(t *testing.T, m *catalog.Model, path string, costGB float64) int 
 		assert.Equal(t, want, union[table], "table %s: the parts' union is the whole", table)
 	}
 
-	counts := readPopulation(t, m, lines)
+	counts, personal := readPopulation(t, m, lines)
 
 	// Counts agree with the populations at the scale: roots exactly,
 	// children per parent item generated within five standard
@@ -234,7 +260,7 @@ func checkData(t *testing.T, m *catalog.Model, path string, costGB float64) int 
 		gb += ts.GB
 	}
 	assert.InEpsilon(t, costGB*modelsScale, gb, 0.3, "generated %v GB against cost's %v GB at scale %v", gb, costGB*modelsScale, modelsScale)
-	return total
+	return total, personal
 }
 
 // countVariance is the variance of a count of children per parent.
@@ -291,10 +317,12 @@ var personalInKey = []*regexp.Regexp{
 // templates, which the catalog's own checks accept, whose key holds no
 // personal data, and whose parent (the items its population hangs off)
 // exists with the values the child's key shares with it. It returns the
-// items per entity.
-func readPopulation(t *testing.T, m *catalog.Model, lines map[string][]string) map[string]int {
+// items per entity and the values of pii attributes it read (those long
+// enough not to occur by chance).
+func readPopulation(t *testing.T, m *catalog.Model, lines map[string][]string) (map[string]int, map[string]bool) {
 	t.Helper()
 	counts := map[string]int{}
+	personal := map[string]bool{}
 	type seen struct {
 		e    *catalog.Entity
 		vals map[string]string
@@ -333,6 +361,9 @@ func readPopulation(t *testing.T, m *catalog.Model, lines map[string][]string) m
 					continue
 				}
 				if v, ok := it.Get(a.Name); ok && v.Type == attr.S && v.Str != "" {
+					if len(v.Str) >= 8 {
+						personal[v.Str] = true
+					}
 					for _, k := range keys {
 						assert.NotContains(t, k, v.Str, "%s: the pii attribute %s in a key", e.Name, a.Name)
 					}
@@ -392,7 +423,7 @@ func readPopulation(t *testing.T, m *catalog.Model, lines map[string][]string) m
 		id := x.e.Name + "/" + strings.Join(names, ",")
 		assert.True(t, tuples[id][tuple(x.vals, names)], "%s %v: no %s with these %v", x.e.Name, x.vals, p.Parent.Name, names)
 	}
-	return counts
+	return counts, personal
 }
 
 // entityOf finds the entity of an item (its discriminator, or the one
