@@ -70,7 +70,7 @@ func TestRequestMaterial(t *testing.T) {
 		require.NoError(t, err)
 		vals[nv.Name] = v
 	}
-	assert.Equal(t, map[string]attr.Value{":amt": attr.Num("48790"), ":newStatus": attr.Str("PAID"), ":one": attr.Num("1"), ":expected": attr.Num("9")}, vals)
+	assert.Equal(t, map[string]attr.Value{":amt": attr.Num("48790"), ":newStatus": attr.Str("PAID"), ":one": attr.Num("1"), ":paid": attr.Str("PAID")}, vals)
 	for _, a := range inst.Request.Key {
 		v, err := a.Value.Resolve(params)
 		require.NoError(t, err)

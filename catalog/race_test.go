@@ -29,10 +29,14 @@ func TestRaceFindings(t *testing.T) {
 		"testdata/valid/races.yaml:117:9: operations.Annotate.steps[0].update: an update of NOTE that does not check its lock edition: it can overwrite a concurrent change it never saw (the last writer silently wins) [no-version]\nhint: check it in the condition (edition = :expected) and change it in the update (edition = edition + :one)",
 	}, got)
 
-	// The reference model's writes all take part in their locks.
+	// The reference model's writes all take part in their locks, but the
+	// one it accepts in review (the instalment, whose transaction's
+	// contract condition orders it).
 	ref, err := Load("../model.yaml")
 	require.NoError(t, err)
 	for _, f := range ref.Warnings {
-		assert.NotEqual(t, CodeNoVersion, f.Code, f.String())
+		if f.Accepted == "" {
+			assert.NotEqual(t, CodeNoVersion, f.Code, f.String())
+		}
 	}
 }

@@ -96,7 +96,7 @@ func settlement() lastro.ApplySettlementInput {
 	return lastro.ApplySettlementInput{
 		TenantID: "t042", ChargeRef: "E2E7Q9X4K2M8P0R5T3V1W6Y8Z", SettlementID: "E00038166202609240007s1a2b3c4d5",
 		AmountCents: 48790, ReceivedAt: "2026-09-24T03:07:01Z", NewInstallmentStatus: lastro.StatusPaid,
-		InstallmentVersion: 9, ContractVersion: 22, NewBalance: 243950, NewOldest: "2026-09-10",
+		ContractVersion: 22, NewBalance: 243950, NewOldest: "2026-09-10",
 		NewBucket: lastro.BucketD001_030, NewNextActionDate: "2026-09-25", NewNextAction: lastro.NextActionSmsD15,
 		UpdatedAt: "2026-09-24T00:07:03Z", KeepUntil: 1824779221, Variant: lastro.ApplySettlementPartial,
 	}
@@ -221,15 +221,17 @@ func TestLastroVersionConflict(t *testing.T) {
 		NextActionDate: "2026-09-26", NextAction: lastro.NextActionSmsD15, Expected: 23, Now: "2026-09-25T00:07:00Z",
 	})
 	require.NoError(t, err)
-	// A stale instalment version inside the settlement transaction is the
-	// same failure, named from the transaction's cancellation reasons.
+	// The instalment's other charge paid as well (another settlement, the
+	// contract's current version): the instalment is already paid, which
+	// the transaction's cancellation reasons name, and nothing is credited.
 	in := settlement()
 	in.SettlementID = "E00038166202609240007zzzzzzzzz"
 	in.ContractVersion = 24
 	_, err = c.ApplySettlement(context.Background(), in)
-	require.ErrorIs(t, err, lastro.ErrVersionConflict)
+	require.ErrorIs(t, err, lastro.ErrAlreadyPaid)
 	require.ErrorAs(t, err, &f)
 	assert.Equal(t, "installment", f.Step)
+	assert.Equal(t, "stop", f.Outcome)
 	require.Len(t, f.Reasons, 3)
 }
 

@@ -46,7 +46,7 @@ type invariantInput struct {
 }
 
 // checkInvariants reads the tables and checks every invariant.
-func checkInvariants(ctx context.Context, tg *target.Target, tables *target.Tables, invs []*catalog.Invariant, in invariantInput) ([]InvariantResult, map[string]map[string][3]float64, error) {
+func checkInvariants(ctx context.Context, tg *target.Target, tables map[string]string, invs []*catalog.Invariant, in invariantInput) ([]InvariantResult, map[string]map[string][3]float64, error) {
 	if len(invs) == 0 {
 		return nil, nil, nil
 	}
@@ -79,7 +79,7 @@ func checkInvariants(ctx context.Context, tg *target.Target, tables *target.Tabl
 		go func() {
 			defer close(batches)
 			var batch []seenItem
-			scanErr = scanTable(ctx, tg, tables.Name(tb.Name), func(it attr.Item) {
+			scanErr = scanTable(ctx, tg, tables[tb.Name], func(it attr.Item) {
 				e := entityOf(tb, ents, it)
 				if e == nil || !seen[e] {
 					return
@@ -428,6 +428,12 @@ func newExistsChecker(v *catalog.Invariant, in invariantInput) *existsChecker {
 	c := &existsChecker{inv: v, expect: map[string][]*message{}}
 	for _, m := range in.messages {
 		if m.load.op != v.Ledger.Operation || m.values == nil {
+			continue
+		}
+		if m.refused != "" && !m.applied {
+			// The operation refused the message by a stop the model
+			// declares: it is not expected to leave an item.
+			c.res.Refused++
 			continue
 		}
 		key, err := v.Ledger.Exists.KeyOf(m.values)

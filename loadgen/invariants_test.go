@@ -80,7 +80,7 @@ func scanWhere(t *testing.T, tg *target.Target, table string, n int, want map[st
 
 func check(t *testing.T, m *catalog.Model, tg *target.Target, tables *target.Tables) map[string]InvariantResult {
 	t.Helper()
-	res, _, err := checkInvariants(context.Background(), tg, tables, m.Invariants, invariantInput{m: m, parts: 1})
+	res, _, err := checkInvariants(context.Background(), tg, tables.Names(), m.Invariants, invariantInput{m: m, parts: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -195,6 +195,7 @@ func Merge(parts []*Summary) (*Summary, error) {
 			}
 			r.Checked += v.Checked
 			r.Violations += v.Violations
+			r.Refused += v.Refused
 			for _, d := range v.Details {
 				if len(r.Details) < maxDetails {
 					r.Details = append(r.Details, d)

@@ -28,18 +28,22 @@ type Summary struct {
 	PopulationScale float64 `json:"populationScale,omitempty"`
 	// Speed is how much faster than real time the scenario clock ran; 0
 	// is as fast as the target answers.
-	Speed        float64 `json:"speed"`
-	Seed         uint64  `json:"seed"`
-	AsOf         string  `json:"asOf"`
-	ClockStart   string  `json:"clockStart"`
-	ClockEnd     string  `json:"clockEnd"`
-	Target       string  `json:"target"`
-	Retry        string  `json:"retry"`
-	Keys         string  `json:"keys,omitempty"`
-	Throughput   string  `json:"throughput,omitempty"`
-	Interrupted  bool    `json:"interrupted,omitempty"`
-	WallSeconds  float64 `json:"wallSeconds"`
-	SetupSeconds float64 `json:"setupSeconds"`
+	Speed      float64 `json:"speed"`
+	Seed       uint64  `json:"seed"`
+	AsOf       string  `json:"asOf"`
+	ClockStart string  `json:"clockStart"`
+	ClockEnd   string  `json:"clockEnd"`
+	Target     string  `json:"target"`
+	// Tables are the names the run's tables had on the target (model
+	// table -> name): where cardapio load check finds them when the run
+	// kept them (--keep).
+	Tables       map[string]string `json:"tables,omitempty"`
+	Retry        string            `json:"retry"`
+	Keys         string            `json:"keys,omitempty"`
+	Throughput   string            `json:"throughput,omitempty"`
+	Interrupted  bool              `json:"interrupted,omitempty"`
+	WallSeconds  float64           `json:"wallSeconds"`
+	SetupSeconds float64           `json:"setupSeconds"`
 	// RunSeconds is the wall time from the first arrival's schedule to
 	// the last arrival's end (the population's load and the invariants'
 	// check excluded).
@@ -145,6 +149,12 @@ type InvariantResult struct {
 	Checked     int64       `json:"checked"`
 	Violations  int64       `json:"violations"`
 	Details     []Violation `json:"details,omitempty"`
+	// Refused counts the ledger's messages the operation refused by an
+	// outcome the model declares a stop (not expected to leave an item).
+	Refused int64 `json:"refused,omitempty"`
+	// Unchecked, when set, says why the invariant was not checked
+	// (cardapio load check without the ledger it reads).
+	Unchecked string `json:"unchecked,omitempty"`
 	// Pending says the invariant is completed by merge (a join over the
 	// parts).
 	Pending bool `json:"pending,omitempty"`

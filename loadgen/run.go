@@ -318,11 +318,18 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 	_ = loaded
 	_ = toLoad
 	sum := &Summary{Scenario: sc.Name, Model: m.Name, File: sc.File, Part: o.Part, Parts: o.Parts, Scale: o.Scale, Speed: o.Speed, PopulationScale: popScale(o), Seed: o.Seed,
-		AsOf: pop.AsOf.Format("2006-01-02"), Target: tg.Name, Retry: tg.Retry.String(), Keys: string(tables.Keys), Throughput: thr,
+		AsOf: pop.AsOf.Format("2006-01-02"), Target: tg.Name, Tables: tables.Names(), Retry: tg.Retry.String(), Keys: string(tables.Keys), Throughput: thr,
 		Operations: map[string]*LoadStats{}, Throttles: map[string]int64{}, Units: map[string]Units{},
 		Population: PopulationStats{Subjects: map[string]int64{}, Largest: map[string]string{}, Loaded: true}}
 	for _, n := range tables.Notes {
 		sum.Notes = append(sum.Notes, n)
+	}
+	if o.Keep {
+		var kept []string
+		for _, tb := range m.Tables {
+			kept = append(kept, tables.Name(tb.Name))
+		}
+		sum.Notes = append(sum.Notes, "tables kept: "+strings.Join(kept, ", ")+" (cardapio load check --table-prefix "+tables.Prefix+" checks the invariants on them again)")
 	}
 	r.counts = pr.counts
 	for _, cs := range countSpecs {
@@ -477,7 +484,7 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 		for _, k := range sortedMessages(r.messages) {
 			msgs = append(msgs, r.messages[k])
 		}
-		res, groups, err := checkInvariants(context.WithoutCancel(ctx), tg, tables, invs, invariantInput{m: m, messages: msgs, writes: r.writes, part: o.Part, parts: o.Parts, shared: tg.Engine == nil})
+		res, groups, err := checkInvariants(context.WithoutCancel(ctx), tg, tables.Names(), invs, invariantInput{m: m, messages: msgs, writes: r.writes, part: o.Part, parts: o.Parts, shared: tg.Engine == nil})
 		if err != nil {
 			return nil, err
 		}
@@ -493,6 +500,7 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 	sum.Expectations = judge(sc.Expectations, sum, h)
 	finishOK(sum)
 	sum.WallSeconds = o.Wall.Now().Sub(began).Seconds()
+	r.writeLedger(st, m)
 	st.write(summaryLine{Type: "summary", Summary: sum})
 	return sum, nil
 }

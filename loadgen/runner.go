@@ -96,6 +96,10 @@ type message struct {
 	ok      bool
 	dead    bool
 	outcome string
+	// refused is the meaning of the declared stop that ended the
+	// message, when none of its deliveries applied (a business refusal
+	// of the model's, which leaves nothing to find).
+	refused string
 }
 
 // versionWrite is one applied version-guarded write.
@@ -755,6 +759,12 @@ func (r *runner) ledger(a *arrival, values map[string]attr.Value, res *executor.
 		m.outcome = string(res.Outcome.Kind)
 		m.applied = m.applied || res.Outcome.Kind == executor.Applied
 		m.ok = m.ok || res.Outcome.OK()
+		if res.Outcome.Declared == "stop" {
+			m.refused = res.Outcome.Meaning
+			if m.refused == "" {
+				m.refused = string(res.Outcome.Kind)
+			}
+		}
 	}
 	m.dead = dead && !m.ok
 }

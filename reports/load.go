@@ -117,24 +117,7 @@ func LoadText(w io.Writer, s *loadgen.Summary) {
 	}
 
 	fmt.Fprintln(w, "\ninvariants")
-	for _, v := range s.Invariants {
-		state := "ok"
-		switch {
-		case v.Pending:
-			state = "pending (completed by load merge)"
-		case v.Violations > 0:
-			state = fmt.Sprintf("VIOLATED %d times", v.Violations)
-		case s.Interrupted:
-			state = "not checked"
-		}
-		fmt.Fprintf(w, "  %s: %s (%d checked)\n", v.Name, state, v.Checked)
-		for _, d := range v.Details {
-			fmt.Fprintf(w, "    %s: %s\n", d.Keys, d.Message)
-		}
-		if int64(len(v.Details)) < v.Violations {
-			fmt.Fprintf(w, "    ... and %d more\n", v.Violations-int64(len(v.Details)))
-		}
-	}
+	invariantsText(w, s.Invariants, s.Interrupted)
 	if len(s.Expectations) > 0 {
 		fmt.Fprintln(w, "\nexpectations")
 		for _, x := range s.Expectations {
@@ -212,4 +195,66 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// invariantsText prints invariants' verdicts, each violation with its
+// keys.
+func invariantsText(w io.Writer, invs []loadgen.InvariantResult, interrupted bool) {
+	for _, v := range invs {
+		state := "ok"
+		switch {
+		case v.Pending:
+			state = "pending (completed by load merge)"
+		case v.Violations > 0:
+			state = fmt.Sprintf("VIOLATED %d times", v.Violations)
+		case v.Unchecked != "":
+			fmt.Fprintf(w, "  %s: NOT CHECKED: %s\n", v.Name, v.Unchecked)
+			continue
+		case interrupted:
+			state = "not checked"
+		}
+		refused := ""
+		if v.Refused > 0 {
+			refused = fmt.Sprintf(", %d refused by the operation's declared stop", v.Refused)
+		}
+		fmt.Fprintf(w, "  %s: %s (%d checked%s)\n", v.Name, state, v.Checked, refused)
+		for _, d := range v.Details {
+			fmt.Fprintf(w, "    %s: %s\n", d.Keys, d.Message)
+		}
+		if int64(len(v.Details)) < v.Violations {
+			fmt.Fprintf(w, "    ... and %d more\n", v.Violations-int64(len(v.Details)))
+		}
+	}
+}
+
+// LoadCheckText prints what cardapio load check found: the tables read,
+// the ledger, each invariant's verdict with its violations' keys, and
+// those it could not check and why.
+func LoadCheckText(w io.Writer, r *loadgen.CheckReport) {
+	verdict := "ok"
+	switch {
+	case !r.OK:
+		verdict = "FAILED"
+	case r.Unchecked > 0:
+		verdict = fmt.Sprintf("ok, %d of %d invariants not checked", r.Unchecked, len(r.Invariants))
+	}
+	fmt.Fprintf(w, "%s: invariants on %s: %s\n", r.Model, r.Target, verdict)
+	names := make([]string, 0, len(r.Tables))
+	for k := range r.Tables {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		fmt.Fprintf(w, "  table %s: %s\n", k, r.Tables[k])
+	}
+	if len(r.Results) > 0 {
+		fmt.Fprintf(w, "  ledger: %d messages and %d version-guarded writes from %s\n", r.Messages, r.Writes, strings.Join(r.Results, ", "))
+	} else {
+		fmt.Fprintln(w, "  ledger: none (no --results file)")
+	}
+	fmt.Fprintln(w, "\ninvariants")
+	invariantsText(w, r.Invariants, false)
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
 }

@@ -99,7 +99,7 @@ was interrupted or fell behind --max-behind; 2 bad input; 1 a failure.`,
 	f.StringVar(&o.summary, "summary", "", "write the summary as one JSON document to FILE")
 	f.StringVar(&o.format, "format", "text", "report on stdout: text or json")
 	f.BoolVar(&o.quiet, "quiet", false, "no progress or status line on stderr")
-	c.AddCommand(newLoadMergeCmd(e))
+	c.AddCommand(newLoadMergeCmd(e), newLoadCheckCmd(e))
 	return c
 }
 

@@ -103,7 +103,7 @@ func run(ctx context.Context, db *dynamodb.Client, tables lastro.Tables, out io.
 	payment := lastro.ApplySettlementInput{
 		TenantID: "t042", ChargeRef: "E2E7Q9X4K2M8P0R5T3V1W6Y8Z", SettlementID: "E00038166202609240007s1a2b3c4d5",
 		AmountCents: 48790, ReceivedAt: "2026-09-24T03:07:01Z", NewInstallmentStatus: lastro.StatusPaid,
-		InstallmentVersion: 9, ContractVersion: 22, NewBalance: 243950, NewOldest: "2026-09-10",
+		ContractVersion: 22, NewBalance: 243950, NewOldest: "2026-09-10",
 		NewBucket: lastro.BucketD001_030, NewNextActionDate: "2026-09-25", NewNextAction: lastro.NextActionSmsD15,
 		UpdatedAt: "2026-09-24T00:07:03Z", KeepUntil: 1824779221, Variant: lastro.ApplySettlementPartial,
 	}

@@ -45,6 +45,11 @@ var (
 	// settlement fails: already applied (duplicate webhook); acknowledge it (the
 	// model's outcome: succeed).
 	ErrAlreadyApplied = errors.New("already applied")
+	// ErrAlreadyPaid is returned by ApplySettlement when the condition of step
+	// installment fails: the instalment is already paid (its other charge was
+	// paid first): no second credit; the money goes to reconciliation for a
+	// refund (the model's outcome: stop).
+	ErrAlreadyPaid = errors.New("already paid")
 	// ErrAlreadyRecorded is returned by CreateCharge when the condition of step
 	// evidence fails: the same event was already recorded (retry) (the model's
 	// outcome: succeed).
@@ -78,22 +83,19 @@ var (
 	// encrypted document before going on (the model's outcome: stop).
 	ErrProfileExists = errors.New("profile exists")
 	// ErrVersionConflict is returned by ApplySettlement when the condition of
-	// step installment fails: the instalment changed since it was read (race with
-	// the scheduler or an agreement); re-read and retry (the model's outcome:
-	// retry); and by ApplySettlement when the condition of step contract fails:
-	// the contract changed since it was read (the 00h07 race); re-read and retry
-	// (the model's outcome: retry); and by ApplySettlement when the condition of
-	// step contract-cure fails: the contract changed since it was read; re-read
-	// and retry (the model's outcome: retry); and by ApplySettlement when the
-	// condition of step contract-current fails: the contract changed since it was
-	// read; re-read and retry (the model's outcome: retry); and by MoveBucket
-	// when the condition of step move fails: the contract changed; re-read and
-	// retry (the model's outcome: retry); and by RegisterPromise when the
-	// condition of step pause fails: the contract changed; re-read and retry (the
-	// model's outcome: retry); and by RescheduleNextAction when the condition of
-	// step reschedule fails: a payment or agreement changed the contract since it
-	// was read; re-read, and do not reschedule a paid contract (the model's
-	// outcome: retry).
+	// step contract fails: the contract changed since it was read (the 00h07
+	// race); re-read and retry (the model's outcome: retry); and by
+	// ApplySettlement when the condition of step contract-cure fails: the
+	// contract changed since it was read; re-read and retry (the model's outcome:
+	// retry); and by ApplySettlement when the condition of step contract-current
+	// fails: the contract changed since it was read; re-read and retry (the
+	// model's outcome: retry); and by MoveBucket when the condition of step move
+	// fails: the contract changed; re-read and retry (the model's outcome:
+	// retry); and by RegisterPromise when the condition of step pause fails: the
+	// contract changed; re-read and retry (the model's outcome: retry); and by
+	// RescheduleNextAction when the condition of step reschedule fails: a payment
+	// or agreement changed the contract since it was read; re-read, and do not
+	// reschedule a paid contract (the model's outcome: retry).
 	ErrVersionConflict = errors.New("version conflict")
 )
 
@@ -101,7 +103,7 @@ var (
 var (
 	applySettlementChargeMissing   = failure{op: "ApplySettlement", step: "charge", meaning: "charge not found - money without an owner; park for reconciliation and alert", outcome: "fail", err: ErrChargeNotFound}
 	applySettlementSettlement      = failure{op: "ApplySettlement", step: "settlement", meaning: "already applied (duplicate webhook); acknowledge it", outcome: "succeed", err: ErrAlreadyApplied}
-	applySettlementInstallment     = failure{op: "ApplySettlement", step: "installment", meaning: "the instalment changed since it was read (race with the scheduler or an agreement); re-read and retry", outcome: "retry", err: ErrVersionConflict}
+	applySettlementInstallment     = failure{op: "ApplySettlement", step: "installment", meaning: "the instalment is already paid (its other charge was paid first): no second credit; the money goes to reconciliation for a refund", outcome: "stop", err: ErrAlreadyPaid}
 	applySettlementContract        = failure{op: "ApplySettlement", step: "contract", meaning: "the contract changed since it was read (the 00h07 race); re-read and retry", outcome: "retry", err: ErrVersionConflict}
 	applySettlementContractCure    = failure{op: "ApplySettlement", step: "contract-cure", meaning: "the contract changed since it was read; re-read and retry", outcome: "retry", err: ErrVersionConflict}
 	applySettlementContractCurrent = failure{op: "ApplySettlement", step: "contract-current", meaning: "the contract changed since it was read; re-read and retry", outcome: "retry", err: ErrVersionConflict}

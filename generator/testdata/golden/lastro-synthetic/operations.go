@@ -25,10 +25,6 @@ type ApplySettlementInput struct {
 	// optimistic lock; every write that can race carries version = :expected and
 	// increments it (for example 22).
 	ContractVersion int64
-	// InstallmentVersion is parameter installmentVersion, a value of version:
-	// optimistic lock; every write that can race carries version = :expected and
-	// increments it (for example 9).
-	InstallmentVersion int64
 	// KeepUntil is parameter keepUntil, a value of expiresAt: receivedAt + 400
 	// days in epoch seconds, longer than any provider retry or DLQ replay (for
 	// example 1824779221).
@@ -121,7 +117,6 @@ func (in ApplySettlementInput) validate() error {
 	var v checks
 	v.add(checkRange("amountCents", float64(in.AmountCents), 0, math.Inf(1)))
 	v.add(checkRange("contractVersion", float64(in.ContractVersion), 1, math.Inf(1)))
-	v.add(checkRange("installmentVersion", float64(in.InstallmentVersion), 1, math.Inf(1)))
 	v.add(checkRange("keepUntil", float64(in.KeepUntil), 0, math.Inf(1)))
 	v.add(checkRange("newBalance", float64(in.NewBalance), 0, math.Inf(1)))
 	if in.Variant == ApplySettlementPartial {
@@ -163,9 +158,9 @@ func (in ApplySettlementInput) validate() error {
 // SETTLEMENT item keyed by the provider's settlementId, kept as long as the
 // fact; not ClientRequestToken, which lasts 10 minutes.
 //
-// It fails with ErrChargeNotFound, ErrAlreadyApplied and ErrVersionConflict,
-// each a *Failure that carries the step and what the model says the failure
-// means.
+// It fails with ErrChargeNotFound, ErrAlreadyApplied, ErrAlreadyPaid and
+// ErrVersionConflict, each a *Failure that carries the step and what the
+// model says the failure means.
 func (c *Client) ApplySettlement(ctx context.Context, in ApplySettlementInput) (ApplySettlementResult, error) {
 	var res ApplySettlementResult
 	if err := in.validate(); err != nil {
@@ -229,7 +224,7 @@ func (c *Client) ApplySettlement(ctx context.Context, in ApplySettlementInput) (
 		ConditionExpression: aws.String("attribute_not_exists(PK)"),
 	}})
 	applyFailures = append(applyFailures, &applySettlementSettlement)
-	// installment: update INSTALLMENT if version = :expected.
+	// installment: update INSTALLMENT if #status <> :paid.
 	installmentKey, err := InstallmentKey(in.TenantID, debtorKey, contractID, seq)
 	if err != nil {
 		return res, fmt.Errorf("ApplySettlement: installment: %w", err)
@@ -238,13 +233,13 @@ func (c *Client) ApplySettlement(ctx context.Context, in ApplySettlementInput) (
 		TableName:                aws.String(c.tables.Collections),
 		Key:                      installmentKey.item(),
 		UpdateExpression:         aws.String("SET paidCents = paidCents + :amt, #status = :newStatus, version = version + :one"),
-		ConditionExpression:      aws.String("version = :expected"),
+		ConditionExpression:      aws.String("#status <> :paid"),
 		ExpressionAttributeNames: map[string]string{"#status": "status"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":amt":       intValue(in.AmountCents),
-			":expected":  intValue(in.InstallmentVersion),
 			":newStatus": stringValue(in.NewInstallmentStatus),
 			":one":       &types.AttributeValueMemberN{Value: "1"},
+			":paid":      stringValue("PAID"),
 		},
 	}})
 	applyFailures = append(applyFailures, &applySettlementInstallment)
