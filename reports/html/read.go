@@ -231,8 +231,11 @@ func ReadLoad(name string, r io.Reader) (*Load, error) {
 				return nil, fmt.Errorf("%s:%d:1: %v", name, n, err)
 			}
 			l.Summary = &s
+		case "ledger":
+			// The run's ledger, for cardapio load check: nothing the
+			// report draws.
 		default:
-			return nil, fmt.Errorf("%s:%d:1: unknown line type %q (start, second or summary)", name, n, kind.Type)
+			return nil, fmt.Errorf("%s:%d:1: unknown line type %q (start, second, ledger or summary)", name, n, kind.Type)
 		}
 	}
 	if err := sc.Err(); err != nil {
