@@ -20,12 +20,16 @@
 //
 // # Storage
 //
-// Items are held as compact binary encodings (codec.go) in a B-tree per
-// table, ordered by the hash of the partition key and then by sort key,
-// as DynamoDB lays them out (keys.go); Query turns key conditions into
-// byte ranges, and parallel Scan segments are ranges of the hash. Index
-// entries are small keys that point at the base record rather than copies
-// of the item. A record's bytes are never modified in place, so readers
+// Items are held as compact binary encodings in a B-tree per table,
+// ordered by the hash of the partition key and then by sort key, as
+// DynamoDB lays them out (keys.go); Query turns key conditions into byte
+// ranges, and parallel Scan segments are ranges of the hash. An item is
+// one allocation: its table key, then its attributes with the key's
+// string values left out (the key holds them) and their names numbered
+// in a dictionary of the table (record.go); what leaves memory (the data
+// log, stream records) is the portable form of codec.go. Index entries
+// are small keys that point at the base record rather than copies of
+// the item. A record's bytes are never modified in place, so readers
 // decode outside the lock.
 //
 // # Concurrency

@@ -106,12 +106,15 @@ type MemoryLimit struct {
 	Fixed int64
 }
 
-// The default memory limit: 1.75 x the stored bytes + 64 MiB, at least
+// The default memory limit: 1.5 x the stored bytes + 48 MiB, at least
 // 1.25 x the live heap plus what the runtime holds beside the heap,
-// recomputed every second.
+// recomputed every second. Stored items take about 1.1 to 1.4 times
+// their bytes of live heap (see record.go), so 1.5 x leaves the
+// collector room and keeps a million of the reference model's items
+// (169 bytes) under twice their bytes of RSS.
 const (
-	DefaultMemoryFactor      = 1.75
-	DefaultMemoryFloor       = 64 << 20
+	DefaultMemoryFactor      = 1.5
+	DefaultMemoryFloor       = 48 << 20
 	DefaultMemoryMinHeadroom = 1.25
 	DefaultMemoryEvery       = time.Second
 )
@@ -214,7 +217,7 @@ type MemoryStats struct {
 	// StoredTotal is Stored's total, what the limit follows.
 	StoredTotal int64 `json:"storedTotal"`
 	// Limit is the runtime's soft memory limit in bytes (math.MaxInt64:
-	// none), and Rule how it is set: "1.75 x stored + 67108864",
+	// none), and Rule how it is set: "1.5 x stored + 50331648, at least 1.25 x live heap",
 	// "fixed", "GOMEMLIMIT" or "none".
 	Limit int64  `json:"limit"`
 	Rule  string `json:"rule"`

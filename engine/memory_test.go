@@ -69,7 +69,7 @@ func TestStoredCountsWhatTablesHold(t *testing.T) {
 func TestMemoryLimitFollowsTheTables(t *testing.T) {
 	m := MemoryLimit{}.withDefaults()
 	assert.Equal(t, int64(DefaultMemoryFloor), m.limitFor(0, 0, 0))
-	assert.Equal(t, int64(1.75*(1<<30))+DefaultMemoryFloor, m.limitFor(1<<30, 1<<30, 0))
+	assert.Equal(t, int64(1.5*(1<<30))+DefaultMemoryFloor, m.limitFor(1<<30, 1<<30, 0))
 	live := int64(4 << 30)
 	assert.Equal(t, int64(1.25*float64(live)), m.limitFor(1<<30, live, 0), "never below 1.25 x the live heap")
 	assert.Equal(t, int64(1.25*float64(live))+100<<20, m.limitFor(1<<30, live, 100<<20), "plus what the runtime holds beside it")

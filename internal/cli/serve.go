@@ -149,8 +149,8 @@ quarter of the room left in bodies unless --max-inflight is given. Cap
 memory with --memory-limit or GOMEMLIMIT, or a cgroup.
 
 Memory. The Go runtime's soft memory limit follows what the tables hold:
---memory-factor (1.75) x their bytes as DynamoDB counts them (items,
-index entries, retained stream records) + --memory-floor (64MiB),
+--memory-factor (1.5) x their bytes as DynamoDB counts them (items,
+index entries, retained stream records) + --memory-floor (48MiB),
 recomputed every second, and never below --memory-headroom (1.25) x the
 live heap plus the runtime's own memory, so that the collector always
 has room to work. Without a limit the collector lets the heap grow to
@@ -283,7 +283,7 @@ listened on.`,
 	f.DurationVar(&c.server.ShutdownTimeout, "shutdown-timeout", engine.DefaultShutdownTimeout, "on SIGINT or SIGTERM, time requests in progress have to finish")
 	f.StringVar(&c.memory, "memory-limit", "auto", "soft memory limit of the process: auto (follows the stored bytes, see --memory-factor), off, or a size such as 2GiB")
 	f.Float64Var(&c.memoryFactor, "memory-factor", engine.DefaultMemoryFactor, "with --memory-limit auto, the limit is this many times the bytes the tables hold, plus --memory-floor")
-	f.StringVar(&c.memoryFloor, "memory-floor", "64MiB", "with --memory-limit auto, the limit's part that does not depend on the tables")
+	f.StringVar(&c.memoryFloor, "memory-floor", "48MiB", "with --memory-limit auto, the limit's part that does not depend on the tables")
 	f.Float64Var(&c.memoryHeadroom, "memory-headroom", engine.DefaultMemoryMinHeadroom, "with --memory-limit auto, the limit is never below this many times the live heap (plus the runtime's own memory)")
 	f.StringVar(&c.data, "data", "", "keep tables, items and streams in this directory across restarts (default: in memory, lost on exit)")
 	f.StringVar(&c.sync, "sync", "interval", "with --data, when writes reach stable storage: always (before each acknowledgement) or interval")
