@@ -580,3 +580,33 @@ func TestIndependentModelWithoutSynthetic(t *testing.T) {
 		assert.Contains(t, r.stderr, "indexes.slaQueue: a key of several attributes, and no synthetic fallback")
 	}
 }
+
+// TestIndependentModelsBareCatalog: without their dataset sections the
+// models still get a population the reader accepts, from the catalog
+// alone (populations, domains, presence rules, copies from the parent).
+func TestIndependentModelsBareCatalog(t *testing.T) {
+	for _, path := range independentModels(t) {
+		t.Run(strings.TrimSuffix(filepath.Base(path), ".yaml"), func(t *testing.T) {
+			b, err := os.ReadFile(path)
+			require.NoError(t, err)
+			text := string(b)
+			i := strings.Index(text, "\ndataset:")
+			require.Positive(t, i, "a model of this directory has a dataset section")
+			bare := filepath.Join(t.TempDir(), filepath.Base(path))
+			require.NoError(t, os.WriteFile(bare, []byte(text[:i+1]), 0o644))
+			m, err := catalog.Load(bare)
+			require.NoError(t, err)
+			var printed []string
+			r := modelRun(&printed, "cost", bare, "--format", "json")
+			require.Equal(t, ExitOK, r.code, r.stderr)
+			var cost struct{ StorageGB float64 }
+			require.NoError(t, json.Unmarshal([]byte(r.stdout), &cost))
+			_, personal := checkData(t, m, bare, cost.StorageGB, &printed)
+			for _, text := range printed {
+				for v := range personal {
+					assert.NotContains(t, text, v, "a pii value in a command's output")
+				}
+			}
+		})
+	}
+}

@@ -1545,8 +1545,13 @@ func (p *Population) formatGen(n *Node, s *slot, format string) (genFn, []name, 
 			return attr.Str(g.keepBytes(appendBoleto(g.scratch[:0], r, due, r.Range(1000, 500000)))), true
 		}, nil, false, nil
 	}
+	var d *catalog.Domain
+	if s.a != nil {
+		d = &s.a.Domain
+	}
 	return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
-		return attr.Str(g.keepBytes(g.fk.appendFormat(g.scratch[:0], format, br, r))), true
+		more := func(b []byte) []byte { return g.fk.appendFormat(b, format, br, r) }
+		return attr.Str(g.keepBytes(fitText(d, more(g.scratch[:0]), more))), true
 	}, nil, false, nil
 }
 

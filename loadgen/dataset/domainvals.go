@@ -239,6 +239,55 @@ func stringGen(d *catalog.Domain, set string, size int) genFn {
 	}
 }
 
+// fitText holds a realistic text (a sentence, a name, a company) to the
+// lengths of its domain: one too long is cut at the last space that
+// leaves it within maxLength (at maxLength itself when there is none in
+// its second half), one too short gets more of the same until it
+// reaches minLength, then the cut. more appends another text to b.
+func fitText(d *catalog.Domain, b []byte, more func([]byte) []byte) []byte {
+	if d == nil || d.MinLength == nil && d.MaxLength == nil {
+		return b
+	}
+	if d.MinLength != nil {
+		for try := 0; utf8.RuneCount(b) < *d.MinLength && try < 64; try++ {
+			n := len(b)
+			if n > 0 {
+				b = append(b, ' ')
+			}
+			if b = more(b); len(b) == n+1 {
+				b = b[:n] // nothing more to add
+				break
+			}
+		}
+		for utf8.RuneCount(b) < *d.MinLength {
+			b = append(b, 'x')
+		}
+	}
+	if d.MaxLength == nil || utf8.RuneCount(b) <= *d.MaxLength {
+		return b
+	}
+	end, space, runes := 0, -1, 0
+	for i := range string(b) {
+		if runes == *d.MaxLength {
+			if b[i] == ' ' {
+				space = i // the text ends with a word right at maxLength
+			}
+			break
+		}
+		if b[i] == ' ' && runes >= *d.MaxLength/2 {
+			space = i
+		}
+		runes++
+		_, size := utf8.DecodeRune(b[i:])
+		end = i + size
+	}
+	// Cut at the space when one fits, keeping minLength.
+	if space > 0 && (d.MinLength == nil || utf8.RuneCount(b[:space]) >= *d.MinLength) {
+		end = space
+	}
+	return b[:end]
+}
+
 func lengthOK(d *catalog.Domain, b []byte) bool {
 	n := utf8.RuneCount(b)
 	return (d.MinLength == nil || n >= *d.MinLength) && (d.MaxLength == nil || n <= *d.MaxLength)

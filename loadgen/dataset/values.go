@@ -485,8 +485,13 @@ func (p *Population) unitGen(n *Node, s *slot) (genFn, []name, bool, string, err
 			set = alnumUpper
 			size = max(size, 8)
 		case "text":
+			if a.Domain.Pattern != nil {
+				break // a pattern says more than a sentence would
+			}
+			d := &a.Domain
 			return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
-				return attr.Str(g.keepBytes(g.fk.appendFormat(g.scratch[:0], "sentence", false, r))), true
+				more := func(b []byte) []byte { return g.fk.appendFormat(b, "sentence", false, r) }
+				return attr.Str(g.keepBytes(fitText(d, more(g.scratch[:0]), more))), true
 			}, nil, false, "text", nil
 		}
 		if size == 0 {
