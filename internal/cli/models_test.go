@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -16,6 +17,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -609,4 +613,31 @@ func TestIndependentModelsBareCatalog(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestIndependentModelPlantedViolations: a program that is not cardapio
+// writes around the model into a population cardapio data loaded (a
+// solved ticket left in the SLA queue, with comments it does not have),
+// and cardapio load check finds each violation with its keys.
+func TestIndependentModelPlantedViolations(t *testing.T) {
+	path := "testdata/models/helpdesk.yaml"
+	url := served(t)
+	r := runCLI([]string{"data", path, "--scale", "0.05", "--endpoint-url", url, "--create-tables", "--quiet"}, nil)
+	require.Equal(t, ExitOK, r.code, r.stderr)
+	clean := byName(loadCheck(t, ExitOK, path, "--endpoint-url", url))
+	require.Positive(t, clean["solved-off-the-queue"].Checked)
+	require.Positive(t, clean["comments-counted"].Checked)
+
+	_, err := outsider(url).PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String("desk"), Item: map[string]types.AttributeValue{
+		"PK": s("ACC#acc-planted1"), "SK": s("TK#T-99999999"), "type": s("TICKET"), "ticketId": s("T-99999999"),
+		"subject": s("planted"), "requesterEmail": s("someone@example.com"), "status": s("SOLVED"), "priority": n("2"),
+		"queue": s("TECH"), "queueShard": n("1"), "slaDueAt": s("2026-09-24T12:00:00.000Z"),
+		"openedAt": s("2026-09-24T08:00:00.000Z"), "updatedAt": s("2026-09-24T09:00:00.000Z"), "commentCount": n("3"), "version": n("2"),
+	}})
+	require.NoError(t, err)
+	got := byName(loadCheck(t, ExitFailed, path, "--endpoint-url", url))
+	assert.EqualValues(t, 1, got["solved-off-the-queue"].Violations)
+	violatedAt(t, got["solved-off-the-queue"], "PK ACC#acc-planted1, SK TK#T-99999999")
+	assert.EqualValues(t, 1, got["comments-counted"].Violations)
+	violatedAt(t, got["comments-counted"], "PK ACC#acc-planted1, SK TK#T-99999999")
 }
