@@ -229,6 +229,6 @@ func ttlNote(ctx context.Context, tg *target.Target, m *catalog.Model, table, na
 		return ""
 	}
 	sort.Strings(ents)
-	return fmt.Sprintf("%s expires items on %s, which %s carry: a target that sweeps expired items at its clock may have deleted those whose %s is past (cardapio serve every --ttl-sweep; DynamoDB within days), and then the invariants read less than was written; check a population drawn as of today (cardapio data --as-of), or served without a sweep (cardapio data --serve --addr)",
+	return fmt.Sprintf("%s expires items on %s, which %s carry: a target that sweeps expired items at its clock may have deleted those whose %s is past (cardapio serve every --ttl-sweep; DynamoDB within days), and then the invariants read less than was written; check a population drawn as of today (cardapio data --as-of), or served without a sweep (cardapio data --serve --addr, or cardapio serve --ttl-sweep 0)",
 		name, tb.TTL, strings.Join(ents, ", "), tb.TTL)
 }

@@ -265,7 +265,7 @@ listened on.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&addr, "addr", "127.0.0.1:8000", "address to listen on")
-	f.DurationVar(&c.sweep, "ttl-sweep", 10*time.Second, "how often expired items are deleted")
+	f.DurationVar(&c.sweep, "ttl-sweep", 10*time.Second, "how often expired items are deleted (0: never, e.g. to serve a population drawn as of a past date whole)")
 	f.BoolVar(&c.limits, "throughput", false, "model DynamoDB's throughput limits: partitions, burst, on-demand scaling, throttling with ThrottlingReasons")
 	f.Float64Var(&c.scale, "throughput-scale", 1, "multiply every capacity by this factor (0.01: local traffic meets the limits 100x the traffic meets on AWS)")
 	f.Int64Var(&c.warmWrite, "warm-write", throughput.DefaultWarmWrite, "warm write throughput (units/s, AWS scale) of on-demand tables and indexes created without one")
@@ -295,6 +295,9 @@ listened on.`,
 // policies), its limits, and how it creates the engine of each region and
 // account, each with its own throughput model and TTL sweep.
 func newServer(ctx context.Context, c serveConfig, e *env) (*engine.Server, error) {
+	if c.sweep < 0 {
+		return nil, fmt.Errorf("--ttl-sweep must not be negative, got %v (0: expired items are never deleted)", c.sweep)
+	}
 	if c.lag < 0 {
 		return nil, fmt.Errorf("--gsi-lag must not be negative, got %v", c.lag)
 	}
@@ -359,7 +362,9 @@ func newServer(ctx context.Context, c serveConfig, e *env) (*engine.Server, erro
 				fmt.Fprintf(e.stdout, "data %s: %d tables, %d items restored (%d log records replayed)\n", dir, r.Tables, r.Items, r.Records)
 			}
 		}
-		go eng.RunTTL(ctx)
+		if c.sweep > 0 {
+			go eng.RunTTL(ctx)
+		}
 		return eng, nil
 	}
 	o := engine.ServerOptions{NewSpace: space, Keys: trust.Keys, Policies: trust.Policies(), Limits: lim, LoopbackHosts: c.loopback}

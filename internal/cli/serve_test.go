@@ -69,6 +69,7 @@ func TestServeThroughputFlags(t *testing.T) {
 		{"--throughput", "--throughput-scale", "NaN"},
 		{"--throughput", "--warm-read", "0"},
 		{"--gsi-lag", "-1s"},
+		{"--ttl-sweep", "-1s"},
 	} {
 		var stderr bytes.Buffer
 		code := Main(append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), nil, io.Discard, &stderr)
