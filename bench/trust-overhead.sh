@@ -20,8 +20,9 @@
 # Per round, on and off alternately:
 #
 #   handler  a 300-byte PutItem (each changing its item) through the
-#            handler without a socket (BenchmarkTrustHandlerPut): CPU
-#            time per put
+#            handler without a socket, both servers in one process taking
+#            turns every 256 puts (BenchmarkTrustHandlerPutAB): CPU time
+#            per put of each
 #   query    one SDK client querying a 50-item partition over loopback
 #            against Serve (BenchmarkTrustQuery50): p50 µs, a latency
 #   http     32 raw-HTTP clients (bench/rawhttp: prepared bodies, no SDK)
@@ -151,8 +152,6 @@ record() { echo "$1 $2 $3 $4" >>"$results"; echo "round $1 $2 $3 $4" >&2; }
 
 run_side() {
 	local r=$1 side=$2 line
-	line=$(bench "$work/engine.test" "BenchmarkTrustHandlerPut/$side" "$handlers")
-	record "$r" "$side" handler-cpu-ns/put "$(field cpu-ns/put <<<"$line")"
 	line=$(bench "$work/engine.test" "BenchmarkTrustQuery50/$side" "$queries")
 	record "$r" "$side" query-p50-µs "$(field p50-µs <<<"$line")"
 	line=$("$work/rawhttp" -endpoint "http://127.0.0.1:${server_port[$side]}" -op put -n "$puts" -warmup 1000 -pid "${server_pid[$side]}")
@@ -164,6 +163,9 @@ echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) bef
 for r in $(seq 1 "$rounds"); do
 	if ((r % 2)); then order="on off"; else order="off on"; fi
 	for side in $order; do run_side "$r" "$side"; done
+	line=$(bench "$work/engine.test" BenchmarkTrustHandlerPutAB "$((2 * handlers))")
+	record "$r" on handler-cpu-ns/put "$(field on-cpu-ns/put <<<"$line")"
+	record "$r" off handler-cpu-ns/put "$(field off-cpu-ns/put <<<"$line")"
 	line=$(bench "$work/engine.test" BenchmarkTrustSteps "$handlers")
 	record "$r" steps trust-cpu-ns/put "$(field cpu-ns/op <<<"$line")"
 	line=$(bench "$work/engine.test" 'BenchmarkHandlerPut/any-credentials' "$handlers")

@@ -89,6 +89,64 @@ func BenchmarkTrustHandlerPut(b *testing.B) {
 	}
 }
 
+// BenchmarkTrustHandlerPutAB is BenchmarkTrustHandlerPut with both
+// servers in one process, taking turns every 256 puts, the CPU time of
+// each turn counted to its side: the machine's other work, and the
+// collector's work on both sides' garbage, fall on both alike. It
+// reports each side's CPU per put and their ratio on/off.
+func BenchmarkTrustHandlerPutAB(b *testing.B) {
+	const turn = 256
+	pad := strings.Repeat("p", 230)
+	type side struct {
+		s      *Server
+		bodies []string
+		cpu    time.Duration
+		puts   int
+	}
+	var sides [2]*side
+	for i, on := range []bool{true, false} {
+		s, e := trustServer(b, on)
+		benchTable(b, e, "Bench")
+		sd := &side{s: s, bodies: make([]string, 1024)}
+		for j := range sd.bodies {
+			sd.bodies[j] = `{"TableName":"Bench","Item":{"pk":{"S":"user#000000000001"},"sk":{"N":"1"},"name":{"S":"someone"},"n":{"N":"` +
+				strconv.Itoa(100000+j) + `"},"pad":{"S":"` + pad + `"}}}`
+		}
+		sides[i] = sd
+	}
+	b.ResetTimer()
+	for done, t := 0, 0; done < b.N; t++ {
+		sd := sides[t%2]
+		n := min(turn, b.N-done)
+		if t%2 == 1 {
+			done += n
+		}
+		c0 := selfCPU()
+		for i := 0; i < n; i++ {
+			req := httptest.NewRequest("POST", "/", strings.NewReader(sd.bodies[(sd.puts+i)%len(sd.bodies)]))
+			req.Host = "127.0.0.1:8000"
+			req.Header.Set("X-Amz-Target", "DynamoDB_20120810.PutItem")
+			placeholderSign(req)
+			rec := httptest.NewRecorder()
+			sd.s.ServeHTTP(rec, req)
+			if rec.Code != 200 {
+				b.Fatal(rec.Body.String())
+			}
+		}
+		sd.cpu += selfCPU() - c0
+		sd.puts += n
+	}
+	on, off := sides[0], sides[1]
+	if on.puts == 0 || off.puts == 0 {
+		return
+	}
+	onNs := float64(on.cpu.Nanoseconds()) / float64(on.puts)
+	offNs := float64(off.cpu.Nanoseconds()) / float64(off.puts)
+	b.ReportMetric(onNs, "on-cpu-ns/put")
+	b.ReportMetric(offNs, "off-cpu-ns/put")
+	b.ReportMetric(onNs/offNs, "on/off")
+}
+
 // BenchmarkTrustQuery50 is BenchmarkQuery50 (one SDK client querying a
 // 50-item partition over loopback) against Serve with the features on
 // and off: the median latency.
