@@ -37,7 +37,8 @@ func trustOptions(on bool) ServerOptions {
 	if on {
 		return ServerOptions{LoopbackHosts: true}
 	}
-	return ServerOptions{Engine: New(Options{}), bare: true}
+	// The engine a request for us-east-1 reaches when they are on.
+	return ServerOptions{Engine: New(Options{Region: "us-east-1", Account: auth.DefaultAccount}), bare: true}
 }
 
 // trustServer is a server with the trust features on or off, and the
