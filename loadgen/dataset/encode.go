@@ -17,13 +17,19 @@ import (
 type itemEncoder struct {
 	names []string // the out fields' names, in name order
 	heads [][]byte // per out field: `"name":`
+	// per out field: `"name":{"S":` and `"name":{"N":`, written in one
+	// copy for the two commonest types
+	sHeads, nHeads [][]byte
 }
 
 func newItemEncoder(c *compiled) *itemEncoder {
 	e := &itemEncoder{}
 	for _, of := range c.out {
+		h := append(attr.AppendJSONString(nil, of.name), ':')
 		e.names = append(e.names, of.name)
-		e.heads = append(e.heads, append(attr.AppendJSONString(nil, of.name), ':'))
+		e.heads = append(e.heads, h)
+		e.sHeads = append(e.sHeads, append(h[:len(h):len(h)], typeHeads[attr.S]...))
+		e.nHeads = append(e.nHeads, append(h[:len(h):len(h)], typeHeads[attr.N]...))
 	}
 	return e
 }
@@ -52,20 +58,20 @@ func (e *itemEncoder) appendFields(dst []byte, vals []*attr.Value) []byte {
 			dst = append(dst, ',')
 		}
 		first = false
-		dst = append(dst, e.heads[i]...)
-		dst = appendValue(dst, v)
+		switch v.Type {
+		case attr.S:
+			dst = append(dst, e.sHeads[i]...)
+		case attr.N:
+			dst = append(dst, e.nHeads[i]...)
+		default:
+			dst = append(dst, e.heads[i]...)
+			dst = attr.AppendValueJSON(dst, *v)
+			continue
+		}
+		dst = appendJSONString(dst, v.Str)
+		dst = append(dst, '}')
 	}
 	return append(dst, '}')
-}
-
-func appendValue(dst []byte, v *attr.Value) []byte {
-	switch v.Type {
-	case attr.S, attr.N:
-		dst = append(dst, typeHeads[v.Type]...)
-		dst = appendJSONString(dst, v.Str)
-		return append(dst, '}')
-	}
-	return attr.AppendValueJSON(dst, *v)
 }
 
 const (
