@@ -49,6 +49,7 @@
 #
 # Environment:
 #   SCALES       --scale of gen (default 0.01) and steps (0.01 0.05)
+#   COMPS        the compressions gen runs (default zstd gzip none)
 #   SCALE        --scale of workers (default 0.01)
 #   BEFORE       a git revision to compare gen with (default none)
 #   OUT          where files go (default a temporary directory, removed)
@@ -122,16 +123,17 @@ one() {
 case $mode in
 gen)
 	read -r -a scales <<<"${SCALES:-${SCALE:-0.01}}"
-	comps=(zstd gzip none)
+	read -r -a comps <<<"${COMPS:-zstd gzip none}"
+	nc=${#comps[@]}
 	sides=(after)
 	[[ -n $before ]] && sides=(before after)
 	echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 	for ((r = 0; r < rounds; r++)); do
 		for sc in "${scales[@]}"; do
-			for ((i = 0; i < 3; i++)); do
+			for ((i = 0; i < nc; i++)); do
 				if ((${#sides[@]} == 2 && (r + i) % 2)); then order=(after before); else order=("${sides[@]}"); fi
 				for side in "${order[@]}"; do
-					one "${comps[(i + r) % 3]}" "$sc" "$side"
+					one "${comps[(i + r) % nc]}" "$sc" "$side"
 				done
 			done
 		done
