@@ -92,3 +92,37 @@ func FuzzDecodePutFast(f *testing.F) {
 		assert.True(t, attr.EqualItems(general.Item, fast.Item), "%q", body)
 	})
 }
+
+// FuzzDecodeGetFast checks the fast GetItem decoder against the general
+// one, as FuzzDecodePutFast does the PutItem one.
+func FuzzDecodeGetFast(f *testing.F) {
+	for _, s := range []string{
+		`{"TableName":"Tab","Key":{"pk":{"S":"a"},"sk":{"N":"1"}}}`,
+		`{ "Key" : {"pk":{"S":"a\"}"}} , "TableName":"Tab", "ConsistentRead":true}`,
+		`{"TableName":"Tab","Key":{"pk":{"S":"a"}},"ProjectionExpression":"a, b","ReturnConsumedCapacity":"TOTAL","ConsistentRead":false}`,
+		`{"TableName":"Tab","Key":{"pk":{"S":"a"}},"ConsistentRead":truex}`,
+		`{"TableName":"Tab","Key":{"pk":{"S":"a"}},"ConsistentRead":null}`,
+		`{"TableName":"Tab","Key":{}}`,
+		`{"TableName":"Tab","Key":{"pk":{"S":"a"}},"ExpressionAttributeNames":{"#a":"a"}}`,
+		`{"TableName":"Tab","Key":[]}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		var fast GetItemInput
+		if !decodeGetFast([]byte(body), &fast) {
+			return
+		}
+		var general GetItemInput
+		if err := decodeRequest([]byte(body), &general); err != nil {
+			t.Fatalf("fast decoder accepted %q, general refused it: %v", body, err)
+		}
+		assert.Equal(t, general.TableName, fast.TableName)
+		assert.Equal(t, general.ConsistentRead, fast.ConsistentRead)
+		assert.Equal(t, general.ProjectionExpression, fast.ProjectionExpression)
+		assert.Equal(t, general.ReturnConsumedCapacity, fast.ReturnConsumedCapacity)
+		assert.Nil(t, fast.ExpressionAttributeNames)
+		assert.Nil(t, fast.AttributesToGet)
+		assert.True(t, attr.EqualItems(general.Key, fast.Key), "%q", body)
+	})
+}

@@ -76,7 +76,7 @@ var ops = map[string]op{
 	"ListTables":         handle((*Engine).ListTables),
 	"UpdateTable":        handle((*Engine).UpdateTable),
 	"PutItem":            fast(handle((*Engine).PutItem), decodePutFast),
-	"GetItem":            handle((*Engine).GetItem),
+	"GetItem":            fast(handle((*Engine).GetItem), decodeGetFast),
 	"UpdateItem":         handle((*Engine).UpdateItem),
 	"DeleteItem":         handle((*Engine).DeleteItem),
 	"Query":              handle((*Engine).queryWire),
