@@ -147,12 +147,9 @@ func writeRequest(b []byte, i int, w *WriteRequest) (int, bool) {
 	if !ok || put && string(inner) != "Item" || !put && string(inner) != "Key" {
 		return 0, false
 	}
-	end, ok := objectEnd(b, i)
+	var it attr.Item
+	end, ok := fastItem(b, i, &it)
 	if !ok {
-		return 0, false
-	}
-	it, err := attr.DecodeItem(b[i:end])
-	if err != nil {
 		return 0, false
 	}
 	if put {
