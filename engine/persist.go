@@ -241,6 +241,9 @@ func (s *store) close() error {
 	if !s.state.CompareAndSwap(0, 2) && !s.state.CompareAndSwap(1, 2) {
 		return nil
 	}
+	s.mu.Lock()
+	s.cond.Broadcast() // a snapshot waiting for the log gives up
+	s.mu.Unlock()
 	s.snaps.Wait()
 	s.wake()
 	<-s.done
@@ -477,6 +480,7 @@ func (s *store) syncLoop(stop <-chan struct{}, done chan<- struct{}) {
 		}
 		synced = w
 		s.durable = max(s.durable, w)
+		s.cond.Broadcast() // a snapshot waiting to be put in place
 		s.mu.Unlock()
 	}
 }

@@ -237,6 +237,9 @@ func (s *store) writeSnapshot(c *cutState, path string) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
+	if err := s.reachWalk(c); err != nil {
+		return err
+	}
 	s.files.Lock()
 	err = os.Rename(tmp, path)
 	s.files.Unlock()
@@ -255,7 +258,8 @@ func (s *store) writeSnapshot(c *cutState, path string) error {
 // and each record's versions are immutable once published, so a writer
 // never waits for a data snapshot. A record may show a version written
 // after the cut; the log from the cut on replays that write again, over
-// it, to the same end.
+// it, to the same end, and the snapshot is put in place only once the
+// log holds it (reachWalk).
 func writeItems(t *table, items *tree[*rec], maxBytes int, flush func(vals [][]byte) error) (n uint64, err error) {
 	var vals [][]byte
 	var buf []byte // the portable forms of a chunk's items
@@ -278,4 +282,34 @@ func writeItems(t *table, items *tree[*rec], maxBytes int, flush func(vals [][]b
 		n += uint64(len(vals))
 	}
 	return n, err
+}
+
+// reachWalk waits, before a snapshot is put in place, until the log is
+// durable as far as it was when the walk of the items ended. The walk
+// reads each record's latest version, which may be a write made after
+// the cut: the snapshot then stands for a state that only the log after
+// the cut reaches. Put in place sooner, a crash that lost that part of
+// the log (a kill -9 under SyncInterval, the new segment not yet handed
+// to the system) restored the snapshot alone, one item of a transaction
+// at its later value and the other at its earlier one. Taking each
+// table's lock once lets every write the walk may have seen finish
+// appending its change (writes log under the lock).
+func (s *store) reachWalk(c *cutState) error {
+	for _, t := range c.tables {
+		t.mu.RLock()
+		t.mu.RUnlock() //nolint:staticcheck // a barrier: writes in progress finish logging
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	end := s.appended
+	for s.durable < end && s.err == nil && s.state.Load() == 0 {
+		s.cond.Wait()
+	}
+	switch {
+	case s.err != nil:
+		return s.err
+	case s.durable < end:
+		return errClosed // closing: the log keeps everything
+	}
+	return nil
 }
