@@ -1,7 +1,6 @@
 package loadgen
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -107,44 +106,34 @@ type runLedger struct {
 // m, and its summary. A file without a summary is a run that did not
 // finish: its ledger may lack messages, so it is refused.
 func readLedger(name string, r io.Reader, m *catalog.Model) (*runLedger, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 1<<20), maxResultLine)
 	out := &runLedger{}
 	loads := map[string]*loadRun{}
-	line := 0
-	for sc.Scan() {
-		line++
-		var head struct {
-			Type string `json:"type"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &head); err != nil {
-			return nil, fmt.Errorf("%s:%d: not a line of a results file: %v", name, line, err)
-		}
-		switch head.Type {
+	err := resultLines(name, r, func(line int, typ string, b []byte) error {
+		switch typ {
 		case "start":
 			var st Start
-			if err := json.Unmarshal(sc.Bytes(), &st); err != nil {
-				return nil, fmt.Errorf("%s:%d: the start line: %v", name, line, err)
+			if err := json.Unmarshal(b, &st); err != nil {
+				return fmt.Errorf("%s:%d: the start line: %v", name, line, err)
 			}
 			if st.Model != m.Name {
-				return nil, fmt.Errorf("%s: a run of model %s, not %s", name, st.Model, m.Name)
+				return fmt.Errorf("%s: a run of model %s, not %s", name, st.Model, m.Name)
 			}
 		case "summary":
 			var s Summary
-			if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
-				return nil, fmt.Errorf("%s:%d: the summary: %v", name, line, err)
+			if err := json.Unmarshal(b, &s); err != nil {
+				return fmt.Errorf("%s:%d: the summary: %v", name, line, err)
 			}
 			out.summary = &s
 		case "ledger":
 			var l ledgerLine
-			if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-				return nil, fmt.Errorf("%s:%d: the ledger: %v", name, line, err)
+			if err := json.Unmarshal(b, &l); err != nil {
+				return fmt.Errorf("%s:%d: the ledger: %v", name, line, err)
 			}
 			out.lines++
 			for _, lm := range l.Messages {
 				op := m.Operation(lm.Operation)
 				if op == nil {
-					return nil, fmt.Errorf("%s:%d: the ledger names operation %q, which model %s does not have", name, line, lm.Operation, m.Name)
+					return fmt.Errorf("%s:%d: the ledger names operation %q, which model %s does not have", name, line, lm.Operation, m.Name)
 				}
 				lr := loads[lm.Load]
 				if lr == nil {
@@ -155,7 +144,7 @@ func readLedger(name string, r io.Reader, m *catalog.Model) (*runLedger, error) 
 				if len(lm.Values) > 0 {
 					it, err := attr.DecodeItem(lm.Values)
 					if err != nil {
-						return nil, fmt.Errorf("%s:%d: message %d of %s: %v", name, line, lm.K, lm.Load, err)
+						return fmt.Errorf("%s:%d: message %d of %s: %v", name, line, lm.K, lm.Load, err)
 					}
 					msg.values = make(map[string]attr.Value, len(it))
 					for _, f := range it {
@@ -167,14 +156,15 @@ func readLedger(name string, r io.Reader, m *catalog.Model) (*runLedger, error) 
 			for _, lw := range l.Writes {
 				v := m.Invariant(lw.Invariant)
 				if v == nil || v.Versions == nil {
-					return nil, fmt.Errorf("%s:%d: the ledger names invariant %q, which is not a versions invariant of model %s", name, line, lw.Invariant, m.Name)
+					return fmt.Errorf("%s:%d: the ledger names invariant %q, which is not a versions invariant of model %s", name, line, lw.Invariant, m.Name)
 				}
 				out.writes = append(out.writes, versionWrite{inv: v.Versions, key: lw.Key, expected: lw.Expected, load: lw.Load})
 			}
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if out.summary == nil {
 		return nil, fmt.Errorf("%s: no summary line: the run did not finish, so its ledger may lack messages", name)

@@ -20,9 +20,33 @@ const maxResultLine = 64 << 20
 // ReadSummary reads a results file (--results): the summary on its last
 // summary line. A file without one is a part that did not finish.
 func ReadSummary(name string, r io.Reader) (*Summary, error) {
+	var last *Summary
+	err := resultLines(name, r, func(line int, typ string, b []byte) error {
+		if typ != "summary" {
+			return nil
+		}
+		var s Summary
+		if err := json.Unmarshal(b, &s); err != nil {
+			return fmt.Errorf("%s:%d: the summary: %v", name, line, err)
+		}
+		last = &s
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if last == nil {
+		return nil, fmt.Errorf("%s: no summary line: that part did not finish (its seconds are in the file)", name)
+	}
+	return last, nil
+}
+
+// resultLines calls f with each line of a results file, numbered from 1,
+// and its type; a line that is not a JSON object with a type, or one
+// longer than maxResultLine, is an error naming the file and line.
+func resultLines(name string, r io.Reader, f func(line int, typ string, b []byte) error) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 1<<20), maxResultLine)
-	var last *Summary
 	line := 0
 	for sc.Scan() {
 		line++
@@ -30,24 +54,16 @@ func ReadSummary(name string, r io.Reader) (*Summary, error) {
 			Type string `json:"type"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &head); err != nil {
-			return nil, fmt.Errorf("%s:%d: not a line of a results file: %v", name, line, err)
+			return fmt.Errorf("%s:%d: not a line of a results file: %v", name, line, err)
 		}
-		if head.Type != "summary" {
-			continue
+		if err := f(line, head.Type, sc.Bytes()); err != nil {
+			return err
 		}
-		var s Summary
-		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
-			return nil, fmt.Errorf("%s:%d: the summary: %v", name, line, err)
-		}
-		last = &s
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
+		return fmt.Errorf("%s: %v", name, err)
 	}
-	if last == nil {
-		return nil, fmt.Errorf("%s: no summary line: that part did not finish (its seconds are in the file)", name)
-	}
-	return last, nil
+	return nil
 }
 
 // MergeFiles reads the results files of the parts of one run and merges
