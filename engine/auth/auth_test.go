@@ -280,3 +280,32 @@ func BenchmarkVerify(b *testing.B) {
 		}
 	}
 }
+
+// A presigned request is good for its X-Amz-Expires only, not for the
+// whole clock skew allowed; a malformed or over-a-week one is refused.
+func TestPresignedRequestExpires(t *testing.T) {
+	k := testKeys(t)
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	presign := func(expires string) *http.Request {
+		req, err := http.NewRequest("GET", "http://localhost:8000/cardapio/throughput?X-Amz-Expires="+expires, nil)
+		require.NoError(t, err)
+		u, _, err := v4.NewSigner().PresignHTTP(context.Background(), aws.Credentials{AccessKeyID: "AKIAT042", SecretAccessKey: "secret-042"},
+			req, hex.EncodeToString(sha256.New().Sum(nil)), "dynamodb", "us-east-1", at)
+		require.NoError(t, err)
+		return httptest.NewRequest("GET", u, nil)
+	}
+	in := presign("60")
+	_, err := verify(k, in, "", at.Add(60*time.Second))
+	require.Nil(t, err, "within its 60 s")
+	_, err = verify(k, in, "", at.Add(61*time.Second))
+	require.NotNil(t, err, "61 s after a 60 s presign")
+	assert.Equal(t, ErrInvalidSignature, err.Type)
+	assert.Equal(t, "Signature expired: 20260301T120000Z is now earlier than 20260301T120001Z (20260301T120101Z - 60 sec.)", err.Message)
+
+	for _, bad := range []string{"x", "-1", "604801"} {
+		_, err = verify(k, presign(bad), "", at)
+		require.NotNil(t, err, bad)
+		assert.Equal(t, ErrIncomplete, err.Type, bad)
+		assert.Contains(t, err.Message, "X-Amz-Expires", bad)
+	}
+}

@@ -58,7 +58,16 @@ type Signature struct {
 	Signature     string // hex
 	AmzDate       string // X-Amz-Date (or the Date header), as sent
 	query         bool   // presigned: the parameters are in the query string
+	// expires is a presigned request's X-Amz-Expires, when it has one
+	// (hasExpires): the request is refused once that long past its
+	// X-Amz-Date.
+	expires    time.Duration
+	hasExpires bool
 }
+
+// MaxExpires is the longest X-Amz-Expires a presigned request may give:
+// a week, as SigV4 allows.
+const MaxExpires = 7 * 24 * 60 * 60
 
 // Parse reads the signature of a request from its headers (or its query
 // string) and checks its form, as DynamoDB does before looking at the
@@ -142,6 +151,16 @@ func parseQuery(rawQuery string) (Signature, *Error) {
 	}
 	s := Signature{Algorithm: q.Get("X-Amz-Algorithm"), Signature: q.Get("X-Amz-Signature"),
 		SignedHeaders: q.Get("X-Amz-SignedHeaders"), AmzDate: q.Get("X-Amz-Date"), query: true}
+	if v, ok := q["X-Amz-Expires"]; ok {
+		n, err := strconv.ParseInt(v[0], 10, 64)
+		switch {
+		case err != nil || n < 0:
+			return Signature{}, fail(ErrIncomplete, "X-Amz-Expires must be a non-negative integer number of seconds, got '"+v[0]+"'. Re-examine the query-string parameters.")
+		case n > MaxExpires:
+			return Signature{}, fail(ErrIncomplete, "X-Amz-Expires must be less than a week (in seconds); that is, the given X-Amz-Expires must be less than 604800 seconds. Re-examine the query-string parameters.")
+		}
+		s.expires, s.hasExpires = time.Duration(n)*time.Second, true
+	}
 	if ferr := s.finish(q.Get("X-Amz-Credential")); ferr != nil {
 		return Signature{}, ferr
 	}
@@ -226,6 +245,13 @@ func (s *Signature) checkScope(now time.Time) *Error {
 	if t.Before(now.Add(-MaxSkew)) {
 		return fail(ErrInvalidSignature, "Signature expired: "+t.Format(amzDateLayout)+" is now earlier than "+
 			now.Add(-MaxSkew).Format(amzDateLayout)+" ("+now.Format(amzDateLayout)+" - 15 min.)")
+	}
+	if s.hasExpires && now.After(t.Add(s.expires)) {
+		// A presigned request past its X-Amz-Expires, worded as one
+		// past the skew allowed.
+		return fail(ErrInvalidSignature, "Signature expired: "+t.Format(amzDateLayout)+" is now earlier than "+
+			now.Add(-s.expires).Format(amzDateLayout)+" ("+now.Format(amzDateLayout)+" - "+
+			strconv.FormatInt(int64(s.expires/time.Second), 10)+" sec.)")
 	}
 	if t.After(now.Add(MaxSkew)) {
 		return fail(ErrInvalidSignature, "Signature not yet current: "+t.Format(amzDateLayout)+" is still later than "+

@@ -95,7 +95,9 @@ MissingAuthenticationTokenException. By default any credentials are
 accepted, as DynamoDB Local does. With --credentials FILE only the access
 keys the file lists are, and signatures are verified for real: an unknown
 key is UnrecognizedClientException, a wrong secret or a tampered request
-InvalidSignatureException, a clock more than 15 minutes off too. The file:
+InvalidSignatureException, a clock more than 15 minutes off too, and a
+presigned request (signed in its query string) past its X-Amz-Expires.
+The file:
 
   {"keys": [{"accessKeyId": "AKIAT042EXAMPLE", "secretAccessKey": "...",
              "account": "111122223333", "user": "api-t042",
