@@ -87,6 +87,13 @@ func (s *store) recover() error {
 		good, err := rp.replaySegment(path, n)
 		if err == nil {
 			s.rec.Segments++
+			// The log since the snapshot counts toward the next one:
+			// otherwise a server restarted before writing SnapshotBytes
+			// each time would never compact, its log and its start
+			// growing without bound.
+			if st, err := os.Stat(path); err == nil {
+				s.sinceCut += st.Size()
+			}
 			continue
 		}
 		if i < len(segs)-1 {
@@ -96,6 +103,7 @@ func (s *store) recover() error {
 			return err
 		}
 		s.rec.Segments++
+		s.sinceCut += good
 	}
 	s.rec.Records = rp.records
 	s.e.tableNos.Store(rp.maxNo)
