@@ -333,12 +333,29 @@ func (s *store) after(wake, snap bool) {
 	}
 }
 
-// appendChange logs one item change (the hot path: no allocation).
+// appendChange logs one item change whose item is given encoded.
 func (s *store) appendChange(no uint32, del bool, item []byte, ev *streamRecord, keepOld bool) {
 	s.mu.Lock()
 	b, start := beginFrame(s.buf)
 	b = append(b, recChange)
 	b = appendChange(b, no, del, item, ev, keepOld)
+	s.buf = endFrame(b, start)
+	wake, snap := s.added(len(s.buf) - start)
+	s.mu.Unlock()
+	s.after(wake, snap)
+}
+
+// appendVersion logs the item change that stored version v of one of
+// t's items (the hot path): the item's portable form is written by
+// t.portable straight into the log's buffer, after the change's header
+// and before its checksum, so that a put neither allocates nor copies
+// its item again. The caller holds t.mu.
+func (s *store) appendVersion(t *table, v version, ev *streamRecord, keepOld bool) {
+	s.mu.Lock()
+	b, start := beginFrame(s.buf)
+	b = append(b, recChange)
+	b = appendChange(b, t.no, false, nil, ev, keepOld)
+	b = t.portable(b, v)
 	s.buf = endFrame(b, start)
 	wake, snap := s.added(len(s.buf) - start)
 	s.mu.Unlock()
@@ -441,16 +458,28 @@ func (s *store) run() {
 // time as the flusher took it to write: after a flush too large to
 // recycle, their appends overwrote frames being written, and the log
 // failed its checksums at the next start.)
+//
+// Without a spare (the last buffer was too large to keep), writers get a
+// new buffer of flushEarly bytes rather than one grown from nothing by
+// their appends, which copied the log's bytes again at each doubling.
 func (s *store) swap() []byte {
 	b := s.buf
 	s.buf, s.spare = s.spare[:0], nil
+	if s.buf == nil && len(b) > 0 {
+		s.buf = make([]byte, 0, flushEarly)
+	}
 	return b
 }
+
+// maxSpare bounds the buffer kept as the spare: a burst's buffer (up
+// to maxBuffered) is let go, the usual ones (flushEarly, and a few
+// times that when the flusher is late on a loaded machine) are kept.
+const maxSpare = 16 * flushEarly
 
 // recycle keeps a buffer the flusher has written as the next spare,
 // unless it is large (s.mu held).
 func (s *store) recycle(b []byte) {
-	if cap(b) <= 4*flushEarly {
+	if cap(b) <= maxSpare {
 		s.spare = b[:0]
 	}
 }
@@ -637,37 +666,50 @@ func (s *store) logStream(st *stream) {
 }
 
 // logChange logs an item change (into the transaction's group while
-// one commits); the caller holds t.mu for writing.
-func (t *table) logChange(oldVal, newVal []byte, oldItem attr.Item, ev *streamRecord) {
+// one commits): nv is the item's new version, nil when it was deleted,
+// and ev the change's stream record, nil without a stream. The caller
+// holds t.mu for writing.
+func (t *table) logChange(nv *byte, oldItem attr.Item, ev *streamRecord) {
 	if t.deleted {
 		return // a transaction committing into a table deleted meanwhile
 	}
-	del, item := newVal == nil, newVal
-	if del {
-		if ev != nil {
-			item = ev.keys
-		} else {
-			item = t.streamKeys(oldItem)
-		}
-	}
 	keepOld := t.stream != nil && t.stream.wantsOld()
-	if g := t.group; g != nil {
-		g.add(t.no, del, item, ev, keepOld)
-		return
+	var item []byte // the item encoded, when it is at hand
+	switch {
+	case nv == nil && ev != nil:
+		item = ev.keys
+	case nv == nil:
+		item = t.streamKeys(oldItem)
+	case ev != nil && ev.new != nil:
+		item = ev.new // the stream's image is the portable form
 	}
-	t.data.appendChange(t.no, del, item, ev, keepOld)
+	g := t.group
+	switch {
+	case g != nil:
+		g.add(t, nv == nil, item, nv, ev, keepOld)
+	case item != nil:
+		t.data.appendChange(t.no, nv == nil, item, ev, keepOld)
+	default:
+		t.data.appendVersion(t, versionAt(nv), ev, keepOld)
+	}
 }
 
 // logGroup collects the changes of a transaction, logged as one record.
 type logGroup struct {
-	b []byte
-	n int
+	b   []byte
+	n   int
+	tmp []byte // a change being encoded, before its length
 }
 
-func (g *logGroup) add(no uint32, del bool, item []byte, ev *streamRecord, keepOld bool) {
-	body := appendChange(nil, no, del, item, ev, keepOld)
-	g.b = binary.AppendUvarint(g.b, uint64(len(body)))
-	g.b = append(g.b, body...)
+// add appends a change to the group: its item given encoded, or else
+// the portable form of version nv (nv is read only then).
+func (g *logGroup) add(t *table, del bool, item []byte, nv *byte, ev *streamRecord, keepOld bool) {
+	g.tmp = appendChange(g.tmp[:0], t.no, del, item, ev, keepOld)
+	if item == nil {
+		g.tmp = t.portable(g.tmp, versionAt(nv))
+	}
+	g.b = binary.AppendUvarint(g.b, uint64(len(g.tmp)))
+	g.b = append(g.b, g.tmp...)
 	g.n++
 }
 

@@ -474,7 +474,7 @@ func (rp *replayer) commit(pc prepared) {
 		}
 	}
 	if r != nil && s.wantsNew() {
-		sr.new = t.portable(nil, r.load())
+		sr.new = t.portableCopy(r.load())
 		sr.size += int64(size)
 	}
 	s.replay(sr)

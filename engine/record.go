@@ -514,3 +514,33 @@ func (t *table) portable(dst []byte, v version) []byte {
 	}
 	return dst
 }
+
+// portableLen is the length of version v's portable form, as portable
+// writes it.
+func (t *table) portableLen(v version) int {
+	kv, ok := t.keyValues(v.key())
+	br := t.bodyOf(v)
+	if !ok || br.err != nil {
+		return 1
+	}
+	n := uvarintLen(br.left + kv.n)
+	for i := 0; i < kv.n; i++ {
+		n += uvarintLen(len(kv.f[i].Name)) + len(kv.f[i].Name) + valueSize(&kv.f[i].Value)
+	}
+	for {
+		name, ok := br.next()
+		if !ok {
+			break
+		}
+		start := len(br.b)
+		br.skipValue()
+		n += uvarintLen(len(name)) + len(name) + start - len(br.b)
+	}
+	return n
+}
+
+// portableCopy is version v's portable form in a buffer of its own and
+// of its exact length: what a stream record keeps.
+func (t *table) portableCopy(v version) []byte {
+	return t.portable(make([]byte, 0, t.portableLen(v)), v)
+}

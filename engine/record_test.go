@@ -122,6 +122,8 @@ func checkRecord(t *testing.T, e *Engine, tb *table, it attr.Item) {
 	assert.Equal(t, string(attr.AppendItemJSON(nil, kept)), string(js))
 	p := tb.portable(nil, v)
 	assert.Equal(t, appendItem(nil, it), p, "the portable form is codec.go's")
+	assert.Equal(t, len(p), tb.portableLen(v), "portableLen")
+	assert.Equal(t, p, tb.portableCopy(v))
 	for n := int(v.klen); n < len(v.b); n++ {
 		cut := version{b: v.b[:n], klen: v.klen, size: v.size}
 		_, _ = tb.decode(cut)
@@ -211,6 +213,9 @@ func FuzzRecordBody(f *testing.F) {
 		back, err := decodeItem(p)
 		if err != nil || !attr.EqualItems(back, it) {
 			t.Fatalf("portable form %q decodes to %v (%v), decoded item %v", p, back, err, it)
+		}
+		if n := tb.portableLen(v); n != len(p) {
+			t.Fatalf("portableLen %d, portable form of %d bytes", n, len(p))
 		}
 	})
 }

@@ -453,14 +453,16 @@ func (t *table) streamKeys(it attr.Item) []byte {
 	return appendItem(make([]byte, 0, encodedSize(k)), k)
 }
 
-// changeRecord builds the stream record of a change to an item: oldVal
-// and newVal are the stored encodings before and after (nil: absent).
-func (t *table) changeRecord(s *stream, oldVal, newVal []byte, oldItem, newItem attr.Item, newSize int, who *Identity) streamRecord {
+// changeRecord builds the stream record of a change to an item: ov and
+// nv are its stored versions before and after (nil: absent). The images
+// the view keeps are the portable form, each in a buffer of its own
+// (the record keeps it).
+func (t *table) changeRecord(s *stream, ov, nv *byte, oldItem, newItem attr.Item, newSize int, who *Identity) streamRecord {
 	r := streamRecord{kind: evModify, service: who == ttlIdentity}
 	switch {
-	case oldVal == nil:
+	case ov == nil:
 		r.kind = evInsert
-	case newVal == nil:
+	case nv == nil:
 		r.kind = evRemove
 	}
 	ki := newItem
@@ -469,12 +471,12 @@ func (t *table) changeRecord(s *stream, oldVal, newVal []byte, oldItem, newItem 
 	}
 	r.keys = t.streamKeys(ki)
 	r.size = int64(t.rules.ItemSize(keyOf(t, ki)))
-	if s.wantsOld() && oldVal != nil {
-		r.old = oldVal
+	if s.wantsOld() && ov != nil {
+		r.old = t.portableCopy(versionAt(ov))
 		r.size += int64(t.rules.ItemSize(oldItem))
 	}
-	if s.wantsNew() && newVal != nil {
-		r.new = newVal
+	if s.wantsNew() && nv != nil {
+		r.new = t.portableCopy(versionAt(nv))
 		r.size += int64(newSize)
 	}
 	return r
@@ -504,20 +506,24 @@ func parseStreamARN(arn string) (region, account, table, label string, ok bool) 
 }
 
 // observe passes a stored change to the table's stream and to the data
-// log: oldVal and newVal are the item's portable encoding (codec.go)
-// before and after (nil: absent). A change that leaves the item as it
-// was reaches neither. The caller holds t.mu for writing.
-func (t *table) observe(oldVal, newVal []byte, oldItem, newItem attr.Item, newSize int, who *Identity) {
-	if oldVal == nil && newVal == nil || oldVal != nil && newVal != nil && bytes.Equal(oldVal, newVal) {
+// log: ov and nv are the item's stored versions before and after (nil:
+// absent). A change that leaves the item as it was reaches neither: its
+// versions then hold the same bytes (a version's body is a function of
+// the item and of the table's dictionary of names, which only grows, so
+// that a name written out once is written out in every later version
+// too), which is what comparing their portable forms told, without
+// writing either. The caller holds t.mu for writing.
+func (t *table) observe(ov, nv *byte, oldItem, newItem attr.Item, newSize int, who *Identity) {
+	if ov == nil && nv == nil || ov != nil && nv != nil && bytes.Equal(versionAt(ov).b, versionAt(nv).b) {
 		return
 	}
 	var ev *streamRecord
 	if s := t.stream; s != nil {
-		sr := t.changeRecord(s, oldVal, newVal, oldItem, newItem, newSize, who)
+		sr := t.changeRecord(s, ov, nv, oldItem, newItem, newSize, who)
 		s.append(&sr)
 		ev = &sr
 	}
 	if t.data != nil {
-		t.logChange(oldVal, newVal, oldItem, ev)
+		t.logChange(nv, oldItem, ev)
 	}
 }

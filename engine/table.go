@@ -366,15 +366,11 @@ func (t *table) applyAs(key []byte, old *rec, oldItem, newItem attr.Item, newSiz
 	}
 	r := t.store(key, old, oldItem, newItem, newSize)
 	if t.stream != nil || t.data != nil {
-		// What leaves memory is the portable form, which needs no table.
-		var oldVal, newVal []byte
-		if ov != nil {
-			oldVal = t.portable(nil, versionAt(ov))
-		}
+		var nv *byte
 		if r != nil {
-			newVal = t.portable(nil, r.load())
+			nv = r.p.Load()
 		}
-		t.observe(oldVal, newVal, oldItem, newItem, newSize, who)
+		t.observe(ov, nv, oldItem, newItem, newSize, who)
 	}
 }
 
