@@ -104,6 +104,23 @@ func (d *DataDir) Found() ([][2]string, error) {
 	return out, nil
 }
 
+// HoldsShared reports whether the directory holds the shared space's
+// data (a log or a snapshot in DIR itself), so that a server started
+// without --shared on a --shared server's directory can say why it
+// serves none of its tables.
+func (d *DataDir) HoldsShared() bool {
+	entries, err := os.ReadDir(d.Data.Dir)
+	if err != nil {
+		return false
+	}
+	for _, en := range entries {
+		if name := en.Name(); fileNumber(name, "log-", ".cdl") > 0 || fileNumber(name, "snap-", ".cds") > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // Close closes every space opened, returning the first error.
 func (d *DataDir) Close() error {
 	d.mu.Lock()

@@ -374,7 +374,18 @@ func newServer(ctx context.Context, c serveConfig, e *env) (*engine.Server, erro
 		if o.Engine, err = space("", ""); err != nil {
 			return nil, err
 		}
+		// Data kept by a server without --shared is not lost, only not
+		// served: say so rather than start with its tables missing.
+		if c.store != nil {
+			if found, err := c.store.Found(); err == nil && len(found) > 0 {
+				fmt.Fprintf(e.stderr, "warning: %s also holds %d spaces kept without --shared (DIR/ACCOUNT/REGION, e.g. %s/%s): --shared serves none of their tables\n",
+					c.data, len(found), found[0][1], found[0][0])
+			}
+		}
 	} else if c.store != nil {
+		if c.store.HoldsShared() {
+			fmt.Fprintf(e.stderr, "warning: %s holds the tables of a server started with --shared: without --shared they are not served (they are kept; start with --shared to serve them)\n", c.data)
+		}
 		found, err := c.store.Found()
 		if err != nil {
 			return nil, err

@@ -379,3 +379,40 @@ func TestServeDataFlags(t *testing.T) {
 	assert.Contains(t, stderr.String(), "in use by another engine")
 	assert.Equal(t, 0, first.stop(t))
 }
+
+// TestServeDataSharedSwitch: a data directory kept with --shared, served
+// later without it (or the other way round), shows none of its tables:
+// the server says so on stderr instead of starting silently empty, and
+// the tables are still there with the flag given again.
+func TestServeDataSharedSwitch(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	create := func(url, name string) {
+		db, _ := clients(url, 3)
+		_, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{TableName: aws.String(name), BillingMode: types.BillingModePayPerRequest,
+			AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("k"), AttributeType: types.ScalarAttributeTypeS}},
+			KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("k"), KeyType: types.KeyTypeHash}}})
+		require.NoError(t, err)
+	}
+	tables := func(url string) []string {
+		db, _ := clients(url, 3)
+		out, err := db.ListTables(ctx, &dynamodb.ListTablesInput{})
+		require.NoError(t, err)
+		return out.TableNames
+	}
+	s := startChild(t, "--data", dir, "--shared")
+	create(s.url, "SharedOne")
+	require.Equal(t, 0, s.stop(t))
+
+	s = startChild(t, "--data", dir)
+	assert.Empty(t, tables(s.url))
+	create(s.url, "SpacedOne")
+	require.Equal(t, 0, s.stop(t))
+	assert.Contains(t, s.stderr.String(), "holds the tables of a server started with --shared")
+
+	s = startChild(t, "--data", dir, "--shared")
+	assert.Equal(t, []string{"SharedOne"}, tables(s.url))
+	require.Equal(t, 0, s.stop(t))
+	assert.Contains(t, s.stderr.String(), "also holds 1 spaces kept without --shared")
+	assert.Contains(t, s.stderr.String(), "000000000000/us-east-1")
+}
