@@ -87,6 +87,10 @@ func scopeProjection(sc *expr.Scope, src string, toGet []string) (projector, err
 // parseProjection parses the projection of a request that has no other
 // expression (GetItem, BatchGetItem, TransactGetItems).
 func parseProjection(src string, toGet []string, names map[string]string) (projector, error) {
+	if src == "" && toGet == nil && names == nil {
+		// Nothing to parse or check: most reads ask for the whole item.
+		return projector{}, nil
+	}
 	sc := expr.NewScope(names, nil)
 	p, err := scopeProjection(sc, src, toGet)
 	if err != nil {

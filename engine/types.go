@@ -274,6 +274,10 @@ type GetItemInput struct {
 type GetItemOutput struct {
 	Item             attr.Item `json:",omitempty"`
 	ConsumedCapacity *Consumed `json:",omitempty"`
+
+	// wire, for the wire only (getWire), is the response's start, its
+	// item already encoded: `{"Item":{...}`, Item left nil.
+	wire []byte
 }
 
 // DeleteItemInput is DeleteItem's request.

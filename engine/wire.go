@@ -18,8 +18,15 @@ func appendConsumed(b []byte, c *Consumed) []byte {
 
 // MarshalJSON encodes GetItem's response.
 func (o *GetItemOutput) MarshalJSON() ([]byte, error) {
-	b := append(make([]byte, 0, 512), '{')
-	if o.Item != nil {
+	var b []byte
+	if o.wire != nil {
+		// The rest follows the item in its buffer; encoding again
+		// rewrites the same tail.
+		b = o.wire[:len(o.wire):cap(o.wire)]
+	} else {
+		b = append(make([]byte, 0, 512), '{')
+	}
+	if o.wire == nil && o.Item != nil {
 		b = append(b, `"Item":`...)
 		b = attr.AppendItemJSON(b, o.Item)
 	}
