@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/engine/auth"
@@ -345,10 +346,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else {
 		budget = nil
 	}
-	x := new(exchange)
+	x := exchanges.Get().(*exchange)
+	defer x.done()
 	bd := &x.body
 	rerr := bd.read(r, budget)
-	defer bd.release()
 	if rerr != nil {
 		var ee *Error
 		if !errors.As(rerr, &ee) {
@@ -389,10 +390,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.reply(w, out, err)
 }
 
-// exchange is what ServeHTTP holds for one request, in one allocation.
+// exchange is what ServeHTTP holds for one request, in one allocation
+// that later requests reuse (exchanges): nothing keeps it past the
+// answer.
 type exchange struct {
 	body body
 	call call
+}
+
+var exchanges = sync.Pool{New: func() any { return new(exchange) }}
+
+// done releases the body and gives the exchange back, cleared.
+func (x *exchange) done() {
+	x.body.release()
+	*x = exchange{}
+	exchanges.Put(x)
 }
 
 var closeHeader = []string{"close"}
