@@ -30,7 +30,9 @@
 # server: N puts overwriting random items, N gets of random items.
 #
 # Printed: every run (requests/s, p50 p90 p99 p99.9 max in µs, the
-# server's CPU µs per request from /proc), then per comparison and
+# server's CPU µs per request from /proc, and for cardapio its
+# collector's cycles over the run and their CPU µs per request, from
+# /cardapio/memory), then per comparison and
 # operation the min/median/max of each server's figures and of the ratio
 # cardapio/dynalite of each, round by round.
 #
@@ -99,13 +101,17 @@ results=$work/results
 # results as "MODE ROUND SERVER OP n rate p50 p90 p99 p999 max cpu".
 run() {
 	local port=$eport pid=$epid count=$n line extra=()
-	if [[ $3 == dynalite ]]; then port=$dport pid=$dpid count=$dn; fi
+	if [[ $3 == dynalite ]]; then
+		port=$dport pid=$dpid count=$dn
+	else
+		extra=(-memory "http://127.0.0.1:$eport/cardapio/memory")
+	fi
 	if [[ -n ${5:-} ]]; then
 		count=${RATE_N:-$(awk -v r="$5" 'BEGIN { printf "%d", r * 10 }')}
-		extra=(-rate "$5" -warmup "$(awk -v r="$5" 'BEGIN { printf "%d", r }')")
+		extra+=(-rate "$5" -warmup "$(awk -v r="$5" 'BEGIN { printf "%d", r }')")
 	fi
 	line=$("$work/rawhttp" -endpoint "http://127.0.0.1:$port" -op "$4" -n "$count" -keys "$keys" -clients "$clients" -pid "$pid" "${extra[@]}")
-	echo "$1 $2 $3 $line" | awk '{printf "%-6s round %s %-8s %s %6d req %6.0f/s  p50 %6d  p90 %6d  p99 %7d  p99.9 %7d  max %7d µs  server %6.1f µs/req\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12}' >&2
+	echo "$1 $2 $3 $line" | awk '{printf "%-6s round %s %-8s %s %6d req %6.0f/s  p50 %6d  p90 %6d  p99 %7d  p99.9 %7d  max %7d µs  server %6.1f µs/req", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12; if ($13 >= 0) printf "  gc %d cycles %.1f µs/req", $13, $14; printf "\n"}' >&2
 	echo "$1 $2 $3 $line" >>"$results"
 }
 

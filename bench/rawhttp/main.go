@@ -35,8 +35,13 @@
 // BatchWriteItem requests of 25, unprocessed items sent again, and prints
 // the items loaded.
 //
+// With -memory (cardapio serve's /cardapio/memory), the collector's
+// cycles over the measured requests and its CPU µs per request are read
+// from it before and after them.
+//
 // Printed, one line: op, requests, requests/s, p50, p90, p99, p99.9 and
-// max in µs, and the server's CPU µs per request (-1 without -pid).
+// max in µs, the server's CPU µs per request (-1 without -pid), and with
+// -memory the collector's cycles and CPU µs per request (-1 -1 without).
 package main
 
 import (
@@ -74,6 +79,7 @@ func main() {
 	table := flag.String("table", "Bench", "with -op create or load, the table")
 	pkName := flag.String("pk", "pk", "with -op create, the partition key's name (a string)")
 	skName := flag.String("sk", "", "with -op create, the sort key's name (a string), none by default")
+	memory := flag.String("memory", "", "with -op put or get, cardapio serve's memory figures (URL of /cardapio/memory), for the collector's cycles and CPU")
 	rate := flag.Float64("rate", 0, "with -op put or get, requests a second sent open-model (0: closed loop, each client waits for its answer)")
 	flag.Parse()
 	if *endpoint == "" || *clients < 1 || *n < 1 || *keys < 1 || *warmup < 0 {
@@ -207,9 +213,11 @@ func main() {
 	}
 	phase(false)
 	left.Store(int64(*n))
+	gc0, gcs0 := collector(hc, *memory)
 	cpu0 := cpuTicks(*pid)
 	wall := phase(true)
 	cpu1 := cpuTicks(*pid)
+	gc1, gcs1 := collector(hc, *memory)
 	h := hdr.New(1, 60_000_000, 3)
 	for _, x := range hists {
 		h.Merge(x)
@@ -218,8 +226,34 @@ func main() {
 	if *pid > 0 && cpu0 >= 0 && cpu1 >= 0 {
 		server = float64(cpu1-cpu0) * 1e6 / float64(clockTicks) / float64(h.TotalCount())
 	}
-	fmt.Printf("%s %d %.0f %d %d %d %d %d %.1f\n", *op, h.TotalCount(), float64(h.TotalCount())/wall.Seconds(),
-		h.ValueAtQuantile(50), h.ValueAtQuantile(90), h.ValueAtQuantile(99), h.ValueAtQuantile(99.9), h.Max(), server)
+	cycles, gcCPU := int64(-1), -1.0
+	if gc0 >= 0 && gc1 >= 0 {
+		cycles, gcCPU = gc1-gc0, (gcs1-gcs0)*1e6/float64(h.TotalCount())
+	}
+	fmt.Printf("%s %d %.0f %d %d %d %d %d %.1f %d %.1f\n", *op, h.TotalCount(), float64(h.TotalCount())/wall.Seconds(),
+		h.ValueAtQuantile(50), h.ValueAtQuantile(90), h.ValueAtQuantile(99), h.ValueAtQuantile(99.9), h.Max(), server, cycles, gcCPU)
+}
+
+// collector reads the collector's completed cycles and CPU seconds from
+// cardapio serve's memory figures at url; -1 when url is empty or they
+// cannot be read.
+func collector(hc *http.Client, url string) (int64, float64) {
+	if url == "" {
+		return -1, -1
+	}
+	resp, err := hc.Get(url)
+	if err != nil {
+		return -1, -1
+	}
+	defer resp.Body.Close()
+	var m struct {
+		GCCycles     int64   `json:"gcCycles"`
+		GCCPUSeconds float64 `json:"gcCpuSeconds"`
+	}
+	if resp.StatusCode != 200 || json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&m) != nil {
+		return -1, -1
+	}
+	return m.GCCycles, m.GCCPUSeconds
 }
 
 // run calls f from clients goroutines until it returns false in each.
