@@ -61,7 +61,25 @@ const (
 	// DescriptorReserve is what the default connection cap leaves of the
 	// descriptor limit for the listener, files and the runtime.
 	DescriptorReserve = 64
+	// DataDescriptorsPerSpace is what a space kept in a data directory
+	// holds open (its lock and log segment) or opens for a moment (a
+	// snapshot being written, the next segment, the directory synced).
+	// A server keeping data leaves that much more of the descriptor
+	// limit per space it may open (DataDescriptorReserve): otherwise
+	// idle connections could take the descriptors the log needs, and a
+	// segment that cannot be created stops every write.
+	DataDescriptorsPerSpace = 5
+	// DefaultMaxSpaces is how many regions and accounts a server serves
+	// by default (ServerOptions.MaxSpaces).
+	DefaultMaxSpaces = 64
 )
+
+// DataDescriptorReserve is what the default connection cap of a server
+// keeping data in a directory leaves of the descriptor limit: the
+// DescriptorReserve and, for each of its spaces, DataDescriptorsPerSpace.
+func DataDescriptorReserve(spaces int) int {
+	return DescriptorReserve + DataDescriptorsPerSpace*spaces
+}
 
 // withDefaults fills the zero fields.
 func (l Limits) withDefaults() Limits {
@@ -86,13 +104,16 @@ func (l Limits) withDefaults() Limits {
 
 // DefaultConnections is the default connection cap: DefaultMaxConnections,
 // or the descriptor limit less DescriptorReserve when that is lower.
-func DefaultConnections() int {
+func DefaultConnections() int { return DefaultConnectionsReserving(DescriptorReserve) }
+
+// DefaultConnectionsReserving is DefaultMaxConnections, or the
+// descriptor limit less reserve when that is lower, but never below a
+// quarter of the limit (at least 1): a limit too low for the whole
+// reserve still serves clients.
+func DefaultConnectionsReserving(reserve int) int {
 	n := DefaultMaxConnections
-	if fds, ok := DescriptorLimit(); ok && fds-DescriptorReserve < uint64(n) {
-		n = int(fds) - DescriptorReserve
-		if n < 1 {
-			n = 1
-		}
+	if fds, ok := DescriptorLimit(); ok && int64(fds)-int64(reserve) < int64(n) {
+		n = max(int(int64(fds)-int64(reserve)), int(fds/4), 1)
 	}
 	return n
 }

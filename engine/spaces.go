@@ -49,7 +49,7 @@ type ServerOptions struct {
 	// Spaces are engines to serve from the start (restored from disk, for
 	// example), by region and account.
 	Spaces []Space
-	// MaxSpaces caps the spaces created; default 64. Without Keys, a
+	// MaxSpaces caps the spaces created; default DefaultMaxSpaces. Without Keys, a
 	// client may sign for any region, each a space.
 	MaxSpaces int
 	// Keys, when set, are the credentials accepted: signatures are
@@ -112,7 +112,7 @@ func NewServer(o ServerOptions) (*Server, error) {
 		o.Now = time.Now
 	}
 	if o.MaxSpaces <= 0 {
-		o.MaxSpaces = 64
+		o.MaxSpaces = DefaultMaxSpaces
 	}
 	if o.Region == "" {
 		o.Region = "us-east-1"

@@ -134,7 +134,8 @@ Limits. Bodies are read as they arrive; at most --max-inflight bytes of
 them are held at once across connections, a request beyond that refused
 with HTTP 503 ServiceUnavailable (SDKs retry it); a body over 32 MiB is
 refused. At most --max-connections are open (by default 4,096 or the
-descriptor limit less 64): when full, the longest idle connection is
+descriptor limit less 64, less 384 with --data, whose logs need
+descriptors of their own): when full, the longest idle connection is
 closed, and with none idle a new one is answered 503. Slow, stalled and
 idle connections end at their timeouts (checked every eighth of the
 shortest, at least every second, so one may run over by that much; a
@@ -277,7 +278,7 @@ listened on.`,
 	f.StringVar(&c.credentials, "credentials", "", "JSON file of the access keys accepted (secret, account, user or arn, tags); signatures are then verified")
 	f.StringArrayVar(&c.policies, "policy", nil, "attach an IAM policy document: [WHO=]FILE, WHO an access key ID, user name or principal ARN (none: every identity); repeatable")
 	f.StringVar(&c.inflight, "max-inflight", "512MiB", "most bytes of request bodies held at once, across connections (B, KiB, MiB, GiB)")
-	f.IntVar(&c.server.MaxConnections, "max-connections", 0, "most open connections (0: 4096, or the descriptor limit less 64 when lower)")
+	f.IntVar(&c.server.MaxConnections, "max-connections", 0, "most open connections (0: 4096, or the descriptor limit less 64 when lower, less 384 with --data)")
 	f.DurationVar(&c.server.ReadHeaderTimeout, "read-header-timeout", engine.DefaultReadHeaderTimeout, "time a client may take to send a request's headers")
 	f.DurationVar(&c.server.ReadTimeout, "read-timeout", engine.DefaultReadTimeout, "time a client may take to send a whole request")
 	f.DurationVar(&c.server.WriteTimeout, "write-timeout", engine.DefaultWriteTimeout, "time answering a request may take")
@@ -331,6 +332,12 @@ func newServer(ctx context.Context, c serveConfig, e *env) (*engine.Server, erro
 	}
 	if lim.MaxConnections < 0 {
 		return nil, fmt.Errorf("--max-connections must not be negative, got %d", lim.MaxConnections)
+	}
+	if lim.MaxConnections == 0 && c.store != nil {
+		// The data log's files need descriptors too: 1,100 idle
+		// connections under ulimit -n 1024 with 64 spaces kept made
+		// accept4 fail (too many open files) and new clients wait.
+		lim.MaxConnections = engine.DefaultConnectionsReserving(engine.DataDescriptorReserve(engine.DefaultMaxSpaces))
 	}
 	for name, d := range map[string]time.Duration{"read-header-timeout": lim.ReadHeaderTimeout, "read-timeout": lim.ReadTimeout,
 		"write-timeout": lim.WriteTimeout, "idle-timeout": lim.IdleTimeout, "shutdown-timeout": lim.ShutdownTimeout} {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -415,4 +416,67 @@ func TestServeDataSharedSwitch(t *testing.T) {
 	require.Equal(t, 0, s.stop(t))
 	assert.Contains(t, s.stderr.String(), "also holds 1 spaces kept without --shared")
 	assert.Contains(t, s.stderr.String(), "000000000000/us-east-1")
+}
+
+// TestServeDataDescriptors: with --data, the default connection cap
+// leaves descriptors for the data logs of every space. Under ulimit -n
+// 512, with 40 spaces kept (a lock and a log segment each) and 600 idle
+// connections, the server never runs out of descriptors (before, the cap
+// left 64 of them, the spaces took 80: accept4 failed with "too many
+// open files" and new clients waited for idle ones to time out).
+func TestServeDataDescriptors(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh to set ulimit -n")
+	}
+	dir := t.TempDir()
+	cmd := exec.Command("sh", "-c", `ulimit -n 512 && exec "$0" serve --addr 127.0.0.1:0 --data "$1"`, os.Args[0], dir)
+	cmd.Env = append(os.Environ(), "CARDAPIO_TEST_MAIN=1")
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	lines := bufio.NewScanner(out)
+	url := ""
+	for lines.Scan() {
+		if _, u, ok := strings.Cut(lines.Text(), "listening on "); ok {
+			url = u
+			break
+		}
+	}
+	go io.Copy(io.Discard, out)
+	require.NotEmpty(t, url, "the server did not start: %s", stderr.String())
+	ctx := context.Background()
+	creds := credentials.NewStaticCredentialsProvider("AKID", "SECRET", "")
+	for i := 0; i < 40; i++ {
+		region := "us-east-1"
+		if i > 0 {
+			region = "eu-west-" + strconv.Itoa(i)
+		}
+		db := dynamodb.New(dynamodb.Options{Region: region, BaseEndpoint: aws.String(url), Credentials: creds})
+		_, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{TableName: aws.String("Tab"), BillingMode: types.BillingModePayPerRequest,
+			AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("k"), AttributeType: types.ScalarAttributeTypeS}},
+			KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("k"), KeyType: types.KeyTypeHash}}})
+		require.NoError(t, err)
+	}
+	addr := strings.TrimPrefix(url, "http://")
+	var idle []net.Conn
+	defer func() {
+		for _, c := range idle {
+			c.Close()
+		}
+	}()
+	for i := 0; i < 600; i++ {
+		c, err := net.Dial("tcp", addr)
+		require.NoError(t, err)
+		idle = append(idle, c)
+	}
+	db, _ := clients(url, 10)
+	_, err = db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("Tab"),
+		Item: map[string]types.AttributeValue{"k": &types.AttributeValueMemberS{Value: "x"}}})
+	require.NoError(t, err)
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	_ = cmd.Wait()
+	assert.NotContains(t, stderr.String(), "too many open files")
 }
