@@ -520,17 +520,23 @@ func (g *gen) numOf(f *frame, o operand, r *rng) (num, bool) {
 // render fills a template from names in scope into the arena. In a key,
 // a string holding the separator is refused (the key would be
 // ambiguous), as catalog.KeyTemplate.RenderSep refuses it.
+//
+// The values are all read before the first byte is written: reading one
+// may compute it (a slot is computed when first read), and computing it
+// may write g.scratch, which the rendering writes into.
 func (g *gen) render(f *frame, t *catalog.KeyTemplate, refs []name, sep string, key bool) (string, bool) {
+	var arr [8]attr.Value
+	vals, ok := g.partValues(f, t, refs, arr[:0])
+	if !ok {
+		return "", false
+	}
 	b := g.scratch[:0]
 	for i, part := range t.Parts {
 		if part.Attr == "" {
 			b = append(b, part.Literal...)
 			continue
 		}
-		v, ok := g.get(f, refs[i])
-		if !ok {
-			return "", false
-		}
+		v := vals[i]
 		switch v.Type {
 		case attr.S:
 			if part.Width > 0 {
@@ -560,6 +566,23 @@ func (g *gen) render(f *frame, t *catalog.KeyTemplate, refs []name, sep string, 
 	}
 	g.scratch = b[:0]
 	return g.keepBytes(b), true
+}
+
+// partValues reads the value of every placeholder of t (a zero value at
+// each literal part), before anything is written into g.scratch.
+func (g *gen) partValues(f *frame, t *catalog.KeyTemplate, refs []name, vals []attr.Value) ([]attr.Value, bool) {
+	for i, part := range t.Parts {
+		if part.Attr == "" {
+			vals = append(vals, attr.Value{})
+			continue
+		}
+		v, ok := g.get(f, refs[i])
+		if !ok {
+			return nil, false
+		}
+		vals = append(vals, v)
+	}
+	return vals, true
 }
 
 // like draws a value shaped like a sample: maps keep their keys, lists

@@ -215,6 +215,20 @@ func (p *Population) patternGen(n *Node, s *slot, pat string) (genFn, []name, bo
 			year -= int(k / span)
 			k %= span
 		}
+		// Every other name is read before the first byte is written:
+		// reading one may compute it, which may write g.scratch.
+		var arr [8]attr.Value
+		vals := arr[:0]
+		for i, part := range t.Parts {
+			var v attr.Value
+			if part.Attr != "" && part.Attr != "n" && part.Attr != "year" {
+				var ok bool
+				if v, ok = g.get(f, refs[i]); !ok {
+					return attr.Value{}, false
+				}
+			}
+			vals = append(vals, v)
+		}
 		b := g.scratch[:0]
 		for i, part := range t.Parts {
 			switch part.Attr {
@@ -225,11 +239,7 @@ func (p *Population) patternGen(n *Node, s *slot, pat string) (genFn, []name, bo
 			case "year":
 				b = strconv.AppendInt(b, int64(year), 10)
 			default:
-				v, ok := g.get(f, refs[i])
-				if !ok {
-					return attr.Value{}, false
-				}
-				b = appendPart(b, v, part.Width)
+				b = appendPart(b, vals[i], part.Width)
 			}
 		}
 		return scalarOf(s.typ, g.keepBytes(b)), true
@@ -332,6 +342,11 @@ func (p *Population) sampleFamily(n *Node, a *catalog.Attribute, dom []string) [
 			v += "X"
 		}
 		used[v] = true
+		if a.Check(attr.Str(v)) != nil {
+			// A variant outside the domain (a pattern's length, a
+			// maxLength): the rendered domain, which keeps to it.
+			return dom
+		}
 		out[i] = v
 	}
 	return out
