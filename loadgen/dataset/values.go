@@ -605,7 +605,18 @@ func (p *Population) inputGen(n *Node, s *slot, c *catalog.Computed) (genFn, []n
 		}
 	}
 	salt := hashString("input:" + n.Name() + ":" + s.name)
+	// An input with a domain of its own (a stored id of a pattern, a
+	// length) is drawn from it, unless its digits key the items (a
+	// document behind a keyed hash), which only the bijection keeps
+	// distinct across trees.
+	var own genFn
+	if d := &s.a.Domain; s.a.Type == attr.S && !(digits && keyed) && (d.Pattern != nil || d.MinLength != nil || d.MaxLength != nil) {
+		own = stringGen(d, alnum, max(size, 16))
+	}
 	return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
+		if own != nil {
+			return own(g, f, r)
+		}
 		b := g.scratch[:0]
 		switch {
 		case digits && keyed && f.ord >= 0:
