@@ -293,6 +293,47 @@ func lengthOK(d *catalog.Domain, b []byte) bool {
 	return (d.MinLength == nil || n >= *d.MinLength) && (d.MaxLength == nil || n <= *d.MaxLength)
 }
 
+// setValue draws a set (SS, NS or BS) of the domain's element count, at
+// least one (DynamoDB has no empty set), of distinct elements of the
+// element domain: fewer when the domain has fewer to give.
+func (g *gen) setValue(d *catalog.Domain, t attr.Type, r *rng) attr.Value {
+	lo, hi := 1, 3
+	if d.MinItems != nil {
+		lo = max(*d.MinItems, 1)
+		hi = max(hi, lo)
+	}
+	if d.MaxItems != nil {
+		hi = max(min(hi, *d.MaxItems), 1)
+		lo = min(lo, hi)
+	}
+	var el catalog.Member
+	switch t {
+	case attr.NS:
+		el.Type = attr.N
+	case attr.BS:
+		el.Type = attr.B
+	default:
+		el.Type = attr.S
+	}
+	if d.Items != nil {
+		el = *d.Items
+	}
+	n := int(r.Range(int64(lo), int64(hi)))
+	out := make([]string, 0, n)
+	for try := 0; len(out) < n && try < 4*n; try++ {
+		var v string
+		if el.Type == attr.B {
+			v = g.keepBytes(appendRandom(g.scratch[:0], r, alnum, 8))
+		} else {
+			v = g.memberValue(&el, r).Str
+		}
+		if !containsStr(out, v) {
+			out = append(out, v)
+		}
+	}
+	return attr.Value{Type: t, Set: out}
+}
+
 // memberValue draws a value of a list element or map member.
 func (g *gen) memberValue(m *catalog.Member, r *rng) attr.Value {
 	d := &m.Domain

@@ -536,6 +536,14 @@ func (p *Population) unitGen(n *Node, s *slot) (genFn, []name, bool, string, err
 				return func(g *gen, f *frame, r *rng) (attr.Value, bool) { return g.listValue(d, r), true }, nil, false, "list of its elements", nil
 			}
 		}
+		if a.Type == attr.SS || a.Type == attr.NS || a.Type == attr.BS {
+			if _, sampled := p.sampleOf(n, a); !sampled || a.Items != nil {
+				// A set of its element domain (a sample's elements
+				// repeated on every item would say nothing).
+				d, t := &a.Domain, a.Type
+				return func(g *gen, f *frame, r *rng) (attr.Value, bool) { return g.setValue(d, t, r), true }, nil, false, "set of its elements", nil
+			}
+		}
 		shape := p.shapeOf(n, a)
 		d := &a.Domain
 		return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
