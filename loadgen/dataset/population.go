@@ -249,8 +249,22 @@ func New(m *catalog.Model, o Options) (*Population, error) {
 			return nil, err
 		}
 	}
+	// A run lists its blocks (one per about 16,000 items) before it
+	// writes the first: a population past MaxItems is refused here, where
+	// it would hold gigabytes of blocks before anything is written.
+	var items float64
+	for _, r := range p.Roots {
+		items += float64(r.Total) * p.subtree(r)
+	}
+	if items > MaxItems || math.IsNaN(items) {
+		return nil, fmt.Errorf("scale %g gives about %.3g items, more than the %.0g one population may hold (split the model, or lower the scale)", o.Scale, items, float64(MaxItems))
+	}
 	return p, nil
 }
+
+// MaxItems caps the expected items of a population: 10 billion, tens of
+// times the largest population a model of this repository declares.
+const MaxItems = 1e10
 
 func (p *Population) rules(e *catalog.Entity) *catalog.EntityRules {
 	if p.Model.Dataset == nil {
@@ -364,6 +378,9 @@ func (p *Population) counts(n *Node) error {
 			return errors.New("a root entity needs population.total")
 		}
 		t := float64(*pop.Total) * p.Opts.Scale
+		if t > MaxItems {
+			return fmt.Errorf("population.total %d at scale %g is %.3g items, more than the %.0g one population may hold", *pop.Total, p.Opts.Scale, t, float64(MaxItems))
+		}
 		n.Total = int64(math.Round(t))
 		if n.Total == 0 && *pop.Total > 0 {
 			n.Total = 1

@@ -34,3 +34,18 @@ func TestRenderedFromComputedValues(t *testing.T) {
 	}
 	assert.Greater(t, len(sets), 3, "distinct label sets")
 }
+
+// TestTooLargeRefused: a scale past what a run can hold is refused when
+// the population is built, before its blocks are listed (at --scale 1e9 a
+// model of 20,000 items listed gigabytes of blocks, and at 1e300 its
+// totals overflowed to a population of no items, exit 0).
+func TestTooLargeRefused(t *testing.T) {
+	m := loadModel(t, "testdata/rendered.yaml")
+	for _, scale := range []float64{1e8, 1e12, 1e300} {
+		_, err := New(m, Options{Scale: scale, Seed: 1})
+		require.Error(t, err, "scale %g", scale)
+		assert.Contains(t, err.Error(), "more than the 1e+10")
+	}
+	_, err := New(m, Options{Scale: 1e7, Seed: 1})
+	require.NoError(t, err, "3e9 items are allowed")
+}
