@@ -23,8 +23,14 @@
 # BenchmarkPutItemInProcess built at REV and at HEAD, alternately: what
 # the stream hooks cost a table without a stream.
 #
+# With AGAINST=REV, the data benchmarks and the three servers are also
+# built at REV and run in the same rounds, each run of REV right after
+# the same run of HEAD: the two revisions' ratios (and allocations and
+# CPU a put) measured under the same load, a before and after.
+#
 # Outputs (OUT_DIR, default <repo>/bench/out/persist): raw.txt (every
-# benchmark line, prefixed by its round), summary.txt (the tables).
+# benchmark line, prefixed by its round), summary.txt (the tables);
+# with AGAINST, raw-against.txt and summary-against.txt for REV.
 set -euo pipefail
 
 rounds=${1:-7}
@@ -53,6 +59,23 @@ cleanup() {
 trap cleanup EXIT
 git archive "$before" | tar -x -C "$old"
 (cd "$old" && go test -c -o "$out/engine-before.test" ./engine)
+sides=(head)
+bin_head=$out/cardapio
+test_head=$out/engine.test
+raw_head=$out/raw.txt
+if [[ -n ${AGAINST:-} ]]; then
+	mkdir -p "$old/against"
+	git archive "$AGAINST" | tar -x -C "$old/against"
+	(cd "$old/against" && go test -c -o "$out/against-engine.test" ./engine && go build -o "$out/against-cardapio" ./cmd/cardapio)
+	sides+=(against)
+	bin_against=$out/against-cardapio
+	test_against=$out/against-engine.test
+	raw_against=$out/raw-against.txt
+	: >"$raw_against"
+fi
+bin() { local n=bin_$1; echo "${!n}"; }
+tbin() { local n=test_$1; echo "${!n}"; }
+rawf() { local n=raw_$1; echo "${!n}"; }
 
 # The three servers over loopback, filled.
 keys=${KEYS:-20000}
@@ -60,36 +83,41 @@ puts=${PUTS:-20000}
 port=${PORT:-4620}
 declare -A serve_pid serve_port
 i=0
-for v in memory interval always; do
-	args=()
-	if [[ $v != memory ]]; then
-		mkdir -p "$old/data-$v"
-		args=(--data "$old/data-$v" --sync "$v")
-	fi
-	serve_port[$v]=$((port + i))
-	i=$((i + 1))
-	"$out/cardapio" serve --addr "127.0.0.1:${serve_port[$v]}" "${args[@]}" >"$old/serve-$v.log" 2>&1 &
-	serve_pid[$v]=$!
-	serve_pids+=($!)
-	for _ in $(seq 1 100); do
-		curl -s -o /dev/null -m 1 "http://127.0.0.1:${serve_port[$v]}/" && break
-		kill -0 "${serve_pid[$v]}" 2>/dev/null || { cat "$old/serve-$v.log" >&2; exit 1; }
-		sleep 0.1
+for side in "${sides[@]}"; do
+	for v in memory interval always; do
+		k=$side-$v
+		args=()
+		if [[ $v != memory ]]; then
+			mkdir -p "$old/data-$k"
+			args=(--data "$old/data-$k" --sync "$v")
+		fi
+		serve_port[$k]=$((port + i))
+		i=$((i + 1))
+		"$(bin "$side")" serve --addr "127.0.0.1:${serve_port[$k]}" "${args[@]}" >"$old/serve-$k.log" 2>&1 &
+		serve_pid[$k]=$!
+		serve_pids+=($!)
+		for _ in $(seq 1 100); do
+			curl -s -o /dev/null -m 1 "http://127.0.0.1:${serve_port[$k]}/" && break
+			kill -0 "${serve_pid[$k]}" 2>/dev/null || { cat "$old/serve-$k.log" >&2; exit 1; }
+			sleep 0.1
+		done
+		"$out/rawhttp" -endpoint "http://127.0.0.1:${serve_port[$k]}" -op create
+		"$out/rawhttp" -endpoint "http://127.0.0.1:${serve_port[$k]}" -op fill -keys "$keys"
 	done
-	"$out/rawhttp" -endpoint "http://127.0.0.1:${serve_port[$v]}" -op create
-	"$out/rawhttp" -endpoint "http://127.0.0.1:${serve_port[$v]}" -op fill -keys "$keys"
 done
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) before" | tee "$out/load.txt"
 
-run() { # round binary label regexp
-	"$2" -test.run '^$' -test.bench "$4" -test.benchtime "$benchtime" 2>/dev/null |
-		awk -v r="$1" -v l="$3" '/^Benchmark/ { print r, l, $0 }' >>"$out/raw.txt"
+run() { # round binary label regexp [raw file]
+	"$2" -test.run '^$' -test.bench "$4" -test.benchtime "$benchtime" -test.benchmem 2>/dev/null |
+		awk -v r="$1" -v l="$3" '/^Benchmark/ { print r, l, $0 }' >>"${5:-$out/raw.txt}"
 }
 
 for r in $(seq "$rounds"); do
 	for b in PutItemData PutItemData32 PutItemDataHTTP32; do
 		for v in memory interval always; do
-			run "$r" "$out/engine.test" "$b/$v" "^Benchmark$b\$/^$v\$"
+			for side in "${sides[@]}"; do
+				run "$r" "$(tbin "$side")" "$b/$v" "^Benchmark$b\$/^$v\$" "$(rawf "$side")"
+			done
 		done
 	done
 	for v in none KEYS_ONLY NEW_AND_OLD_IMAGES; do
@@ -104,8 +132,11 @@ for r in $(seq "$rounds"); do
 	*) order="always memory interval" ;;
 	esac
 	for v in $order; do
-		line=$("$out/rawhttp" -endpoint "http://127.0.0.1:${serve_port[$v]}" -op put -n "$puts" -keys "$keys" -pid "${serve_pid[$v]}")
-		echo "$r serve/$v $line" | awk '{ print $1, $2, $11, "server-cpu-µs/put", $5, "puts/s", $6, "p50-µs", $8, "p99-µs" }' >>"$out/raw.txt"
+		for side in "${sides[@]}"; do
+			k=$side-$v
+			line=$("$out/rawhttp" -endpoint "http://127.0.0.1:${serve_port[$k]}" -op put -n "$puts" -keys "$keys" -pid "${serve_pid[$k]}")
+			echo "$r serve/$v $line" | awk '{ print $1, $2, $11, "server-cpu-µs/put", $5, "puts/s", $6, "p50-µs", $8, "p99-µs" }' >>"$(rawf "$side")"
+		done
 	done
 	echo "round $r of $rounds done, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 done
@@ -113,6 +144,7 @@ echo "load average $(cut -d' ' -f1-3 /proc/loadavg) after" | tee -a "$out/load.t
 
 # ns/op and cpu-ns/put per (round, label); ratios to a base label of the
 # same round.
+summarize() {
 awk -v before="$before" '
 function stats(name, base, v, m,   n, i, j, t, k, a) {
 	n = 0
@@ -136,6 +168,20 @@ function table(m, title) {
 	if (m == "ns") printf "  %-20s before %9.0f  after %9.0f\n", "PutItemInProcess", median("InProcess/before", m), median("InProcess/after", m)
 	print ""
 }
+function minmax(v, m,   n, i, j, t, k, a) {
+	n = 0
+	for (k = 1; k <= rounds; k++) if ((m, k, v) in x) a[++n] = x[m, k, v]
+	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return n ? sprintf("%.0f (%.0f-%.0f)", a[int((n + 1) / 2)], a[1], a[n]) : "-"
+}
+function allocs() {
+	print "allocations and bytes allocated a put, median (min-max) over the rounds (the whole process: over loopback the clients too)"
+	split("PutItemData PutItemData32 PutItemDataHTTP32", bs, " ")
+	split("memory interval always", vs, " ")
+	for (b = 1; b <= 3; b++) for (i = 1; i <= 3; i++)
+		printf "  %-28s allocs %-16s B %s\n", bs[b] "/" vs[i], minmax(bs[b] "/" vs[i], "allocs"), minmax(bs[b] "/" vs[i], "bytes")
+	print ""
+}
 function ratios(m, title) {
 	print title "      min  median     max"
 	stats("in process, interval / memory", "PutItemData/memory", "PutItemData/interval", m)
@@ -153,6 +199,8 @@ function ratios(m, title) {
 	for (i = 3; i <= NF; i++) {
 		if ($(i + 1) == "ns/op") x["ns", $1, $2] = $i
 		if ($(i + 1) == "cpu-ns/put") x["cpu", $1, $2] = $i
+		if ($(i + 1) == "allocs/op") x["allocs", $1, $2] = $i
+		if ($(i + 1) == "B/op") x["bytes", $1, $2] = $i
 		if ($(i + 1) == "server-cpu-µs/put") x["scpu", $1, $2] = $i
 		if ($(i + 1) == "puts/s") x["rate", $1, $2] = $i
 		if ($(i + 1) == "p99-µs") x["p99", $1, $2] = $i
@@ -164,6 +212,7 @@ END {
 	table("cpu", "median CPU ns per put (the whole process: writers, flusher, and over loopback the clients)")
 	ratios("ns", "wall time per put, ratio to the base of the same round")
 	ratios("cpu", "CPU per put, ratio to the base of the same round      ")
+	allocs()
 	print "cardapio serve over loopback, 32 raw-HTTP clients, medians: server CPU µs per put, puts/s, p99 µs"
 	split("memory interval always", vs, " ")
 	for (i = 1; i <= 3; i++)
@@ -173,5 +222,12 @@ END {
 	stats("server CPU per put, always", "serve/memory", "serve/always", "scpu")
 	stats("puts/s, interval", "serve/memory", "serve/interval", "rate")
 	stats("puts/s, always", "serve/memory", "serve/always", "rate")
-}' "$out/raw.txt" | tee "$out/summary.txt"
+}' "$1"
+}
+summarize "$out/raw.txt" | tee "$out/summary.txt"
+if [[ -n ${AGAINST:-} ]]; then
+	echo
+	echo "=== the same rounds at $AGAINST ($(git rev-parse --short "$AGAINST")) ==="
+	summarize "$out/raw-against.txt" | tee "$out/summary-against.txt"
+fi
 cat "$out/load.txt"
