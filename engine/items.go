@@ -27,8 +27,9 @@ type write struct {
 	wantCap bool // the request asked for ConsumedCapacity
 	// lean marks a put that nothing asks the replaced item of: no
 	// condition, no ReturnValues, no capacity figure or admission, and
-	// (single decides, under the lock) no index, stream or data log to
-	// maintain. Its old item is not decoded.
+	// (single decides, under the lock) no index or stream to maintain.
+	// Its old item is not decoded. The data log needs only the new
+	// version (see observe), so a logged table's puts are lean too.
 	lean    bool
 	metrics *ItemCollectionMetrics // filled after commit when asked (tables with LSIs)
 	wantICM bool
@@ -430,7 +431,7 @@ func (e *Engine) single(ctx context.Context, w *write) (capacity.Consumed, error
 	if t.deleted {
 		return capacity.Consumed{}, tableNotFound()
 	}
-	w.lean = w.lean && len(t.gsis) == 0 && len(t.lsis) == 0 && t.stream == nil && t.data == nil
+	w.lean = w.lean && len(t.gsis) == 0 && len(t.lsis) == 0 && t.stream == nil
 	if err := w.run(); err != nil {
 		if IsType(err, ErrConditionalCheckFailed) {
 			c := e.failedCharge(w)

@@ -21,7 +21,10 @@ import (
 // and the log replayed; indexes are rebuilt from the items.
 //
 // Changes are appended to the log in memory, under the table's lock, in
-// the order they are applied; a flusher goroutine writes them out. With
+// the order they are applied; a flusher goroutine writes them out. An
+// item change is encoded once, into the log's pending buffer itself
+// (appendVersion): a put to a logged table allocates no more than one
+// in memory. With
 // SyncAlways a write is acknowledged only once its log record is written
 // and synced to stable storage (fsync), so a kill -9 or a power cut loses
 // no acknowledged write; concurrent writers share each fsync (group
