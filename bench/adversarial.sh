@@ -19,6 +19,9 @@
 #   idle     1,100 connections that send nothing, the server under
 #            ulimit -n 1024: no "too many open files", and a client still
 #            gets an answer at once (idle connections make room).
+#   dataidle the idle probe with --data and a table in each of 64
+#            regions (64 spaces, each holding its log's descriptors): the
+#            connection cap leaves them room, no "too many open files".
 #   slow     32 connections sending a body one byte a second, the server
 #            with --read-timeout 3s: they are cut off after the timeout,
 #            while other clients are served.
@@ -36,7 +39,7 @@ set -euo pipefail
 
 die() { echo "adversarial.sh: $*" >&2; exit 2; }
 probes=("$@")
-[[ ${#probes[@]} -gt 0 ]] || probes=(headers bodies idle slow)
+[[ ${#probes[@]} -gt 0 ]] || probes=(headers bodies idle dataidle slow)
 port=${PORT:-4600}
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 work=$(mktemp -d)
@@ -178,6 +181,21 @@ def bodies(port, n, length):
     for t in threads: t.join()
     print(", ".join("%d %s" % (c, r) for r, c in sorted(results.items())))
 
+def spaces(port, n):
+    # A table in each of n regions (us-east-1, where the other probes
+    # ask, and eu-west-1...): without --credentials any signature is
+    # taken, and its region is the space the table goes to.
+    body = (b'{"TableName":"Tab","BillingMode":"PAY_PER_REQUEST","AttributeDefinitions":[{"AttributeName":"k","AttributeType":"S"}],'
+            b'"KeySchema":[{"AttributeName":"k","KeyType":"HASH"}]}')
+    got = collections.Counter()
+    for i in range(n):
+        region = "eu-west-%d" % i if i else "us-east-1"
+        s = socket.create_connection(("127.0.0.1", port), timeout=5)
+        s.sendall(head("CreateTable", len(body)).replace(b"/us-east-1/", ("/%s/" % region).encode()) + body)
+        got[status(s, 5)] += 1
+        s.close()
+    print("tables in %d regions: %s" % (n, ", ".join("%d %s" % (c, r) for r, c in sorted(got.items()))))
+
 def idle(port, n):
     socks, failed = [], 0
     for _ in range(n):
@@ -237,6 +255,7 @@ if cmd == "one": one(port)
 elif cmd == "headers": headers(port, int(sys.argv[3]), int(sys.argv[4]))
 elif cmd == "bodies": bodies(port, int(sys.argv[3]), int(sys.argv[4]))
 elif cmd == "idle": idle(port, int(sys.argv[3]))
+elif cmd == "spaces": spaces(port, int(sys.argv[3]))
 elif cmd == "slow": slow(port, int(sys.argv[3]), int(sys.argv[4]))
 EOF
 
@@ -293,6 +312,25 @@ for probe in "${probes[@]}"; do
 		verdict "$(served "$a")" "$( ((n == 0)) || echo "$n descriptor errors")"
 		stop
 		;;
+	dataidle)
+		echo "== 1,100 idle connections, server under ulimit -n 1024 with --data and 64 spaces"
+		serve "-n 1024" --data "$work/data"
+		python3 "$work/probe.py" spaces "$port" 64
+		echo "before:  $(mem); $(find "$work/data" -name 'log-*' | wc -l) data logs"
+		coproc HOLD { python3 "$work/probe.py" idle "$port" 1100; }
+		read -r line <&"${HOLD[0]}"
+		echo "$line"
+		a=$(answer)
+		echo "holding: $(mem); $a; server $(alive)"
+		echo >&"${HOLD[1]}"
+		read -r line <&"${HOLD[0]}" || true
+		echo "$line"
+		wait "$HOLD_PID" 2>/dev/null || true
+		n=$(grep -c "too many open files" "$work/serve.log" || true)
+		echo "server log: $n lines with 'too many open files'"
+		verdict "$(served "$a")" "$( ((n == 0)) || echo "$n descriptor errors")"
+		stop
+		;;
 	slow)
 		echo "== 32 slow bodies (a byte a second), server with --read-timeout 3s"
 		serve "-n 4096" --read-timeout 3s
@@ -307,7 +345,7 @@ for probe in "${probes[@]}"; do
 		verdict "$(served "$a")" "$(grep -q "^32 of 32 slow bodies cut off" "$work/slow.out" || echo "not every slow body was cut off")"
 		stop
 		;;
-	*) die "unknown probe $probe (want headers, bodies, idle, slow)" ;;
+	*) die "unknown probe $probe (want headers, bodies, idle, dataidle, slow)" ;;
 	esac
 done
 if ((failed)); then
