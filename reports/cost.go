@@ -70,9 +70,16 @@ func CostText(w io.Writer, b *estimate.Bill) {
 	t = table{}
 	t.add("table", "class", "GB", "US$ Standard", "US$ Standard-IA", "size")
 	for _, tb := range b.Tables {
-		src := "from populations and samples"
+		basis := "samples"
+		for _, es := range tb.Entities {
+			if es.MeasuredItems > 0 {
+				basis = "generated items"
+				break
+			}
+		}
+		src := "from populations and " + basis
 		if tb.DeclaredGB != nil {
-			src = fmt.Sprintf("declared; populations and samples give %s GB", estimate.Num(round2(tb.ComputedGB)))
+			src = fmt.Sprintf("declared; populations and %s give %s GB", basis, estimate.Num(round2(tb.ComputedGB)))
 		}
 		class := "Standard"
 		if tb.Class != "STANDARD" {

@@ -68,6 +68,10 @@ type Options struct {
 	// Utilisation is the target utilisation of the provisioned
 	// alternative (auto scaling commonly targets 0.7).
 	Utilisation float64
+	// Measured sizes the entities' items for storage, by entity name
+	// (loadgen/dataset.Measure); an entity it lacks is sized by its first
+	// sample.
+	Measured map[string]Measured
 }
 
 // OpMonth is one operation's month.
@@ -255,7 +259,7 @@ func (e *Estimator) Month(o Options) (*Bill, error) {
 		return a < c
 	})
 	for _, t := range e.Model.Tables {
-		tm := TableMonth{TableSize: e.Size(t)}
+		tm := TableMonth{TableSize: e.Storage(t, o.Measured)}
 		tm.StandardUSD = p.Storage(tm.GB, capacity.Standard)
 		tm.IAUSD = p.Storage(tm.GB, capacity.StandardIA)
 		tm.StorageUSD = p.Storage(tm.GB, Class(t))

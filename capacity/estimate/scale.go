@@ -9,12 +9,16 @@ import (
 )
 
 // EntitySize is what the items of one entity weigh at the declared scale,
-// sized from the entity's first sample (its typical item).
+// sized from the entity's first sample (its typical item), or, for
+// storage, from the items the model's population draws (Measured).
 type EntitySize struct {
-	Entity string  `json:"entity"`
-	Sample string  `json:"sample,omitempty"`
-	Items  float64 `json:"items"` // population; 0 when unknown
-	Known  bool    `json:"known"` // the population could be worked out
+	Entity string `json:"entity"`
+	Sample string `json:"sample,omitempty"`
+	// MeasuredItems is how many generated items sized ItemBytes and
+	// StoredBytes (their means, rounded); 0 when the sample did.
+	MeasuredItems int64   `json:"measuredItems,omitempty"`
+	Items         float64 `json:"items"` // population; 0 when unknown
+	Known         bool    `json:"known"` // the population could be worked out
 	// ItemBytes is the sample's size; StoredBytes adds the 100 B overhead
 	// and the entries of every index the sample enters, each with its own.
 	ItemBytes   int            `json:"itemBytes"`
@@ -38,6 +42,17 @@ type TableSize struct {
 	GB         float64  `json:"gb"`
 }
 
+// Measured is what an entity's items weigh as the model's population
+// draws them (loadgen/dataset.Measure): the mean of the items measured.
+// The means follow the shares the model declares (states, optional
+// attributes and their presence rules, values' lengths), which one
+// sample cannot.
+type Measured struct {
+	Items       int64   `json:"items"`
+	ItemBytes   float64 `json:"itemBytes"`
+	StoredBytes float64 `json:"storedBytes"` // index entries and overheads included
+}
+
 // Population returns how many items of the entity exist at the declared
 // scale, as the catalog counts them (a total, or a count per parent item
 // followed up the chain). ok is false when the model does not say.
@@ -58,8 +73,13 @@ func (e *Estimator) Sizes() []TableSize {
 	return out
 }
 
-// Size works out one table's size.
-func (e *Estimator) Size(t *catalog.Table) TableSize {
+// Size works out one table's size from its entities' samples.
+func (e *Estimator) Size(t *catalog.Table) TableSize { return e.Storage(t, nil) }
+
+// Storage works out one table's size, each entity's items sized by its
+// measured means when measured has them (by entity name), else by its
+// first sample.
+func (e *Estimator) Storage(t *catalog.Table, measured map[string]Measured) TableSize {
 	ct := e.tables[t]
 	ts := TableSize{Table: t.Name, Class: Class(t).String(), DeclaredGB: t.SizeGB}
 	for _, en := range t.Entities {
@@ -81,8 +101,14 @@ func (e *Estimator) Size(t *catalog.Table) TableSize {
 				}
 			}
 		}
-		ts.ItemBytes += es.Items * float64(es.ItemBytes)
-		ts.StoredBytes += es.Items * float64(es.StoredBytes)
+		item, stored := float64(es.ItemBytes), float64(es.StoredBytes)
+		if ms, ok := measured[en.Name]; ok && ms.Items > 0 {
+			item, stored = ms.ItemBytes, ms.StoredBytes
+			es.MeasuredItems = ms.Items
+			es.ItemBytes, es.StoredBytes = int(math.Round(item)), int(math.Round(stored))
+		}
+		ts.ItemBytes += es.Items * item
+		ts.StoredBytes += es.Items * stored
 		ts.Entities = append(ts.Entities, es)
 	}
 	ts.ComputedGB = capacity.GB(ts.StoredBytes, e.GB)

@@ -10,6 +10,7 @@ import (
 	"github.com/cardapio/cardapio/capacity/estimate"
 	"github.com/cardapio/cardapio/catalog"
 	"github.com/cardapio/cardapio/internal/files"
+	"github.com/cardapio/cardapio/loadgen/dataset"
 	"github.com/cardapio/cardapio/reports"
 )
 
@@ -31,9 +32,11 @@ func newCostCmd(e *env) *cobra.Command {
 at its declared volume (a day volume x 30) with its static units, its budget
 variants weighted by their shares (or the dearest one), per operation and
 per access pattern; the storage of every table (its declared sizeGB, or the
-entities' populations x their samples, with 100 B per item and per index
-entry) under Standard and Standard-IA; point-in-time recovery and one export
-a month where declared; the total and the cost per 1,000 of the business unit
+entities' populations x the mean size of their items as cardapio data
+draws them, measured on a few blocks of the population, or x their first
+sample when the population cannot be drawn; 100 B more per item and per
+index entry) under Standard and Standard-IA; point-in-time recovery and
+one export a month where declared; the total and the cost per 1,000 of the business unit
 (scale.businessUnit: contracts, orders, accounts...); and the
 provisioned alternative at a target utilisation.
 
@@ -119,7 +122,10 @@ func runCost(e *env, o *costOptions, paths []string) error {
 		if file != nil {
 			prices = estimate.Overlay(prices, *file)
 		}
-		b, err := estimate.New(m, capacity.Default()).Month(estimate.Options{Prices: prices, Utilisation: o.utilisation})
+		// Storage sizes items as the model's population draws them; a
+		// model the generator cannot draw is sized by its samples.
+		measured, _ := dataset.Measure(m, capacity.Default())
+		b, err := estimate.New(m, capacity.Default()).Month(estimate.Options{Prices: prices, Utilisation: o.utilisation, Measured: measured})
 		if err != nil {
 			return badInput(fmt.Errorf("%s: %w", path, err))
 		}

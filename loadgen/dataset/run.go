@@ -114,6 +114,9 @@ type Result struct {
 	TableRaw map[string]int64
 	Raw      int64
 	Elapsed  time.Duration
+
+	measureOnce sync.Once
+	measured    map[string]estimate.Measured
 }
 
 // Run generates the population's part, hands every block to the sink

@@ -42,9 +42,11 @@ type EntitySummary struct {
 	Declared    float64 `json:"declared"`
 	ItemBytes   int64   `json:"itemBytes"`
 	StoredBytes int64   `json:"storedBytes"`
-	// SampleStored is the stored size of the entity's typical sample,
-	// what cost sizes each item with; 0 without a sample.
-	SampleStored int     `json:"sampleStoredBytes"`
+	// CostStored is the stored size cost gives each item: the mean of
+	// the items Measure draws, else the entity's first sample's; 0 when
+	// cost cannot size it. CostMeasured says which.
+	CostStored   int     `json:"costStoredBytes"`
+	CostMeasured bool    `json:"costMeasured,omitempty"`
 	P50          int     `json:"p50"`
 	P90          int     `json:"p90"`
 	P99          int     `json:"p99"`
@@ -69,7 +71,7 @@ type TableSummary struct {
 	ImportGB    float64 `json:"importGB"`
 	ImportUSD   float64 `json:"importUsd"`
 	// DeclaredGB is the table's sizeGB at the run's scale; CostGB what
-	// cost computes from populations and samples; nil/0 when absent.
+	// cost computes from populations and item sizes; nil/0 when absent.
 	DeclaredGB *float64 `json:"declaredGB,omitempty"`
 	CostGB     float64  `json:"costGB"`
 	Why        []string `json:"why,omitempty"`
@@ -80,6 +82,7 @@ func (r *Result) Summarize(prices capacity.Prices) Summary {
 	p := r.Pop
 	m := p.Model
 	est := estimate.New(m, capacity.Default())
+	measured := r.CostSizes()
 	frac := r.fraction()
 	s := Summary{Model: m.Name, Seed: p.Opts.Seed, Scale: p.Opts.Scale, AsOf: p.AsOf.Format("2006-01-02"), Part: r.Part, Parts: r.Parts,
 		Seconds: r.Elapsed.Seconds(), Skipped: p.Skipped, Raw: r.Raw,
@@ -125,7 +128,7 @@ func (r *Result) Summarize(prices capacity.Prices) Summary {
 		ts.LoadUSD = prices.OnDemand(ts.LoadWRU, 0, estimate.Class(t))
 		ts.ImportGB = capacity.GB(float64(r.TableRaw[t.Name]), est.GB)
 		ts.ImportUSD = prices.Import(ts.ImportGB)
-		size := est.Size(t)
+		size := est.Storage(t, measured)
 		ts.CostGB = size.ComputedGB * p.Opts.Scale * frac
 		if t.SizeGB != nil {
 			d := *t.SizeGB * p.Opts.Scale * frac
@@ -134,7 +137,7 @@ func (r *Result) Summarize(prices capacity.Prices) Summary {
 		for _, es := range size.Entities {
 			for i := range s.Entity {
 				if s.Entity[i].Entity == es.Entity {
-					s.Entity[i].SampleStored = es.StoredBytes
+					s.Entity[i].CostStored, s.Entity[i].CostMeasured = es.StoredBytes, es.MeasuredItems > 0
 				}
 			}
 		}
@@ -144,6 +147,14 @@ func (r *Result) Summarize(prices capacity.Prices) Summary {
 		}
 	}
 	return s
+}
+
+// CostSizes is what cost sizes the model's items with (Measure's means;
+// nil when the model cannot be measured, and cost sizes it by its
+// samples), measured once per result.
+func (r *Result) CostSizes() map[string]estimate.Measured {
+	r.measureOnce.Do(func() { r.measured, _ = Measure(r.Pop.Model, capacity.Default()) })
+	return r.measured
 }
 
 // fraction is the share of the population the run's part holds (by the
@@ -180,7 +191,7 @@ func (s *Summary) why(table string) []string {
 		if es.Table != table || es.Declared < 0 {
 			continue
 		}
-		costBytes := es.Declared * float64(es.SampleStored)
+		costBytes := es.Declared * float64(es.CostStored)
 		delta := float64(es.StoredBytes) - costBytes
 		if math.Abs(delta) < 1 {
 			continue
@@ -189,13 +200,17 @@ func (s *Summary) why(table string) []string {
 		if es.Declared > 0 && math.Abs(float64(es.Items)-es.Declared)/es.Declared > 0.02 {
 			parts = append(parts, fmt.Sprintf("%s items against %s declared", estimate.Num(float64(es.Items)), estimate.Num(math.Round(es.Declared))))
 		}
-		if es.Items > 0 && es.SampleStored > 0 {
+		if es.Items > 0 && es.CostStored > 0 {
 			avg := float64(es.StoredBytes) / float64(es.Items)
-			if math.Abs(avg-float64(es.SampleStored))/float64(es.SampleStored) > 0.02 {
-				parts = append(parts, fmt.Sprintf("%.0f B stored an item on average against %d B for its first sample", avg, es.SampleStored))
+			if math.Abs(avg-float64(es.CostStored))/float64(es.CostStored) > 0.02 {
+				against := "its first sample"
+				if es.CostMeasured {
+					against = "the items cost measured"
+				}
+				parts = append(parts, fmt.Sprintf("%.0f B stored an item on average against %d B for %s", avg, es.CostStored, against))
 			}
 		}
-		if es.SampleStored == 0 {
+		if es.CostStored == 0 {
 			parts = append(parts, "no sample, so cost does not size it")
 		}
 		if len(parts) == 0 {
@@ -270,7 +285,7 @@ func (s Summary) Text(w io.Writer) error {
 			if t.DeclaredGB != nil {
 				decl = fmt.Sprintf("%.3f GB declared (sizeGB at this scale)", *t.DeclaredGB)
 			}
-			fmt.Fprintf(w, "    against the model: %s, %.3f GB from cost's populations and samples; generated %.3f GB\n", decl, t.CostGB, t.GB)
+			fmt.Fprintf(w, "    against the model: %s, %.3f GB from cost's populations and item sizes; generated %.3f GB\n", decl, t.CostGB, t.GB)
 			for _, y := range t.Why {
 				fmt.Fprintf(w, "      %s\n", y)
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/cardapio/cardapio/capacity/estimate"
 	"github.com/cardapio/cardapio/catalog"
 	"github.com/cardapio/cardapio/internal/files"
+	"github.com/cardapio/cardapio/loadgen/dataset"
 	"github.com/cardapio/cardapio/planner"
 )
 
@@ -162,7 +163,8 @@ func static(path string) (*Side, *catalog.Model, error) {
 		return nil, nil, &InputError{fmt.Errorf("%s: peak gate: %w", path, err)}
 	}
 	prices := estimate.ModelPrices(capacity.DefaultPrices(), m.Pricing)
-	bill, err := est.Month(estimate.Options{Prices: prices, Utilisation: 0.7})
+	measured, _ := dataset.Measure(m, capacity.Default()) // storage as cost sizes it
+	bill, err := est.Month(estimate.Options{Prices: prices, Utilisation: 0.7, Measured: measured})
 	if err != nil {
 		return nil, nil, &InputError{fmt.Errorf("%s: %w", path, err)}
 	}
