@@ -67,10 +67,15 @@ type EntityRules struct {
 }
 
 // Ref is a reference to one item of another entity of the same item tree
-// (a sibling or a cousin), chosen at random among those meeting Where.
+// (a sibling or a cousin), chosen at random among those meeting Where,
+// or to a root item of another tree (Root).
 type Ref struct {
 	Entity *Entity
 	Where  Cond
+	// Root: Entity is the root of another item tree (a population
+	// total); the item refers to one of all its items, drawn at random,
+	// and reads what that item carries without its children.
+	Root bool
 	// Name is how rules read its attributes: {copy: "NAME.attr"}; by
 	// default the referenced entity's own attributes are in scope by name,
 	// after the item's own and before its parents'.
@@ -463,7 +468,14 @@ func (d *datasetResolver) entity(er *EntityRules, re rawEntityRules) {
 		} else if contains(datasetEntityNames(d.ancestors(t)), e.Name) {
 			d.errAt(base+"/ref/entity", false, "fold the children with an aggregate rule", "%s hangs off %s: an item cannot refer to one of its own descendants", t.Name, e.Name)
 		} else if !d.sameTree(e, t) {
-			d.errAt(base+"/ref/entity", false, "a reference is to an item under one of the item's ancestors", "%s is not in the item tree of %s (no common ancestor by population.per)", t.Name, e.Name)
+			switch {
+			case d.parent(t) != nil:
+				d.errAt(base+"/ref/entity", false, "refer to the root of "+t.Name+"'s tree, or to an item under one of "+e.Name+"'s ancestors", "%s is not in the item tree of %s (no common ancestor by population.per) and is not the root of its own (it hangs off %s)", t.Name, e.Name, d.parent(t).Name)
+			case len(re.Ref.Where) > 0:
+				d.errAt(base+"/ref/where", false, "drop where: the root item is drawn among all of them", "a reference to another tree's root (%s) takes no where", t.Name)
+			default:
+				er.Ref = &Ref{Entity: t, Root: true}
+			}
 		} else {
 			er.Ref = &Ref{Entity: t}
 		}

@@ -104,7 +104,7 @@ type ordinals struct {
 // a distribution, with no condition and no reference.
 func pure(n *Node) bool {
 	for x := n; x.Parent != nil; x = x.Parent {
-		if x.Count.Kind == CountAttr || len(x.comp.when) > 0 || x.comp.ref != nil || x.comp.group != nil {
+		if x.Count.Kind == CountAttr || len(x.comp.when) > 0 || (x.comp.ref != nil && !x.comp.ref.root) || x.comp.group != nil {
 			return false
 		}
 	}

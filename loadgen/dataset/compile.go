@@ -164,6 +164,10 @@ type refPlan struct {
 	up     int     // frames up from the item to the common ancestor
 	path   []*Node // from the ancestor's child to the target
 	where  []cterm
+	// root: the target is a root entity of another tree; the item reads
+	// root item j of its whole population, j drawn from the item's
+	// stream, its values computed as generating that root computes them.
+	root bool
 }
 
 type cterm struct {
@@ -301,6 +305,8 @@ func (p *Population) link(n *Node) error {
 		t := p.Node(er.Ref.Entity.Name)
 		if t == nil {
 			fail("ref: %s has no items", er.Ref.Entity.Name)
+		} else if t.Parent == nil && !under(n, t) {
+			c.ref = &refPlan{target: t, root: true}
 		} else if rp, err := p.refPlan(n, t); err != nil {
 			fail("ref: %v", err)
 		} else {
@@ -398,6 +404,9 @@ func (p *Population) link(n *Node) error {
 			}
 			c.stateWhen = append(c.stateWhen, terms)
 		}
+	}
+	if c.ref == nil {
+		c.ref = p.implicitRef(n)
 	}
 	// Slot rules.
 	for i, s := range c.slots {
@@ -729,7 +738,8 @@ func (p *Population) resolveQualified(n *Node, ent, nm string) (name, bool) {
 // resolveUp is resolve skipping the node's own slots (a copy of the
 // same name from the reference or a parent).
 func (p *Population) resolveUp(n *Node, nm string) (name, bool) {
-	if rp := n.comp.ref; rp != nil {
+	rp := n.comp.ref
+	if rp != nil && !rp.root {
 		if i, ok := rp.target.comp.byName[nm]; ok {
 			return name{up: -1, slot: i, text: nm}, true
 		}
@@ -741,7 +751,84 @@ func (p *Population) resolveUp(n *Node, nm string) (name, bool) {
 			return name{up: up, slot: i, text: nm}, true
 		}
 	}
+	// Another tree's root comes after the item's own tree.
+	if rp != nil && rp.root {
+		if i, ok := rp.target.comp.byName[nm]; ok {
+			return name{up: -1, slot: i, text: nm}, true
+		}
+	}
 	return name{}, false
+}
+
+// implicitRef finds the root entity of another tree an entity's items
+// name without saying so: an attribute the item carries with no rule of
+// its own, not computed, not from its own tree, that is the identifier
+// of another tree's root (a placeholder its key introduces, with no enum
+// and no fewer distinct values than it has items: an order's customerId
+// beside CUSTOMER keyed "C#{customerId}"). A root entity whose keys
+// would be made of the other root's placeholders alone does not refer
+// to it (two of its items drawing the same root item would write the
+// same key, which no tree's check sees). The first such root in model order
+// is referenced; nil when none is.
+func (p *Population) implicitRef(n *Node) *refPlan {
+	for _, s := range n.comp.slots {
+		a := s.a
+		if a == nil || a.Computed != nil || s.dist != nil || len(a.Enum) > 0 || p.inherited(n, s.name) {
+			continue
+		}
+		if n.Rules != nil && n.Rules.Rules[s.name] != nil {
+			continue
+		}
+		for _, t := range p.Roots {
+			if t == n || under(n, t) {
+				continue
+			}
+			if _, ok := t.comp.byName[s.name]; ok && p.unique(t, a) && !(n.Parent == nil && keyedBy(n, t)) {
+				return &refPlan{target: t, root: true}
+			}
+		}
+	}
+	return nil
+}
+
+// keyedBy reports whether every placeholder of n's keys is one of t's:
+// copied from a root item of t, they would give two items of n the same
+// key.
+func keyedBy(n, t *Node) bool {
+	of := map[string]bool{}
+	for _, k := range t.Entity.Key {
+		for _, ph := range k.Template.Placeholders() {
+			of[ph] = true
+		}
+	}
+	for _, k := range n.Entity.Key {
+		for _, ph := range k.Template.Placeholders() {
+			if !of[ph] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// refKeyCopy reports whether a slot of n copies the same-named attribute
+// of its reference by default: always for a reference within the tree;
+// for another tree's root, only the placeholders of the root's keys,
+// which name the item referred to (its other attributes are read by
+// rules, as ENTITY.name or by name).
+func (p *Population) refKeyCopy(n *Node, nm string) bool {
+	rp := n.comp.ref
+	if rp == nil || !rp.root {
+		return true
+	}
+	for _, k := range rp.target.Entity.Key {
+		for _, ph := range k.Template.Placeholders() {
+			if ph == nm {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (p *Population) term(n *Node, t catalog.CondTerm) (cterm, error) {
@@ -860,7 +947,7 @@ func (p *Population) slotGen(n *Node, i int, s *slot, rl *catalog.Rule) (genFn, 
 	// What the reference or a parent carries is copied: an instalment's
 	// contract, a charge's instalment. A computed attribute is computed
 	// where it first appears and copied below.
-	if nm, ok := p.resolveUp(n, s.name); ok {
+	if nm, ok := p.resolveUp(n, s.name); ok && (nm.up >= 0 || p.refKeyCopy(n, s.name)) {
 		return func(g *gen, f *frame, r *rng) (attr.Value, bool) { return g.get(f, nm) }, []name{nm}, false, "copy", nil
 	}
 	if a.Computed != nil {

@@ -59,6 +59,12 @@ func smallScale(p string) float64 {
 		return 0.0005
 	case strings.HasSuffix(p, "library.yaml"):
 		return 0.1
+	case strings.HasSuffix(p, "helpdesk.yaml"):
+		return 0.05
+	case strings.HasSuffix(p, "telemetry.yaml"):
+		return 0.2
+	case strings.HasSuffix(p, "courses.yaml"):
+		return 1
 	}
 	return 0.0001
 }

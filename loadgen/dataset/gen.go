@@ -678,6 +678,9 @@ func (g *gen) run(f *frame) bool {
 	c := f.c
 	n := c.node
 	for {
+		if c.ref != nil && c.ref.root {
+			g.pickRoot(f)
+		}
 		g.chooseState(f)
 		for i, s := range c.slots {
 			if !s.late {
@@ -731,7 +734,7 @@ func (g *gen) run(f *frame) bool {
 		cnt = min(max(cnt, 0), maxChildren)
 		for k := int64(0); k < cnt; k++ {
 			cf := g.newFrame(kn, f, key2(key2(f.key, kn.id), uint64(k)), k, cnt)
-			if kc.ref != nil && !g.pickRef(cf) {
+			if kc.ref != nil && !kc.ref.root && !g.pickRef(cf) {
 				continue
 			}
 			if g.run(cf) && kc.retain {
@@ -789,6 +792,38 @@ func (g *gen) pickRef(f *frame) bool {
 	r := newRNG(key2(f.key, 0x4ef))
 	f.ref = ok[r.Intn(int64(len(ok)))]
 	return true
+}
+
+// pickRoot points the item's reference at a root item of another tree:
+// index j of the root entity's whole population (whatever --part the run
+// makes), drawn from the item's stream (again at each attempt, so that a
+// key the reference makes repeat is drawn anew). The root's frame is
+// made as root makes it and its values are computed on demand, each a
+// function of the seed and of j alone: the same values the root's own
+// item carries.
+func (g *gen) pickRoot(f *frame) {
+	t := f.c.ref.target
+	f.ref = nil
+	if t.Total <= 0 {
+		return
+	}
+	r := newRNG(key2(key2(f.key, 0x4ef), f.attempt))
+	f.ref = g.rootFrame(t, r.Intn(t.Total))
+}
+
+// rootFrame is the frame of root index i of r, its state chosen, as root
+// and run make it, for reading its values without generating its tree.
+func (g *gen) rootFrame(r *Node, i int64) *frame {
+	next := g.ordNext[r.ix]
+	f := g.newFrame(r, nil, g.pop.rootKey(r, i), i, r.Total)
+	g.ordNext[r.ix] = next
+	f.ord = i
+	if len(r.EachValues) > 0 {
+		per := max(r.Count.N, 1)
+		f.index, f.siblings = i%per, per
+	}
+	g.chooseState(f)
+	return f
 }
 
 // renderKeys renders the item's table keys into the frame.

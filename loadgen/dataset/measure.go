@@ -14,6 +14,9 @@ import (
 // the storage to be measured within a percent or two.
 const measureItems = 32768
 
+// measurePopulation is the size of the population Measure draws from.
+const measurePopulation = 1 << 19
+
 // measureStretches is how many runs of consecutive roots Measure spreads
 // them over.
 const measureStretches = 16
@@ -22,7 +25,8 @@ const measureStretches = 16
 // them: trees of each root entity spread evenly over its population (so
 // that an attribute spread by exact shares over the roots, the largest
 // tenant's 60% first, is seen across all its values), generated at scale
-// 1 as of the model's dataset day, each item sized by rules as a run
+// 1 (or the scale that leaves half a million items) as of the model's
+// dataset day, each item sized by rules as a run
 // sizes it. Cost prices storage with these means
 // (estimate.Options.Measured), so that it follows the shares the model
 // declares (states, optional attributes, presence rules, the index
@@ -33,6 +37,20 @@ func Measure(m *catalog.Model, rules capacity.Rules) (map[string]estimate.Measur
 	p, err := New(m, Options{Scale: 1, Seed: 1})
 	if err != nil {
 		return nil, err
+	}
+	// Unique values numbered across the population are counted over all
+	// of it before any tree is made: a population of millions is
+	// measured at a scale that leaves it measurePopulation items (the
+	// numbers are as wide, padded as their patterns say, and the shares
+	// as exact).
+	var total float64
+	for _, r := range p.Roots {
+		total += float64(r.Total) * p.subtree(r)
+	}
+	if total > measurePopulation {
+		if p, err = New(m, Options{Scale: measurePopulation / total, Seed: 1}); err != nil {
+			return nil, err
+		}
 	}
 	tables := estimateTables(m)
 	stats := make([]estimate.Measured, len(p.Nodes))

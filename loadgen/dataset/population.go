@@ -245,6 +245,11 @@ func New(m *catalog.Model, o Options) (*Population, error) {
 		}
 	}
 	for _, n := range p.Nodes {
+		if err := p.checkRootRef(n); err != nil {
+			return nil, fmt.Errorf("entity %s: %w", n.Name(), err)
+		}
+	}
+	for _, n := range p.Nodes {
 		if err := p.orderKids(n); err != nil {
 			return nil, err
 		}
@@ -265,6 +270,28 @@ func New(m *catalog.Model, o Options) (*Population, error) {
 // MaxItems caps the expected items of a population: 10 billion, tens of
 // times the largest population a model of this repository declares.
 const MaxItems = 1e10
+
+// checkRootRef refuses what an item cannot read of another tree's root
+// item: what the root computes from its children (an aggregate, or a
+// rule reading one), since the root's tree is not generated to read it.
+func (p *Population) checkRootRef(n *Node) error {
+	rp := n.comp.ref
+	if rp == nil || !rp.root {
+		return nil
+	}
+	t := rp.target
+	for _, s := range n.comp.slots {
+		for _, d := range s.deps {
+			if d.up < 0 && d.builtin == 0 && t.comp.slots[d.slot].late {
+				return fmt.Errorf("%s reads %s.%s, which %s computes from its children: an item of another tree is read without its children", s.name, t.Name(), d.text, t.Name())
+			}
+		}
+	}
+	if tr := t.comp.ref; tr != nil && tr.root {
+		return fmt.Errorf("ref: %s refers to %s in turn: refer to %s directly", t.Name(), tr.target.Name(), tr.target.Name())
+	}
+	return nil
+}
 
 func (p *Population) rules(e *catalog.Entity) *catalog.EntityRules {
 	if p.Model.Dataset == nil {

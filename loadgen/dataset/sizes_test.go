@@ -55,10 +55,10 @@ func sizeScale(m *catalog.Model) float64 {
 			items += e.Population.Items
 		}
 	}
-	if items <= 20000 {
+	if items <= 10000 {
 		return 1
 	}
-	return 20000 / items
+	return 10000 / items
 }
 
 // TestStorageAgreesWithCost: for every model of the repository, cost's
