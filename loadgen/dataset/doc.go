@@ -16,6 +16,16 @@
 // from its dictionary entry (values, enum, cardinality, unit, type).
 // Nothing here knows an entity or attribute by name.
 //
+// An item may name a root item of another tree (a loan's borrower, an
+// enrolment's student): by a dataset ref to that root entity, or by
+// carrying its identifier with no rule of its own. It draws the root's
+// index from its own stream and reads that root's values as generating
+// it computes them, so the item it names exists in every run and part.
+//
+// Measure sizes each entity's items as a run draws them, on trees spread
+// over the population; cost prices storage with those means, so that
+// cardapio data's storage and cost's agree.
+//
 // Determinism: every value is a function of the seed and of the item's
 // address (root entity and index, then each child's entity and ordinal),
 // drawn from a stream of its own per attribute. Roots are cut into
