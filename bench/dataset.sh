@@ -31,6 +31,14 @@
 #   bench/dataset.sh load [ROUNDS]   loading cardapio serve: the data pipeline
 #                                    against a raw aws-sdk-go-v2 BatchWriteItem
 #                                    loop, alternating which goes first
+#   BEFORE=REV bench/dataset.sh same  whether this tree writes the same bytes
+#                                    as REV: both models, several scales,
+#                                    seeds, --as-of, --workers 1 to 3,
+#                                    --part, jsonl, zstd, gzip and none; every
+#                                    file (the manifest with its checksums
+#                                    included) and the summary (its timings
+#                                    left out) compared; exit 3 on the first
+#                                    difference
 #
 # Printed per run: items, uncompressed and written bytes, wall seconds,
 # CPU seconds (user + system), the largest RSS, items/s and MB/s of
@@ -241,7 +249,44 @@ load)
 	done
 	echo "ratio load/raw: $(stats <"$work/ratios")"
 	;;
+same)
+	[[ -n $before ]] || die "same needs BEFORE=REV"
+	orders=$repo/examples/orders/model.yaml
+	ref=$repo/model.yaml
+	configs=(
+		"$ref --scale 0.002 --seed 1 --workers 2"
+		"$ref --scale 0.002 --seed 7 --workers 1 --compression gzip"
+		"$ref --scale 0.001 --seed 3 --workers 3 --compression none --as-of 2025-06-15"
+		"$ref --scale 0.002 --seed 1 --workers 2 --part 1/3 --format jsonl"
+		"$ref --scale 0.0005 --seed 11 --workers 3 --part 0/2 --as-of 2027-02-28"
+		"$ref --scale 0.01 --seed 2 --workers 2"
+		"$orders --scale 0.002 --seed 1 --workers 1"
+		"$orders --scale 0.003 --seed 5 --workers 3 --compression gzip --as-of 2026-03-01"
+		"$orders --scale 0.002 --seed 9 --workers 2 --part 2/3 --format jsonl --compression none"
+	)
+	for cfg in "${configs[@]}"; do
+		read -r -a args <<<"$cfg"
+		for side in before after; do
+			b=$bin
+			[[ $side == before ]] && b=$work/cardapio-before
+			rm -rf "$work/$side"
+			"$b" data "${args[@]}" --out "$work/$side" --summary json --quiet |
+				jq -S 'del(.Summary.seconds, .Summary.itemsPerSecond, .Summary.mbPerSecond)' >"$work/$side.summary"
+		done
+		files=$(find "$work/after" -type f | wc -l)
+		items=$(jq .Summary.items "$work/after.summary")
+		if diff -r -q "$work/before" "$work/after" && cmp -s "$work/before.summary" "$work/after.summary"; then
+			echo "same: ${cfg#"$repo/"} ($items items, $files files)"
+		else
+			diff "$work/before.summary" "$work/after.summary" | head -20
+			echo "DIFFERENT: ${cfg#"$repo/"}"
+			exit 3
+		fi
+		rm -rf "$work/before" "$work/after"
+	done
+	echo "all the same as $before"
+	;;
 *)
-	die "usage: dataset.sh gen|steps|full|load [ROUNDS]"
+	die "usage: dataset.sh gen|steps|workers|full|load|same [ROUNDS]"
 	;;
 esac
