@@ -53,6 +53,7 @@ type gen struct {
 	rngs      [64]rng
 	lastTime  int64 // the instant of the last date value made, for the slot's cache
 	keyVals   []attr.Value
+	asOfVal   attr.Value // the asOf builtin's value
 	depth     int
 	// yield: give the processor up every few roots (loads, whose senders
 	// share the processors with the generators).
@@ -84,6 +85,10 @@ type frame struct {
 	// capCounts count the members of each group under this frame, for
 	// groups with a max.
 	capCounts []capCount
+	// bvals are the builtins index, n and siblings as values, made when
+	// first read (bset's bits say which).
+	bvals [3]attr.Value
+	bset  uint8
 }
 
 type capCount struct {
@@ -110,6 +115,7 @@ func newGen(p *Population, emit Emit) *gen {
 	g := &gen{pop: p, emit: emit, fk: newFaker(), secrets: map[string][]byte{},
 		asOfStr: p.AsOf.Format("2006-01-02"), seed: mix(p.Opts.Seed ^ 0x5ca1ab1e),
 		ordNext: make([]int64, len(p.Nodes)), Dropped: make([]int64, len(p.Nodes)), KeyErrors: make([]int64, len(p.Nodes))}
+	g.asOfVal = attr.Str(g.asOfStr)
 	g.arena = make([]byte, 0, 1<<16)
 	g.treeKeys = newKeySet()
 	g.scratch = make([]byte, 0, 256)
@@ -258,42 +264,71 @@ func (g *gen) reset() {
 
 // get reads a name in scope.
 func (g *gen) get(f *frame, nm name) (attr.Value, bool) {
+	if v := g.ref(f, nm); v != nil {
+		return *v, true
+	}
+	return attr.Value{}, false
+}
+
+// ref reads a name in scope without copying its value: a pointer to the
+// slot (or to the frame's or the generator's own copy of a builtin),
+// nil when absent. The value is not to be changed through it.
+func (g *gen) ref(f *frame, nm name) *attr.Value {
 	switch nm.builtin {
 	case bAsOf:
-		return attr.Str(g.asOfStr), true
+		return &g.asOfVal
 	case bIndex:
-		return g.num(f.index), true
+		return f.builtin(g, 0, f.index)
 	case bN:
-		return g.num(f.index + 1), true
+		return f.builtin(g, 1, f.index+1)
 	case bSiblings:
-		return g.num(f.siblings), true
+		return f.builtin(g, 2, f.siblings)
 	}
 	switch {
 	case nm.up == 0:
-		return g.slotValue(f, nm.slot)
+		return g.slot(f, nm.slot)
 	case nm.up < 0:
 		if f.ref == nil {
-			return attr.Value{}, false
+			return nil
 		}
-		return g.slotValue(f.ref, nm.slot)
+		return g.slot(f.ref, nm.slot)
 	}
 	a := f
 	for i := int8(0); i < nm.up && a != nil; i++ {
 		a = a.parent
 	}
 	if a == nil {
-		return attr.Value{}, false
+		return nil
 	}
-	return g.slotValue(a, nm.slot)
+	return g.slot(a, nm.slot)
+}
+
+// builtin is the frame's value of builtin k (index, n, siblings), made
+// once: x.
+func (f *frame) builtin(g *gen, k int, x int64) *attr.Value {
+	if f.bset&(1<<k) == 0 {
+		f.bvals[k] = g.num(x)
+		f.bset |= 1 << k
+	}
+	return &f.bvals[k]
 }
 
 // slotValue computes (once) and returns a slot of a frame.
 func (g *gen) slotValue(f *frame, i int) (attr.Value, bool) {
+	if v := g.slot(f, i); v != nil {
+		return *v, true
+	}
+	return attr.Value{}, false
+}
+
+// slot computes (once) a slot of a frame and points at its value; nil
+// when the item does not carry it.
+func (g *gen) slot(f *frame, i int) *attr.Value {
 	switch f.st[i] {
 	case stPresent:
-		return f.vals[i], true
+		return &f.vals[i]
 	case stAbsent, stDoing:
-		return attr.Value{}, false
+		return nil
 	}
 	f.st[i] = stDoing
 	c := f.c
@@ -302,23 +337,23 @@ func (g *gen) slotValue(f *frame, i int) (attr.Value, bool) {
 		switch c.stateSet[f.state][i] {
 		case 1:
 			f.vals[i], f.st[i] = c.stateVal[f.state][i], stPresent
-			return f.vals[i], true
+			return &f.vals[i]
 		case 2:
 			f.st[i] = stAbsent
-			return attr.Value{}, false
+			return nil
 		}
 	}
 	// Presence rules first: outside them the item does not carry the
 	// attribute, whatever its rule would give.
 	if (len(s.when) > 0 && !g.holds(f, s.when)) || (len(s.unless) > 0 && g.holds(f, s.unless)) {
 		f.st[i] = stAbsent
-		return attr.Value{}, false
+		return nil
 	}
 	// The slot's stream lives on the generator's stack of streams: a
 	// local whose address a rule takes would be allocated on the heap,
 	// once per value.
 	if g.depth == len(g.rngs) {
-		return attr.Value{}, false // rules nested deeper than any model needs
+		return nil // rules nested deeper than any model needs
 	}
 	r := &g.rngs[g.depth]
 	g.depth++
@@ -336,13 +371,13 @@ func (g *gen) slotValue(f *frame, i int) (attr.Value, bool) {
 	}
 	if !ok {
 		f.st[i] = stAbsent
-		return attr.Value{}, false
+		return nil
 	}
 	f.vals[i], f.st[i] = v, stPresent
 	if g.observe != nil {
 		g.observe(s.name, v)
 	}
-	return v, true
+	return &f.vals[i]
 }
 
 // ruled reports whether the model gives the slot a rule (then the rule
@@ -371,7 +406,8 @@ func ruled(er *catalog.EntityRules, s *slot) bool {
 func (g *gen) holds(f *frame, terms []cterm) bool {
 	for i := range terms {
 		t := &terms[i]
-		v, ok := g.get(f, t.n)
+		v := g.ref(f, t.n)
+		ok := v != nil
 		if t.code == opExists {
 			if ok != t.args[0].lit.Bool {
 				return false
@@ -387,7 +423,7 @@ func (g *gen) holds(f *frame, terms []cterm) bool {
 		if t.code == opIn {
 			in := false
 			for _, a := range t.args {
-				if w, ok := g.opValue(f, a); ok && equal(&v, &w) {
+				if w := g.opRef(f, a); w != nil && equal(v, w) {
 					in = true
 					break
 				}
@@ -397,17 +433,17 @@ func (g *gen) holds(f *frame, terms []cterm) bool {
 			}
 			continue
 		}
-		w, ok := g.opValue(f, t.args[0])
-		if !ok {
+		w := g.opRef(f, t.args[0])
+		if w == nil {
 			return false
 		}
 		var cmp int
 		if t.code == opEq || t.code == opNe {
-			if !equal(&v, &w) {
+			if !equal(v, w) {
 				cmp = 1
 			}
 		} else {
-			c, ok := compare(&v, &w)
+			c, ok := compare(v, w)
 			if !ok {
 				return false
 			}
@@ -486,13 +522,21 @@ func plainInt(s string) bool {
 }
 
 func (g *gen) opValue(f *frame, o operand) (attr.Value, bool) {
-	if o.lit != nil {
-		return *o.lit, true
-	}
-	if o.n != nil {
-		return g.get(f, *o.n)
+	if v := g.opRef(f, o); v != nil {
+		return *v, true
 	}
 	return attr.Value{}, false
+}
+
+// opRef is opValue without the copy (nil when absent).
+func (g *gen) opRef(f *frame, o operand) *attr.Value {
+	if o.lit != nil {
+		return o.lit
+	}
+	if o.n != nil {
+		return g.ref(f, *o.n)
+	}
+	return nil
 }
 
 // numOf reads a numeric operand; a range draws from r.
@@ -508,8 +552,8 @@ func (g *gen) numOf(f *frame, o operand, r *rng) (num, bool) {
 	case o.lit != nil:
 		return parseNum(o.lit.Str)
 	case o.n != nil:
-		v, ok := g.get(f, *o.n)
-		if !ok || v.Type != attr.N {
+		v := g.ref(f, *o.n)
+		if v == nil || v.Type != attr.N {
 			return num{}, false
 		}
 		return parseNum(v.Str)
@@ -525,7 +569,7 @@ func (g *gen) numOf(f *frame, o operand, r *rng) (num, bool) {
 // may compute it (a slot is computed when first read), and computing it
 // may write g.scratch, which the rendering writes into.
 func (g *gen) render(f *frame, t *catalog.KeyTemplate, refs []name, sep string, key bool) (string, bool) {
-	var arr [8]attr.Value
+	var arr [8]*attr.Value
 	vals, ok := g.partValues(f, t, refs, arr[:0])
 	if !ok {
 		return "", false
@@ -568,16 +612,16 @@ func (g *gen) render(f *frame, t *catalog.KeyTemplate, refs []name, sep string, 
 	return g.keepBytes(b), true
 }
 
-// partValues reads the value of every placeholder of t (a zero value at
-// each literal part), before anything is written into g.scratch.
-func (g *gen) partValues(f *frame, t *catalog.KeyTemplate, refs []name, vals []attr.Value) ([]attr.Value, bool) {
+// partValues reads the value of every placeholder of t (nil at each
+// literal part), before anything is written into g.scratch.
+func (g *gen) partValues(f *frame, t *catalog.KeyTemplate, refs []name, vals []*attr.Value) ([]*attr.Value, bool) {
 	for i, part := range t.Parts {
 		if part.Attr == "" {
-			vals = append(vals, attr.Value{})
+			vals = append(vals, nil)
 			continue
 		}
-		v, ok := g.get(f, refs[i])
-		if !ok {
+		v := g.ref(f, refs[i])
+		if v == nil {
 			return nil, false
 		}
 		vals = append(vals, v)
@@ -684,7 +728,7 @@ func (g *gen) run(f *frame) bool {
 		g.chooseState(f)
 		for i, s := range c.slots {
 			if !s.late {
-				g.slotValue(f, i)
+				g.slot(f, i)
 			}
 		}
 		if !g.renderKeys(f) {
@@ -743,7 +787,7 @@ func (g *gen) run(f *frame) bool {
 		}
 	}
 	for _, i := range c.late {
-		g.slotValue(f, i)
+		g.slot(f, i)
 	}
 	if n.Entity.Table != nil {
 		g.emitItem(f)
@@ -1134,8 +1178,8 @@ func (g *gen) nanosOf(f *frame, nm name) (int64, bool) {
 	if nm.builtin == bAsOf {
 		return g.pop.AsOf.UnixNano(), true
 	}
-	v, ok := g.get(f, nm)
-	if !ok || nm.builtin != 0 {
+	v := g.ref(f, nm)
+	if v == nil || nm.builtin != 0 {
 		return 0, false
 	}
 	if a := f.owner(nm); a != nil && a.times[nm.slot] != 0 {

@@ -416,8 +416,8 @@ func (w *worker) emit(f *frame) {
 			k := &c.keys[of.key]
 			if len(k.tmpl.Parts) == 1 && k.tmpl.Parts[0].Attr != "" {
 				// A key of one placeholder keeps the value's type.
-				if v, ok := w.g.slotValue(f, k.refs[0].slot); ok && v.Type != attr.S {
-					vals[i] = &f.vals[k.refs[0].slot]
+				if v := w.g.slot(f, k.refs[0].slot); v != nil && v.Type != attr.S {
+					vals[i] = v
 					continue
 				}
 			}
