@@ -52,9 +52,14 @@ type gen struct {
 	treeKeys  keySet
 	rngs      [64]rng
 	lastTime  int64 // the instant of the last date value made, for the slot's cache
-	keyVals   []attr.Value
-	asOfVal   attr.Value // the asOf builtin's value
-	depth     int
+	// lastNum is the last integer num wrote, lastNumStr its text: a
+	// slot's value that is that very text (the same bytes of the arena
+	// or of smallNums) is that integer.
+	lastNum    int64
+	lastNumStr string
+	keyVals    []attr.Value
+	asOfVal    attr.Value // the asOf builtin's value
+	depth      int
 	// yield: give the processor up every few roots (loads, whose senders
 	// share the processors with the generators).
 	yield bool
@@ -75,11 +80,15 @@ type frame struct {
 	ord      int64
 	vals     []attr.Value
 	times    []int64 // per slot: the instant of a date value, Unix nanoseconds; 0 unknown
-	st       []uint8 // 0 to do, 1 doing, 2 present, 3 absent
-	state    int     // chosen state, -1 none, -2 choosing
-	kids     [][]*frame
-	keyStr   []string
-	keyOK    bool
+	// ints and isInt: per slot, the integer a number's text was written
+	// from (by gen.num), so that rules reading it need not parse it.
+	ints   []int64
+	isInt  []bool
+	st     []uint8 // 0 to do, 1 doing, 2 present, 3 absent
+	state  int     // chosen state, -1 none, -2 choosing
+	kids   [][]*frame
+	keyStr []string
+	keyOK  bool
 	// group holds a group item's key values and members.
 	group *groupInst
 	// capCounts count the members of each group under this frame, for
@@ -137,10 +146,14 @@ func (g *gen) keepBytes(b []byte) string {
 }
 
 func (g *gen) num(i int64) attr.Value {
+	var s string
 	if i >= 0 && i < int64(len(smallNums)) {
-		return attr.Num(smallNums[i])
+		s = smallNums[i]
+	} else {
+		s = g.keepBytes(strconv.AppendInt(g.scratch[:0], i, 10))
 	}
-	return attr.Num(g.keepBytes(strconv.AppendInt(g.scratch[:0], i, 10)))
+	g.lastNum, g.lastNumStr = i, s
+	return attr.Num(s)
 }
 
 var smallNums = func() []string {
@@ -230,7 +243,8 @@ func (g *gen) newFrame(n *Node, parent *frame, key uint64, index, siblings int64
 	g.nframes++
 	c := n.comp
 	*f = frame{c: c, parent: parent, key: key, index: index, siblings: siblings, ord: -1, state: -1,
-		vals: grow(f.vals, len(c.slots)), times: grow(f.times, len(c.slots)), st: grow(f.st, len(c.slots)),
+		vals: grow(f.vals, len(c.slots)), times: grow(f.times, len(c.slots)),
+		ints: grow(f.ints, len(c.slots)), isInt: grow(f.isInt, len(c.slots)), st: grow(f.st, len(c.slots)),
 		kids: grow(f.kids, len(c.kids)), keyStr: f.keyStr[:0], capCounts: f.capCounts[:0]}
 	// Values are left as they were: a slot's value is only read once its
 	// state says it is present, and set then.
@@ -303,6 +317,29 @@ func (g *gen) ref(f *frame, nm name) *attr.Value {
 	return g.slot(a, nm.slot)
 }
 
+// refInt is ref, with the integer the value was written from when that
+// is known (isInt): a builtin count, or a slot made by gen.num.
+func (g *gen) refInt(f *frame, nm name) (v *attr.Value, x int64, isInt bool) {
+	switch nm.builtin {
+	case bIndex:
+		return f.builtin(g, 0, f.index), f.index, true
+	case bN:
+		return f.builtin(g, 1, f.index+1), f.index + 1, true
+	case bSiblings:
+		return f.builtin(g, 2, f.siblings), f.siblings, true
+	case 0:
+		a := f.owner(nm)
+		if a == nil {
+			return nil, 0, false
+		}
+		if v = g.slot(a, nm.slot); v == nil {
+			return nil, 0, false
+		}
+		return v, a.ints[nm.slot], a.isInt[nm.slot]
+	}
+	return g.ref(f, nm), 0, false
+}
+
 // builtin is the frame's value of builtin k (index, n, siblings), made
 // once: x.
 func (f *frame) builtin(g *gen, k int, x int64) *attr.Value {
@@ -331,6 +368,7 @@ func (g *gen) slot(f *frame, i int) *attr.Value {
 		return nil
 	}
 	f.st[i] = stDoing
+	f.isInt[i] = false
 	c := f.c
 	s := c.slots[i]
 	if f.state >= 0 {
@@ -359,8 +397,12 @@ func (g *gen) slot(f *frame, i int) *attr.Value {
 	g.depth++
 	*r = newRNG(slotKey(f.key, s, f.attempt))
 	g.lastTime = 0
+	g.lastNumStr = ""
 	v, ok := s.gen(g, f, r)
 	g.depth--
+	if ok && v.Type == attr.N && len(v.Str) == len(g.lastNumStr) && len(v.Str) > 0 && unsafe.StringData(v.Str) == unsafe.StringData(g.lastNumStr) {
+		f.ints[i], f.isInt[i] = g.lastNum, true
+	}
 	if ok && g.lastTime != 0 && (v.Type == attr.S || (v.Type == attr.N && s.unit == catalog.UnitEpochSeconds)) {
 		f.times[i] = g.lastTime
 	}
@@ -552,9 +594,12 @@ func (g *gen) numOf(f *frame, o operand, r *rng) (num, bool) {
 	case o.lit != nil:
 		return parseNum(o.lit.Str)
 	case o.n != nil:
-		v := g.ref(f, *o.n)
+		v, x, isInt := g.refInt(f, *o.n)
 		if v == nil || v.Type != attr.N {
 			return num{}, false
+		}
+		if isInt {
+			return intNum(x), true
 		}
 		return parseNum(v.Str)
 	}
@@ -569,7 +614,7 @@ func (g *gen) numOf(f *frame, o operand, r *rng) (num, bool) {
 // may compute it (a slot is computed when first read), and computing it
 // may write g.scratch, which the rendering writes into.
 func (g *gen) render(f *frame, t *catalog.KeyTemplate, refs []name, sep string, key bool) (string, bool) {
-	var arr [8]*attr.Value
+	var arr [8]partValue
 	vals, ok := g.partValues(f, t, refs, arr[:0])
 	if !ok {
 		return "", false
@@ -580,7 +625,7 @@ func (g *gen) render(f *frame, t *catalog.KeyTemplate, refs []name, sep string, 
 			b = append(b, part.Literal...)
 			continue
 		}
-		v := vals[i]
+		v, x, isInt := vals[i].v, vals[i].x, vals[i].isInt
 		switch v.Type {
 		case attr.S:
 			if part.Width > 0 {
@@ -595,9 +640,12 @@ func (g *gen) render(f *frame, t *catalog.KeyTemplate, refs []name, sep string, 
 				b = append(b, v.Str...)
 				break
 			}
-			x, err := strconv.ParseUint(v.Str, 10, 64)
-			if err != nil {
-				return "", false
+			if !isInt || x < 0 {
+				u, err := strconv.ParseUint(v.Str, 10, 64)
+				if err != nil {
+					return "", false
+				}
+				x = int64(u)
 			}
 			start := len(b)
 			b = appendPadded(b, int64(x), part.Width)
@@ -612,19 +660,26 @@ func (g *gen) render(f *frame, t *catalog.KeyTemplate, refs []name, sep string, 
 	return g.keepBytes(b), true
 }
 
-// partValues reads the value of every placeholder of t (nil at each
+// partValue is a placeholder's value as refInt reads it.
+type partValue struct {
+	v     *attr.Value
+	x     int64
+	isInt bool
+}
+
+// partValues reads the value of every placeholder of t (none at each
 // literal part), before anything is written into g.scratch.
-func (g *gen) partValues(f *frame, t *catalog.KeyTemplate, refs []name, vals []*attr.Value) ([]*attr.Value, bool) {
+func (g *gen) partValues(f *frame, t *catalog.KeyTemplate, refs []name, vals []partValue) ([]partValue, bool) {
 	for i, part := range t.Parts {
 		if part.Attr == "" {
-			vals = append(vals, nil)
+			vals = append(vals, partValue{})
 			continue
 		}
-		v := g.ref(f, refs[i])
+		v, x, isInt := g.refInt(f, refs[i])
 		if v == nil {
 			return nil, false
 		}
-		vals = append(vals, v)
+		vals = append(vals, partValue{v, x, isInt})
 	}
 	return vals, true
 }
