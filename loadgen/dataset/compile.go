@@ -198,6 +198,10 @@ type operand struct {
 	n      *name
 	lit    *attr.Value
 	lo, hi *operand
+	// litNum is the literal read as a number once (litParsed), with
+	// litOK parseNum's verdict: numOf need not parse it every time.
+	litNum           num
+	litParsed, litOK bool
 }
 
 // instFormat is how an instant attribute is written, learnt from the
@@ -866,7 +870,8 @@ func (p *Population) operand(n *Node, a catalog.SynthOperand) (operand, error) {
 		}
 		return operand{n: &nm}, nil
 	case a.Literal != nil:
-		return operand{lit: a.Literal}, nil
+		x, ok := parseNum(a.Literal.Str)
+		return operand{lit: a.Literal, litNum: x, litParsed: true, litOK: ok}, nil
 	}
 	return operand{}, errors.New("empty operand")
 }
@@ -1105,7 +1110,7 @@ func (p *Population) ruleGen(n *Node, s *slot, rl *catalog.Rule) (genFn, []name,
 			elem = &sv.List[0]
 		}
 		return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
-			x, ok := g.numOf(f, count, r)
+			x, ok := g.numOf(f, &count, r)
 			if !ok {
 				return attr.Value{}, false
 			}
@@ -1172,8 +1177,8 @@ func (p *Population) ruleGen(n *Node, s *slot, rl *catalog.Rule) (genFn, []name,
 		kind := rl.Kind
 		return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
 			var acc num
-			for i, op := range plus {
-				x, ok := g.numOf(f, op, r)
+			for i := range plus {
+				x, ok := g.numOf(f, &plus[i], r)
 				if !ok {
 					return attr.Value{}, false
 				}
@@ -1188,8 +1193,8 @@ func (p *Population) ruleGen(n *Node, s *slot, rl *catalog.Rule) (genFn, []name,
 					acc = x
 				}
 			}
-			for _, op := range minus {
-				x, ok := g.numOf(f, op, r)
+			for i := range minus {
+				x, ok := g.numOf(f, &minus[i], r)
 				if !ok {
 					return attr.Value{}, false
 				}
@@ -1339,7 +1344,7 @@ func (p *Population) dateGen(n *Node, s *slot, dr *catalog.DateRule) (genFn, []n
 			if o == nil {
 				return 0
 			}
-			x, ok := g.numOf(f, *o, r)
+			x, ok := g.numOf(f, o, r)
 			if !ok {
 				return 0
 			}

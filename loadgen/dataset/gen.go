@@ -582,16 +582,19 @@ func (g *gen) opRef(f *frame, o operand) *attr.Value {
 }
 
 // numOf reads a numeric operand; a range draws from r.
-func (g *gen) numOf(f *frame, o operand, r *rng) (num, bool) {
+func (g *gen) numOf(f *frame, o *operand, r *rng) (num, bool) {
 	switch {
 	case o.lo != nil:
-		lo, ok1 := g.numOf(f, *o.lo, r)
-		hi, ok2 := g.numOf(f, *o.hi, r)
+		lo, ok1 := g.numOf(f, o.lo, r)
+		hi, ok2 := g.numOf(f, o.hi, r)
 		if !ok1 || !ok2 {
 			return num{}, false
 		}
 		return intNum(r.Range(lo.int(), hi.int())), true
 	case o.lit != nil:
+		if o.litParsed {
+			return o.litNum, o.litOK
+		}
 		return parseNum(o.lit.Str)
 	case o.n != nil:
 		v, x, isInt := g.refInt(f, *o.n)
