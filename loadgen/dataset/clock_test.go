@@ -60,3 +60,14 @@ func TestCalendarAgreesWithTime(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, "2024-02-29", string(appendDay(nil, d)))
 }
+
+// appendUTCMinute writes what the time package's layout writes.
+func TestAppendUTCMinute(t *testing.T) {
+	r := newRNG(7)
+	loc, err := time.LoadLocation("America/Sao_Paulo")
+	require.NoError(t, err)
+	for i := 0; i < 20000; i++ {
+		at := time.Unix(r.Range(-70_000_000_000, 260_000_000_000), r.Range(0, 999_999_999)).In(loc)
+		require.Equal(t, at.UTC().Format("200601021504"), string(appendUTCMinute(nil, at)), at.String())
+	}
+}

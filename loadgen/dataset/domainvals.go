@@ -80,6 +80,10 @@ func clampNum(d *catalog.Domain, x float64) float64 {
 // an alternation. Anchors match nothing.
 type regexGen struct {
 	re *syntax.Regexp
+	// prog is re with each node's work done once (a literal's bytes, a
+	// class's printable characters, a repeat's bounds): it draws what
+	// appendRegex draws from the same stream.
+	prog *rxNode
 	// exact: every string drawn matches (no anchor, boundary or
 	// impossible branch in the expression), so the draw needs no check.
 	exact bool
@@ -91,7 +95,7 @@ func newRegexGen(pattern string) (*regexGen, bool) {
 		return nil, false
 	}
 	re = re.Simplify()
-	return &regexGen{re: re, exact: exactRegex(re)}, true
+	return &regexGen{re: re, prog: compileRegex(re), exact: exactRegex(re)}, true
 }
 
 // exactRegex reports whether appendRegex draws only strings of the
@@ -127,7 +131,83 @@ func exactRegex(re *syntax.Regexp) bool {
 	return false
 }
 
-func (x *regexGen) append(dst []byte, r *rng) []byte { return appendRegex(dst, x.re, r) }
+func (x *regexGen) append(dst []byte, r *rng) []byte { return x.prog.append(dst, r) }
+
+// rxNode is a node of a regular expression made ready to draw from.
+type rxNode struct {
+	op  syntax.Op
+	lit []byte // a literal's UTF-8
+	// chars are a class's printable ASCII members, in the class's order
+	// (classRune's choice when there are any); ranges the class itself.
+	chars  []byte
+	ranges []rune
+	sub    []*rxNode
+	lo, hi int64 // a repeat's bounds
+}
+
+func compileRegex(re *syntax.Regexp) *rxNode {
+	n := &rxNode{op: re.Op}
+	switch re.Op {
+	case syntax.OpLiteral:
+		for _, c := range re.Rune {
+			n.lit = utf8.AppendRune(n.lit, c)
+		}
+	case syntax.OpCharClass:
+		n.ranges = re.Rune
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			for c := max(re.Rune[i], 0x21); c <= min(re.Rune[i+1], 0x7e); c++ {
+				n.chars = append(n.chars, byte(c))
+			}
+		}
+	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
+		lo, hi := re.Min, re.Max
+		switch re.Op {
+		case syntax.OpStar:
+			lo, hi = 0, -1
+		case syntax.OpPlus:
+			lo, hi = 1, -1
+		case syntax.OpQuest:
+			lo, hi = 0, 1
+		}
+		if hi < 0 {
+			hi = lo + 8
+		}
+		n.lo, n.hi = int64(lo), int64(hi)
+	}
+	for _, s := range re.Sub {
+		n.sub = append(n.sub, compileRegex(s))
+	}
+	return n
+}
+
+// append is appendRegex on the node's expression.
+func (n *rxNode) append(dst []byte, r *rng) []byte {
+	switch n.op {
+	case syntax.OpLiteral:
+		dst = append(dst, n.lit...)
+	case syntax.OpCharClass:
+		if len(n.chars) > 0 {
+			return append(dst, n.chars[r.Intn(int64(len(n.chars)))])
+		}
+		dst = utf8.AppendRune(dst, classRune(n.ranges, r))
+	case syntax.OpAnyCharNotNL, syntax.OpAnyChar:
+		dst = append(dst, alnum[r.Intn(int64(len(alnum)))])
+	case syntax.OpCapture:
+		dst = n.sub[0].append(dst, r)
+	case syntax.OpConcat:
+		for _, s := range n.sub {
+			dst = s.append(dst, r)
+		}
+	case syntax.OpAlternate:
+		dst = n.sub[r.Intn(int64(len(n.sub)))].append(dst, r)
+	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
+		k := r.Range(n.lo, n.hi)
+		for i := int64(0); i < k; i++ {
+			dst = n.sub[0].append(dst, r)
+		}
+	}
+	return dst
+}
 
 func appendRegex(dst []byte, re *syntax.Regexp, r *rng) []byte {
 	switch re.Op {

@@ -81,3 +81,20 @@ func TestExactRegexDrawsMatch(t *testing.T) {
 		}
 	}
 }
+
+// The compiled form of a pattern draws what appendRegex draws from the
+// same stream, character for character.
+func TestRegexProgMatchesAppendRegex(t *testing.T) {
+	for _, p := range []string{"t[0-9]{3}", "C-[0-9]{4}-[0-9]{6}", "[A-Z]{2}[0-9]+", "(ab|cd)*e?", "[^a]{3}", ".x.", "[a-c]{0,4}z",
+		`\d{2}\.\w+`, "[\u00e0-\u00ff]{2}", "(?i)abc", "a|", "x{2,}", "^a$", `a\b`, `[\x{d800}-\x{dfff}]`, "[ -~]{5}", "[\x00-\x20é]{4}",
+		"çã[a-zà-ü]{1,3}", "(x|[0-9A-F]{2}|y+){2,5}", `[\s\S]`, "[^\x00-\x7f]{2}", "[a-a]", "[!-!~-~]{3}"} {
+		rx, ok := newRegexGen(p)
+		require.True(t, ok, p)
+		r1, r2 := newRNG(hashString(p)), newRNG(hashString(p))
+		for i := 0; i < 500; i++ {
+			want := appendRegex(nil, rx.re, &r1)
+			require.Equal(t, string(want), string(rx.append(nil, &r2)), p)
+		}
+		require.Equal(t, r1, r2, p)
+	}
+}
