@@ -198,9 +198,10 @@ func TestPresignedRequest(t *testing.T) {
 func TestParseKeysErrors(t *testing.T) {
 	for _, tc := range []struct{ file, want string }{
 		{`{"keys": [{"accessKeyId": "AKIA1", "secretAccessKey": "s", "acount": "1"}]}`, "keys.json:1:60: unknown member \"acount\""},
-		{`{"keys": [{"accessKeyId": "AKIA1"}]}`, "keys.json: keys[0]: secretAccessKey is required"},
-		{`{"keys": [{"accessKeyId": "AKIA1", "secretAccessKey": "s", "account": "12"}]}`, "keys.json: keys[0]: account \"12\": want 12 digits"},
-		{`{"keys": [{"accessKeyId": "AKIA1", "secretAccessKey": "s"}, {"accessKeyId": "AKIA1", "secretAccessKey": "t"}]}`, "keys.json: keys[1]: accessKeyId \"AKIA1\" is listed twice"},
+		{`{"keys": [{"accessKeyId": "AKIA1"}]}`, "keys.json:1:11: keys[0]: secretAccessKey is required"},
+		{`{"keys": [{"accessKeyId": "AKIA1", "secretAccessKey": "s", "account": "12"}]}`, "keys.json:1:11: keys[0]: account \"12\": want 12 digits"},
+		{`{"keys": [{"accessKeyId": "AKIA1", "secretAccessKey": "s"}, {"accessKeyId": "AKIA1", "secretAccessKey": "t"}]}`, "keys.json:1:61: keys[1]: accessKeyId \"AKIA1\" is listed twice"},
+		{"{\n \"keys\": [\n  {\"accessKeyId\": \"AKIA1\", \"secretAccessKey\": \"s\"},\n\n   {\"accessKeyId\": \"A\", \"secretAccessKey\": \"s\"}]}", "keys.json:5:4: keys[1]: accessKeyId \"A\""},
 		{`{"keys": [{"accessKeyId": "AKIA1", "secretAccessKey": "s", "arn": "arn:aws:iam::123456789012:user/x", "account": "111122223333"}]}`, "is in account 123456789012, not 111122223333"},
 		{`{"keys": []}`, "keys.json: no keys"},
 		{"{\"keys\": [\n  {\"accessKeyId\": 5}]}", "keys.json:2:19: keys.accessKeyId: got a JSON number, want a string"},

@@ -132,8 +132,13 @@ func ParseKeys(name string, data []byte) (*Keys, error) {
 	}
 	k := &Keys{byID: map[string]*Identity{}, signing: map[signingScope]*signingKeys{}}
 	var errs []string
+	at := keyOffsets(data)
 	bad := func(i int, format string, args ...any) {
-		errs = append(errs, fmt.Sprintf("%s: keys[%d]: ", name, i)+fmt.Sprintf(format, args...))
+		pos := ""
+		if i < len(at) {
+			pos = ":" + posAt(data, at[i])
+		}
+		errs = append(errs, fmt.Sprintf("%s%s: keys[%d]: ", name, pos, i)+fmt.Sprintf(format, args...))
 	}
 	for i, e := range f.Keys {
 		switch {
@@ -197,6 +202,46 @@ func ParseKeys(name string, data []byte) (*Keys, error) {
 		return nil, fmt.Errorf("%s", strings.Join(errs, "\n"))
 	}
 	return k, nil
+}
+
+// keyOffsets returns where each entry of the file's "keys" array starts
+// (its opening brace), so that an entry's error names its line and
+// column; nil when the walk fails (the errors then name the entry only).
+func keyOffsets(data []byte) []int64 {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		if key != "keys" {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return nil
+			}
+			continue
+		}
+		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+			return nil
+		}
+		var out []int64
+		for dec.More() {
+			off := dec.InputOffset()
+			for off < int64(len(data)) && (data[off] == ',' || data[off] == ' ' || data[off] == '\t' || data[off] == '\n' || data[off] == '\r') {
+				off++
+			}
+			out = append(out, off)
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return out
+			}
+		}
+		return out
+	}
+	return nil
 }
 
 func posAt(data []byte, off int64) string {

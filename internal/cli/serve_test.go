@@ -223,7 +223,7 @@ func TestServeTrustFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--credentials", write("bad.json", `{"keys":[{"accessKeyId":"AKIA1"}]}`)}, "bad.json: keys[0]: secretAccessKey is required"},
+		{[]string{"--credentials", write("bad.json", `{"keys":[{"accessKeyId":"AKIA1"}]}`)}, "bad.json:1:10: keys[0]: secretAccessKey is required"},
 		{[]string{"--credentials", dir + "/none.json"}, "no such file"},
 		{[]string{"--credentials", keys, "--policy", "bob=" + pol}, `no access key, user or principal ARN "bob"`},
 		{[]string{"--policy", write("bad-policy.json", `{"Statement":{"Effect":"Allow","Action":"*","Resource":"*","Principal":"*"}}`)}, "bad-policy.json:1:60: Statement.Principal"},
