@@ -382,12 +382,21 @@ func readPopulation(t *testing.T, m *catalog.Model, lines map[string][]string) (
 		}
 	}
 	// References: a child's values of the names it shares with its
-	// parent (copied down, or in both keys) are those of a parent item.
+	// parent (copied down, or in both keys) are those of a parent item;
+	// a name the child's dataset rules give a value of its own (an
+	// overloaded index key each entity writes by its own template) is
+	// not copied.
 	tuples := map[string]map[string]bool{}
+	ruled := func(e *catalog.Entity, n string) bool {
+		if m.Dataset == nil || m.Dataset.Entities[e.Name] == nil {
+			return false
+		}
+		return m.Dataset.Entities[e.Name].Rules[n] != nil
+	}
 	shared := func(child, parent *catalog.Entity) []string {
 		var names []string
 		for _, n := range entityNames(child) {
-			if slices.Contains(entityNames(parent), n) {
+			if slices.Contains(entityNames(parent), n) && !ruled(child, n) {
 				names = append(names, n)
 			}
 		}
