@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -84,6 +85,13 @@ Exit codes: 0 ok; 1 an internal failure or a failed load; 2 a bad model or flag.
 				return badInput(ie.Err)
 			case err != nil:
 				return err
+			}
+			if c.EndpointURL != "" || c.AWS {
+				if m, err := catalog.Load(c.Model); err == nil {
+					if note := dataset.ExpiryNote(m, rep.Summary.AsOf, time.Now()); note != "" {
+						fmt.Fprintln(e.stderr, note)
+					}
+				}
 			}
 			if format == "json" {
 				return rep.JSON(e.stdout)
