@@ -29,6 +29,12 @@
 # Bench filled with KEYS items of about 300 bytes; then per round and
 # server: N puts overwriting random items, N gets of random items.
 #
+# Each closed-loop round also drives bench/nullserve, a null server that
+# reads each request and answers a prepared item without storing
+# anything, with the same client: its latency is what the client, the
+# loopback and the two cores' scheduling alone cost, a floor under any
+# server's; cardapio/null says how near cardapio is to it.
+#
 # Printed: every run (requests/s, p50 p90 p99 p99.9 max in µs, the
 # server's CPU µs per request from /proc, and for cardapio its
 # collector's cycles over the run and their CPU µs per request, from
@@ -40,7 +46,7 @@
 # for cardapio, DYNALITE_N 6000 for dynalite: the same time or so),
 # CLIENTS (default 32), RATE_FRACTION (default 0.8; 0 skips the equal-rate
 # rounds), RATE_N (requests an equal-rate run, default 10 s of the rate),
-# ENGINE_PORT, DYNALITE_PORT (default 4582, 4583),
+# ENGINE_PORT, DYNALITE_PORT, NULL_PORT (default 4582, 4583, 4584),
 # DYNALITE_PREFIX (npm prefix holding dynalite, default /work/tools when
 # it has one, else <repo>/.tools), SERVE_ARGS (more cardapio serve flags).
 set -euo pipefail
@@ -55,6 +61,7 @@ dn=${DYNALITE_N:-6000}
 clients=${CLIENTS:-32}
 eport=${ENGINE_PORT:-4582}
 dport=${DYNALITE_PORT:-4583}
+nport=${NULL_PORT:-4584}
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 if [[ -z ${DYNALITE_PREFIX:-} && -f /work/tools/node_modules/dynalite/cli.js ]]; then
 	export DYNALITE_PREFIX=/work/tools
@@ -62,19 +69,20 @@ fi
 prefix=${DYNALITE_PREFIX:-$repo/.tools}
 work=$(mktemp -d)
 epid=
+npid=
 dstarted=false
 cleanup() {
-	if [[ -n $epid ]]; then
-		kill "$epid" 2>/dev/null || true
-		wait "$epid" 2>/dev/null || true
-	fi
+	for p in $epid $npid; do
+		kill "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
 	if $dstarted; then bash "$repo/bench/dynalite.sh" --stop "$dport" 2>/dev/null || true; fi
 	rm -rf "$work"
 }
 trap cleanup EXIT
 
 echo "building cardapio and the client" >&2
-(cd "$repo" && go build -o "$work/cardapio" ./cmd/cardapio && go build -o "$work/rawhttp" ./bench/rawhttp)
+(cd "$repo" && go build -o "$work/cardapio" ./cmd/cardapio && go build -o "$work/rawhttp" ./bench/rawhttp && go build -o "$work/nullserve" ./bench/nullserve)
 
 # shellcheck disable=SC2086
 "$work/cardapio" serve --addr "127.0.0.1:$eport" ${SERVE_ARGS:-} >"$work/serve.log" 2>&1 &
@@ -82,6 +90,13 @@ epid=$!
 for _ in $(seq 1 100); do
 	curl -s -o /dev/null -m 1 "http://127.0.0.1:$eport/" && break
 	kill -0 "$epid" 2>/dev/null || { cat "$work/serve.log" >&2; die "cardapio serve exited"; }
+	sleep 0.1
+done
+"$work/nullserve" -addr "127.0.0.1:$nport" >"$work/null.log" 2>&1 &
+npid=$!
+for _ in $(seq 1 100); do
+	curl -s -o /dev/null -m 1 "http://127.0.0.1:$nport/" && break
+	kill -0 "$npid" 2>/dev/null || { cat "$work/null.log" >&2; die "nullserve exited"; }
 	sleep 0.1
 done
 bash "$repo/bench/dynalite.sh" "$dport" >/dev/null
@@ -103,6 +118,8 @@ run() {
 	local port=$eport pid=$epid count=$n line extra=()
 	if [[ $3 == dynalite ]]; then
 		port=$dport pid=$dpid count=$dn
+	elif [[ $3 == null ]]; then
+		port=$nport pid=$npid
 	else
 		extra=(-memory "http://127.0.0.1:$eport/cardapio/memory")
 	fi
@@ -117,8 +134,11 @@ run() {
 
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) before; $clients clients"
 for r in $(seq 1 "$rounds"); do
-	order="cardapio dynalite"
-	((r % 2)) || order="dynalite cardapio"
+	case $((r % 3)) in
+	1) order="cardapio dynalite null" ;;
+	2) order="dynalite null cardapio" ;;
+	0) order="null cardapio dynalite" ;;
+	esac
 	for s in $order; do
 		run closed "$r" "$s" put
 		run closed "$r" "$s" get
@@ -158,11 +178,14 @@ END {
 		printf "\n%s, %s, min / median / max over %d rounds (latencies in µs, cpu in µs of server CPU a request)\n", (md[d] == "closed") ? "closed loop" : "equal rate", ops[o], rounds
 		for (m = 1; m <= 5; m++) {
 			line = sprintf("  %-6s", ms[m])
-			split("cardapio dynalite", ss, " ")
-			for (s = 1; s <= 2; s++) { k = 0; delete a; for (r = 1; r <= rounds; r++) a[++k] = v[md[d], r, ss[s], ops[o], ms[m]]; line = line sprintf("  %s %-26s", ss[s], mmm(a, k)) }
-			k = 0; delete a
-			for (r = 1; r <= rounds; r++) if (v[md[d], r, "dynalite", ops[o], ms[m]] > 0) a[++k] = v[md[d], r, "cardapio", ops[o], ms[m]] / v[md[d], r, "dynalite", ops[o], ms[m]]
-			print line "  cardapio/dynalite " mmm(a, k)
+			ns = split((md[d] == "closed") ? "cardapio dynalite null" : "cardapio dynalite", ss, " ")
+			for (s = 1; s <= ns; s++) { k = 0; delete a; for (r = 1; r <= rounds; r++) a[++k] = v[md[d], r, ss[s], ops[o], ms[m]]; line = line sprintf("  %s %-26s", ss[s], mmm(a, k)) }
+			for (s = 2; s <= ns; s++) {
+				k = 0; delete a
+				for (r = 1; r <= rounds; r++) if (v[md[d], r, ss[s], ops[o], ms[m]] > 0) a[++k] = v[md[d], r, "cardapio", ops[o], ms[m]] / v[md[d], r, ss[s], ops[o], ms[m]]
+				line = line "  cardapio/" ss[s] " " ((k > 0) ? mmm(a, k) : "-")
+			}
+			print line
 		}
 	}
 }' "$results"
