@@ -54,10 +54,6 @@ func Measure(m *catalog.Model, rules capacity.Rules) (map[string]estimate.Measur
 	}
 	tables := estimateTables(m)
 	stats := make([]estimate.Measured, len(p.Nodes))
-	byEntity := map[string]int{}
-	for i, n := range p.Nodes {
-		byEntity[n.Name()] = i
-	}
 	gn := p.NewGenerator(func(n *Node, it attr.Item) {
 		st := &stats[n.ix]
 		st.Items++
