@@ -84,21 +84,21 @@ trap cleanup EXIT
 echo "building cardapio and the client" >&2
 (cd "$repo" && go build -o "$work/cardapio" ./cmd/cardapio && go build -o "$work/rawhttp" ./bench/rawhttp && go build -o "$work/nullserve" ./bench/nullserve)
 
+# up PORT PID LOG NAME: wait until the server PID answers on PORT.
+up() {
+	for _ in $(seq 1 100); do
+		curl -s -o /dev/null -m 1 "http://127.0.0.1:$1/" && return
+		kill -0 "$2" 2>/dev/null || { cat "$3" >&2; die "$4 exited"; }
+		sleep 0.1
+	done
+}
 # shellcheck disable=SC2086
 "$work/cardapio" serve --addr "127.0.0.1:$eport" ${SERVE_ARGS:-} >"$work/serve.log" 2>&1 &
 epid=$!
-for _ in $(seq 1 100); do
-	curl -s -o /dev/null -m 1 "http://127.0.0.1:$eport/" && break
-	kill -0 "$epid" 2>/dev/null || { cat "$work/serve.log" >&2; die "cardapio serve exited"; }
-	sleep 0.1
-done
+up "$eport" "$epid" "$work/serve.log" "cardapio serve"
 "$work/nullserve" -addr "127.0.0.1:$nport" >"$work/null.log" 2>&1 &
 npid=$!
-for _ in $(seq 1 100); do
-	curl -s -o /dev/null -m 1 "http://127.0.0.1:$nport/" && break
-	kill -0 "$npid" 2>/dev/null || { cat "$work/null.log" >&2; die "nullserve exited"; }
-	sleep 0.1
-done
+up "$nport" "$npid" "$work/null.log" nullserve
 bash "$repo/bench/dynalite.sh" "$dport" >/dev/null
 dstarted=true
 dpid=$(cat "$prefix/dynalite-$dport.pid")

@@ -160,18 +160,7 @@ func compileRegex(re *syntax.Regexp) *rxNode {
 			}
 		}
 	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
-		lo, hi := re.Min, re.Max
-		switch re.Op {
-		case syntax.OpStar:
-			lo, hi = 0, -1
-		case syntax.OpPlus:
-			lo, hi = 1, -1
-		case syntax.OpQuest:
-			lo, hi = 0, 1
-		}
-		if hi < 0 {
-			hi = lo + 8
-		}
+		lo, hi := repeats(re)
 		n.lo, n.hi = int64(lo), int64(hi)
 	}
 	for _, s := range re.Sub {
@@ -204,45 +193,6 @@ func (n *rxNode) append(dst []byte, r *rng) []byte {
 		k := r.Range(n.lo, n.hi)
 		for i := int64(0); i < k; i++ {
 			dst = n.sub[0].append(dst, r)
-		}
-	}
-	return dst
-}
-
-func appendRegex(dst []byte, re *syntax.Regexp, r *rng) []byte {
-	switch re.Op {
-	case syntax.OpLiteral:
-		for _, c := range re.Rune {
-			dst = utf8.AppendRune(dst, c)
-		}
-	case syntax.OpCharClass:
-		dst = utf8.AppendRune(dst, classRune(re.Rune, r))
-	case syntax.OpAnyCharNotNL, syntax.OpAnyChar:
-		dst = append(dst, alnum[r.Intn(int64(len(alnum)))])
-	case syntax.OpCapture:
-		dst = appendRegex(dst, re.Sub[0], r)
-	case syntax.OpConcat:
-		for _, s := range re.Sub {
-			dst = appendRegex(dst, s, r)
-		}
-	case syntax.OpAlternate:
-		dst = appendRegex(dst, re.Sub[r.Intn(int64(len(re.Sub)))], r)
-	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
-		lo, hi := re.Min, re.Max
-		switch re.Op {
-		case syntax.OpStar:
-			lo, hi = 0, -1
-		case syntax.OpPlus:
-			lo, hi = 1, -1
-		case syntax.OpQuest:
-			lo, hi = 0, 1
-		}
-		if hi < 0 {
-			hi = lo + 8
-		}
-		n := r.Range(int64(lo), int64(hi))
-		for i := int64(0); i < n; i++ {
-			dst = appendRegex(dst, re.Sub[0], r)
 		}
 	}
 	return dst
@@ -476,4 +426,23 @@ func (g *gen) listValue(d *catalog.Domain, r *rng) attr.Value {
 		}
 	}
 	return attr.ListOf(out...)
+}
+
+// repeats is how many times a repeat operator's operand is drawn at
+// least and at most: an unbounded repeat (*, +, {n,}) is drawn at most 8
+// more times than its least, so that drawn values keep a real length.
+func repeats(re *syntax.Regexp) (lo, hi int) {
+	lo, hi = re.Min, re.Max
+	switch re.Op {
+	case syntax.OpStar:
+		lo, hi = 0, -1
+	case syntax.OpPlus:
+		lo, hi = 1, -1
+	case syntax.OpQuest:
+		lo, hi = 0, 1
+	}
+	if hi < 0 {
+		hi = lo + 8
+	}
+	return lo, hi
 }

@@ -2,9 +2,11 @@ package dataset
 
 import (
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
@@ -97,4 +99,35 @@ func TestRegexProgMatchesAppendRegex(t *testing.T) {
 		}
 		require.Equal(t, r1, r2, p)
 	}
+}
+
+// appendRegex draws a pattern by walking its parsed form, as values were
+// drawn before patterns were compiled: the oracle the compiled programs
+// are held to.
+func appendRegex(dst []byte, re *syntax.Regexp, r *rng) []byte {
+	switch re.Op {
+	case syntax.OpLiteral:
+		for _, c := range re.Rune {
+			dst = utf8.AppendRune(dst, c)
+		}
+	case syntax.OpCharClass:
+		dst = utf8.AppendRune(dst, classRune(re.Rune, r))
+	case syntax.OpAnyCharNotNL, syntax.OpAnyChar:
+		dst = append(dst, alnum[r.Intn(int64(len(alnum)))])
+	case syntax.OpCapture:
+		dst = appendRegex(dst, re.Sub[0], r)
+	case syntax.OpConcat:
+		for _, s := range re.Sub {
+			dst = appendRegex(dst, s, r)
+		}
+	case syntax.OpAlternate:
+		dst = appendRegex(dst, re.Sub[r.Intn(int64(len(re.Sub)))], r)
+	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
+		lo, hi := repeats(re)
+		n := r.Range(int64(lo), int64(hi))
+		for i := int64(0); i < n; i++ {
+			dst = appendRegex(dst, re.Sub[0], r)
+		}
+	}
+	return dst
 }
