@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -9,8 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cardapio/cardapio/capacity"
-	"github.com/cardapio/cardapio/catalog"
 	"github.com/cardapio/cardapio/generator"
 )
 
@@ -65,14 +62,9 @@ files (named on stderr).`,
 var notPackage = regexp.MustCompile(`[^a-z0-9]+`)
 
 func runGenerate(e *env, o *generateOptions, path string) error {
-	m, err := catalog.LoadWith(path, catalog.Options{ItemSize: capacity.Default().ItemSize})
-	var errs catalog.ErrorList
-	if errors.As(err, &errs) {
-		fmt.Fprintln(e.stderr, errs.Error())
-		return reported(ExitBadInput, errs)
-	}
+	m, err := loadModel(e, path)
 	if err != nil {
-		return badInput(err)
+		return err
 	}
 	if o.out == "" {
 		o.out = notPackage.ReplaceAllString(strings.ToLower(m.Name), "")

@@ -135,17 +135,12 @@ func runLoad(ctx context.Context, e *env, o *loadFlags, path string) error {
 	if o.run.Keys, err = target.ParseKeys(o.keys); err != nil {
 		return badInput(err)
 	}
-	m, err := catalog.Load(path)
-	var errs catalog.ErrorList
-	if errors.As(err, &errs) {
-		fmt.Fprintln(e.stderr, errs.Error())
-		return reported(ExitBadInput, errs)
-	}
+	m, err := loadModel(e, path)
 	if err != nil {
-		return badInput(err)
+		return err
 	}
 	o.run.Scenario, o.run.File, err = loadgen.PickScenario(m, o.scenario)
-	if errors.As(err, &errs) {
+	if errs := (catalog.ErrorList{}); errors.As(err, &errs) {
 		fmt.Fprintln(e.stderr, errs.Error())
 		return reported(ExitBadInput, errs)
 	}

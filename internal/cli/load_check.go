@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cardapio/cardapio/catalog"
 	"github.com/cardapio/cardapio/loadgen"
 	"github.com/cardapio/cardapio/reports"
 	"github.com/cardapio/cardapio/target"
@@ -45,14 +44,9 @@ a failure.`,
 			if format != "text" && format != "json" {
 				return badInput(fmt.Errorf("--format must be text or json, not %q", format))
 			}
-			m, err := catalog.Load(path)
-			var errs catalog.ErrorList
-			if errors.As(err, &errs) {
-				fmt.Fprintln(e.stderr, errs.Error())
-				return reported(ExitBadInput, errs)
-			}
+			m, err := loadModel(e, path)
 			if err != nil {
-				return badInput(err)
+				return err
 			}
 			rep, err := loadgen.Check(cmd.Context(), m, o)
 			var ie *loadgen.InputError

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cardapio/cardapio/capacity"
 	"github.com/cardapio/cardapio/catalog"
 	"github.com/cardapio/cardapio/loadgen"
 	"github.com/cardapio/cardapio/planner"
@@ -111,16 +110,12 @@ func runPlan(e *env, p *planOptions, args []string) error {
 	}
 	var plans []*planner.Result
 	for i, o := range runs {
-		m, err := catalog.LoadWith(models[i], catalog.Options{ItemSize: capacity.Default().ItemSize})
-		var errs catalog.ErrorList
-		if errors.As(err, &errs) {
-			fmt.Fprintln(e.stderr, errs.Error())
-			return reported(ExitBadInput, errs)
-		} else if err != nil {
-			return badInput(err)
+		m, err := loadModel(e, models[i])
+		if err != nil {
+			return err
 		}
 		name, file, err := loadgen.PickScenario(m, o.Scenario)
-		if errors.As(err, &errs) {
+		if errs := (catalog.ErrorList{}); errors.As(err, &errs) {
 			fmt.Fprintln(e.stderr, errs.Error())
 			return reported(ExitBadInput, errs)
 		} else if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cardapio/cardapio/capacity"
 	"github.com/cardapio/cardapio/catalog"
 )
 
@@ -41,6 +42,29 @@ func failed(err error) error { return &exitError{code: ExitFailed, err: err, sil
 
 // reported marks err as already printed, with the given exit code.
 func reported(code int, err error) error { return &exitError{code: code, err: err, silent: true} }
+
+// modelError turns what the catalog refused into the exit of bad input:
+// a list of positioned errors is printed whole on stderr (one a line),
+// any other error is reported as it is.
+func modelError(e *env, err error) error {
+	var errs catalog.ErrorList
+	if errors.As(err, &errs) {
+		fmt.Fprintln(e.stderr, errs.Error())
+		return reported(ExitBadInput, errs)
+	}
+	return badInput(err)
+}
+
+// loadModel reads and resolves the model at path as every command does,
+// with the item size limit of the billing rules (a sample over 400 KB is
+// an error), or returns modelError's exit.
+func loadModel(e *env, path string) (*catalog.Model, error) {
+	m, err := catalog.LoadWith(path, catalog.Options{ItemSize: capacity.Default().ItemSize})
+	if err != nil {
+		return nil, modelError(e, err)
+	}
+	return m, nil
+}
 
 // env is what every command writes to and reads from; tests fill it with
 // buffers.
