@@ -30,20 +30,12 @@ func TestOutsideDataModels(t *testing.T) {
 	require.NotEmpty(t, paths)
 	for _, path := range paths {
 		t.Run(strings.TrimSuffix(filepath.Base(path), ".yaml"), func(t *testing.T) {
-			m, err := catalog.Load(path)
-			require.NoError(t, err)
 			var printed []string
-			r := modelRun(&printed, "check", path)
-			require.Equal(t, ExitOK, r.code, r.stdout+r.stderr)
-			r = modelRun(&printed, "cost", path, "--format", "json")
-			require.Equal(t, ExitOK, r.code, r.stderr)
-			var cost struct{ StorageGB float64 }
-			require.NoError(t, json.Unmarshal([]byte(r.stdout), &cost))
-
-			whole, personal := checkData(t, m, path, cost.StorageGB, &printed)
+			m, storageGB := checkAndCost(t, path, &printed)
+			whole, personal := checkData(t, m, path, storageGB, &printed)
 			checkTemplates(t, m, path)
 
-			r = modelRun(&printed, "data", path, "--scale", fmt.Sprint(modelsScale), "--serve", "--quiet", "--summary", "json")
+			r := modelRun(&printed, "data", path, "--scale", fmt.Sprint(modelsScale), "--serve", "--quiet", "--summary", "json")
 			require.Equal(t, ExitOK, r.code, r.stderr)
 			var served dataSummary
 			require.NoError(t, json.Unmarshal([]byte(r.stdout), &served), r.stdout)

@@ -49,6 +49,22 @@ func modelRun(out *[]string, args ...string) cliRun {
 	return r
 }
 
+// checkAndCost loads the model at path and runs check (which must pass)
+// and cost on it, the commands' output kept in printed: the model and
+// cost's storage figure.
+func checkAndCost(t *testing.T, path string, printed *[]string) (*catalog.Model, float64) {
+	t.Helper()
+	m, err := catalog.Load(path)
+	require.NoError(t, err)
+	r := modelRun(printed, "check", path)
+	require.Equal(t, ExitOK, r.code, r.stdout+r.stderr)
+	r = modelRun(printed, "cost", path, "--format", "json")
+	require.Equal(t, ExitOK, r.code, r.stderr)
+	var cost struct{ StorageGB float64 }
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &cost))
+	return m, cost.StorageGB
+}
+
 func independentModels(t *testing.T) []string {
 	paths, err := filepath.Glob("testdata/models/*.yaml")
 	require.NoError(t, err)
@@ -59,20 +75,11 @@ func independentModels(t *testing.T) []string {
 func TestIndependentModels(t *testing.T) {
 	for _, path := range independentModels(t) {
 		t.Run(strings.TrimSuffix(filepath.Base(path), ".yaml"), func(t *testing.T) {
-			m, err := catalog.Load(path)
-			require.NoError(t, err)
 			var printed []string
+			m, storageGB := checkAndCost(t, path, &printed)
+			require.Positive(t, storageGB)
 
-			r := modelRun(&printed, "check", path)
-			require.Equal(t, ExitOK, r.code, r.stdout+r.stderr)
-
-			r = modelRun(&printed, "cost", path, "--format", "json")
-			require.Equal(t, ExitOK, r.code, r.stderr)
-			var cost struct{ StorageGB float64 }
-			require.NoError(t, json.Unmarshal([]byte(r.stdout), &cost))
-			require.Positive(t, cost.StorageGB)
-
-			r = modelRun(&printed, "budget", path)
+			r := modelRun(&printed, "budget", path)
 			require.Equal(t, ExitOK, r.code, r.stdout+r.stderr)
 
 			out := filepath.Join(t.TempDir(), "report.html")
@@ -80,7 +87,7 @@ func TestIndependentModels(t *testing.T) {
 			require.Equal(t, ExitOK, r.code, r.stderr)
 			assert.FileExists(t, out)
 
-			whole, personal := checkData(t, m, path, cost.StorageGB, &printed)
+			whole, personal := checkData(t, m, path, storageGB, &printed)
 
 			// The population loads into the embedded engine whole.
 			r = modelRun(&printed, "data", path, "--scale", fmt.Sprint(modelsScale), "--serve", "--quiet", "--summary", "json")
