@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"strings"
+
+	"github.com/cardapio/cardapio/internal/files"
 )
 
 // The checkpoint file records, per stream and shard, the sequence
@@ -61,20 +61,12 @@ func loadCheckpoint(path, from, to string) (*checkpoint, error) {
 	if path == "" {
 		return cp, nil
 	}
-	f, err := os.Open(path)
+	b, err := files.ReadCapped(path, maxCheckpoint, "a checkpoint of this command")
 	if errors.Is(err, os.ErrNotExist) {
 		return cp, nil
 	}
 	if err != nil {
-		return nil, &InputError{Err: fmt.Errorf("checkpoint: %w", err)}
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxCheckpoint+1))
-	if err != nil {
-		return nil, &InputError{Err: fmt.Errorf("checkpoint %s: %w", path, err)}
-	}
-	if len(b) > maxCheckpoint {
-		return nil, inputf("checkpoint %s is larger than %d MiB: not a checkpoint of this command", path, maxCheckpoint>>20)
+		return nil, &InputError{Err: fmt.Errorf("checkpoint %s: %w", path, files.Reason(err))}
 	}
 	got, err := parseCheckpoint(b)
 	if err != nil {
@@ -208,28 +200,8 @@ func (cp *checkpoint) save() error {
 	if err != nil {
 		return err
 	}
-	tmp := cp.path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
+	if err := files.Write(cp.path, append(b, '\n')); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
-	}
-	_, err = f.Write(append(b, '\n'))
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, cp.path)
-	}
-	if err != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("checkpoint: %w", err)
-	}
-	if d, err := os.Open(filepath.Dir(cp.path)); err == nil {
-		_ = d.Sync()
-		d.Close()
 	}
 	cp.dirty = false
 	return nil

@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math/big"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -21,6 +19,7 @@ import (
 	"golang.org/x/text/message"
 	"gopkg.in/yaml.v3"
 
+	"github.com/cardapio/cardapio/internal/files"
 	"github.com/cardapio/cardapio/schema"
 )
 
@@ -39,7 +38,7 @@ func Parse(name string, data []byte) (*Model, error) {
 
 // LoadWith is Load with options.
 func LoadWith(path string, opts Options) (*Model, error) {
-	f, err := os.Open(path)
+	f, err := files.Open(path)
 	if err != nil {
 		return nil, readError(path, err)
 	}
@@ -54,11 +53,7 @@ func LoadWith(path string, opts Options) (*Model, error) {
 // readError says which model could not be read and why, without the
 // operation's name that os adds ("open", "read").
 func readError(path string, err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	return fmt.Errorf("read model %s: %w", path, err)
+	return fmt.Errorf("read model %s: %w", path, files.Reason(err))
 }
 
 // ParseWith is Parse with options.

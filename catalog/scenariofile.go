@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/cardapio/cardapio/internal/files"
 	"github.com/cardapio/cardapio/schema"
 )
 
@@ -21,14 +21,14 @@ type ScenarioFile struct {
 
 // LoadScenarioFile reads and resolves a scenario file against m.
 func LoadScenarioFile(m *Model, path string) (*ScenarioFile, error) {
-	f, err := os.Open(path)
+	f, err := files.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("read scenario file %s: %w", path, err)
+		return nil, fmt.Errorf("read scenario file %s: %w", path, files.Reason(err))
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, MaxInputBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("read scenario file %s: %w", path, err)
+		return nil, fmt.Errorf("read scenario file %s: %w", path, files.Reason(err))
 	}
 	return ParseScenarioFile(m, path, data)
 }

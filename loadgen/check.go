@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/internal/files"
 	"github.com/cardapio/cardapio/target"
 )
 
@@ -80,7 +80,7 @@ func Check(ctx context.Context, m *catalog.Model, o CheckOptions) (*CheckReport,
 	in := invariantInput{m: m, parts: 1}
 	var runTables map[string]string
 	for _, p := range o.Results {
-		f, err := os.Open(p)
+		f, err := files.Open(p)
 		if err != nil {
 			return nil, &InputError{err}
 		}

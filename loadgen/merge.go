@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"sort"
 	"strings"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/cardapio/cardapio/internal/files"
 )
 
 // maxResultLine caps one line of a results file (a summary with its
@@ -71,7 +72,7 @@ func resultLines(name string, r io.Reader, f func(line int, typ string, b []byte
 func MergeFiles(paths []string) (*Summary, error) {
 	var parts []*Summary
 	for _, p := range paths {
-		f, err := os.Open(p)
+		f, err := files.Open(p)
 		if err != nil {
 			return nil, err
 		}

@@ -3,10 +3,9 @@ package reports
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/cardapio/cardapio/budget"
+	"github.com/cardapio/cardapio/internal/files"
 )
 
 // Files are the files one run of the gate writes beside its report on
@@ -17,9 +16,9 @@ type Files struct {
 	Baseline string
 }
 
-// WriteBudget writes every named file of r. Each is written whole or not
-// at all (a temporary file renamed into place), so a CI step never reads
-// half a report.
+// WriteBudget writes every named file of r through files.Write: a file
+// whole or not at all, so a CI step never reads half a report; a device,
+// a pipe or /dev/stdout as it is.
 func (f Files) WriteBudget(r *budget.Report) error {
 	outs := []struct {
 		path   string
@@ -38,35 +37,9 @@ func (f Files) WriteBudget(r *budget.Report) error {
 		if err := o.render(&b); err != nil {
 			return fmt.Errorf("write %s: %w", o.path, err)
 		}
-		if err := WriteFile(o.path, b.Bytes()); err != nil {
+		if err := files.Write(o.path, b.Bytes()); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-// WriteFile writes data to path through a temporary file in the same
-// directory, renamed into place.
-func WriteFile(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(tmp.Name(), 0o644)
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
-	}
-	if werr != nil {
-		_ = os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, werr)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/cardapio/cardapio/internal/files"
 	"github.com/cardapio/cardapio/loadgen"
 )
 
@@ -185,7 +186,7 @@ func WriteJSONFile(path string, v any) error {
 	if err := enc.Encode(v); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return WriteFile(path, b.Bytes())
+	return files.Write(path, b.Bytes())
 }
 
 func sortedKeys[V any](m map[string]V) []string {

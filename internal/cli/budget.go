@@ -16,6 +16,7 @@ import (
 	"github.com/cardapio/cardapio/capacity"
 	"github.com/cardapio/cardapio/capacity/estimate"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/internal/files"
 	"github.com/cardapio/cardapio/reports"
 	"github.com/cardapio/cardapio/target"
 )
@@ -123,7 +124,7 @@ func runBudget(e *env, o *budgetOptions, path string) error {
 		if o.files.SARIF != "" {
 			var b bytes.Buffer
 			_ = reports.CheckErrorsSARIF(&b, path, errs, nil)
-			_ = reports.WriteFile(o.files.SARIF, b.Bytes())
+			_ = files.Write(o.files.SARIF, b.Bytes())
 		}
 		return reported(ExitBadInput, errs)
 	}
@@ -132,9 +133,9 @@ func runBudget(e *env, o *budgetOptions, path string) error {
 	}
 	var base *budget.Report
 	if o.baseline != "" {
-		f, err := os.Open(o.baseline)
+		f, err := files.Open(o.baseline)
 		if err != nil {
-			return badInput(fmt.Errorf("read baseline: %w", err))
+			return badInput(fmt.Errorf("read baseline %s: %w", o.baseline, files.Reason(err)))
 		}
 		base, err = budget.ReadBaseline(o.baseline, f)
 		_ = f.Close()

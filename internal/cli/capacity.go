@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -18,6 +16,7 @@ import (
 
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/capacity"
+	"github.com/cardapio/cardapio/internal/files"
 )
 
 func init() { commands = append(commands, newCapacityCmd) }
@@ -218,17 +217,9 @@ func openItemFile(e *env, file string) (io.ReadCloser, string, error) {
 	if file == "-" {
 		return io.NopCloser(e.stdin), "stdin", nil
 	}
-	f, err := os.Open(file)
+	f, err := files.Open(file)
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, file, fmt.Errorf("read %s: %w", file, err)
-	}
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		f.Close()
-		return nil, file, fmt.Errorf("read %s: is a directory", file)
+		return nil, file, err
 	}
 	return f, file, nil
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -53,7 +52,7 @@ not a Workbench model.`,
 				_, err = e.stdout.Write(model)
 				return err
 			}
-			return os.WriteFile(out, model, 0o644)
+			return files.Write(out, model)
 		},
 	}
 	wb.Flags().StringVar(&out, "out", "", "write the model to FILE instead of stdout")

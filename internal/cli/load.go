@@ -15,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/internal/files"
 	"github.com/cardapio/cardapio/loadgen"
 	"github.com/cardapio/cardapio/reports"
 	"github.com/cardapio/cardapio/target"
@@ -103,7 +104,7 @@ was interrupted or fell behind --max-behind; 2 bad input; 1 a failure.`,
 	return c
 }
 
-func runLoad(ctx context.Context, e *env, o *loadFlags, path string) error {
+func runLoad(ctx context.Context, e *env, o *loadFlags, path string) (rerr error) {
 	var err error
 	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
 		// The embedded engine holds the population, a large live heap
@@ -148,11 +149,17 @@ func runLoad(ctx context.Context, e *env, o *loadFlags, path string) error {
 		return badInput(err)
 	}
 	if o.results != "" {
-		f, err := os.Create(o.results)
+		f, err := files.Create(o.results)
 		if err != nil {
 			return badInput(fmt.Errorf("--results: %w", err))
 		}
-		defer f.Close()
+		// The file is kept whatever the run's end (a failure, an
+		// interrupt: what it says up to there, without a summary).
+		defer func() {
+			if cerr := f.Commit(); cerr != nil && rerr == nil {
+				rerr = cerr
+			}
+		}()
 		o.run.Results = f
 	}
 	if !o.quiet {

@@ -1,14 +1,14 @@
 package cli
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/internal/files"
 )
 
 func init() { commands = append(commands, newMigrateCmd) }
@@ -50,12 +50,17 @@ them; the file is written all the same).`,
 				return badInput(err)
 			}
 			w := e.stderr
-			if !stdout {
+			switch {
+			case !stdout && bytes.Equal(out, data):
+				w = e.stdout // already current: the file is left as it is
+			case !stdout:
 				w = e.stdout
-				if err := writeInPlace(path, out); err != nil {
+				// Through files.Write: whole or not at all, synced, a
+				// symlink kept and its target replaced.
+				if err := files.Write(path, out); err != nil {
 					return badInput(err)
 				}
-			} else {
+			default:
 				_, _ = e.stdout.Write(out)
 			}
 			for _, n := range notes {
@@ -75,52 +80,5 @@ them; the file is written all the same).`,
 
 // readCapped reads a model, refusing more than the catalog reads.
 func readCapped(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, catalog.MaxInputBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > catalog.MaxInputBytes {
-		return nil, fmt.Errorf("%s is larger than the %d MiB limit of a model", path, catalog.MaxInputBytes>>20)
-	}
-	return data, nil
-}
-
-// writeInPlace replaces a file through a temporary file in the same
-// directory, so that a failure leaves the original whole.
-func writeInPlace(path string, data []byte) error {
-	info, err := os.Stat(path)
-	if err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dirOf(path), ".migrate-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(info.Mode().Perm()); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
-
-func dirOf(path string) string {
-	for i := len(path) - 1; i >= 0; i-- {
-		if os.IsPathSeparator(path[i]) {
-			return path[:i+1]
-		}
-	}
-	return "."
+	return files.ReadCapped(path, catalog.MaxInputBytes, "a model")
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cardapio/cardapio/catalog"
-	"github.com/cardapio/cardapio/reports"
+	"github.com/cardapio/cardapio/internal/files"
 	"github.com/cardapio/cardapio/reports/html"
 )
 
@@ -91,7 +91,7 @@ func runReport(e *env, o html.Options, out string) error {
 		_, err := e.stdout.Write(b.Bytes())
 		return err
 	}
-	if err := reports.WriteFile(out, b.Bytes()); err != nil {
+	if err := files.Write(out, b.Bytes()); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stderr, "cardapio: report written to %s\n", out)

@@ -34,19 +34,38 @@ var PipeDeadline = 30 * time.Second
 // InputError is a path that cannot be read as an input file: missing,
 // not a file, a pipe with nothing in it, over its cap. Commands exit 2
 // on it.
-type InputError struct{ Err error }
+type InputError struct {
+	Path string
+	Err  error // why, without the path
+}
 
-func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Error() string { return "read " + e.Path + ": " + e.Err.Error() }
 func (e *InputError) Unwrap() error { return e.Err }
 
-func inputf(format string, a ...any) error { return &InputError{fmt.Errorf(format, a...)} }
+// Reason is why err's path could not be read, without the path, for a
+// caller that says the path its own way ("read model PATH: ...").
+func Reason(err error) error {
+	var ie *InputError
+	if errors.As(err, &ie) {
+		return ie.Err
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func inputf(path, format string, a ...any) error {
+	return &InputError{Path: path, Err: fmt.Errorf(format, a...)}
+}
 
 // Open opens path for reading when it is a regular file or a pipe. A
 // pipe is opened without waiting for a writer, and its reads end at
 // PipeDeadline. Every error is an *InputError saying which path and why.
 func Open(path string) (*os.File, error) {
 	if path == "" {
-		return nil, inputf("an empty path")
+		return nil, inputf(path, "an empty path")
 	}
 	// O_NONBLOCK: opening a FIFO for reading otherwise waits for a
 	// writer, forever if none comes. It changes nothing for a file.
@@ -56,12 +75,12 @@ func Open(path string) (*os.File, error) {
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		return nil, inputf("read %s: %w", path, err)
+		return nil, inputf(path, "%w", err)
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, inputf("read %s: %w", path, err)
+		return nil, inputf(path, "%w", err)
 	}
 	switch m := st.Mode(); {
 	case m.IsRegular():
@@ -69,12 +88,12 @@ func Open(path string) (*os.File, error) {
 	case m&fs.ModeNamedPipe != 0:
 		if err := f.SetReadDeadline(time.Now().Add(PipeDeadline)); err != nil {
 			f.Close()
-			return nil, inputf("read %s: %w", path, err)
+			return nil, inputf(path, "%w", err)
 		}
 		return f, nil
 	default:
 		f.Close()
-		return nil, inputf("read %s: %s, not a file", path, kind(m))
+		return nil, inputf(path, "%s, not a file", kind(m))
 	}
 }
 
@@ -104,16 +123,16 @@ func ReadCapped(path string, max int64, what string) ([]byte, error) {
 	data, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
 		if errors.Is(err, os.ErrDeadlineExceeded) {
-			return nil, inputf("read %s: a pipe that gave no end of input in %s", path, PipeDeadline)
+			return nil, inputf(path, "a pipe that gave no end of input in %s", PipeDeadline)
 		}
-		return nil, inputf("read %s: %w", path, err)
+		return nil, inputf(path, "%w", err)
 	}
 	if int64(len(data)) > max {
-		return nil, inputf("%s: larger than %s: not %s", path, Size(max), what)
+		return nil, inputf(path, "larger than %s: not %s", Size(max), what)
 	}
 	if len(data) == 0 {
 		if st, err := f.Stat(); err == nil && st.Mode()&fs.ModeNamedPipe != 0 {
-			return nil, inputf("read %s: a pipe with no data (nothing writes to it)", path)
+			return nil, inputf(path, "a pipe with no data (nothing writes to it)")
 		}
 	}
 	return data, nil

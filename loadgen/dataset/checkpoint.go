@@ -6,12 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"sync"
 	"time"
+
+	userfiles "github.com/cardapio/cardapio/internal/files"
 )
 
 // Checkpoint records which blocks of a run are done, in a small JSON file
@@ -59,31 +59,23 @@ func OpenCheckpoint(path, fp string, resume bool, blocks int) (*Checkpoint, erro
 	if !resume {
 		return c, nil
 	}
-	f, err := os.Open(path)
+	data, err := userfiles.ReadCapped(path, maxCheckpointBytes, "a checkpoint")
 	if errors.Is(err, os.ErrNotExist) {
 		return c, nil
 	}
 	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxCheckpointBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxCheckpointBytes {
-		return nil, fmt.Errorf("checkpoint %s: over %d MB, not a checkpoint", path, maxCheckpointBytes>>20)
+		return nil, &InputError{fmt.Errorf("checkpoint %s: %w", path, userfiles.Reason(err))}
 	}
 	var cf checkpointFile
 	if err := json.Unmarshal(data, &cf); err != nil {
-		return nil, fmt.Errorf("checkpoint %s: %v", path, err)
+		return nil, bad("checkpoint %s: not a checkpoint: %v", path, err)
 	}
 	if cf.Fingerprint != fp {
-		return nil, fmt.Errorf("checkpoint %s belongs to another run (another model, seed, scale, as-of date, part or target): remove it or drop --resume", path)
+		return nil, bad("checkpoint %s belongs to another run (another model, seed, scale, as-of date, part or target): remove it or drop --resume", path)
 	}
 	for _, r := range cf.Done {
 		if r[0] < 0 || r[1] < r[0] || r[1] >= blocks {
-			return nil, fmt.Errorf("checkpoint %s: bad range [%d, %d] of a run of %d blocks", path, r[0], r[1], blocks)
+			return nil, bad("checkpoint %s: bad range [%d, %d] of a run of %d blocks", path, r[0], r[1], blocks)
 		}
 		for s := r[0]; s <= r[1]; s++ {
 			c.done[s] = true
@@ -145,9 +137,5 @@ func (c *Checkpoint) Flush() error {
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(filepath.Dir(c.path), "."+filepath.Base(c.path)+".tmp")
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, c.path)
+	return userfiles.Write(c.path, data)
 }

@@ -14,6 +14,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	userfiles "github.com/cardapio/cardapio/internal/files"
 )
 
 // The file sinks write the layout DynamoDB's import from S3 reads: one key
@@ -247,7 +249,7 @@ func (s *FileSink) Close(context.Context) error {
 		return err
 	}
 	s.written = true
-	return os.WriteFile(filepath.Join(s.o.Dir, ManifestName(s.o.Part, s.o.Parts)), append(data, '\n'), 0o644)
+	return userfiles.Write(filepath.Join(s.o.Dir, ManifestName(s.o.Part, s.o.Parts)), append(data, '\n'))
 }
 
 // Manifest returns the manifest so far (complete after Close).

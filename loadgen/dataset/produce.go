@@ -78,7 +78,7 @@ func Produce(ctx context.Context, p *Population, rq Request) (*Report, error) {
 			cp = c
 			ro.Skip = cp.Skip
 		} else if rq.Resume {
-			return nil, errors.New("--resume needs a checkpoint file (--checkpoint)")
+			return nil, bad("--resume needs a checkpoint file (--checkpoint)")
 		}
 		load = NewLoadSink(ctx, p, LoadOptions{Client: rq.Target.Client, Concurrency: rq.Concurrency, Rate: rq.Rate, Checkpoint: cp, Rules: ro.Rules, Tables: rq.Tables})
 		sink = load

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/cardapio/cardapio/budget"
@@ -119,7 +118,7 @@ func Collect(ctx context.Context, o Options) (*Report, error) {
 		r.Budget, r.BudgetFrom = rep, "this run, on "+rep.Target
 	}
 	if o.Load != "" {
-		f, err := os.Open(o.Load)
+		f, err := files.Open(o.Load)
 		if err != nil {
 			return nil, &InputError{err}
 		}
