@@ -14,11 +14,12 @@ import (
 // then why every failing variant fails, the drift, the comparison with a
 // baseline, and a last line that says whether the gate passed.
 func BudgetText(w io.Writer, r *budget.Report) {
-	fmt.Fprintf(w, "%s: model %s: %s measured on the %s\n", r.Model, r.Name, count(r.Summary.Variants, "variant"), targetWords(r))
+	w = textOut(w)
+	fmt.Fprintf(w, "%s: model %s: %s measured on the %s\n", Text(r.Model), Text(r.Name), count(r.Summary.Variants, "variant"), targetWords(r))
 	fmt.Fprintf(w, "  %s\n", checkWords(r.Check))
 	fmt.Fprintf(w, "  keys %s; %s; tables %s*\n", r.Keys, r.Retry, r.TablePrefix)
 	for _, n := range r.Notes {
-		fmt.Fprintf(w, "  note: %s\n", n)
+		fmt.Fprintf(w, "  note: %s\n", Text(n))
 	}
 	var t table
 	t.add("", "WRU", "budget", "static", "RRU", "budget", "static", "verdict")
@@ -84,7 +85,7 @@ func checkWords(c budget.Check) string {
 }
 
 func baselineText(w io.Writer, c *budget.Comparison) {
-	fmt.Fprintf(w, "\nAgainst the baseline %s: %d dearer, %d cheaper, %d new, %d gone", c.File, c.Dearer, c.Cheaper, c.New, c.Gone)
+	fmt.Fprintf(w, "\nAgainst the baseline %s: %d dearer, %d cheaper, %d new, %d gone", Text(c.File), c.Dearer, c.Cheaper, c.New, c.Gone)
 	if c.USDMonth != 0 {
 		fmt.Fprintf(w, "; %s a month at the model's volumes", usdSigned(c.USDMonth))
 	}
@@ -102,7 +103,7 @@ func baselineText(w io.Writer, c *budget.Comparison) {
 		t.write(w)
 	}
 	for _, o := range c.Operations {
-		fmt.Fprintf(w, "  %s: %s a month (US$ %s -> %s; %s runs a month, %s)\n", o.Operation, usdSigned(o.USDMonth),
+		fmt.Fprintf(w, "  %s: %s a month (US$ %s -> %s; %s runs a month, %s)\n", Text(o.Operation), usdSigned(o.USDMonth),
 			estimate.USD(o.Baseline), estimate.USD(o.Measured), estimate.Num(o.Runs), o.Basis)
 	}
 }

@@ -48,7 +48,7 @@ func (c *Check) Unaccepted() []string {
 	var out []string
 	for _, f := range c.Model.Warnings {
 		if f.Accepted == "" {
-			out = append(out, fmt.Sprintf("%s: %s: %s [%s]", f.Pos, f.Path, f.Msg, f.Code))
+			out = append(out, Text(fmt.Sprintf("%s: %s: %s [%s]", f.Pos, f.Path, f.Msg, f.Code)))
 		}
 	}
 	return out
@@ -85,8 +85,9 @@ func (c *Check) sections() []checkSection {
 
 // Text writes the report as check prints it.
 func (c *Check) Text(w io.Writer) {
+	w = textOut(w)
 	m := c.Model
-	fmt.Fprintf(w, "%s: model %s: %s, %s, %s, %s, %s\n", c.Path, m.Name,
+	fmt.Fprintf(w, "%s: model %s: %s, %s, %s, %s, %s\n", Text(c.Path), Text(m.Name),
 		count(len(m.AccessPatterns), "access pattern"), count(len(m.Tables), "table"), count(len(m.Indexes), "index"),
 		count(len(m.Entities), "entity"), count(len(m.Operations), "operation"))
 	for _, s := range c.sections() {
@@ -194,7 +195,7 @@ func mapSection(m *catalog.Model) checkSection {
 		data:  mp,
 		text: func(w io.Writer) {
 			for _, p := range mp.Patterns {
-				fmt.Fprintf(w, "  %s  %s [%s]\n", p.ID, p.Question, p.Consistency)
+				fmt.Fprintf(w, "  %s  %s [%s]\n", p.ID, Text(p.Question), p.Consistency)
 				switch {
 				case p.Loose:
 					fmt.Fprintf(w, "        LOOSE: no structure answers it and no destination is declared\n")
@@ -266,11 +267,11 @@ func warningSection(m *catalog.Model) checkSection {
 				fmt.Fprintln(w, "  none")
 			}
 			for _, f := range m.Warnings {
-				fmt.Fprintf(w, "  %s: warning: %s: %s [%s]\n", f.Pos, f.Path, f.Msg, f.Code)
+				fmt.Fprintf(w, "  %s\n", Text(fmt.Sprintf("%s: warning: %s: %s [%s]", f.Pos, f.Path, f.Msg, f.Code)))
 				if f.Accepted != "" {
-					fmt.Fprintf(w, "    accepted: %s\n", f.Accepted)
+					fmt.Fprintf(w, "    accepted: %s\n", Text(f.Accepted))
 				} else if f.Hint != "" {
-					fmt.Fprintf(w, "    hint: %s\n", f.Hint)
+					fmt.Fprintf(w, "    hint: %s\n", Text(f.Hint))
 				}
 			}
 		},

@@ -36,8 +36,9 @@ func big(f float64) string {
 
 // CostText writes a bill as a readable report.
 func CostText(w io.Writer, b *estimate.Bill) {
+	w = textOut(w)
 	fmt.Fprintf(w, "%s: monthly cost, on-demand, %s prices of %s (a month is 30 days of the declared volumes)\n",
-		b.Model, b.Region, b.PriceDate)
+		Text(b.Model), b.Region, b.PriceDate)
 
 	fmt.Fprintf(w, "\nOperations\n")
 	var t table
@@ -126,7 +127,8 @@ func clip(s string, n int) string {
 // CostCompare writes two bills side by side with the ratio of the first
 // to the second.
 func CostCompare(w io.Writer, a, b *estimate.Bill) {
-	fmt.Fprintf(w, "%s vs %s: monthly cost, on-demand (US$ unless said)\n\n", a.Model, b.Model)
+	w = textOut(w)
+	fmt.Fprintf(w, "%s vs %s: monthly cost, on-demand (US$ unless said)\n\n", Text(a.Model), Text(b.Model))
 	var t table
 	t.add("", a.Model, b.Model, a.Model+" / "+b.Model)
 	row := func(name, x, y string, fx, fy float64) { t.add(name, x, y, ratio(fx, fy)) }
@@ -198,7 +200,13 @@ func ratio(x, y float64) string {
 // one cell is a heading.
 type table struct{ rows [][]string }
 
-func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
+// add adds a row; each cell is one field of text output (Text).
+func (t *table) add(cells ...string) {
+	for i, c := range cells {
+		cells[i] = Text(c)
+	}
+	t.rows = append(t.rows, cells)
+}
 
 func (t *table) write(w io.Writer) {
 	var width []int

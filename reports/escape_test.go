@@ -95,3 +95,67 @@ func TestHostileSARIF(t *testing.T) {
 	require.NoError(t, readers.SARIF(path))
 	assert.True(t, strings.Contains(b.String(), `"uri": "dir/mo`+"`"+`del|.yaml"`))
 }
+
+// hostileStrings are what no text or Markdown output may print raw.
+var hostileStrings = []struct{ in, raw string }{
+	{"a\n::warning file=x::pwned", "\n::warning"},
+	{"\x1b[31mred", "\x1b"},
+	{"@org/team", "@org"},
+	{"see https://evil.example", "https://evil"},
+	{"www.evil.example", "www.evil"},
+	{"rev\u202edir", "\u202e"},
+	{"nul\x00", "\x00"},
+	{"c1\u0085", "\u0085"},
+	{"bad\xffutf8", "\xff"},
+}
+
+// TestEscapers: each output kind's escaper neutralises every hostile
+// string (mentions and links only matter to Markdown).
+func TestEscapers(t *testing.T) {
+	for _, h := range hostileStrings {
+		markdownOnly := strings.HasPrefix(h.raw, "@") || strings.Contains(h.raw, "evil")
+		var b bytes.Buffer
+		w := textOut(&b)
+		_, _ = w.Write([]byte("line " + h.in + "\n"))
+		_, _ = w.Write([]byte(h.in + "\n")) // at the start of a line
+		if !markdownOnly {
+			assert.NotContains(t, Text(h.in), h.raw, "Text(%q)", h.in)
+			assert.NotContains(t, b.String(), h.raw, "textOut(%q)", h.in)
+		}
+		for name, md := range map[string]string{"mdText": mdText(h.in), "mdCode": mdCode(h.in)} {
+			assert.NotContains(t, md, h.raw, "%s(%q)", name, h.in)
+		}
+		if block := mdBlock(h.in); h.raw == "\n::warning" {
+			assert.NotRegexp(t, `(?m)^\s*::`, block, "mdBlock(%q): its lines are kept, none begins a workflow command", h.in)
+		} else {
+			assert.NotContains(t, block, h.raw, "mdBlock(%q)", h.in)
+		}
+	}
+	// textOut keeps a character split across two writes whole.
+	var b bytes.Buffer
+	w := textOut(&b)
+	e := []byte("é\u202e")
+	for i := range e {
+		_, _ = w.Write(e[i : i+1])
+	}
+	_, _ = w.Write([]byte("\n"))
+	assert.Equal(t, "é\\u202e\n", b.String())
+}
+
+// TestHostileReports: the hostile strings as a baseline's operation
+// names and as notes go through budget's text and Markdown.
+func TestHostileReports(t *testing.T) {
+	for _, h := range hostileStrings {
+		r := hostile()
+		r.Notes = []string{h.in}
+		r.Baseline = &budget.Comparison{File: h.in, Gone: 1, Deltas: []budget.Delta{{Operation: h.in, Variant: h.in, Status: budget.Gone}},
+			Operations: []budget.OpDelta{{Operation: h.in, Basis: h.in}}}
+		var text, md bytes.Buffer
+		BudgetText(&text, r)
+		BudgetMarkdown(&md, r)
+		if !strings.HasPrefix(h.raw, "@") && !strings.Contains(h.raw, "evil") {
+			assert.NotContains(t, text.String(), h.raw, "text of %q", h.in)
+		}
+		assert.NotContains(t, md.String(), h.raw, "Markdown of %q", h.in)
+	}
+}

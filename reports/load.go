@@ -19,6 +19,7 @@ import (
 // partitions, the invariants with their violations' keys, and the
 // expectations.
 func LoadText(w io.Writer, s *loadgen.Summary) {
+	w = textOut(w)
 	verdict := "ok"
 	if !s.OK {
 		verdict = "FAILED"
@@ -34,7 +35,7 @@ func LoadText(w io.Writer, s *loadgen.Summary) {
 	if s.Speed > 0 {
 		speed = fmt.Sprintf("speed %gx", s.Speed)
 	}
-	fmt.Fprintf(w, "%s: scenario %s on %s, scale %g, %s%s: %s\n", s.Model, s.Scenario, s.Target, s.Scale, speed, part, verdict)
+	fmt.Fprintf(w, "%s: scenario %s on %s, scale %g, %s%s: %s\n", Text(s.Model), s.Scenario, s.Target, s.Scale, speed, part, verdict)
 	fmt.Fprintf(w, "  retry policy: %s\n", s.Retry)
 	if s.Throughput != "" {
 		fmt.Fprintf(w, "  %s\n", s.Throughput)
@@ -131,7 +132,7 @@ func LoadText(w io.Writer, s *loadgen.Summary) {
 			case !x.OK:
 				state = "FAILED"
 			}
-			fmt.Fprintf(w, "  %s: %s\n", x.Text, state)
+			fmt.Fprintf(w, "  %s: %s\n", Text(x.Text), state)
 			for _, c := range x.Checks {
 				if !x.Applies {
 					continue
@@ -153,14 +154,14 @@ func LoadText(w io.Writer, s *loadgen.Summary) {
 				}
 				note := ""
 				if c.Note != "" {
-					note = " (" + c.Note + ")"
+					note = " (" + Text(c.Note) + ")"
 				}
 				fmt.Fprintf(w, "    %s %s: %s%s%s\n", mark, c.What, val, bound, note)
 			}
 		}
 	}
 	for _, n := range s.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
+		fmt.Fprintf(w, "note: %s\n", Text(n))
 	}
 }
 
@@ -209,7 +210,7 @@ func invariantsText(w io.Writer, invs []loadgen.InvariantResult, interrupted boo
 		case v.Violations > 0:
 			state = fmt.Sprintf("VIOLATED %d times", v.Violations)
 		case v.Unchecked != "":
-			fmt.Fprintf(w, "  %s: NOT CHECKED: %s\n", v.Name, v.Unchecked)
+			fmt.Fprintf(w, "  %s: NOT CHECKED: %s\n", v.Name, Text(v.Unchecked))
 			continue
 		case interrupted:
 			state = "not checked"
@@ -232,6 +233,7 @@ func invariantsText(w io.Writer, invs []loadgen.InvariantResult, interrupted boo
 // the ledger, each invariant's verdict with its violations' keys, and
 // those it could not check and why.
 func LoadCheckText(w io.Writer, r *loadgen.CheckReport) {
+	w = textOut(w)
 	verdict := "ok"
 	switch {
 	case !r.OK:
@@ -239,7 +241,7 @@ func LoadCheckText(w io.Writer, r *loadgen.CheckReport) {
 	case r.Unchecked > 0:
 		verdict = fmt.Sprintf("ok, %d of %d invariants not checked", r.Unchecked, len(r.Invariants))
 	}
-	fmt.Fprintf(w, "%s: invariants on %s: %s\n", r.Model, r.Target, verdict)
+	fmt.Fprintf(w, "%s: invariants on %s: %s\n", Text(r.Model), r.Target, verdict)
 	names := make([]string, 0, len(r.Tables))
 	for k := range r.Tables {
 		names = append(names, k)
@@ -256,6 +258,6 @@ func LoadCheckText(w io.Writer, r *loadgen.CheckReport) {
 	fmt.Fprintln(w, "\ninvariants")
 	invariantsText(w, r.Invariants, false)
 	for _, n := range r.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
+		fmt.Fprintf(w, "note: %s\n", Text(n))
 	}
 }

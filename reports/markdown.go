@@ -72,7 +72,7 @@ func BudgetMarkdown(w io.Writer, r *budget.Report) {
 		}
 		fmt.Fprintf(w, "\n### %s\n\n", mdText(title))
 		fence := mdFence(res.Explanation)
-		fmt.Fprintf(w, "%stext\n%s\n%s\n", fence, res.Explanation, fence)
+		fmt.Fprintf(w, "%stext\n%s\n%s\n", fence, mdBlock(res.Explanation), fence)
 	}
 	if c := r.Baseline; c != nil {
 		fmt.Fprintf(w, "\n### Against the baseline `%s`\n\n", mdCode(c.File))
@@ -169,27 +169,35 @@ func mdStar(s string) string {
 }
 
 // mdText escapes text for a table cell or a line of Markdown: the
-// characters that would start markup, and line breaks.
+// characters that would start markup, control characters and line breaks
+// (written \n), mentions and links (mdEscape).
 func mdText(s string) string {
-	var b strings.Builder
-	for _, r := range s {
+	return mdEscape(s, false, func(b *strings.Builder, r rune) {
 		switch r {
 		case '\\', '`', '*', '_', '[', ']', '<', '>', '|', '#', '~':
 			b.WriteByte('\\')
-			b.WriteRune(r)
-		case '\n', '\r':
-			b.WriteByte(' ')
-		default:
-			b.WriteRune(r)
 		}
-	}
-	return b.String()
+		b.WriteRune(r)
+	})
 }
 
 // mdCode makes s safe inside a one-backtick code span.
 func mdCode(s string) string {
-	s = strings.NewReplacer("`", "'", "\n", " ", "\r", " ", "|", "\\|").Replace(s)
-	return s
+	return mdEscape(strings.NewReplacer("`", "'", "|", "\\|").Replace(s), false, nil)
+}
+
+// mdBlock makes s safe inside a fenced code block (mdFence): its lines
+// kept, control characters escaped, and a line that would begin with
+// "::" (a workflow command, should the file be printed in a CI log)
+// begun with a backslash.
+func mdBlock(s string) string {
+	lines := strings.Split(mdEscape(s, true, nil), "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(strings.TrimLeft(l, " \t"), "::") {
+			lines[i] = "\\" + l
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // mdFence returns a code fence longer than any run of backticks in s.

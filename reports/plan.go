@@ -46,14 +46,15 @@ func planJSON(w io.Writer, v any, plans ...*planner.Result) error {
 }
 
 func planText(w io.Writer, r *planner.Result) {
-	fmt.Fprintf(w, "Plan of %s, scenario %s: %s from %s, one point every %ds\n", r.Model, r.Scenario,
+	w = textOut(w)
+	fmt.Fprintf(w, "Plan of %s, scenario %s: %s from %s, one point every %ds\n", Text(r.Model), r.Scenario,
 		secondsWords(r.Seconds), r.Start.Format("2006-01-02 15:04:05 MST"), r.Resolution)
 	for _, s := range r.WhatIf {
 		fmt.Fprintf(w, "  what if: %s\n", s)
 	}
 	fmt.Fprintf(w, "Population: %s items placed from a sample of %s", num(r.Population.Items), num(float64(r.Population.Sampled)))
 	if r.Population.Note != "" {
-		fmt.Fprintf(w, " (%s)", r.Population.Note)
+		fmt.Fprintf(w, " (%s)", Text(r.Population.Note))
 	}
 	fmt.Fprintln(w)
 	verdict := "PASS"
@@ -125,7 +126,7 @@ func planText(w io.Writer, r *planner.Result) {
 		}
 		line := fmt.Sprintf("  %s: warm throughput %s read, %s write (started with %s, %s)", resName(a.Table, a.Index), num(a.Read), num(a.Write), num(a.StartRead), num(a.StartWrite))
 		if a.Note != "" {
-			line += " (" + a.Note + ")"
+			line += " (" + Text(a.Note) + ")"
 		}
 		fmt.Fprintln(w, line)
 	}
@@ -138,11 +139,12 @@ func planText(w io.Writer, r *planner.Result) {
 	}
 	fmt.Fprintf(w, "\nCost of the span: US$ %s (%s RRU, %s WRU; %s)\n", usd(r.Cost.USD), num(r.Cost.RRU), num(r.Cost.WRU), r.Cost.Basis)
 	for _, n := range r.Notes {
-		fmt.Fprintf(w, "  note: %s\n", n)
+		fmt.Fprintf(w, "  note: %s\n", Text(n))
 	}
 }
 
 func planCompare(w io.Writer, a, b *planner.Result) {
+	w = textOut(w)
 	label := func(r *planner.Result) string {
 		name := r.Model
 		if a.File != b.File && r.File != "" {
