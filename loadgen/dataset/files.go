@@ -244,6 +244,15 @@ func (s *FileSink) Close(context.Context) error {
 		}
 	}
 	m = s.Manifest()
+	keep := map[string]bool{}
+	for _, t := range m.Tables {
+		for _, o := range t.Objects {
+			keep[o.Key] = true
+		}
+	}
+	if err := s.removeStale(keep); err != nil {
+		return fmt.Errorf("remove an earlier run's objects from %s: %w", s.o.Dir, err)
+	}
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
