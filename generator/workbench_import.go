@@ -325,6 +325,13 @@ func ImportWorkbench(name string, data []byte) ([]byte, error) {
 		// checks (a value outside a template); a model without them is
 		// still a start.
 		out = w.yaml(modelName, desc, false)
+		if len(out) > catalog.MaxInputBytes {
+			// Every table, facet and attribute becomes model text: past
+			// the limit the model cannot be read back, and that is the
+			// input's size, not a fault of the importer.
+			return nil, &plainError{fmt.Sprintf("%s: the model it makes is %.1f MiB even without samples, over the %d MiB a model may be: import fewer tables, facets or attributes at a time",
+				name, float64(len(out))/(1<<20), catalog.MaxInputBytes>>20)}
+		}
 		if _, err2 := catalog.Parse("imported.yaml", out); err2 != nil {
 			return nil, fmt.Errorf("%s: the imported model does not load, which is a bug in the importer:\n%v", name, err2)
 		}
