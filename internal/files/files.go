@@ -158,6 +158,7 @@ type Writer struct {
 	f      *os.File
 	tmp    string // "" when written in place
 	mode   fs.FileMode
+	was    fs.FileInfo // the file replaced; nil for a new one
 	done   bool
 }
 
@@ -192,7 +193,7 @@ func Create(path string) (*Writer, error) {
 	}
 	w.target = target
 	if st != nil {
-		w.mode = st.Mode().Perm()
+		w.mode, w.was = st.Mode().Perm(), st
 	}
 	dir := filepath.Dir(target)
 	cleanStale(dir, filepath.Base(target))
@@ -221,6 +222,9 @@ func (w *Writer) Commit() error {
 			return fmt.Errorf("write %s: %w", w.path, err)
 		}
 		return nil
+	}
+	if w.was != nil {
+		keepOwner(w.f, w.was)
 	}
 	err := w.f.Chmod(w.mode)
 	if err == nil {

@@ -232,3 +232,19 @@ func assertOnly(t *testing.T, dir string, names ...string) {
 	}
 	assert.ElementsMatch(t, names, got)
 }
+
+// TestWriteKeepsOwner: as root, a replaced file keeps its owner.
+func TestWriteKeepsOwner(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	p := filepath.Join(t.TempDir(), "owned")
+	require.NoError(t, os.WriteFile(p, []byte("x"), 0o644))
+	require.NoError(t, os.Chown(p, 1234, 5678))
+	require.NoError(t, Write(p, []byte("y")))
+	st, err := os.Stat(p)
+	require.NoError(t, err)
+	sys := st.Sys().(*syscall.Stat_t)
+	assert.Equal(t, uint32(1234), sys.Uid)
+	assert.Equal(t, uint32(5678), sys.Gid)
+}
