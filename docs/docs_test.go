@@ -316,7 +316,7 @@ func TestLinks(t *testing.T) {
 			if m == nil {
 				continue
 			}
-			slug := strings.ReplaceAll(notSlug.ReplaceAllString(strings.ToLower(m[2]), ""), " ", "-")
+			slug := slug(m[2])
 			if n := seen[slug]; n > 0 {
 				a[fmt.Sprintf("%s-%d", slug, n)] = true
 			} else {
@@ -350,6 +350,11 @@ func TestLinks(t *testing.T) {
 			}
 		}
 	}
+}
+
+// slug is the anchor GitHub makes of a heading.
+func slug(heading string) string {
+	return strings.ReplaceAll(notSlug.ReplaceAllString(strings.ToLower(heading), ""), " ", "-")
 }
 
 // prose blanks the lines of code blocks, keeping the line numbers.
@@ -408,4 +413,90 @@ func tail(s string) string {
 		return "..." + s[len(s)-4000:]
 	}
 	return s
+}
+
+// TestLayout holds the layout of docs/architecture.md to the module's
+// packages: each is listed once, and each line names one that exists.
+func TestLayout(t *testing.T) {
+	cmd := exec.Command("go", "list", "./...")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[string]bool{}
+	for _, p := range strings.Fields(string(out)) {
+		p = strings.TrimPrefix(strings.TrimPrefix(p, "github.com/cardapio/cardapio"), "/")
+		if p != "" && p != "docs" && !strings.HasPrefix(p, "bench/") {
+			have[p] = true
+		}
+	}
+	listed := map[string]bool{}
+	lines := readLines(t, "docs/architecture.md")
+	for _, b := range blocks(lines) {
+		if len(b.body) == 0 || !strings.HasPrefix(b.body[0], "cmd/cardapio ") {
+			continue
+		}
+		for i, line := range b.body {
+			p := strings.Fields(line)[0]
+			if !have[p] {
+				t.Errorf("docs/architecture.md:%d: %s is not a package of the module", b.line+i, p)
+			}
+			listed[p] = true
+		}
+	}
+	for p := range have {
+		if !listed[p] {
+			t.Errorf("docs/architecture.md: package %s is missing from the layout", p)
+		}
+	}
+}
+
+// TestTutorialSteps holds the tutorial's step files to its model: each is
+// the whole model cut where a later section begins.
+func TestTutorialSteps(t *testing.T) {
+	whole, err := os.ReadFile(filepath.Join(root, "docs/tutorial/clinic.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, err := filepath.Glob(filepath.Join(root, "docs/tutorial/steps/*.yaml"))
+	if err != nil || len(steps) == 0 {
+		t.Fatalf("no steps: %v", err)
+	}
+	for _, s := range steps {
+		part, err := os.ReadFile(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.HasPrefix(whole, part) {
+			t.Errorf("%s is not the start of docs/tutorial/clinic.yaml: cut it again from the whole model", s)
+		}
+	}
+}
+
+// TestContents holds a page's table of contents (the links to its own
+// headings before its first section) to its sections: each is listed.
+func TestContents(t *testing.T) {
+	toc := regexp.MustCompile(`^\s*- \[[^\]]*\]\(#([^)]+)\)`)
+	for _, file := range pages(t) {
+		lines := prose(readLines(t, file))
+		listed := map[string]bool{}
+		var sections []string
+		for _, line := range lines {
+			if m := toc.FindStringSubmatch(line); m != nil && len(sections) == 0 {
+				listed[m[1]] = true
+			}
+			if m := heading.FindStringSubmatch(line); m != nil && len(m[1]) == 2 {
+				sections = append(sections, m[2])
+			}
+		}
+		if len(listed) == 0 {
+			continue
+		}
+		for _, s := range sections {
+			if !listed[slug(s)] {
+				t.Errorf("%s: section %q is missing from the table of contents", file, s)
+			}
+		}
+	}
 }
