@@ -129,7 +129,7 @@ func commands(file string, lines []string) []command {
 				text = code + " " + strings.TrimSpace(b.body[i+1]) + comment(text)
 				i++
 			}
-			code := strings.TrimSpace(stripComment(text))
+			code := strings.Join(strings.Fields(stripComment(text)), " ")
 			if !strings.HasPrefix(code, "cardapio ") && !strings.HasPrefix(code, "go run ./cmd/cardapio") {
 				continue
 			}
