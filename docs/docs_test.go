@@ -111,7 +111,11 @@ type command struct {
 	exit  int    // the exit code the comment documents, 0 when it says none
 }
 
-var exitNote = regexp.MustCompile(`\bexit (\d+)\b`)
+var (
+	exitNote = regexp.MustCompile(`\bexit (\d+)\b`)
+	// runsCardapio matches a line that runs cardapio: first, or fed by a pipe.
+	runsCardapio = regexp.MustCompile(`^(cardapio|go run \./cmd/cardapio)\b|\| *cardapio\b`)
+)
 
 // commands returns the cardapio command lines of a page's sh blocks,
 // continuation lines joined, with the exit code each comment documents.
@@ -130,7 +134,7 @@ func commands(file string, lines []string) []command {
 				i++
 			}
 			code := strings.Join(strings.Fields(stripComment(text)), " ")
-			if !strings.HasPrefix(code, "cardapio ") && !strings.HasPrefix(code, "go run ./cmd/cardapio") {
+			if !runsCardapio.MatchString(code) {
 				continue
 			}
 			c := command{where: fmt.Sprintf("%s:%d", file, at), text: code}
