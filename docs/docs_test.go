@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -510,6 +511,31 @@ func TestContents(t *testing.T) {
 		for _, s := range sections {
 			if !listed[slug(s)] {
 				t.Errorf("%s: section %q is missing from the table of contents", file, s)
+			}
+		}
+	}
+}
+
+// TestTutorialExcerpts holds the model excerpts of the tutorial (its yaml
+// blocks, the CI workflow aside) to the model: each line shown, comments
+// aside, is a line of docs/tutorial/clinic.yaml.
+func TestTutorialExcerpts(t *testing.T) {
+	model := map[string]bool{}
+	for _, line := range readLines(t, "docs/tutorial/clinic.yaml") {
+		model[strings.TrimRight(line, " ")] = true
+	}
+	const page = "docs/tutorial/getting-started.md"
+	for _, b := range blocks(readLines(t, page)) {
+		if b.lang != "yaml" || slices.Contains(b.body, "jobs:") {
+			continue
+		}
+		for i, line := range b.body {
+			code := strings.TrimSpace(line)
+			if code == "" || strings.HasPrefix(code, "#") {
+				continue
+			}
+			if !model[strings.TrimRight(line, " ")] {
+				t.Errorf("%s:%d: %q is not a line of docs/tutorial/clinic.yaml", page, b.line+i, line)
 			}
 		}
 	}
