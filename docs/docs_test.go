@@ -314,6 +314,7 @@ var (
 	link    = regexp.MustCompile(`!?\[[^\]]*\]\(([^)\s]+)\)`)
 	heading = regexp.MustCompile(`^(#{1,6})\s+(.*?)\s*#*$`)
 	notSlug = regexp.MustCompile(`[^\p{L}\p{N}\s_-]`)
+	goFile  = regexp.MustCompile("`([a-z_*]+\\.go)`")
 )
 
 // TestLinks follows every relative link of the pages: the file must exist
@@ -537,6 +538,42 @@ func TestTutorialExcerpts(t *testing.T) {
 			if !model[strings.TrimRight(line, " ")] {
 				t.Errorf("%s:%d: %q is not a line of docs/tutorial/clinic.yaml", page, b.line+i, line)
 			}
+		}
+	}
+}
+
+// TestEngineRooms holds the engine's rooms (docs/engine.md, "In the code")
+// to its files: each file named exists, and each file is in a room.
+func TestEngineRooms(t *testing.T) {
+	var named []string
+	in := false
+	for _, line := range readLines(t, "docs/engine.md") {
+		if m := heading.FindStringSubmatch(line); m != nil {
+			in = m[2] == "In the code"
+		}
+		if in && strings.HasPrefix(line, "|") {
+			for _, m := range goFile.FindAllStringSubmatch(line, -1) {
+				named = append(named, m[1])
+			}
+		}
+	}
+	roomed := map[string]bool{}
+	for _, n := range named {
+		files, _ := filepath.Glob(filepath.Join(root, "engine", n))
+		if len(files) == 0 {
+			t.Errorf("docs/engine.md: engine/%s does not exist", n)
+		}
+		for _, f := range files {
+			roomed[filepath.Base(f)] = true
+		}
+	}
+	files, err := filepath.Glob(filepath.Join(root, "engine", "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if b := filepath.Base(f); !strings.HasSuffix(b, "_test.go") && b != "doc.go" && !roomed[b] {
+			t.Errorf("docs/engine.md: engine/%s is in no room of \"In the code\"", b)
 		}
 	}
 }
