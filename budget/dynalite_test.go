@@ -14,16 +14,17 @@ import (
 	"github.com/cardapio/cardapio/target"
 )
 
-// supported lists the operations of m an engine without transactions or
-// multi-attribute keys can run: those with no transaction step (keys are
-// taken care of by the synthetic fallback), and, dynalite being slow to
-// load, whose queries match at most maxItems items over all their shards.
-func supported(m *catalog.Model, maxItems int) []string {
+// supported lists the operations of m an emulator can run: with txn
+// false, those with no transaction step (for one without transactions;
+// keys are taken care of by the synthetic fallback), and, emulators being
+// slow to load, whose queries match at most maxItems items over all their
+// shards.
+func supported(m *catalog.Model, maxItems int, txn bool) []string {
 	var out []string
 	for _, op := range m.Operations {
 		ok := true
 		for _, s := range op.Steps {
-			ok = ok && s.Kind != catalog.Transaction
+			ok = ok && (txn || s.Kind != catalog.Transaction)
 			if q := s.Request; q != nil {
 				n := 0
 				for _, mt := range q.Matches {
@@ -56,7 +57,7 @@ func TestDynalite(t *testing.T) {
 		t.Skip("DYNALITE_ENDPOINT is not set (bash .ci/run starts dynalite)")
 	}
 	m := load(t, "../model.yaml")
-	only := supported(m, 5000)
+	only := supported(m, 5000, false)
 	require.NotEmpty(t, only)
 	rep, err := Run(context.Background(), m, "model.yaml", Options{Target: target.Options{EndpointURL: url}, Only: only})
 	require.NoError(t, err)

@@ -184,7 +184,7 @@ func Run(ctx context.Context, m *catalog.Model, path string, o Options) (rep *Re
 	if prefix == "" {
 		prefix = target.UniquePrefix()
 	}
-	quirks, notes, err := probe(ctx, tg, prefix)
+	quirks, notes, err := probe(ctx, tg, prefix, rules)
 	if err != nil {
 		return nil, err
 	}
@@ -412,6 +412,9 @@ func (g *gate) variant(ctx context.Context, v *estimate.Variant) Result {
 	if err != nil {
 		return g.errored(j, res, start, err.Error())
 	}
+	if g.quirks.Misbills {
+		res.Known = append(res.Known, g.rebill(ctx, in, out)...)
+	}
 	res.Outcome = string(out.Outcome.Kind)
 	if out.Outcome.Step != "" {
 		res.Outcome += " at step " + out.Outcome.Step
@@ -635,7 +638,7 @@ func (g *gate) batch(ctx context.Context, table string, reqs []types.WriteReques
 // turn a stream on with UpdateTable. The embedded engine and AWS are
 // known; an endpoint is asked with a throwaway table (named after the
 // run's prefix), one write into its index and a stream turned on.
-func probe(ctx context.Context, tg *target.Target, prefix string) (Quirks, []string, error) {
+func probe(ctx context.Context, tg *target.Target, prefix string, rules capacity.Rules) (Quirks, []string, error) {
 	if tg.Kind != target.Endpoint {
 		return Quirks{}, nil, nil
 	}
@@ -681,9 +684,18 @@ func probe(ctx context.Context, tg *target.Target, prefix string) (Quirks, []str
 	_, err = tg.Client.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(name),
 		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeKeysOnly}})
 	q.NoStreams = err != nil
+	var notes []string
+	wrong, err := misbilling(ctx, tg.Client, name, rules)
+	if err != nil {
+		return Quirks{}, nil, fmt.Errorf("%s: probe its capacity reports: %w", tg.Name, err)
+	}
+	if len(wrong) > 0 {
+		q.Misbills = true
+		notes = append(notes, misbillNote+" ("+strings.Join(wrong, "; ")+"): each variant is run again on the embedded engine, and where a step's figure contradicts the billing rules for the same request the rules' figure decides the verdict, the target's reported beside it")
+	}
 	if out.ConsumedCapacity == nil || len(out.ConsumedCapacity.GlobalSecondaryIndexes) == 0 {
 		q.NoIndexCapacity = true
-		return q, []string{"the target reports no index capacity (asked for INDEXES, a write into an index came back without it): index figures are computed by the billing rules and marked, not measured"}, nil
+		notes = append(notes, "the target reports no index capacity (asked for INDEXES, a write into an index came back without it): index figures are computed by the billing rules and marked, not measured")
 	}
-	return q, nil, nil
+	return q, notes, nil
 }

@@ -21,6 +21,9 @@ type Quirks struct {
 	// its creation (dynalite): the run's tables are created with their
 	// streams, as the target takes them, not deferred.
 	NoStreams bool
+	// Misbills: the target's figures contradict the billing rules for
+	// requests whose charge the rules fix (moto): see misbill.go.
+	Misbills bool
 }
 
 // judgement holds what a verdict needs besides the result.

@@ -235,6 +235,22 @@ func (r Rules) StoredBytes(t *Table, it attr.Item, global bool) int {
 	return n
 }
 
+// GSIStoredBytes returns the part of StoredBytes that is it's entries in
+// t's global secondary indexes, each with its overhead. Point-in-time
+// recovery and exports to S3 are billed on the rest, the table's data and
+// its local secondary indexes (AWS: "DynamoDB charges for PITR based on
+// the size of each DynamoDB table, including table data and local
+// secondary indexes"); an export writes the table's items, never a GSI.
+func (r Rules) GSIStoredBytes(t *Table, it attr.Item) int {
+	n := 0
+	for i := range t.GSIs {
+		if e, ok := r.EntrySize(t, &t.GSIs[i], it); ok {
+			n += e + ItemOverhead
+		}
+	}
+	return n
+}
+
 // PutFigures are what a new item weighs and costs to write: its size,
 // the write units of putting it where no item was (the table's, and each
 // index entry's rounded on its own), and the bytes it is billed for as

@@ -20,6 +20,8 @@ import (
 	"github.com/aws/smithy-go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cardapio/cardapio/internal/moto"
 )
 
 // namer turns a logical table name of a case into the real, unique name on
@@ -29,8 +31,8 @@ type namer func(logical string) *string
 // step is one operation of a case.
 type step struct {
 	in        any    // an SDK input such as *dynamodb.PutItemInput
-	err       string // exception dynalite must answer with; empty: it must succeed
-	message   bool   // compare error messages too (dynalite words this one as DynamoDB does)
+	err       string // exception DynamoDB answers with (and the implementations must); empty: it must succeed
+	message   bool   // compare error messages too (the implementation words this one as DynamoDB does)
 	paginate  bool   // Query or Scan: follow LastEvaluatedKey and compare every page
 	unordered bool   // result order is unspecified: sort Items, compare only that a LastEvaluatedKey is there
 	segments  int32  // Scan: run this many segments to the end and compare their union
@@ -41,6 +43,18 @@ type step struct {
 type xcase struct {
 	name  string
 	steps func(T namer) []step
+}
+
+// transactions reports whether a case sends TransactWriteItems or
+// TransactGetItems: it runs only on implementations that take them.
+func (c xcase) transactions() bool {
+	for _, s := range c.steps(func(l string) *string { return &l }) {
+		switch s.in.(type) {
+		case *dynamodb.TransactWriteItemsInput, *dynamodb.TransactGetItemsInput:
+			return true
+		}
+	}
+	return false
 }
 
 // side is one endpoint seen by one case.
@@ -59,26 +73,72 @@ type result struct {
 	msg  string // error message, table names made logical
 }
 
+// reference is an independent implementation the engine is compared
+// with.
+type reference struct {
+	name     string
+	endpoint string
+	// transactions: it takes TransactWriteItems and TransactGetItems
+	// (moto does, dynalite does not).
+	transactions bool
+	// differs lists the steps where it is known to depart from DynamoDB's
+	// documented behaviour (knownGaps lists the engine's).
+	differs map[string]string
+}
+
 var (
 	endpointsOnce sync.Once
-	dynEndpoint   string
+	refs          []reference
 	engEndpoint   string
 	endpointsErr  error
+	motoStop      func()
 )
 
-// endpoints returns dynalite's endpoint and the engine's, starting the
-// engine once per test binary. Without dynalite the tests skip, but never
-// under CI.
-func endpoints(t *testing.T) (string, string) {
+// TestMain stops the moto server the suite started, if any.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if motoStop != nil {
+		motoStop()
+	}
+	os.Exit(code)
+}
+
+// endpoints returns the independent implementations that are running
+// (dynalite, moto) and the engine's endpoint, starting the engine once
+// per test binary, and moto when MOTO_ENDPOINT is not set but moto_server
+// is on PATH. Without any of them the tests skip, but never under CI,
+// where dynalite is required.
+func endpoints(t *testing.T) ([]reference, string) {
 	t.Helper()
 	endpointsOnce.Do(func() {
-		dynEndpoint = os.Getenv("DYNALITE_ENDPOINT")
-		if dynEndpoint == "" {
-			endpointsErr = errors.New("DYNALITE_ENDPOINT is not set (start dynalite with bench/dynalite.sh)")
+		var why []string
+		if dyn := os.Getenv("DYNALITE_ENDPOINT"); dyn == "" {
+			why = append(why, "DYNALITE_ENDPOINT is not set (start dynalite with bench/dynalite.sh)")
+		} else if err := ping(dyn); err != nil {
+			why = append(why, fmt.Sprintf("dynalite at %s: %v", dyn, err))
+		} else {
+			refs = append(refs, reference{name: "dynalite", endpoint: dyn, differs: knownGaps})
+		}
+		if os.Getenv("CI") == "true" && len(refs) == 0 {
+			endpointsErr = errors.New(strings.Join(why, "; "))
 			return
 		}
-		if err := ping(dynEndpoint); err != nil {
-			endpointsErr = fmt.Errorf("dynalite at %s: %w", dynEndpoint, err)
+		mo := os.Getenv("MOTO_ENDPOINT")
+		if mo == "" {
+			var err error
+			if mo, motoStop, err = moto.Start(); err != nil {
+				why = append(why, err.Error())
+			}
+		}
+		if mo != "" {
+			if err := ping(mo); err != nil {
+				why = append(why, fmt.Sprintf("moto at %s: %v", mo, err))
+			} else {
+				refs = append(refs, reference{name: "moto", endpoint: mo, transactions: true, differs: motoDiffers})
+			}
+		}
+		if len(refs) == 0 {
+			endpointsErr = errors.New(strings.Join(why, "; "))
 			return
 		}
 		engEndpoint = os.Getenv("ENGINE_ENDPOINT")
@@ -92,7 +152,7 @@ func endpoints(t *testing.T) (string, string) {
 		}
 		t.Skipf("cross-check skipped: %v", endpointsErr)
 	}
-	return dynEndpoint, engEndpoint
+	return refs, engEndpoint
 }
 
 func ping(endpoint string) error {
@@ -108,56 +168,101 @@ func newSide(name, endpoint string) *side {
 	return &side{name: name, c: NewClient(endpoint), prefix: "xc" + hex.EncodeToString(b) + "_"}
 }
 
-// runCase executes a case on dynalite and on the engine, step by step, and
-// requires the same normalised outcome from both.
+// runCase executes a case on every independent implementation running
+// (dynalite, moto; a case with transactions only where they are taken)
+// and on the engine, step by step, and requires the same normalised
+// outcome from each pair, and from the implementation the outcome the
+// case expects of DynamoDB. A step listed in the implementation's known
+// differences is logged, not failed.
 func runCase(t *testing.T, c xcase) {
 	t.Helper()
 	t.Run(c.name, func(t *testing.T) {
 		t.Parallel()
-		dyn, eng := endpoints(t)
-		a, b := newSide("dynalite", dyn), newSide("engine", eng)
-		t.Cleanup(func() { a.dropTables(); b.dropTables() })
-		sa, sb := c.steps(a.T), c.steps(b.T)
-		require.Len(t, sb, len(sa))
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		for i := range sa {
-			label := fmt.Sprintf("step %d %s", i+1, opName(sa[i].in))
-			ra, rb := a.do(ctx, sa[i]), b.do(ctx, sb[i])
-			want := sa[i].err
-			if want == "" {
-				want = "success"
-			}
-			got := ra.code
-			if got == "" {
-				got = "success"
-			}
-			if os.Getenv("CROSSCHECK_VERBOSE") != "" {
-				t.Logf("%s: dynalite answered\n%s", label, ra.body)
-			}
-			require.Equalf(t, want, got, "%s: dynalite's outcome is not what the case expects (%s)", label, ra.msg)
-			gap, known := knownGaps[fmt.Sprintf("%s/step %d", t.Name(), i+1)]
-			same := ra.body == rb.body && (ra.msg == rb.msg || !sa[i].message)
-			switch {
-			case known && same:
-				t.Logf("%s: listed as a known engine gap (%s) but now agrees: remove it from knownGaps", label, gap)
-			case known:
-				t.Logf("%s: KNOWN ENGINE GAP, not failing: %s\n  dynalite: %s %s\n  engine:   %s %s",
-					label, gap, short(ra.body), ra.msg, short(rb.body), rb.msg)
+		refs, eng := endpoints(t)
+		ran, txn := 0, c.transactions()
+		for _, ref := range refs {
+			if txn && !ref.transactions {
 				continue
 			}
-			if !assert.Equal(t, ra.body, rb.body, "%s: dynalite vs engine", label) {
-				continue
-			}
-			if ra.msg != rb.msg {
-				if sa[i].message {
-					assert.Equal(t, ra.msg, rb.msg, "%s: error message", label)
-				} else {
-					t.Logf("%s: messages differ\n  dynalite: %s\n  engine:   %s", label, short(ra.msg), short(rb.msg))
-				}
-			}
+			ran++
+			compare(t, c, ref, eng)
+		}
+		if ran == 0 {
+			t.Skipf("no running implementation takes this case (transactions: %v)", txn)
 		}
 	})
+}
+
+// compare runs a case on one independent implementation and the engine.
+func compare(t *testing.T, c xcase, ref reference, eng string) {
+	a, b := newSide(ref.name, ref.endpoint), newSide("engine", eng)
+	defer func() { a.dropTables(); b.dropTables() }()
+	sa, sb := c.steps(a.T), c.steps(b.T)
+	require.Len(t, sb, len(sa))
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	for i := range sa {
+		label := fmt.Sprintf("%s: step %d %s", ref.name, i+1, opName(sa[i].in))
+		ra, rb := a.do(ctx, sa[i]), b.do(ctx, sb[i])
+		want := sa[i].err
+		if want == "" {
+			want = "success"
+		}
+		got := ra.code
+		if got == "" {
+			got = "success"
+		}
+		if os.Getenv("CROSSCHECK_VERBOSE") != "" {
+			t.Logf("%s: %s answered\n%s", label, ref.name, ra.body)
+		}
+		gap, known := ref.differs[fmt.Sprintf("%s/step %d", t.Name(), i+1)]
+		same := ra.body == rb.body && (ra.msg == rb.msg || !sa[i].message) && want == got
+		switch {
+		case known && same:
+			t.Logf("%s: listed as a known difference of %s (%s) but now agrees: remove it", label, ref.name, gap)
+		case known:
+			t.Logf("%s: KNOWN DIFFERENCE of %s, not failing: %s\n  %s: %s %s\n  engine: %s %s",
+				label, ref.name, gap, ref.name, short(ra.body), ra.msg, short(rb.body), rb.msg)
+			continue
+		}
+		if os.Getenv("CROSSCHECK_DUMP") != "" && !same {
+			key := fmt.Sprintf("%s/step %d", t.Name(), i+1)
+			if want != got {
+				fmt.Printf("DIFF %s\t%s answers %s where DynamoDB answers %s (%s)\n", key, ref.name, got, want, short(ra.msg))
+			} else if ra.body != rb.body {
+				fmt.Printf("DIFF %s\tbody: %s\n", key, firstDiff(ra.body, rb.body))
+				if os.Getenv("CROSSCHECK_DUMP") == "full" {
+					sq := func(x string) string { return strings.Join(strings.Fields(x), "") }
+					fmt.Printf("FULL %s\n  %s\n  %s\n", key, short(sq(ra.body)), short(sq(rb.body)))
+				}
+			} else {
+				fmt.Printf("DIFF %s\tmessage: %s | engine: %s\n", key, short(ra.msg), short(rb.msg))
+			}
+			continue
+		}
+		require.Equalf(t, want, got, "%s: %s's outcome is not what the case expects of DynamoDB (%s)", label, ref.name, ra.msg)
+		if !assert.Equal(t, ra.body, rb.body, "%s: %s vs engine", label, ref.name) {
+			continue
+		}
+		if ra.msg != rb.msg {
+			if sa[i].message {
+				assert.Equal(t, ra.msg, rb.msg, "%s: error message", label)
+			} else {
+				t.Logf("%s: messages differ\n  %s: %s\n  engine: %s", label, ref.name, short(ra.msg), short(rb.msg))
+			}
+		}
+	}
+}
+
+// firstDiff returns the first line where a differs from b, on each side.
+func firstDiff(a, b string) string {
+	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range min(len(la), len(lb)) {
+		if la[i] != lb[i] {
+			return strings.TrimSpace(la[i]) + " | engine: " + strings.TrimSpace(lb[i])
+		}
+	}
+	return fmt.Sprintf("%d lines | engine: %d lines", len(la), len(lb))
 }
 
 // short cuts a text for a log line.
@@ -255,6 +360,10 @@ func (s *side) call(ctx context.Context, in any) (any, error) {
 		return c.BatchWriteItem(ctx, x)
 	case *dynamodb.BatchGetItemInput:
 		return c.BatchGetItem(ctx, x)
+	case *dynamodb.TransactWriteItemsInput:
+		return c.TransactWriteItems(ctx, x)
+	case *dynamodb.TransactGetItemsInput:
+		return c.TransactGetItems(ctx, x)
 	}
 	panic(fmt.Sprintf("crosscheck: no call for %T", in))
 }

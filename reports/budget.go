@@ -36,7 +36,7 @@ func BudgetText(w io.Writer, r *budget.Report) {
 	fmt.Fprintln(w)
 	t.write(w)
 	if computed {
-		fmt.Fprintln(w, "  * computed by the billing rules: the response carried no figure")
+		fmt.Fprintln(w, "  * computed by the billing rules: the response carried no figure, or one the rules contradict (see the known differences)")
 	}
 	for i := range r.Results {
 		res := &r.Results[i]

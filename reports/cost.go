@@ -104,6 +104,13 @@ func CostText(w io.Writer, b *estimate.Bill) {
 	if b.Units > 0 {
 		fmt.Fprintf(w, "  per 1,000 of %s %s: US$ %.4f (%s US cents)\n", estimate.Num(b.Units), b.Unit, b.PerThousandUSD, estimate.Num(round2(b.PerThousandUSD*100)))
 	}
+	for _, f := range b.Figures {
+		fmt.Fprintf(w, "  the model's figure %s, which counts PITR or exports: US$ %s a month (%s)\n", f.Name, estimate.Num(f.USD), clip(f.Statement, 100))
+	}
+	fmt.Fprintf(w, "  what each line is billed on:\n")
+	for _, l := range b.Lines {
+		fmt.Fprintf(w, "    %s: %s; at %s\n", l.Line, l.On, l.Price)
+	}
 
 	p := b.Provisioned
 	fmt.Fprintf(w, "\nProvisioned alternative (requests only), at %s%% target utilisation\n", estimate.Num(p.Utilisation*100))

@@ -55,7 +55,7 @@ func BudgetMarkdown(w io.Writer, r *budget.Report) {
 	}
 	fmt.Fprintf(w, "\nΔ is measured minus budget: positive is over, negative is headroom. Static is the estimate from the model's samples and the billing rules.")
 	if s.Computed > 0 {
-		fmt.Fprintf(w, " \\* computed by the billing rules: the response carried no figure.")
+		fmt.Fprintf(w, " \\* computed by the billing rules: the response carried no figure, or one the rules contradict (see the known differences).")
 	}
 	fmt.Fprintln(w)
 	for _, i := range attention {

@@ -2,6 +2,7 @@ package estimate
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -140,22 +141,66 @@ type Bill struct {
 	Patterns   []PatternMonth `json:"patterns"`
 	Tables     []TableMonth   `json:"tables"`
 	// DeclaredStorageGB is the model's scale.storageGB, for comparison.
-	DeclaredStorageGB float64     `json:"declaredStorageGB,omitempty"`
-	WRU               float64     `json:"wru"`
-	RRU               float64     `json:"rru"`
-	RequestsUSD       float64     `json:"requestsUSD"`
-	StorageGB         float64     `json:"storageGB"`
-	StorageUSD        float64     `json:"storageUSD"`
-	PITRUSD           float64     `json:"pitrUSD"`
-	ExportUSD         float64     `json:"exportUSD"`
-	TotalUSD          float64     `json:"totalUSD"`
-	Provisioned       Provisioned `json:"provisioned"`
+	DeclaredStorageGB float64 `json:"declaredStorageGB,omitempty"`
+	WRU               float64 `json:"wru"`
+	RRU               float64 `json:"rru"`
+	RequestsUSD       float64 `json:"requestsUSD"`
+	StorageGB         float64 `json:"storageGB"`
+	StorageUSD        float64 `json:"storageUSD"`
+	PITRUSD           float64 `json:"pitrUSD"`
+	ExportUSD         float64 `json:"exportUSD"`
+	TotalUSD          float64 `json:"totalUSD"`
+	// PITRGB and ExportGB are what point-in-time recovery and the exports
+	// are billed on: the tables' data and LSIs (TableSize.DataGB) of the
+	// tables that declare them.
+	PITRGB   float64 `json:"pitrGB"`
+	ExportGB float64 `json:"exportGB"`
+	// Lines say what each line of the month is billed on and at what
+	// price, with their sources.
+	Lines []BillLine `json:"lines"`
+	// Figures are the model's declared US$ a month that count point-in-time
+	// recovery or exports (its figures section, a source's words), to read
+	// beside the bill: the lines they count were billed on more before.
+	Figures     []Declared  `json:"figures,omitempty"`
+	Provisioned Provisioned `json:"provisioned"`
 	// Unit and Units are the model's business unit (scale.businessUnit:
 	// contracts, orders, accounts) and how many there are; PerThousandUSD
 	// is the total per 1,000 of them.
 	Unit           string  `json:"unit,omitempty"`
 	Units          float64 `json:"units,omitempty"`
 	PerThousandUSD float64 `json:"perThousandUSD,omitempty"`
+}
+
+// BillLine is one line of the month: its dollars, what they are billed on,
+// and the price with its source.
+type BillLine struct {
+	Line  string  `json:"line"`
+	USD   float64 `json:"usd"`
+	On    string  `json:"on"`
+	Price string  `json:"price"`
+}
+
+// declaredBackups returns the model's US$ a month figures whose words
+// count point-in-time recovery or an export.
+func declaredBackups(fs []catalog.Figure) []Declared {
+	var out []Declared
+	for _, f := range fs {
+		if f.Value == nil || !strings.EqualFold(strings.ReplaceAll(f.Unit, " ", ""), "USD/month") {
+			continue
+		}
+		words := strings.ToLower(f.Statement + " " + f.Derivation)
+		if strings.Contains(words, "pitr") || strings.Contains(words, "point-in-time") || strings.Contains(words, "export") {
+			out = append(out, Declared{f.Name, *f.Value, f.Statement})
+		}
+	}
+	return out
+}
+
+// Declared is a US$ a month figure the model declares.
+type Declared struct {
+	Name      string  `json:"name"`
+	USD       float64 `json:"usd"`
+	Statement string  `json:"statement"`
 }
 
 // Runs returns an operation's runs per month from its volume, and false
@@ -263,11 +308,15 @@ func (e *Estimator) Month(o Options) (*Bill, error) {
 		tm.StandardUSD = p.Storage(tm.GB, capacity.Standard)
 		tm.IAUSD = p.Storage(tm.GB, capacity.StandardIA)
 		tm.StorageUSD = p.Storage(tm.GB, Class(t))
+		// Point-in-time recovery and exports are billed on the table's
+		// data and LSIs, never on its GSIs (TableSize.DataGB).
 		if t.PITR {
-			tm.PITRUSD = p.PITR(tm.GB)
+			tm.PITRUSD = p.PITR(tm.DataGB)
+			b.PITRGB += tm.DataGB
 		}
 		if t.Export != "" {
-			tm.ExportUSD = p.Export(tm.GB)
+			tm.ExportUSD = p.Export(tm.DataGB)
+			b.ExportGB += tm.DataGB
 		}
 		b.Tables = append(b.Tables, tm)
 		b.StorageGB += tm.GB
@@ -291,6 +340,8 @@ func (e *Estimator) Month(o Options) (*Bill, error) {
 	}
 	b.Provisioned = pr
 	b.TotalUSD = b.RequestsUSD + b.StorageUSD + b.PITRUSD + b.ExportUSD
+	b.lines(p)
+	b.Figures = declaredBackups(e.Model.Figures)
 	if b.Units > 0 {
 		b.PerThousandUSD = b.TotalUSD / b.Units * 1000
 	}
@@ -362,4 +413,46 @@ func (e *Estimator) weights(op *catalog.Operation, vs []Variant, usd func(Step) 
 		return w, vs[best].Name
 	}
 	return w, vs[best].Name + " (dearest of " + strconv.Itoa(len(vs)) + ")"
+}
+
+// lines writes what each line of the month is billed on, with the prices'
+// sources.
+func (b *Bill) lines(p capacity.Prices) {
+	price := func(f capacity.Figure, unit string) string {
+		src := f.Status
+		if f.Date != "" {
+			src += ", " + f.Date
+		}
+		return fmt.Sprintf("US$ %s %s (%s)", strconv.FormatFloat(f.Value, 'f', -1, 64), unit, src)
+	}
+	var sizes []string
+	for _, t := range b.Tables {
+		src := "computed"
+		if t.DeclaredGB != nil {
+			src = "declared"
+		}
+		sizes = append(sizes, fmt.Sprintf("%s %s GB %s", t.Table, Num(round2(t.GB)), src))
+	}
+	data := func(pick func(TableMonth) bool) string {
+		var out []string
+		for _, t := range b.Tables {
+			if pick(t) {
+				out = append(out, fmt.Sprintf("%s %s GB (%s)", t.Table, Num(round2(t.DataGB)), t.DataSource))
+			}
+		}
+		if len(out) == 0 {
+			return "no table declares it, nothing billed"
+		}
+		return strings.Join(out, "; ")
+	}
+	b.Lines = []BillLine{
+		{"requests", b.RequestsUSD, fmt.Sprintf("%s WRU and %s RRU a month, on demand: the operations' volumes x their variants' units", Num(math.Round(b.WRU)), Num(math.Round(b.RRU))),
+			price(p.WritePerMillion, "per million WRU") + "; " + price(p.ReadPerMillion, "per million RRU")},
+		{"storage", b.StorageUSD, "every table's billed bytes, index entries and overheads included, by table class: " + strings.Join(sizes, "; "),
+			price(p.StorageGBMonth, "per GB-month") + "; Standard-IA " + price(p.IAStorageGBMonth, "per GB-month")},
+		{"point-in-time recovery", b.PITRUSD, fmt.Sprintf("%s GB, table data and local secondary indexes, not GSIs (AWS: \"DynamoDB charges for PITR based on the size of each DynamoDB table, including table data and local secondary indexes\"): %s",
+			Num(round2(b.PITRGB)), data(func(t TableMonth) bool { return t.PITRUSD > 0 })), price(p.PITRGBMonth, "per GB-month")},
+		{"export to S3", b.ExportUSD, fmt.Sprintf("%s GB, one full export a month of the tables' items (an export writes the table's data, never its GSIs): %s",
+			Num(round2(b.ExportGB)), data(func(t TableMonth) bool { return t.ExportUSD > 0 })), price(p.ExportGB, "per GB")},
+	}
 }

@@ -21,9 +21,12 @@ type EntitySize struct {
 	Known         bool    `json:"known"` // the population could be worked out
 	// ItemBytes is the sample's size; StoredBytes adds the 100 B overhead
 	// and the entries of every index the sample enters, each with its own.
-	ItemBytes   int            `json:"itemBytes"`
-	StoredBytes int            `json:"storedBytes"`
-	EntryBytes  map[string]int `json:"entryBytes,omitempty"` // index -> entry size
+	ItemBytes   int `json:"itemBytes"`
+	StoredBytes int `json:"storedBytes"`
+	// GSIBytes is the part of StoredBytes in global secondary indexes,
+	// which point-in-time recovery and exports do not bill.
+	GSIBytes   int            `json:"gsiBytes,omitempty"`
+	EntryBytes map[string]int `json:"entryBytes,omitempty"` // index -> entry size
 }
 
 // TableSize is a table's data and billed storage.
@@ -40,6 +43,13 @@ type TableSize struct {
 	ComputedGB float64  `json:"computedGB"`
 	DeclaredGB *float64 `json:"declaredGB,omitempty"`
 	GB         float64  `json:"gb"`
+	// GSIStoredBytes is the part of StoredBytes in global secondary
+	// indexes. DataGB is the rest in GB, the table's data and its local
+	// secondary indexes: what point-in-time recovery and an export to S3
+	// are billed on; DataSource says how it was reached.
+	GSIStoredBytes float64 `json:"gsiStoredBytes"`
+	DataGB         float64 `json:"dataGB"`
+	DataSource     string  `json:"dataSource"`
 }
 
 // Measured is what an entity's items weigh as the model's population
@@ -51,6 +61,7 @@ type Measured struct {
 	Items       int64   `json:"items"`
 	ItemBytes   float64 `json:"itemBytes"`
 	StoredBytes float64 `json:"storedBytes"` // index entries and overheads included
+	GSIBytes    float64 `json:"gsiBytes"`    // the part of StoredBytes in GSIs
 }
 
 // Population returns how many items of the entity exist at the declared
@@ -90,6 +101,7 @@ func (e *Estimator) Storage(t *catalog.Table, measured map[string]Measured) Tabl
 			es.Sample = en.Samples[0].Name
 			es.ItemBytes = e.Rules.ItemSize(it)
 			es.StoredBytes = e.Rules.StoredBytes(ct, it, false)
+			es.GSIBytes = e.Rules.GSIStoredBytes(ct, it)
 			for _, ixs := range [][]capacity.Index{ct.GSIs, ct.LSIs} {
 				for i := range ixs {
 					if n, ok := e.Rules.EntrySize(ct, &ixs[i], it); ok {
@@ -101,14 +113,15 @@ func (e *Estimator) Storage(t *catalog.Table, measured map[string]Measured) Tabl
 				}
 			}
 		}
-		item, stored := float64(es.ItemBytes), float64(es.StoredBytes)
+		item, stored, gsi := float64(es.ItemBytes), float64(es.StoredBytes), float64(es.GSIBytes)
 		if ms, ok := measured[en.Name]; ok && ms.Items > 0 {
-			item, stored = ms.ItemBytes, ms.StoredBytes
+			item, stored, gsi = ms.ItemBytes, ms.StoredBytes, ms.GSIBytes
 			es.MeasuredItems = ms.Items
-			es.ItemBytes, es.StoredBytes = int(math.Round(item)), int(math.Round(stored))
+			es.ItemBytes, es.StoredBytes, es.GSIBytes = int(math.Round(item)), int(math.Round(stored)), int(math.Round(gsi))
 		}
 		ts.ItemBytes += es.Items * item
 		ts.StoredBytes += es.Items * stored
+		ts.GSIStoredBytes += es.Items * gsi
 		ts.Entities = append(ts.Entities, es)
 	}
 	ts.ComputedGB = capacity.GB(ts.StoredBytes, e.GB)
@@ -116,7 +129,39 @@ func (e *Estimator) Storage(t *catalog.Table, measured map[string]Measured) Tabl
 	if t.SizeGB != nil {
 		ts.GB = *t.SizeGB
 	}
+	ts.data(len(ct.GSIs) > 0)
 	return ts
+}
+
+// data works out DataGB, the table's data and LSIs without its GSIs: from
+// the populations' figures, or, when the table's size is declared, the
+// declared GB times the share of it the populations' figures put outside
+// the GSIs (a declared size is the whole table's, GSIs included).
+func (ts *TableSize) data(gsis bool) {
+	basis := "samples"
+	for _, es := range ts.Entities {
+		if es.MeasuredItems > 0 {
+			basis = "generated items"
+			break
+		}
+	}
+	switch {
+	case !gsis && ts.DeclaredGB != nil:
+		ts.DataGB, ts.DataSource = ts.GB, "the declared size (the table has no GSI)"
+	case !gsis:
+		ts.DataGB, ts.DataSource = ts.GB, "the table's size (it has no GSI)"
+	case ts.StoredBytes <= 0 && ts.DeclaredGB != nil:
+		ts.DataGB, ts.DataSource = ts.GB, "the declared size, whole: no populations to tell its GSIs' share"
+	case ts.StoredBytes <= 0:
+		ts.DataGB, ts.DataSource = 0, "no populations"
+	case ts.DeclaredGB != nil:
+		share := (ts.StoredBytes - ts.GSIStoredBytes) / ts.StoredBytes
+		ts.DataGB = ts.GB * share
+		ts.DataSource = fmt.Sprintf("the declared %s GB x %s%%, the share outside the GSIs that populations and %s give", Num(ts.GB), Num(math.Round(share*1000)/10), basis)
+	default:
+		ts.DataGB = ts.ComputedGB * (ts.StoredBytes - ts.GSIStoredBytes) / ts.StoredBytes
+		ts.DataSource = "populations and " + basis + ", GSI entries left out"
+	}
 }
 
 // indexBytes is the data of an index at the declared scale: the entries

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cardapio/cardapio/internal/moto"
 	"github.com/cardapio/cardapio/internal/readers"
 )
 
@@ -211,4 +213,35 @@ func TestCheckSARIF(t *testing.T) {
 	ref := runCLI([]string{"check", "--format", "sarif", "../../model.yaml"}, nil).stdout
 	assert.Contains(t, ref, `"kind": "external"`, "the accepted warning is suppressed")
 	assert.NotContains(t, ref, "budget-exceeded")
+}
+
+// On moto, which reports a constant per request kind, budget finds the
+// misbilling, says where each figure contradicts the rules, and judges by
+// the rules' figures: the same exit and figures as the embedded engine.
+func TestBudgetOnMoto(t *testing.T) {
+	url := moto.Endpoint(t)
+	model := "../../examples/orders/model.yaml"
+	out, errOut, code := runCheckCLI("budget", "--endpoint-url", url, model)
+	require.Equal(t, ExitOK, code, out+errOut)
+	assert.Contains(t, out, "note: the target does not bill like AWS")
+	assert.Regexp(t, `step \S+: the target reports [0-9.]+ RRU; AWS's rules give 0.5 RRU for this page`, out)
+	assert.NotContains(t, out, "below what the operation consumes")
+
+	js, errOut, code := runCheckCLI("budget", "--endpoint-url", url, "--format", "json", model)
+	require.Equal(t, ExitOK, code, errOut)
+	emb, errOut, code := runCheckCLI("budget", "--format", "json", model)
+	require.Equal(t, ExitOK, code, errOut)
+	type doc struct {
+		Results []struct {
+			Operation, Variant, Verdict string
+			Measured                    struct{ WRU, RRU float64 }
+		}
+	}
+	var a, b doc
+	require.NoError(t, json.Unmarshal([]byte(js), &a))
+	require.NoError(t, json.Unmarshal([]byte(emb), &b))
+	require.Equal(t, len(b.Results), len(a.Results))
+	for i := range a.Results {
+		assert.Equal(t, b.Results[i], a.Results[i])
+	}
 }

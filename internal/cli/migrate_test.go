@@ -48,7 +48,7 @@ func TestMigrateReferenceV1(t *testing.T) {
 		}
 		return ""
 	}
-	assert.Equal(t, "  per 1,000 of 8,000,000 contracts: US$ 0.0258 (2.58 US cents)", perThousand(string(ref)))
+	assert.Equal(t, "  per 1,000 of 8,000,000 contracts: US$ 0.0257 (2.57 US cents)", perThousand(string(ref)))
 	assert.Equal(t, perThousand(string(ref)), perThousand(out))
 
 	out, _, code = runCheckCLI("migrate", path)

@@ -59,6 +59,7 @@ func Measure(m *catalog.Model, rules capacity.Rules) (map[string]estimate.Measur
 		st.Items++
 		st.ItemBytes += float64(rules.ItemSize(it))
 		st.StoredBytes += float64(rules.StoredBytes(tables[n.Entity.Table], it, false))
+		st.GSIBytes += float64(rules.GSIStoredBytes(tables[n.Entity.Table], it))
 	})
 	for _, r := range p.Roots {
 		trees := int64(math.Ceil(measureItems / p.subtree(r)))
@@ -87,6 +88,7 @@ func Measure(m *catalog.Model, rules capacity.Rules) (map[string]estimate.Measur
 		}
 		st.ItemBytes /= float64(st.Items)
 		st.StoredBytes /= float64(st.Items)
+		st.GSIBytes /= float64(st.Items)
 		out[n.Name()] = st
 	}
 	return out, nil

@@ -466,6 +466,14 @@ func (p *page) costSection(r *Report) {
 		p.figure(c.SVG(), "US$ a month charged to each table and index: requests (solid) and the table's storage (hatched).")
 	}
 	p.table("Tables and indexes a month", []string{"Structure", "WRU", "RRU", "Requests US$", "Storage US$"}, srows)
+	var lrows [][]string
+	for _, l := range b.Lines {
+		lrows = append(lrows, []string{l.Line, estimate.USD(l.USD), l.On, l.Price})
+	}
+	p.table("What each line of the month is billed on", []string{"Line", "US$", "Billed on", "Price (source)"}, lrows)
+	for _, f := range b.Figures {
+		p.f(`<p>The model's figure %s, which counts PITR or exports: US$ %s a month (%s).</p>`, esc(f.Name), esc(estimate.Num(f.USD)), esc(f.Statement))
+	}
 	pr := b.Provisioned
 	p.f(`<p>Provisioned alternative at %s%% utilisation: %s a month tracking the load, %s keeping the declared peaks all month.</p>`,
 		esc(trim(100*pr.Utilisation)), esc(estimate.USD(pr.USD)), esc(estimate.USD(pr.PeakUSD)))
