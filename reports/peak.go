@@ -63,6 +63,11 @@ func (c *Check) peakSection() checkSection {
 				fmt.Fprintln(tw, line)
 			}
 			_ = tw.Flush()
+			for _, s := range p.Structures {
+				for _, a := range s.Assumptions() {
+					fmt.Fprintf(w, "  assumed %s\n", a)
+				}
+			}
 			for _, h := range c.HotPartitions() {
 				fmt.Fprintf(w, "  FAIL %s\n", h)
 			}
