@@ -4,6 +4,13 @@
 // compares the measured units with the budgets the model declares. CI
 // fails on the measured figure, not on an estimate.
 //
+// Before any request the model is judged as check judges it (Judge, the
+// static gate): variants whose static estimate exceeds their budget,
+// partitions hotter than they serve at a declared peak, and under strict
+// the review warnings the model does not accept are findings that fail
+// the gate, explained in check's words. check, budget and report take
+// this one verdict and only render it.
+//
 // Each variant runs in isolation: the model's tables are created once
 // under a prefix of the run's own, and emptied before every variant, so
 // what one variant writes never changes what the next one measures. The

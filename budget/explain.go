@@ -92,10 +92,19 @@ type explainer struct {
 // the unit, dearest first, with the billing rules behind each charge, and
 // the causes a reviewer can act on, each at its place in the model.
 func Explain(m *catalog.Model, op *catalog.Operation, b *catalog.Budget, rules capacity.Rules, steps []Step, unit string, measured, budget float64) Excess {
+	return explain(m, op, b, rules, steps, unit, measured, budget, "")
+}
+
+// explain is Explain with the words of the figure's source: "measured"
+// ("" too) or "is estimated at".
+func explain(m *catalog.Model, op *catalog.Operation, b *catalog.Budget, rules capacity.Rules, steps []Step, unit string, measured, budget float64, verb string) Excess {
+	if verb == "" {
+		verb = "measured"
+	}
 	x := &explainer{m: m, op: op, b: b, rules: rules}
 	ex := Excess{Unit: unit, Measured: measured, Budget: budget, Over: measured - budget}
 	var text strings.Builder
-	fmt.Fprintf(&text, "%s measured %s %s against a budget of %s: %s %s over.", x.name(), num(measured), unit, num(budget), num(ex.Over), unit)
+	fmt.Fprintf(&text, "%s %s %s %s against a budget of %s: %s %s over.", x.name(), verb, num(measured), unit, num(budget), num(ex.Over), unit)
 	order := make([]int, 0, len(steps))
 	for i := range steps {
 		if steps[i].Measured.of(unit) > 0 || steps[i].Static.of(unit) > 0 {

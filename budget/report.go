@@ -102,8 +102,11 @@ type Report struct {
 	// (an engine that reports no index capacity, a table option it lacks).
 	Notes []string `json:"notes,omitempty"`
 	// Check is what loading and estimating the model found, before any
-	// request was sent.
+	// request was sent: check's verdict.
 	Check Check `json:"check"`
+	// Gate is the static gate behind Check, for the renderers: the
+	// judged static results and the peaks.
+	Gate *Gate `json:"-"`
 	// OK is the gate's answer: no variant failed or errored.
 	OK      bool     `json:"ok"`
 	Summary Summary  `json:"summary"`
@@ -122,8 +125,38 @@ type Check struct {
 	Warnings int `json:"warnings"`
 	Accepted int `json:"accepted"`
 	// StaticOver counts the variants the static estimate already puts
-	// over budget.
+	// over budget; Hot the tables and indexes whose hottest partition
+	// takes more than it serves at a declared peak.
 	StaticOver int `json:"staticOver"`
+	Hot        int `json:"hot"`
+	// Strict says review warnings not accepted fail the gate.
+	Strict bool `json:"strict,omitempty"`
+	// Findings is everything that fails check, in check's words; any
+	// fails the gate.
+	Findings []Finding `json:"findings"`
+}
+
+// gate records the static gate's verdict on the selected variants: the
+// findings of the variants the run leaves out are not the run's.
+func (r *Report) gate(g *Gate, sel selection) {
+	r.Gate = g
+	r.Check.Strict = g.Strict
+	r.Check.Findings = []Finding{}
+	over := map[string]bool{}
+	for _, f := range g.Findings {
+		if f.Kind == FindingOverBudget {
+			op, variant, _ := strings.Cut(f.Name, "/")
+			if !sel.has(op, variant) {
+				continue
+			}
+			over[f.Name] = true
+		}
+		if f.Kind == FindingHot {
+			r.Check.Hot++
+		}
+		r.Check.Findings = append(r.Check.Findings, f)
+	}
+	r.Check.StaticOver = len(over)
 }
 
 // Summary counts the results.
@@ -332,7 +365,7 @@ func (r *Report) Finish(failOnIncrease bool) {
 		}
 	}
 	r.Summary = s
-	r.OK = s.Fail == 0 && s.Error == 0
+	r.OK = s.Fail == 0 && s.Error == 0 && len(r.Check.Findings) == 0
 }
 
 // deltaWords writes "+2 WRU, +0.5 RRU".

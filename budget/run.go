@@ -52,6 +52,9 @@ type Options struct {
 	Rules *capacity.Rules
 	// Progress, when set, is called after each variant.
 	Progress func(r *Result)
+	// Strict makes review warnings the model does not accept fail the
+	// gate, as check --strict does.
+	Strict bool
 }
 
 // InputError is a problem with what the gate was asked to do (an unknown
@@ -147,10 +150,13 @@ func Run(ctx context.Context, m *catalog.Model, path string, o Options) (rep *Re
 	if err != nil {
 		return nil, err
 	}
-	vs, err := estimate.New(m, rules).Operations()
+	// What check decides, before any request: the run fails on it as
+	// check does, whatever it measures.
+	gate, err := Judge(m, rules, o.Strict)
 	if err != nil {
-		return nil, &InputError{fmt.Errorf("%s: static capacity: %w", path, err)}
+		return nil, &InputError{fmt.Errorf("%s: %w", path, err)}
 	}
+	vs := gate.Variants
 	if o.Target.AWS && o.Target.EndpointURL != "" {
 		return nil, inputf("choose one target: --aws or --endpoint-url, not both")
 	}
@@ -213,11 +219,7 @@ func Run(ctx context.Context, m *catalog.Model, path string, o Options) (rep *Re
 			rep.Check.Accepted++
 		}
 	}
-	for i := range vs {
-		if sel.has(vs[i].Operation, vs[i].Name) && !vs[i].Pass() {
-			rep.Check.StaticOver++
-		}
-	}
+	rep.gate(gate, sel)
 	if o.Keep {
 		rep.Notes = append(rep.Notes, "tables kept (--keep): "+strings.Join(sortedValues(tables.Names()), ", "))
 	}

@@ -46,7 +46,7 @@ func Static(m *catalog.Model, rules capacity.Rules, vs []estimate.Variant) []Res
 				st.Indexes[k] = st.Indexes[k].add(u)
 			}
 		}
-		j := &judgement{m: m, op: op, b: b, rules: rules, static: v}
+		j := &judgement{m: m, op: op, b: b, rules: rules, static: v, verb: "is estimated at"}
 		j.judge(&res)
 		out = append(out, res)
 	}

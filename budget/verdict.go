@@ -35,6 +35,9 @@ type judgement struct {
 	static      *estimate.Variant
 	quirks      Quirks
 	failOnDrift bool
+	// verb says where the figures come from in an excess's first line:
+	// "measured", or "is estimated at" for the static estimate.
+	verb string
 }
 
 // judge compares a measured result with its budget and its static
@@ -53,15 +56,9 @@ func (j *judgement) judge(res *Result) {
 		return
 	}
 	j.drift(res)
+	j.compare(res)
 	var text []string
-	for _, unit := range []string{WRU, RRU} {
-		limit := res.Budget.of(unit)
-		got := res.Measured.Units().of(unit)
-		if limit == nil || got <= *limit+1e-9 {
-			continue
-		}
-		ex := Explain(j.m, j.op, j.b, j.rules, res.Steps, unit, got, *limit)
-		res.Excesses = append(res.Excesses, ex)
+	for _, ex := range res.Excesses {
 		text = append(text, ex.Text)
 	}
 	res.Verdict = Pass
@@ -84,6 +81,20 @@ func (j *judgement) judge(res *Result) {
 		text = append(text, "known differences of the target, not drift:\n  "+strings.Join(res.Known, "\n  "))
 	}
 	res.Explanation = strings.Join(text, "\n")
+}
+
+// compare weighs a variant's figures against its budget, in each unit,
+// and explains every excess: the one comparison of a measured figure and
+// of the static estimate's (Static).
+func (j *judgement) compare(res *Result) {
+	for _, unit := range []string{WRU, RRU} {
+		limit := res.Budget.of(unit)
+		got := res.Measured.Units().of(unit)
+		if limit == nil || got <= *limit+1e-9 {
+			continue
+		}
+		res.Excesses = append(res.Excesses, explain(j.m, j.op, j.b, j.rules, res.Steps, unit, got, *limit, j.verb))
+	}
 }
 
 // staticOf returns the estimate's steps that make up a measured step:

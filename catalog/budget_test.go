@@ -6,8 +6,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cardapio/cardapio/budget"
 	"github.com/cardapio/cardapio/capacity"
-	"github.com/cardapio/cardapio/capacity/estimate"
 	"github.com/cardapio/cardapio/catalog"
 )
 
@@ -19,11 +19,11 @@ import (
 func TestReferenceBudgetsHonest(t *testing.T) {
 	m, err := catalog.Load("../model.yaml")
 	require.NoError(t, err)
-	vs, err := estimate.New(m, capacity.Default()).Operations()
+	g, err := budget.Judge(m, capacity.Default(), false)
 	require.NoError(t, err)
-	require.NotEmpty(t, vs)
-	for _, v := range vs {
-		assert.True(t, v.Pass(), "%s/%s: %v", v.Operation, v.Name, v.Over)
+	require.NotEmpty(t, g.Variants)
+	assert.Empty(t, g.Of(budget.FindingOverBudget))
+	for _, v := range g.Variants {
 		t.Logf("%-24s %-16s wru %5.1f / %-5v rru %6.1f / %v", v.Operation, v.Name, v.WRU, fmtp(v.BudgetWRU), v.RRU, fmtp(v.BudgetRRU))
 	}
 }

@@ -30,6 +30,7 @@ const (
 	CodeNoSample       = "no-sample"        // an entity without a sample item
 	CodeKeyChange      = "index-key-change" // an operation moves items inside an index
 	CodeOldField       = "old-field"        // a field of an older format, read as its new one (peak.go)
+	CodeKeyDomain      = "key-domain"       // an index partition attribute at a declared peak with no values the gate can weigh
 )
 
 // Options tune Parse. The zero value is the default.
@@ -167,6 +168,7 @@ func review(r *resolver, m *Model, opts Options) {
 		}
 	}
 	r.raceFindings(m)
+	r.keyDomains(m)
 	for _, o := range m.Operations {
 		base := p("operations", o.Name)
 		writes, reads := false, false
@@ -233,3 +235,111 @@ func indexEntry(x *Index, it attr.Item) attr.Item {
 // IndexEntry is exported for the estimator: the entry an item makes in an
 // index, or nil when it does not enter.
 func (x *Index) Entry(it attr.Item) attr.Item { return indexEntry(x, it) }
+
+// keyDomains finds the partition attributes of the indexes a declared
+// peak reaches (an operation's peakPerSecond, a scenario load's rate, a
+// question's velocity) of which the model says nothing the peak gate can
+// weigh: no enum, cardinality, range, hashMod, skew or value shares, on
+// the attribute or on an entity that enters the index. The gate can only
+// assume they spread, and a sparse marker (an attribute present only
+// while the item waits in a queue) is the opposite: every entry on one
+// value.
+func (r *resolver) keyDomains(m *Model) {
+	peaked := map[*Operation]bool{}
+	for _, o := range m.Operations {
+		if o.Volume.PeakPerSecond != nil && *o.Volume.PeakPerSecond > 0 {
+			peaked[o] = true
+		}
+		for _, ap := range o.Serves {
+			if rate, _, ok := ap.Velocity.PerSecond(); ok && rate > 0 {
+				peaked[o] = true
+			}
+		}
+	}
+	for _, sc := range m.Scenarios {
+		for _, l := range sc.Load {
+			if rate, ok := l.PerSecond(); ok && rate > 0 {
+				if o := m.Operation(l.Operation); o != nil {
+					peaked[o] = true
+				}
+			}
+		}
+	}
+	reached := map[*Index]*Operation{}
+	reach := func(x *Index, o *Operation) {
+		if x != nil && !x.Local && reached[x] == nil {
+			reached[x] = o
+		}
+	}
+	for _, o := range m.Operations {
+		if !peaked[o] {
+			continue
+		}
+		for _, s := range o.Steps {
+			for _, st := range append([]*Step{s}, s.Items...) {
+				q := st.Request
+				if q == nil {
+					continue
+				}
+				reach(q.Index, o)
+				if st.Kind.IsWrite() && q.Entity != nil {
+					for _, x := range q.Entity.Indexes {
+						reach(x, o)
+					}
+				}
+			}
+		}
+	}
+	warned := map[string]bool{}
+	for _, x := range m.Indexes {
+		o := reached[x]
+		if o == nil {
+			continue
+		}
+		for _, an := range x.Partition {
+			a := m.Attribute(an)
+			if a == nil || warned[an] || x.Shards != nil && x.Shards.Attribute == an || weighable(m, x, a) {
+				continue
+			}
+			warned[an] = true
+			r.warn(m, p("attributes", an), CodeKeyDomain,
+				"declare its enum (one value for a sparse marker that exists only while an item waits), a cardinality, a skew or weighted values",
+				"%s keys the partition of %s, which %s runs at a declared peak, but nothing says how many values it takes: the peak gate assumes it spreads one value per item", an, x.Name, o.Name)
+		}
+	}
+}
+
+// weighable reports whether the model says enough of an attribute's
+// values for the peak gate to weigh a partition key that holds it.
+func weighable(m *Model, x *Index, a *Attribute) bool {
+	if n, ok := a.Distinct(); ok && n > 0 || a.Skew != nil || a.Type == attr.BOOL {
+		return true
+	}
+	shares := func(d *Distribution) bool { return d != nil && (d.Kind == "weighted" || d.Kind == "constant") }
+	if shares(a.Values) {
+		return true
+	}
+	switch a.Unit {
+	case "id", "hex", UnitCivilDate, UnitInstant, UnitEpochSeconds:
+		return true
+	}
+	for _, e := range x.Entries {
+		for _, ea := range e.Attributes {
+			if ea.Name == a.Name && shares(ea.Values) {
+				return true
+			}
+		}
+	}
+	// The one placeholder of an entity's partition key: spread one value
+	// per item of the entity.
+	for _, e := range m.Entities {
+		for _, k := range e.Key {
+			if e.Table != nil && k.Attribute == e.Table.PartitionKey {
+				if ph := k.Template.Placeholders(); len(ph) == 1 && ph[0] == a.Name {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}

@@ -664,8 +664,11 @@ func (n *namer) value(a *catalog.Attribute, sp estimate.Spread, v estimate.Sprea
 		typ = a.Type
 	}
 	typed := func(s string) attr.Value {
-		if typ == attr.N {
+		switch typ {
+		case attr.N:
 			return attr.Num(s)
+		case attr.BOOL:
+			return attr.Bool(s == "true")
 		}
 		return attr.Str(s)
 	}

@@ -14,10 +14,13 @@ import (
 // then why every failing variant fails, the drift, the comparison with a
 // baseline, and a last line that says whether the gate passed.
 func BudgetText(w io.Writer, r *budget.Report) {
-	w = textOut(w)
+	w = TextOut(w)
 	fmt.Fprintf(w, "%s: model %s: %s measured on the %s\n", Text(r.Model), Text(r.Name), count(r.Summary.Variants, "variant"), targetWords(r))
 	fmt.Fprintf(w, "  %s\n", checkWords(r.Check))
 	fmt.Fprintf(w, "  keys %s; %s; tables %s*\n", r.Keys, r.Retry, r.TablePrefix)
+	for _, f := range r.Check.Findings {
+		fmt.Fprintf(w, "\nFAIL (check) %s %s\n%s\n", f.Kind, f.Name, indent(findingText(f), "  "))
+	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "  note: %s\n", Text(n))
 	}
@@ -75,13 +78,28 @@ func BudgetText(w io.Writer, r *budget.Report) {
 	fmt.Fprintln(w, verdictLine(r))
 }
 
-// checkWords says what validation and the static estimate found.
+// checkWords says what validation, the static estimate and the peak gate
+// found.
 func checkWords(c budget.Check) string {
 	s := fmt.Sprintf("valid: no errors, %s (%d accepted); ", count(c.Warnings, "review warning"), c.Accepted)
 	if c.StaticOver == 0 {
-		return s + "the static estimate holds every budget"
+		s += "the static estimate holds every budget"
+	} else {
+		s += fmt.Sprintf("the static estimate puts %s over budget", count(c.StaticOver, "variant"))
 	}
-	return s + fmt.Sprintf("the static estimate puts %s over budget", count(c.StaticOver, "variant"))
+	if c.Hot == 0 {
+		return s + "; no partition over its limit at the declared peaks"
+	}
+	return s + fmt.Sprintf("; %s at the declared peaks", count(c.Hot, "hot partition"))
+}
+
+// findingText is a finding as check prints it: a hot partition placed at
+// its table or index, an excess and a warning as they read.
+func findingText(f budget.Finding) string {
+	if f.Kind == budget.FindingHot {
+		return f.At.Where() + ": " + f.Text
+	}
+	return f.Text
 }
 
 func baselineText(w io.Writer, c *budget.Comparison) {
@@ -143,6 +161,9 @@ func verdictLine(r *budget.Report) string {
 		return fmt.Sprintf("ok: %s within budget on the %s; %s", count(s.Pass, "variant"), targetWords(r), strings.Join(extra, ", "))
 	}
 	var bad []string
+	if n := len(r.Check.Findings); n > 0 {
+		bad = append(bad, fmt.Sprintf("check fails the model (%s)", count(n, "finding")))
+	}
 	if s.Fail > 0 {
 		bad = append(bad, fmt.Sprintf("%d of %d variants failed", s.Fail, s.Variants))
 	}

@@ -6,65 +6,23 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/cardapio/cardapio/budget"
 	"github.com/cardapio/cardapio/capacity/estimate"
 	"github.com/cardapio/cardapio/catalog"
 )
 
 // Check is check's report on a valid model: the map of access patterns
-// and structures, the review warnings, and the static capacity of every
-// operation in each budget variant.
+// and structures, the review warnings, the static capacity of every
+// operation in each budget variant and the peaks, with the static gate's
+// verdict (budget.Judge), which it renders and never judges again.
 type Check struct {
-	Path     string // the model's path as given on the command line
-	Model    *catalog.Model
-	Variants []estimate.Variant
-	// Strict makes review warnings the model does not accept a failure.
-	Strict bool
-	// Peaks is the peak gate's finding; nil when it was not run.
-	Peaks *estimate.Peaks
-}
-
-// failures names what fails the check, one phrase each ("1 variant over
-// budget"); none when it passes.
-func (c *Check) failures() []string {
-	var out []string
-	if n := len(c.Over()); n > 0 {
-		out = append(out, count(n, "variant")+" over budget")
-	}
-	if n := len(c.HotPartitions()); n > 0 {
-		out = append(out, count(n, "hot partition"))
-	}
-	if n := Unaccepted(c.Model.Warnings); c.Strict && n > 0 {
-		out = append(out, count(n, "review warning")+" not accepted (--strict)")
-	}
-	return out
+	Path  string // the model's path as given on the command line
+	Model *catalog.Model
+	Gate  *budget.Gate
 }
 
 // OK reports whether the check passes.
-func (c *Check) OK() bool { return len(c.failures()) == 0 }
-
-// Unaccepted lists the review warnings the model does not accept, as
-// check prints them on stderr when --strict fails.
-func (c *Check) Unaccepted() []string {
-	var out []string
-	for _, f := range c.Model.Warnings {
-		if f.Accepted == "" {
-			out = append(out, Text(fmt.Sprintf("%s: %s: %s [%s]", f.Pos, f.Path, f.Msg, f.Code)))
-		}
-	}
-	return out
-}
-
-// Over lists the budgets the static figures exceed, one line each:
-// "Operation/variant: 4 WRU over the budget of 3: step ...".
-func (c *Check) Over() []string {
-	var out []string
-	for _, v := range c.Variants {
-		for _, x := range v.Over {
-			out = append(out, fmt.Sprintf("%s/%s: %s", v.Operation, v.Name, x))
-		}
-	}
-	return out
-}
+func (c *Check) OK() bool { return c.Gate.OK() }
 
 // checkSection is one part of check's report. Sections are rendered in
 // order, as text under a title or as one key of the JSON object.
@@ -76,16 +34,12 @@ type checkSection struct {
 }
 
 func (c *Check) sections() []checkSection {
-	out := []checkSection{mapSection(c.Model), warningSection(c.Model), capacitySection(c.Variants)}
-	if c.Peaks != nil {
-		out = append(out, c.peakSection())
-	}
-	return out
+	return []checkSection{mapSection(c.Model), warningSection(c.Model), capacitySection(c.Gate), c.peakSection()}
 }
 
 // Text writes the report as check prints it.
 func (c *Check) Text(w io.Writer) {
-	w = textOut(w)
+	w = TextOut(w)
 	m := c.Model
 	fmt.Fprintf(w, "%s: model %s: %s, %s, %s, %s, %s\n", Text(c.Path), Text(m.Name),
 		count(len(m.AccessPatterns), "access pattern"), count(len(m.Tables), "table"), count(len(m.Indexes), "index"),
@@ -95,18 +49,17 @@ func (c *Check) Text(w io.Writer) {
 		s.text(w)
 	}
 	n := Unaccepted(m.Warnings)
-	if fails := c.failures(); len(fails) > 0 {
-		fmt.Fprintf(w, "\nFAIL: %s; no errors, %s (%d accepted)\n", strings.Join(fails, ", "), count(n, "warning"), len(m.Warnings)-n)
+	if !c.Gate.OK() {
+		fmt.Fprintf(w, "\nFAIL: %s; no errors, %s (%d accepted)\n", c.Gate.Summary(), count(n, "warning"), len(m.Warnings)-n)
 		return
 	}
 	holds := ""
-	if len(c.Variants) > 0 {
+	if len(c.Gate.Variants) > 0 {
 		holds = ", every budget holds"
 	}
-	switch {
-	case c.Peaks != nil && c.declared():
+	if c.declared() {
 		holds += ", no partition over its limit at the declared peaks"
-	case c.Peaks != nil:
+	} else {
 		holds += ", no peak declared to weigh partitions against"
 	}
 	fmt.Fprintf(w, "\nok: no errors, %s (%d accepted)%s\n", count(n, "warning"), len(m.Warnings)-n, holds)
@@ -115,7 +68,10 @@ func (c *Check) Text(w io.Writer) {
 // JSON writes the report as one JSON document: "ok", no errors, and one
 // key per section.
 func (c *Check) JSON(w io.Writer) error {
-	out := checkJSON{Model: c.Path, Name: c.Model.Name, OK: c.OK(), Errors: []jsonError{}, Sections: map[string]any{}}
+	out := checkJSON{Model: c.Path, Name: c.Model.Name, OK: c.OK(), Errors: []jsonError{}, Findings: c.Gate.Findings, Sections: map[string]any{}}
+	if out.Findings == nil {
+		out.Findings = []budget.Finding{}
+	}
 	for _, s := range c.sections() {
 		out.Sections[s.key] = s.data
 	}
@@ -152,11 +108,14 @@ func count(n int, noun string) string {
 }
 
 type checkJSON struct {
-	Model    string         `json:"model"`
-	Name     string         `json:"name,omitempty"`
-	OK       bool           `json:"ok"`
-	Errors   []jsonError    `json:"errors"`
-	Sections map[string]any `json:"sections,omitempty"`
+	Model  string      `json:"model"`
+	Name   string      `json:"name,omitempty"`
+	OK     bool        `json:"ok"`
+	Errors []jsonError `json:"errors"`
+	// Findings is what fails a valid model (budget.Gate), as budget
+	// reports it too.
+	Findings []budget.Finding `json:"findings,omitempty"`
+	Sections map[string]any   `json:"sections,omitempty"`
 }
 
 type jsonError struct {
@@ -278,7 +237,8 @@ func warningSection(m *catalog.Model) checkSection {
 	}
 }
 
-func capacitySection(vs []estimate.Variant) checkSection {
+func capacitySection(g *budget.Gate) checkSection {
+	vs := g.Variants
 	if vs == nil {
 		vs = []estimate.Variant{}
 	}
@@ -301,16 +261,14 @@ func capacitySection(vs []estimate.Variant) checkSection {
 				switch {
 				case v.BudgetWRU == nil && v.BudgetRRU == nil:
 					verdict = "no budget"
-				case !v.Pass():
+				case g.Result(v.Operation, v.Name) != nil && g.Result(v.Operation, v.Name).Verdict != budget.Pass:
 					verdict = "OVER"
 				}
 				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", name, vsBudget(v.WRU, v.BudgetWRU, "WRU"), vsBudget(v.RRU, v.BudgetRRU, "RRU"), verdict)
 			}
 			_ = tw.Flush()
-			for _, v := range vs {
-				for _, x := range v.Over {
-					fmt.Fprintf(w, "  OVER %s/%s: %s\n", v.Operation, v.Name, x)
-				}
+			for _, f := range g.Of(budget.FindingOverBudget) {
+				fmt.Fprintf(w, "  OVER %s\n", indent(f.Text, "  ")[2:])
 			}
 		},
 	}

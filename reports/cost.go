@@ -36,7 +36,7 @@ func big(f float64) string {
 
 // CostText writes a bill as a readable report.
 func CostText(w io.Writer, b *estimate.Bill) {
-	w = textOut(w)
+	w = TextOut(w)
 	fmt.Fprintf(w, "%s: monthly cost, on-demand, %s prices of %s (a month is 30 days of the declared volumes)\n",
 		Text(b.Model), b.Region, b.PriceDate)
 
@@ -134,7 +134,7 @@ func clip(s string, n int) string {
 // CostCompare writes two bills side by side with the ratio of the first
 // to the second.
 func CostCompare(w io.Writer, a, b *estimate.Bill) {
-	w = textOut(w)
+	w = TextOut(w)
 	fmt.Fprintf(w, "%s vs %s: monthly cost, on-demand (US$ unless said)\n\n", Text(a.Model), Text(b.Model))
 	var t table
 	t.add("", a.Model, b.Model, a.Model+" / "+b.Model)

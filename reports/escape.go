@@ -93,7 +93,7 @@ type textWriter struct {
 // would begin with "::" (a workflow command to GitHub Actions) begins
 // with a backslash instead. It stands behind Text: whatever a renderer
 // prints reaches the terminal or the log without a control byte.
-func textOut(w io.Writer) io.Writer {
+func TextOut(w io.Writer) io.Writer {
 	if _, ok := w.(*textWriter); ok {
 		return w
 	}

@@ -115,12 +115,12 @@ func TestEscapers(t *testing.T) {
 	for _, h := range hostileStrings {
 		markdownOnly := strings.HasPrefix(h.raw, "@") || strings.Contains(h.raw, "evil")
 		var b bytes.Buffer
-		w := textOut(&b)
+		w := TextOut(&b)
 		_, _ = w.Write([]byte("line " + h.in + "\n"))
 		_, _ = w.Write([]byte(h.in + "\n")) // at the start of a line
 		if !markdownOnly {
 			assert.NotContains(t, Text(h.in), h.raw, "Text(%q)", h.in)
-			assert.NotContains(t, b.String(), h.raw, "textOut(%q)", h.in)
+			assert.NotContains(t, b.String(), h.raw, "TextOut(%q)", h.in)
 		}
 		for name, md := range map[string]string{"mdText": mdText(h.in), "mdCode": mdCode(h.in)} {
 			assert.NotContains(t, md, h.raw, "%s(%q)", name, h.in)
@@ -133,7 +133,7 @@ func TestEscapers(t *testing.T) {
 	}
 	// textOut keeps a character split across two writes whole.
 	var b bytes.Buffer
-	w := textOut(&b)
+	w := TextOut(&b)
 	e := []byte("é\u202e")
 	for i := range e {
 		_, _ = w.Write(e[i : i+1])

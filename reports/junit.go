@@ -45,6 +45,12 @@ func BudgetJUnit(w io.Writer, r *budget.Report) error {
 		tc.SystemOut = &junit.Output{Data: xmlSafe(stepLines(res))}
 		suite.AddTestcase(tc)
 	}
+	// What check finds fails here too, one case each, in check's words.
+	for _, f := range r.Check.Findings {
+		tc := junit.Testcase{Name: f.Kind + " " + f.Name, Classname: r.Name + ".check", Time: seconds(0)}
+		tc.Failure = &junit.Result{Message: xmlSafe(firstLine(findingText(f))), Type: findingType[f.Kind], Data: xmlSafe(findingText(f))}
+		suite.AddTestcase(tc)
+	}
 	suites := junit.Testsuites{Name: "cardapio budget"}
 	suites.AddSuite(suite)
 	suites.Time = suite.Time
@@ -86,6 +92,8 @@ func failureMessage(res *budget.Result) string {
 	}
 	return strings.Join(parts, "; ")
 }
+
+var findingType = map[string]string{budget.FindingOverBudget: "StaticBudgetExceeded", budget.FindingHot: "HotPartition", budget.FindingReview: "ReviewWarning"}
 
 func failureType(res *budget.Result) string {
 	switch {

@@ -19,7 +19,7 @@ import (
 // partitions, the invariants with their violations' keys, and the
 // expectations.
 func LoadText(w io.Writer, s *loadgen.Summary) {
-	w = textOut(w)
+	w = TextOut(w)
 	verdict := "ok"
 	if !s.OK {
 		verdict = "FAILED"
@@ -233,7 +233,7 @@ func invariantsText(w io.Writer, invs []loadgen.InvariantResult, interrupted boo
 // the ledger, each invariant's verdict with its violations' keys, and
 // those it could not check and why.
 func LoadCheckText(w io.Writer, r *loadgen.CheckReport) {
-	w = textOut(w)
+	w = TextOut(w)
 	verdict := "ok"
 	switch {
 	case !r.OK:

@@ -25,6 +25,14 @@ func BudgetMarkdown(w io.Writer, r *budget.Report) {
 	fmt.Fprintf(w, "## cardapio budget: %s — %s\n\n", mdText(r.Name), head)
 	fmt.Fprintf(w, "%s · measured on the %s (keys %s; %s) · model `%s`\n\n", mdText(verdictLine(r)), mdText(targetWords(r)), mdText(r.Keys), mdText(r.Retry), mdCode(r.Model))
 	fmt.Fprintf(w, "The model is %s.\n\n", mdText(checkWords(r.Check)))
+	if len(r.Check.Findings) > 0 {
+		fmt.Fprintf(w, "### What check finds (each fails the gate)\n\n")
+		for _, f := range r.Check.Findings {
+			text := findingText(f)
+			fence := mdFence(text)
+			fmt.Fprintf(w, "**%s** %s\n\n%stext\n%s\n%s\n\n", mdText(f.Kind), mdText(f.Name), fence, text, fence)
+		}
+	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "> %s\n", mdText(n))
 	}

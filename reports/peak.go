@@ -5,39 +5,12 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/cardapio/cardapio/budget"
 	"github.com/cardapio/cardapio/capacity/estimate"
-	"github.com/cardapio/cardapio/catalog"
 )
 
-// HotPartition is one failure of the peak gate, placed at the table or
-// index to fix: "model.yaml:1040:3: indexes.GSI1: 2,000 WCU/s on ...".
-type HotPartition struct {
-	Pos     catalog.Pos `json:"-"`
-	Path    string      `json:"path"`
-	Message string      `json:"message"`
-}
-
-func (h HotPartition) String() string { return fmt.Sprintf("%s: %s: %s", h.Pos, h.Path, h.Message) }
-
-// HotPartitions lists the peak gate's failures with their positions.
-func (c *Check) HotPartitions() []HotPartition {
-	if c.Peaks == nil {
-		return nil
-	}
-	var out []HotPartition
-	for _, f := range c.Peaks.Failures() {
-		path := []string{"tables", f.Structure.Table}
-		if f.Structure.Index != "" {
-			path = []string{"indexes", f.Structure.Index}
-		}
-		pos, _ := c.Model.Locate(path...)
-		out = append(out, HotPartition{Pos: pos, Path: path[0] + "." + path[1], Message: f.Message()})
-	}
-	return out
-}
-
 func (c *Check) peakSection() checkSection {
-	p := c.Peaks
+	p := c.Gate.Peaks
 	return checkSection{
 		key:   "peak",
 		title: fmt.Sprintf("Peak: the hottest partition of each table and index at the declared peaks (limits %s WCU/s, %s RCU/s)", estimate.Num(p.WriteLimit), estimate.Num(p.ReadLimit)),
@@ -63,8 +36,13 @@ func (c *Check) peakSection() checkSection {
 				fmt.Fprintln(tw, line)
 			}
 			_ = tw.Flush()
-			for _, h := range c.HotPartitions() {
-				fmt.Fprintf(w, "  FAIL %s\n", h)
+			for _, s := range p.Structures {
+				for _, a := range s.Assumptions() {
+					fmt.Fprintf(w, "  assumed %s\n", a)
+				}
+			}
+			for _, f := range c.Gate.Of(budget.FindingHot) {
+				fmt.Fprintf(w, "  FAIL %s: %s\n", f.At.Where(), f.Text)
 			}
 		},
 	}
@@ -72,7 +50,7 @@ func (c *Check) peakSection() checkSection {
 
 // declared reports whether any declared peak touches a structure.
 func (c *Check) declared() bool {
-	for _, s := range c.Peaks.Structures {
+	for _, s := range c.Gate.Peaks.Structures {
 		if s.Write != nil || s.Read != nil {
 			return true
 		}

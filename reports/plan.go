@@ -46,7 +46,7 @@ func planJSON(w io.Writer, v any, plans ...*planner.Result) error {
 }
 
 func planText(w io.Writer, r *planner.Result) {
-	w = textOut(w)
+	w = TextOut(w)
 	fmt.Fprintf(w, "Plan of %s, scenario %s: %s from %s, one point every %ds\n", Text(r.Model), r.Scenario,
 		secondsWords(r.Seconds), r.Start.Format("2006-01-02 15:04:05 MST"), r.Resolution)
 	for _, s := range r.WhatIf {
@@ -144,7 +144,7 @@ func planText(w io.Writer, r *planner.Result) {
 }
 
 func planCompare(w io.Writer, a, b *planner.Result) {
-	w = textOut(w)
+	w = TextOut(w)
 	label := func(r *planner.Result) string {
 		name := r.Model
 		if a.File != b.File && r.File != "" {

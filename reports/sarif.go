@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -33,6 +34,7 @@ const (
 	RuleDrift          = "drift"
 	RuleNotMeasured    = "not-measured"
 	RuleDearer         = "dearer-than-baseline"
+	RuleHotPartition   = "hot-partition"
 	rulePrefixReview   = "review/"
 )
 
@@ -43,6 +45,7 @@ var ruleText = map[string][2]string{
 	RuleDrift:          {"Measured capacity disagrees with the static estimate", "The engine reported a figure the static estimate from the model's samples does not predict; the measured figure decides the verdict."},
 	RuleNotMeasured:    {"An operation could not be measured", "The target refused a request of the operation, or the run did not take the variant's path."},
 	RuleDearer:         {"An operation got dearer than the baseline", "The operation consumes more than in the accepted run it is compared with."},
+	RuleHotPartition:   {"A partition takes more than it serves at a declared peak", "The hottest partition of a table or index takes more than 1,000 write or 3,000 read units a second at a peak the model declares: requests to it are throttled."},
 }
 
 type sarifDoc struct {
@@ -145,6 +148,7 @@ func fromPos(p catalog.Pos, path string) budget.Location {
 func BudgetSARIF(w io.Writer, r *budget.Report) error {
 	d := newSARIF(r.Model)
 	addResults(d, r.Results)
+	addGate(d, r)
 	for i := range r.Results {
 		res := &r.Results[i]
 		switch {
@@ -195,11 +199,9 @@ func addResults(d *sarifDoc, results []budget.Result) {
 			for _, c := range x.Causes {
 				related = append(related, c.At)
 			}
-			msg := fmt.Sprintf("%s consumes %s %s against a budget of %s (%s).", res.Name(), num(x.Measured), x.Unit, num(x.Budget), signed(x.Over)+" "+x.Unit)
-			if len(x.Causes) > 0 {
-				msg += " Dearest cause: " + x.Causes[0].Text + "."
-			}
-			d.add(RuleBudgetExceeded, sarif.LevelError, msg, budgetAt, res.Name()+"/"+x.Unit, related...)
+			// The excess's explanation, as every output gives it; each
+			// cause is a finding of its own at its line too.
+			d.add(RuleBudgetExceeded, sarif.LevelError, x.Text, budgetAt, res.Name()+"/"+x.Unit, related...)
 			for _, c := range x.Causes {
 				k := causeKey{c.At.Path, c.Kind, c.Target, c.Text}
 				g := groups[k]
@@ -223,6 +225,44 @@ func addResults(d *sarifDoc, results []budget.Result) {
 	}
 }
 
+// addGate adds what check finds to the gate's SARIF: the static
+// excesses (with their causes where the measured figure holds; a
+// measured excess already has them), the hot partitions, and the review
+// warnings --strict does not accept.
+func addGate(d *sarifDoc, r *budget.Report) {
+	if r.Gate != nil {
+		measured := map[string]bool{}
+		for i := range r.Results {
+			if len(r.Results[i].Excesses) > 0 {
+				measured[r.Results[i].Name()] = true
+			}
+		}
+		var static []budget.Result
+		for _, f := range r.Check.Findings {
+			if f.Kind != budget.FindingOverBudget {
+				continue
+			}
+			if measured[f.Name] {
+				// Its causes are the measured excess's: check's
+				// explanation stands beside it.
+				d.add(RuleBudgetExceeded, sarif.LevelError, f.Text, f.At, "static/"+f.Name+"/"+f.At.Path)
+				continue
+			}
+			op, variant, _ := strings.Cut(f.Name, "/")
+			if res := r.Gate.Result(op, variant); res != nil && !slices.ContainsFunc(static, func(x budget.Result) bool { return x.Name() == f.Name }) {
+				static = append(static, *res)
+			}
+		}
+		addResults(d, static)
+	}
+	addHot(d, r.Check.Findings)
+	for _, f := range r.Check.Findings {
+		if f.Kind == budget.FindingReview {
+			d.add(rulePrefixReview+f.Name, sarif.LevelError, sentence(f.Text), f.At, f.At.Path+"/"+f.Name)
+		}
+	}
+}
+
 func deltaText(x budget.Delta) string {
 	var parts []string
 	if x.Delta.WRU != 0 {
@@ -235,10 +275,11 @@ func deltaText(x budget.Delta) string {
 }
 
 // CheckSARIF writes check's findings: the review warnings at their
-// positions (accepted ones as suppressed, with the model's reason), and
-// every budget the static estimate exceeds with its causes; static holds
-// those results (budget.Static).
-func CheckSARIF(w io.Writer, c *Check, static []budget.Result) error {
+// positions (accepted ones as suppressed, with the model's reason; those
+// not accepted are errors under --strict), every budget the static
+// estimate exceeds with its causes, and every hot partition at its table
+// or index.
+func CheckSARIF(w io.Writer, c *Check) error {
 	d := newSARIF(c.Path)
 	for _, f := range c.Model.Warnings {
 		id := rulePrefixReview + f.Code
@@ -246,14 +287,29 @@ func CheckSARIF(w io.Writer, c *Check, static []budget.Result) error {
 		if f.Hint != "" {
 			msg += " Hint: " + sentence(f.Hint)
 		}
-		res := d.add(id, sarif.LevelWarning, msg, fromPos(f.Pos, f.Path), f.Path+"/"+f.Code)
+		level := sarif.LevelWarning
+		if c.Gate.Strict && f.Accepted == "" {
+			level = sarif.LevelError
+		}
+		res := d.add(id, level, msg, fromPos(f.Pos, f.Path), f.Path+"/"+f.Code)
 		if f.Accepted != "" {
 			s := sarif.NewSuppression().WithKind("external").WithJustification(f.Accepted)
 			res.AddSuppression(s)
 		}
 	}
-	addResults(d, static)
+	addResults(d, c.Gate.Static)
+	addHot(d, c.Gate.Findings)
 	return d.write(w)
+}
+
+// addHot adds the hot partitions of the static gate, each at its table
+// or index.
+func addHot(d *sarifDoc, fs []budget.Finding) {
+	for _, f := range fs {
+		if f.Kind == budget.FindingHot {
+			d.add(RuleHotPartition, sarif.LevelError, sentence(f.Name+": "+f.Text), f.At, f.Name)
+		}
+	}
 }
 
 // CheckErrorsSARIF writes the errors of a model that does not load, each

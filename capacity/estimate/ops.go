@@ -82,35 +82,16 @@ type Step struct {
 
 // Variant is an operation's static figure in one budget variant.
 type Variant struct {
-	Operation string    `json:"operation"`
-	Name      string    `json:"variant"` // "" when the operation declares no budget
-	Steps     []Step    `json:"steps"`
-	WRU       float64   `json:"wru"`
-	RRU       float64   `json:"rru"`
-	Targets   []Target  `json:"targets"`
-	BudgetWRU *float64  `json:"budgetWRU,omitempty"`
-	BudgetRRU *float64  `json:"budgetRRU,omitempty"`
-	Over      []Overrun `json:"over,omitempty"`
-}
-
-// Pass reports whether the figure is within every declared budget.
-func (v *Variant) Pass() bool { return len(v.Over) == 0 }
-
-// Overrun is a budget a variant exceeds, with the step that costs the most
-// in that dimension and why.
-type Overrun struct {
-	Unit   string  `json:"unit"` // WRU or RRU
-	Units  float64 `json:"units"`
-	Budget float64 `json:"budget"`
-	Step   string  `json:"step"`
-	// StepUnits is the step's share of Units; Cause the reasons behind it.
-	StepUnits float64 `json:"stepUnits"`
-	Cause     string  `json:"cause"`
-}
-
-func (o Overrun) String() string {
-	return fmt.Sprintf("%s %s over the budget of %s: step %s (%s %s): %s",
-		Num(o.Units), o.Unit, Num(o.Budget), o.Step, Num(o.StepUnits), o.Unit, o.Cause)
+	Operation string   `json:"operation"`
+	Name      string   `json:"variant"` // "" when the operation declares no budget
+	Steps     []Step   `json:"steps"`
+	WRU       float64  `json:"wru"`
+	RRU       float64  `json:"rru"`
+	Targets   []Target `json:"targets"`
+	// BudgetWRU and BudgetRRU are the variant's declared budget; the
+	// budget package judges the figure against them.
+	BudgetWRU *float64 `json:"budgetWRU,omitempty"`
+	BudgetRRU *float64 `json:"budgetRRU,omitempty"`
 }
 
 // Operations estimates every operation of the model in every variant,
@@ -148,7 +129,7 @@ func (e *Estimator) Operation(op *catalog.Operation) ([]Variant, error) {
 	return out, nil
 }
 
-// Variant estimates op in budget variant b and compares it with b.
+// Variant estimates op in budget variant b.
 func (e *Estimator) Variant(op *catalog.Operation, b *catalog.Budget) (Variant, error) {
 	v := Variant{Operation: op.Name, Name: b.Name, BudgetWRU: b.WRU, BudgetRRU: b.RRU}
 	for _, s := range op.Steps {
@@ -187,38 +168,7 @@ func (e *Estimator) Variant(op *catalog.Operation, b *catalog.Budget) (Variant, 
 		all = all.Add(st.Consumed)
 	}
 	v.Targets = targets(all)
-	if b.WRU != nil && v.WRU > *b.WRU+1e-9 {
-		v.Over = append(v.Over, v.overrun("WRU", v.WRU, *b.WRU, func(s Step) float64 { return s.WRU }))
-	}
-	if b.RRU != nil && v.RRU > *b.RRU+1e-9 {
-		v.Over = append(v.Over, v.overrun("RRU", v.RRU, *b.RRU, func(s Step) float64 { return s.RRU }))
-	}
 	return v, nil
-}
-
-// overrun names the step that costs the most in one dimension and the
-// reasons behind its charge.
-func (v *Variant) overrun(unit string, got, budget float64, of func(Step) float64) Overrun {
-	o := Overrun{Unit: unit, Units: got, Budget: budget}
-	best := -1
-	for i, s := range v.Steps {
-		if best < 0 || of(s) > of(v.Steps[best]) {
-			best = i
-		}
-	}
-	if best >= 0 {
-		s := v.Steps[best]
-		o.Step = s.ID
-		var why []string
-		for _, l := range s.Reasons {
-			if l.Units > 0 {
-				why = append(why, l.String())
-			}
-		}
-		o.StepUnits = of(s)
-		o.Cause = strings.Join(why, "; ")
-	}
-	return o
 }
 
 // targets lists the table and index totals, tables in order of first use

@@ -75,6 +75,28 @@ func (s PeakStructure) Name() string {
 	return s.Table
 }
 
+// Assumptions says, once per attribute, which key attributes of the
+// structure's loads the gate assumed to spread because the model declares
+// nothing of their values, and what to declare.
+func (s PeakStructure) Assumptions() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, l := range []*PeakLoad{s.Write, s.Read} {
+		if l == nil {
+			continue
+		}
+		for _, t := range l.Terms {
+			for _, a := range t.Assumed {
+				if !seen[a] {
+					seen[a] = true
+					out = append(out, fmt.Sprintf("%s: %s is assumed to spread, one value per item, since nothing is declared of its values (%s, %s): %s", s.Name(), a, t.Operation, l.Source, Undeclared))
+				}
+			}
+		}
+	}
+	return out
+}
+
 // PeakLoad is the heaviest declared load on the hottest partition of a
 // structure, in one direction.
 type PeakLoad struct {
@@ -111,6 +133,9 @@ type PeakTerm struct {
 	PerRun    float64 `json:"perRun"` // units of one run on that partition
 	Units     float64 `json:"units"`  // Rate x Share x PerRun
 	Note      string  `json:"note,omitempty"`
+	// Assumed are the key attributes read as spreading because the
+	// model declares nothing of their values.
+	Assumed []string `json:"assumed,omitempty"`
 }
 
 // String writes the load the way the gate reports it: "2,000 WCU/s on
@@ -192,6 +217,7 @@ type contribution struct {
 	verb      string
 	variant   string
 	note      string
+	assumed   []string
 }
 
 // Peaks runs the gate on every table and index of the model.
@@ -333,7 +359,7 @@ func (e *Estimator) load(write bool, src rateSource, ts []termOf) *PeakLoad {
 			perRun = t.c.perRun / t.c.share
 		}
 		l.Terms = append(l.Terms, PeakTerm{Operation: t.op.Name, Variant: t.c.variant, Step: t.c.step, Verb: t.c.verb,
-			Rate: t.rate, Share: t.c.share, Partition: t.c.partition, PerRun: perRun, Units: u, Note: t.c.note})
+			Rate: t.rate, Share: t.c.share, Partition: t.c.partition, PerRun: perRun, Units: u, Note: t.c.note, Assumed: t.c.assumed})
 	}
 	return l
 }
@@ -443,12 +469,18 @@ func (e *Estimator) runContributions(op *catalog.Operation, focus map[string]str
 				continue
 			}
 			c := st.Consumed
-			add := func(k structKey, dir int, units float64, share float64, part, note string) {
+			add := func(k structKey, dir int, units float64, ks KeySpread, note string) {
 				if units <= 0 {
 					return
 				}
+				share, part := ks.Share, ks.Text
 				cur := per[k]
 				x := cur[dir]
+				for _, a := range ks.Assumed() {
+					if !slices.Contains(x.assumed, a) {
+						x.assumed = append(x.assumed, a)
+					}
+				}
 				if x.step == "" || units*share > x.top {
 					x.top, x.share, x.partition, x.step, x.note = units*share, share, part, st.ID, note
 					x.verb = verbOf(cs.Kind)
@@ -463,9 +495,9 @@ func (e *Estimator) runContributions(op *catalog.Operation, focus map[string]str
 				per[k] = cur
 			}
 			if c.Table.Write > 0 || c.Table.Read > 0 {
-				share, part := e.tableShare(cs, focus)
-				add(structKey{c.TableName, ""}, 0, c.Table.Write, share, part, "")
-				add(structKey{c.TableName, ""}, 1, c.Table.Read, share, part, "")
+				ks := e.TableSpread(cs, focus)
+				add(structKey{c.TableName, ""}, 0, c.Table.Write, ks, "")
+				add(structKey{c.TableName, ""}, 1, c.Table.Read, ks, "")
 			}
 			for _, m := range []map[string]capacity.Capacity{c.GSIs, c.LSIs} {
 				for name, u := range m {
@@ -478,20 +510,19 @@ func (e *Estimator) runContributions(op *catalog.Operation, focus map[string]str
 						// A local index lives in the table's partitions:
 						// its units land on the item's partition, which
 						// the table's own units share.
-						share, part := e.tableShare(cs, focus)
+						ks := e.TableSpread(cs, focus)
 						for dir, units := range [2]float64{u.Write, u.Read} {
-							add(k, dir, units, share, part, "")
-							add(structKey{c.TableName, ""}, dir, units, share, part, "with its local index "+name)
+							add(k, dir, units, ks, "")
+							add(structKey{c.TableName, ""}, dir, units, ks, "with its local index "+name)
 						}
 						continue
 					}
 					if u.Read > 0 {
-						share, part := e.readShare(cs, x, focus)
-						add(k, 1, u.Read, share, part, "")
+						add(k, 1, u.Read, e.ReadSpread(cs, x, focus), "")
 					}
 					if u.Write > 0 {
-						share, part, split, note := e.writeShare(op, cs, b, x, focus)
-						add(k, 0, u.Write*split, share, part, note)
+						ks, split, note := e.writeShare(op, cs, b, x, focus)
+						add(k, 0, u.Write*split, ks, note)
 					}
 				}
 			}
@@ -545,13 +576,6 @@ func verbOf(k catalog.StepKind) string {
 	return "runs"
 }
 
-// spread is the share of one attribute of a partition key: the fraction
-// of a load that lands on its hottest value, and that value in words.
-func (e *Estimator) spread(x *catalog.Index, name string, focus map[string]string) (float64, string) {
-	s := e.AttributeSpread(x, name, focus)
-	return s.Hottest, s.Text
-}
-
 // identity returns how many distinct values an attribute takes when it
 // alone keys the partitions of an entity with a known population (an
 // account's id): one per item. 0 when no entity says.
@@ -572,44 +596,33 @@ func (e *Estimator) identity(name string) float64 {
 	return best
 }
 
-// tableShare is the spread of a step's item over the table's partitions.
-func (e *Estimator) tableShare(s *catalog.Step, focus map[string]string) (float64, string) {
-	ks := e.TableSpread(s, focus)
-	return ks.Share, ks.Text
-}
-
-// readShare is the spread of a query's (or get's) requests over an
-// index's partitions.
-func (e *Estimator) readShare(s *catalog.Step, x *catalog.Index, focus map[string]string) (float64, string) {
-	ks := e.ReadSpread(s, x, focus)
-	return ks.Share, ks.Text
-}
-
 // writeShare is the spread of a write's entries over an index's
 // partitions, and the part of its index charge that lands on one of
 // them: an entry that moves between partitions is charged there on the
 // dearer side only.
-func (e *Estimator) writeShare(op *catalog.Operation, s *catalog.Step, b *catalog.Budget, x *catalog.Index, focus map[string]string) (share float64, part string, split float64, note string) {
-	split = 1
+func (e *Estimator) writeShare(op *catalog.Operation, s *catalog.Step, b *catalog.Budget, x *catalog.Index, focus map[string]string) (ks KeySpread, split float64, note string) {
 	ks, err := e.WriteSpread(op, s, b, x, focus)
-	share, part = ks.Share, ks.Text
 	if err != nil {
-		return share, part, 1, ""
+		return ks, 1, ""
 	}
 	before, after, _ := op.Images(s, b)
 	t := e.tables[s.Request.Table]
 	ix, _, ok := t.Index(x.Name)
 	if !ok {
-		return share, part, 1, ""
+		return ks, 1, ""
 	}
 	os, oin := e.Rules.EntrySize(t, ix, before)
 	ns, nin := e.Rules.EntrySize(t, ix, after)
+	if oin && !nin {
+		// The entry leaves: it was where the items' keys put it, which
+		// what the write leaves behind does not say.
+		return e.indexSpread(x, s.Request.Entity, nil, focus), 1, ""
+	}
 	if oin && nin && !samePartition(x, before, after) {
 		uo, un := capacity.WriteUnits(os), capacity.WriteUnits(ns)
-		split = max(uo, un) / (uo + un)
-		note = "the entry moves to another partition: counted on the one it enters"
+		return ks, max(uo, un) / (uo + un), "the entry moves to another partition: counted on the one it enters"
 	}
-	return share, part, split, note
+	return ks, 1, ""
 }
 
 // writtenConstants finds the partition attributes a write sets to the

@@ -64,10 +64,17 @@ would change the figures. --retries N lets the SDK send a request up to N
 more times (its standard backoff, capped at 20 s, and its 500-token retry
 quota); the report says which policy ran.
 
-Exit codes: 0 every budget holds; 2 a bad model, baseline or flag; 3 a
-variant exceeds its budget, could not be measured, drifts under
---fail-on-drift or got dearer under --fail-on-increase; 1 cardapio or the
-target failed.`,
+Before any request the model is judged as check judges it (budget.Judge):
+a variant whose static estimate exceeds its budget, a table or index
+whose hottest partition takes more than it serves at a declared peak,
+and with --strict a review warning the model does not accept each fail
+the gate, with check's explanation, in every output (and on stderr, as
+check prints them); the run measures everything all the same.
+
+Exit codes: 0 every budget holds; 2 a bad model, baseline or flag; 3 check
+fails the model, or a variant exceeds its budget, could not be measured,
+drifts under --fail-on-drift or got dearer under --fail-on-increase; 1
+cardapio or the target failed.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			path := "model.yaml"
@@ -89,6 +96,7 @@ target failed.`,
 	f.StringVar(&o.keys, "keys", "auto", "multi-attribute index keys: native, synthetic, or auto (probe the target)")
 	f.StringSliceVar(&o.run.Only, "only", nil, "run only these operations or variants: OP or OP/VARIANT, repeatable")
 	f.BoolVar(&o.run.FailOnDrift, "fail-on-drift", false, "fail a variant whose measured figures disagree with the static estimate")
+	f.BoolVar(&o.run.Strict, "strict", false, "fail (exit 3) on review warnings the model does not accept, as check --strict")
 	f.StringVar(&o.files.JUnit, "junit", "", "write a JUnit XML report to FILE")
 	f.StringVar(&o.files.Markdown, "markdown", "", "write a Markdown report to FILE")
 	f.StringVar(&o.files.SARIF, "sarif", "", "write SARIF 2.1.0 findings positioned in model.yaml to FILE")
@@ -165,6 +173,12 @@ func runBudget(e *env, o *budgetOptions, path string) error {
 	}
 	if err := o.files.WriteBudget(rep); err != nil {
 		return err
+	}
+	// Findings quote the model's text: escaped, so no line of it can
+	// become a CI workflow command or a terminal sequence.
+	stderr := reports.TextOut(e.stderr)
+	for _, f := range rep.Check.Findings {
+		fmt.Fprintln(stderr, f.Line())
 	}
 	if !rep.OK {
 		return failed(errors.New("budget gate failed"))

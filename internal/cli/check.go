@@ -8,7 +8,6 @@ import (
 
 	"github.com/cardapio/cardapio/budget"
 	"github.com/cardapio/cardapio/capacity"
-	"github.com/cardapio/cardapio/capacity/estimate"
 	"github.com/cardapio/cardapio/catalog"
 	"github.com/cardapio/cardapio/reports"
 )
@@ -35,14 +34,21 @@ It then estimates every business operation statically, in each budget
 variant, from the sample items and the billing rules, and compares the
 units with the declared budget (write and read units separately).
 
+It weighs every table and index at the peaks the model declares (the peak
+gate); an index key attribute of which nothing is declared is assumed to
+spread, and the report says so under the peak table.
+
 With --format json, stdout holds one JSON document whatever the outcome:
 a bad model gives "ok": false and its errors (file, line, column, path,
-message, hint); a file that cannot be read gives one error without a line.
-With --format sarif, stdout holds one SARIF 2.1.0 log: the errors of a bad
-model, or the review warnings (accepted ones suppressed, with their
-reason) and every budget the static estimate exceeds with its causes, each
-at its line of the model, for GitHub code scanning. Text output goes to
-stdout and errors to stderr.
+message, hint); a file that cannot be read gives one error without a line;
+a valid model that fails gives its "findings" (kind, name, at, text), as
+budget reports them. With --format sarif, stdout holds one SARIF 2.1.0
+log: the errors of a bad model, or the review warnings (accepted ones
+suppressed, with their reason; those not accepted are errors under
+--strict), every budget the static estimate exceeds with its causes and
+every hot partition, each at its line of the model, for GitHub code
+scanning. Text output goes to stdout and errors to stderr. budget fails
+on all of it too, with the same explanations.
 
 Exit codes: 0 ok; 2 the model is invalid (errors are listed with
 file:line:column) or cannot be read; 3 an operation exceeds its budget (the
@@ -86,41 +92,27 @@ func runCheck(e *env, o *checkOptions) error {
 	if err != nil {
 		return checkFailed(e, o, err)
 	}
-	est := estimate.New(m, capacity.Default())
-	vs, err := est.Operations()
+	g, err := budget.Judge(m, capacity.Default(), o.strict)
 	if err != nil {
-		return checkFailed(e, o, fmt.Errorf("%s: static capacity: %w", o.path, err))
+		return checkFailed(e, o, fmt.Errorf("%s: %w", o.path, err))
 	}
-	peaks, err := est.Peaks()
-	if err != nil {
-		return checkFailed(e, o, fmt.Errorf("%s: peak gate: %w", o.path, err))
-	}
-	r := &reports.Check{Path: o.path, Model: m, Variants: vs, Strict: o.strict, Peaks: peaks}
+	r := &reports.Check{Path: o.path, Model: m, Gate: g}
 	switch o.format {
 	case "json":
 		_ = r.JSON(e.stdout)
 	case "sarif":
-		_ = reports.CheckSARIF(e.stdout, r, budget.Static(m, capacity.Default(), vs))
+		_ = reports.CheckSARIF(e.stdout, r)
 	default:
 		r.Text(e.stdout)
 	}
-	over, hot := r.Over(), r.HotPartitions()
-	for _, s := range over {
-		fmt.Fprintf(e.stderr, "cardapio: over budget: %s\n", s)
+	// Findings quote the model's text: escaped, so no line of it can
+	// become a CI workflow command or a terminal sequence.
+	stderr := reports.TextOut(e.stderr)
+	for _, f := range g.Findings {
+		fmt.Fprintln(stderr, f.Line())
 	}
-	for _, h := range hot {
-		fmt.Fprintf(e.stderr, "cardapio: hot partition: %s\n", h)
-	}
-	if len(over)+len(hot) > 0 {
-		return failed(fmt.Errorf("%d over budget, %d hot partitions", len(over), len(hot)))
-	}
-	if o.strict {
-		if ws := r.Unaccepted(); len(ws) > 0 {
-			for _, s := range ws {
-				fmt.Fprintf(e.stderr, "cardapio: --strict: warning not accepted: %s\n", s)
-			}
-			return failed(fmt.Errorf("%d review warnings", len(ws)))
-		}
+	if !g.OK() {
+		return failed(errors.New(g.Summary()))
 	}
 	return nil
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cardapio/cardapio/budget"
 )
 
 // Golden files of check are rewritten by: go test ./internal/cli -run Check
@@ -168,7 +170,7 @@ func TestCheckOverBudget(t *testing.T) {
 	assert.Equal(t, ExitFailed, code)
 	assert.Contains(t, out, "MoveBucket/move")
 	assert.Contains(t, out, "OVER")
-	for _, s := range []string{"over budget: MoveBucket/move: 4 WRU over the budget of 3", "step move",
+	for _, s := range []string{"over budget: MoveBucket/move is estimated at 4 WRU against a budget of 3: 1 WRU over.", "step move",
 		"CONTRACT", "1,047 B, 23 B over 1 KB: 2 WRU", "GSI2: key changes: delete 193 B (1) + put 193 B (1) = 2 WRU"} {
 		assert.Contains(t, errOut, s)
 	}
@@ -179,30 +181,16 @@ func TestCheckOverBudget(t *testing.T) {
 	assert.Equal(t, ExitFailed, code)
 	var doc struct {
 		OK       bool
-		Sections struct {
-			Capacity []struct {
-				Operation string
-				Over      []struct {
-					Unit, Step, Cause string
-					Units, Budget     float64
-				}
-			}
-		}
+		Findings []budget.Finding
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &doc))
 	assert.False(t, doc.OK)
-	var over int
-	for _, v := range doc.Sections.Capacity {
-		for _, x := range v.Over {
-			over++
-			assert.Equal(t, "WRU", x.Unit)
-			assert.Equal(t, "move", x.Step)
-			assert.Equal(t, 4.0, x.Units)
-			assert.Equal(t, 3.0, x.Budget)
-			assert.Contains(t, x.Cause, "key changes")
-		}
-	}
-	assert.Equal(t, 1, over)
+	require.Len(t, doc.Findings, 1)
+	f := doc.Findings[0]
+	assert.Equal(t, budget.FindingOverBudget, f.Kind)
+	assert.Equal(t, "MoveBucket/move", f.Name)
+	assert.Equal(t, "operations.MoveBucket.budgets.move.wru", f.At.Path)
+	assert.Contains(t, f.Text, "the write changes the key of GSI2")
 }
 
 // The reference model with GSI1 unsharded (a committed copy, made from

@@ -45,7 +45,9 @@ type Side struct {
 	Model    *catalog.Model
 	Variants []estimate.Variant
 	Peaks    *estimate.Peaks
-	Bill     *estimate.Bill
+	// Gate is check's verdict on the model, judged once (budget.Judge).
+	Gate *budget.Gate
+	Bill *estimate.Bill
 	// Structures is the bill's requests split by table and index, with
 	// each table's storage.
 	Structures []StructureMonth
@@ -153,21 +155,18 @@ func static(path string) (*Side, *catalog.Model, error) {
 		return nil, nil, &InputError{err}
 	}
 	est := estimate.New(m, capacity.Default())
-	vs, err := est.Operations()
+	gate, err := budget.Judge(m, capacity.Default(), false)
 	if err != nil {
-		return nil, nil, &InputError{fmt.Errorf("%s: static capacity: %w", path, err)}
+		return nil, nil, &InputError{fmt.Errorf("%s: %w", path, err)}
 	}
-	peaks, err := est.Peaks()
-	if err != nil {
-		return nil, nil, &InputError{fmt.Errorf("%s: peak gate: %w", path, err)}
-	}
+	vs, peaks := gate.Variants, gate.Peaks
 	prices := estimate.ModelPrices(capacity.DefaultPrices(), m.Pricing)
 	measured, _ := dataset.Measure(m, capacity.Default()) // storage as cost sizes it
 	bill, err := est.Month(estimate.Options{Prices: prices, Utilisation: 0.7, Measured: measured})
 	if err != nil {
 		return nil, nil, &InputError{fmt.Errorf("%s: %w", path, err)}
 	}
-	return &Side{Path: path, Model: m, Variants: vs, Peaks: peaks, Bill: bill,
+	return &Side{Path: path, Model: m, Variants: vs, Peaks: peaks, Gate: gate, Bill: bill,
 		Structures: structures(est, bill, prices)}, m, nil
 }
 

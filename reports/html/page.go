@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cardapio/cardapio/budget"
 	"github.com/cardapio/cardapio/capacity/estimate"
 	"github.com/cardapio/cardapio/planner"
 )
@@ -82,13 +83,12 @@ func (r *Report) Write(w io.Writer) error {
 // well as by its border.
 func (p *page) verdicts(r *Report) {
 	p.f(`<ul class="cards">`)
-	over := 0
-	for _, v := range r.Variants {
-		if !v.Pass() {
+	over, hot := 0, len(r.Gate.Of(budget.FindingHot))
+	for _, res := range r.Gate.Static {
+		if res.Verdict != budget.Pass {
 			over++
 		}
 	}
-	hot := len(r.Peaks.Failures())
 	card := func(ok bool, title, text string) {
 		state, mark := "ok", "PASS"
 		if !ok {
@@ -347,13 +347,9 @@ func (p *page) budgetSection(r *Report) {
 			fmt.Sprintf("Each business operation, in each budget variant, as measured by the budget gate (%s; keys %s; %s). Bars show the measured units as a share of the budget: the dashed line is the budget; a bar past it is hatched and marked OVER.", esc(r.BudgetFrom), esc(b.Keys), esc(b.Retry)))
 	} else {
 		for _, v := range r.Variants {
-			verdict := "pass"
-			if !v.Pass() {
-				verdict = "over"
-			}
-			var ex string
-			if len(v.Over) > 0 {
-				ex = v.Over[0].String()
+			verdict, ex := "pass", ""
+			if res := r.Gate.Result(v.Operation, v.Name); res != nil && res.Verdict != budget.Pass {
+				verdict, ex = "over", firstLine(res.Explanation)
 			}
 			rows = append(rows, row{variantName(v.Operation, v.Name), v.WRU, v.RRU, v.WRU, v.RRU, v.BudgetWRU, v.BudgetRRU, verdict, ex})
 		}
