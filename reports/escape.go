@@ -88,7 +88,7 @@ type textWriter struct {
 	bol  bool   // at the beginning of a line
 }
 
-// textOut wraps a text renderer's writer: the renderer's own line breaks
+// TextOut wraps a text renderer's writer: the renderer's own line breaks
 // and tabs pass, any other control character is escaped, and a line that
 // would begin with "::" (a workflow command to GitHub Actions) begins
 // with a backslash instead. It stands behind Text: whatever a renderer
