@@ -840,8 +840,8 @@ func (p *plan) iamSource() (string, error) {
 			tagVar = mm[0]
 		}
 		cv := unexported(t.Name) + "Policy"
-		fmt.Fprintf(&b, "\n// %s is the tenant policy of table %s, with the policy variable %s.\n", cv, t.Name, tagVar)
-		fmt.Fprintf(&b, "const %s = %s\n", cv, "`"+strings.TrimRight(string(doc), "\n")+"`")
+		fmt.Fprintf(&b, "\n%s\n", comment("// ", cv+" is the tenant policy of table "+t.Name+", with the policy variable "+tagVar+"."))
+		fmt.Fprintf(&b, "const %s = %s\n", cv, literal(strings.TrimRight(string(doc), "\n")))
 		b.WriteString("\n" + comment("// ", fn+" returns the IAM policy document (JSON) confining a principal to the items of one tenant of table "+t.Name+". With tenant \"\" it keeps the policy variable "+tagVar+", so one policy serves every principal tagged with its tenant; the same document is iam-"+t.Name+".json and a resource of cloudformation.yaml.") + "\n//\n")
 		for i, para := range strings.Split(policyComment(p.m, t), "\n\n") {
 			if i > 0 {

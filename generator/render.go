@@ -25,8 +25,9 @@ var templates = template.Must(template.New("").Funcs(template.FuncMap{
 	"quote": quote,
 	"join":  strings.Join,
 	"trimdot": func(s string) string {
-		return strings.TrimSuffix(strings.TrimSpace(strings.Join(strings.Fields(s), " ")), ".")
+		return strings.TrimSuffix(prose(s), ".")
 	},
+	"prose": prose,
 	"doc": func(prefix, text string) string {
 		return comment(prefix, text)
 	},
@@ -37,7 +38,7 @@ var templates = template.Must(template.New("").Funcs(template.FuncMap{
 	"header":  func() string { return "" },
 	"article": article,
 	"enumDesc": func(d string) string {
-		d = strings.TrimSuffix(strings.TrimSpace(strings.Join(strings.Fields(d), " ")), ".")
+		d = strings.TrimSuffix(prose(d), ".")
 		if d == "" {
 			return "."
 		}
@@ -296,7 +297,7 @@ func (opp *opPlan) Sentinels() string {
 }
 
 func firstSentence(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = prose(s)
 	if i := strings.Index(s, ". "); i > 0 {
 		return s[:i+1]
 	}
@@ -335,7 +336,7 @@ func (p *plan) prefixes() []prefixPlan {
 			name = "Prefix" + exported(pr.Tag)
 		}
 		name = p.names.claim("prefix:"+pr.Tag, name, exported(pr.Tag))
-		out = append(out, prefixPlan{Name: name, Tag: pr.Tag, Meaning: strings.TrimSuffix(meaning, ".")})
+		out = append(out, prefixPlan{Name: name, Tag: pr.Tag, Meaning: strings.TrimSuffix(prose(meaning), ".")})
 	}
 	return out
 }
