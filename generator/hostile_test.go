@@ -38,7 +38,7 @@ const injection = "\nfunc init() { panic(`injected`) }\n//go:generate sh -c \"ec
 
 // hostileModels are the models every string of which is made hostile in
 // turn.
-var hostileModels = []string{"testdata/hostile-text.yaml", "testdata/hostile-names.yaml", "../examples/orders/model.yaml"}
+var hostileModels = []string{"testdata/hostile-text.yaml", "testdata/hostile-names.yaml", "testdata/colliding-names.yaml", "testdata/keys-only.yaml", "../examples/orders/model.yaml"}
 
 // scalars lists the scalar nodes of a YAML tree: every value, and every
 // mapping key (a name).

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/cardapio/cardapio/catalog"
 )
 
 // initialisms are the words Go spells in one case (Effective Go, the
@@ -216,6 +218,28 @@ func (n *names) claim(owner, id, suffix string) string {
 		}
 		cand = id + suffix + strconv.Itoa(i)
 	}
+}
+
+// tableIDs gives each table the identifier its Go names and its
+// CloudFormation resources are built on: exported(name), numbered from
+// the second table on whose name reads the same (orders-v2 and orders.v2
+// are OrdersV2 and OrdersV2_2), so that no two declare one name.
+func tableIDs(m *catalog.Model) map[string]string {
+	out := make(map[string]string, len(m.Tables))
+	taken := map[string]bool{}
+	for _, t := range m.Tables {
+		base := exported(t.Name)
+		id := base
+		for i := 2; taken[id]; i++ {
+			id = base + strconv.Itoa(i)
+			if endsDigit(base) {
+				id = base + "_" + strconv.Itoa(i)
+			}
+		}
+		taken[id] = true
+		out[t.Name] = id
+	}
+	return out
 }
 
 // quote returns a Go string literal.

@@ -80,6 +80,14 @@ func (p *plan) render(file string) ([]byte, error) {
 		if !p.hasPolicy() {
 			return nil, nil
 		}
+	case "keys.go":
+		// keyOfX reads each key attribute with required, whether or not
+		// an entity has a required attribute outside its key.
+		for _, t := range p.tables {
+			if len(t.Entities) > 0 {
+				p.use("required")
+			}
+		}
 	}
 	v := &view{plan: p, Package: p.o.Package, Separator: p.m.Separator, PackageDoc: p.packageDoc()}
 	if v.Separator == "" {
