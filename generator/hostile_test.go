@@ -6,6 +6,7 @@ import (
 	"go/parser"
 	"go/scanner"
 	"go/token"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -263,4 +264,89 @@ func TestHostilePackagesBuild(t *testing.T) {
 		matches, _ := filepath.Glob(filepath.Join(dir, "*", f))
 		require.Empty(t, matches, "go generate wrote %s", f)
 	}
+}
+
+// declCounts counts the top-level declarations of each Go file: what
+// model text would add if it escaped into code.
+func declCounts(t *testing.T, files generator.Files) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	for _, name := range files.Names() {
+		if !strings.HasSuffix(name, ".go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, files[name], parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatalf("%s does not parse: %v", name, err)
+		}
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				out[name]++
+			case *ast.GenDecl:
+				out[name] += len(d.Specs)
+			}
+		}
+	}
+	return out
+}
+
+// FuzzGenerateText appends fuzzed text to two strings of a model (any
+// value or name, by index): check refuses the model, or generate writes
+// a package that parses, is inert and declares what the clean model's
+// does.
+func FuzzGenerateText(f *testing.F) {
+	const path = "testdata/hostile-text.yaml"
+	data, err := os.ReadFile(path)
+	if err != nil {
+		f.Fatal(err)
+	}
+	clean, err := catalog.Parse("model.yaml", data)
+	if err != nil {
+		f.Fatal(err)
+	}
+	files, err := generator.Generate(clean, generator.Options{Package: "p"})
+	if err != nil {
+		f.Fatal(err)
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		f.Fatal(err)
+	}
+	n := len(scalars(&root, nil))
+	for i := range uint16(n) {
+		f.Add(i, hostile, uint16(0), "")
+		f.Add(i, injection, i+1, "`")
+	}
+	f.Add(uint16(0), "", uint16(0), "")
+	f.Fuzz(func(t *testing.T, i uint16, a string, j uint16, b string) {
+		var root yaml.Node
+		if err := yaml.Unmarshal(data, &root); err != nil {
+			t.Fatal(err)
+		}
+		nodes := scalars(&root, nil)
+		for _, m := range []struct {
+			k uint16
+			s string
+		}{{i, a}, {j, b}} {
+			node := nodes[int(m.k)%len(nodes)]
+			node.Value, node.Style, node.Tag = node.Value+m.s, yaml.DoubleQuotedStyle, "!!str"
+		}
+		src, err := yaml.Marshal(&root)
+		if err != nil {
+			return // text YAML cannot hold (invalid UTF-8)
+		}
+		m, err := catalog.Parse("model.yaml", src)
+		if err != nil {
+			return
+		}
+		got, err := generator.Generate(m, generator.Options{Package: "p", Source: a + ".yaml"})
+		if err != nil {
+			t.Fatalf("check accepts the model, generate refuses it: %v\n%s", err, src)
+		}
+		assertInert(t, "fuzzed", got)
+		if want, have := declCounts(t, files), declCounts(t, got); !maps.Equal(want, have) {
+			t.Fatalf("declarations %v, the clean model's %v\n%s", have, want, src)
+		}
+	})
 }
