@@ -1,6 +1,7 @@
 package generator_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -349,4 +350,67 @@ func FuzzGenerateText(f *testing.F) {
 			t.Fatalf("declarations %v, the clean model's %v\n%s", have, want, src)
 		}
 	})
+}
+
+// mutateStrings calls f with v after appending text to each of its
+// strings in turn (values and object keys), restoring each after.
+func mutateStrings(v any, text string, f func()) {
+	switch x := v.(type) {
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			val := x[k]
+			if s, ok := val.(string); ok {
+				x[k] = s + text
+				f()
+				x[k] = s
+			} else {
+				mutateStrings(val, text, f)
+			}
+			delete(x, k)
+			x[k+text] = val
+			f()
+			delete(x, k+text)
+			x[k] = val
+		}
+	case []any:
+		for i, val := range x {
+			if s, ok := val.(string); ok {
+				x[i] = s + text
+				f()
+				x[i] = s
+			} else {
+				mutateStrings(val, text, f)
+			}
+		}
+	}
+}
+
+// TestHostileWorkbench makes each string of a NoSQL Workbench model
+// hostile in turn (table, attribute and facet names, key aliases, item
+// values, metadata): the importer refuses it, or the model it writes
+// loads and generates an inert package.
+func TestHostileWorkbench(t *testing.T) {
+	var doc any
+	require.NoError(t, json.Unmarshal([]byte(handMade), &doc))
+	for _, text := range []string{hostile, injection} {
+		var imported, generated int
+		mutateStrings(doc, text, func() {
+			data, err := json.Marshal(doc)
+			require.NoError(t, err)
+			y, err := generator.ImportWorkbench("wb.json", data)
+			if err != nil {
+				require.True(t, generator.IsImportError(err), "%v\n%s", err, data)
+				return
+			}
+			imported++
+			m, err := catalog.Parse("wb.yaml", y)
+			require.NoError(t, err, "the imported model does not load:\n%s", y)
+			files, err := generator.Generate(m, generator.Options{Package: "wb"})
+			require.NoError(t, err, "check accepts the imported model, generate refuses it:\n%s", y)
+			assertInert(t, "imported", files)
+			generated++
+		})
+		require.Positive(t, generated)
+		t.Logf("%d hostile Workbench models imported, %d generated inert", imported, generated)
+	}
 }
