@@ -2,6 +2,7 @@ package generator_test
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -39,8 +40,11 @@ const hostile = "x\n//go:generate sh -c \"echo pwned >pwned\"\nfunc init() { pan
 const injection = "\nfunc init() { panic(`injected`) }\n//go:generate sh -c \"echo pwned >pwned\"\nvar _, _ = fmt.Println(`x`) //"
 
 // hostileModels are the models every string of which is made hostile in
-// turn.
-var hostileModels = []string{"testdata/hostile-text.yaml", "testdata/hostile-names.yaml", "testdata/colliding-names.yaml", "testdata/keys-only.yaml", "../examples/orders/model.yaml"}
+// turn; -hostile-examples adds the two examples (minutes: a check of the
+// model per string).
+var hostileModels = []string{"testdata/hostile-text.yaml", "testdata/hostile-names.yaml", "testdata/colliding-names.yaml", "testdata/keys-only.yaml"}
+
+var hostileExamples = flag.Bool("hostile-examples", false, "make each string of model.yaml and examples/orders/model.yaml hostile in turn too")
 
 // scalars lists the scalar nodes of a YAML tree: every value, and every
 // mapping key (a name).
@@ -138,7 +142,11 @@ func TestHostileText(t *testing.T) {
 	if testing.Short() {
 		t.Skip("generates a package per string of the models")
 	}
-	for _, path := range hostileModels {
+	models := hostileModels
+	if *hostileExamples {
+		models = append(models, "../examples/orders/model.yaml", "../model.yaml")
+	}
+	for _, path := range models {
 		data, err := os.ReadFile(path)
 		require.NoError(t, err)
 		var root yaml.Node
