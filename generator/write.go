@@ -28,6 +28,13 @@ const Manifest = ".cardapio-generated"
 // few lines a table.
 const maxManifest = 1 << 20
 
+// notOurs is why a file that is in the way may not be replaced.
+const notOurs = "was not written by cardapio"
+
+// maxOwned bounds the files read to tell whether they are cardapio's: a
+// larger file is no generation's.
+const maxOwned = 64 << 20
+
 // ErrNotOwned is the error of a write that would replace a file this
 // generator did not write (a hand-written file, another tool's output,
 // a symlink), or write where no regular file can be.
@@ -132,6 +139,9 @@ func claim(root *os.Root, n string, data []byte, old map[string]string, force bo
 	if force {
 		return "", nil
 	}
+	if fi.Size() > maxOwned {
+		return notOurs, nil
+	}
 	b, err := readHead(root, n, max(fi.Size(), int64(len(data)))+1)
 	if err != nil {
 		return "", err
@@ -139,7 +149,7 @@ func claim(root *os.Root, n string, data []byte, old map[string]string, force bo
 	if bytes.Equal(b, data) || ours(b, old[n]) {
 		return "", nil
 	}
-	return "was not written by cardapio", nil
+	return notOurs, nil
 }
 
 // ours reports whether content is a file cardapio wrote: it begins with
@@ -293,6 +303,9 @@ func orphans(root *os.Root, f Files, old map[string]string) ([]string, error) {
 		fi, err := e.Info()
 		if err != nil {
 			return nil, err
+		}
+		if fi.Size() > maxOwned {
+			continue
 		}
 		b, err := readHead(root, n, fi.Size()+1)
 		if err != nil {
