@@ -122,6 +122,7 @@ func (r *resolver) resolve() *Model {
 	r.resolveAccessPatterns()
 	r.resolveOperations()
 	r.resolveRest()
+	r.checkGoNames()
 	m.Dataset = r.resolveDataset(raw.Dataset)
 	r.crossChecks()
 	r.checkLoads()

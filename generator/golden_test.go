@@ -99,8 +99,9 @@ func moduleVersions(t *testing.T) string {
 // vetOutside builds and vets packages in a module of their own, which
 // requires aws-sdk-go-v2 and nothing of this repository: a generated
 // package that imported cardapio, or did not compile, fails here. The
-// module cache already holds the SDK, so no network is used.
-func vetOutside(t *testing.T, pkgs map[string]generator.Files) {
+// module cache already holds the SDK, so no network is used. It returns
+// the module's directory.
+func vetOutside(t *testing.T, pkgs map[string]generator.Files) string {
 	t.Helper()
 	dir := t.TempDir()
 	gomod := "module outside\n\ngo 1.23\n\nrequire (\n" + moduleVersions(t) + "\n)\n"
@@ -117,6 +118,7 @@ func vetOutside(t *testing.T, pkgs map[string]generator.Files) {
 	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "go vet of the generated packages outside the module:\n%s", out)
+	return dir
 }
 
 // TestGoldensBuildOutside compiles and vets every golden package in a

@@ -48,7 +48,7 @@ func (p *plan) planIndexes() error {
 		if x.Alias != "" {
 			base = exported(x.Alias)
 		}
-		ip.Compare = "compare" + base
+		ip.Compare = p.names.claim("compare:"+x.Name, "compare"+base, "Index")
 		tp.IndexByName[x.Name] = ip
 		p.indexes = append(p.indexes, ip)
 		p.indexByN[x.Name] = ip

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/cardapio/cardapio/catalog"
 )
 
 // initialisms are the words Go spells in one case (Effective Go, the
@@ -218,13 +220,73 @@ func (n *names) claim(owner, id, suffix string) string {
 	}
 }
 
+// tableIDs gives each table the identifier its Go names and its
+// CloudFormation resources are built on: exported(name), numbered from
+// the second table on whose name reads the same (orders-v2 and orders.v2
+// are OrdersV2 and OrdersV2_2), so that no two declare one name.
+func tableIDs(m *catalog.Model) map[string]string {
+	out := make(map[string]string, len(m.Tables))
+	taken := map[string]bool{}
+	for _, t := range m.Tables {
+		base := exported(t.Name)
+		id := base
+		for i := 2; taken[id]; i++ {
+			id = base + strconv.Itoa(i)
+			if endsDigit(base) {
+				id = base + "_" + strconv.Itoa(i)
+			}
+		}
+		taken[id] = true
+		out[t.Name] = id
+	}
+	return out
+}
+
 // quote returns a Go string literal.
 func quote(s string) string { return strconv.Quote(s) }
+
+// literal returns a Go string literal of a text of several lines: a raw
+// string, easier to read, when s holds no backquote, carriage return or
+// unprintable character (a raw string keeps what it holds as is, and a
+// backquote would end it); a quoted one otherwise.
+func literal(s string) string {
+	for _, r := range s {
+		if r == '`' || r == utf8.RuneError || r != '\n' && r != '\t' && !unicode.IsPrint(r) {
+			return quote(s)
+		}
+	}
+	return "`" + s + "`"
+}
+
+// prose returns model text fit for a Go comment: one line of printable
+// characters. A line break of any kind would end the comment and make
+// the rest code (an init function, a //go:generate line), a NUL or a
+// byte order mark would stop the file from compiling, and bidi controls
+// would make a reviewer read other code than the compiler does; each
+// becomes a space, and runs of spaces one.
+func prose(text string) string {
+	clean := true
+	for _, r := range text {
+		if r == utf8.RuneError || r != ' ' && !unicode.IsPrint(r) {
+			clean = false
+			break
+		}
+	}
+	if !clean {
+		text = strings.Map(func(r rune) rune {
+			if r == utf8.RuneError || !unicode.IsPrint(r) {
+				return ' '
+			}
+			return r
+		}, text)
+	}
+	return strings.Join(strings.Fields(text), " ")
+}
 
 // comment wraps prose into Go comment lines of about 76 columns, each
 // starting with prefix ("// " or "//\t"). Blank text gives no lines.
 func comment(prefix, text string) string {
-	text = strings.Join(strings.Fields(text), " ")
+	text = prose(text)
 	if text == "" {
 		return ""
 	}
@@ -249,7 +311,7 @@ func comment(prefix, text string) string {
 // sentence returns text with its first letter upper-case and a final
 // period, for doc comments built from model prose.
 func sentence(text string) string {
-	text = strings.TrimSpace(strings.Join(strings.Fields(text), " "))
+	text = prose(text)
 	if text == "" {
 		return ""
 	}

@@ -451,7 +451,7 @@ func (p *plan) stepCode(opp *opPlan, s *catalog.Step, n int) (string, error) {
 	if s.Pattern != nil {
 		fmt.Fprintf(&b, " (%s)", s.Pattern.ID)
 	}
-	b.WriteString(": " + stepSummary(s) + "\n")
+	b.WriteString(": " + prose(stepSummary(s)) + "\n")
 	if s.Description != "" {
 		b.WriteString(comment("// ", sentence(s.Description)) + "\n")
 	}
@@ -603,7 +603,7 @@ func (p *plan) transactionCode(opp *opPlan, s *catalog.Step, b *strings.Builder)
 		usesK = usesK || cc.usesK
 		kind := map[catalog.StepKind]string{catalog.Put: "Put", catalog.Update: "Update", catalog.Delete: "Delete", catalog.ConditionCheck: "ConditionCheck"}[it.Kind]
 		var code strings.Builder
-		fmt.Fprintf(&code, "// %s: %s\n", it.ID, stepSummary(it))
+		fmt.Fprintf(&code, "// %s: %s\n", it.ID, prose(stepSummary(it)))
 		code.WriteString(cc.pre)
 		fmt.Fprintf(&code, "%sItems = append(%sItems, types.TransactWriteItem{%s: &types.%s{\n%s\n}})\n", v, v, kind, kind, strings.Join(cc.fields, ",\n")+",")
 		fail2 := "nil"

@@ -225,11 +225,12 @@ func (p *plan) enumOf(a *catalog.Attribute) *enumPlan {
 }
 
 func (p *plan) planTables() error {
+	ids := tableIDs(p.m)
 	for _, t := range p.m.Tables {
-		base := exported(t.Name)
+		base := ids[t.Name]
 		tp := &tablePlan{T: t, Field: base, Key: p.names.claim("table:"+t.Name, base+"Key", "Key"),
-			Unmarshal: p.names.claim("unmarshal:"+t.Name, "Unmarshal"+base+"Item", ""),
-			ErrorFunc: unexported(t.Name) + "KeyError", IndexByName: map[string]*indexPlan{}, Policy: t.Isolation != nil,
+			Unmarshal: p.names.claim("unmarshal:"+t.Name, "Unmarshal"+base+"Item", "Table"),
+			ErrorFunc: unexported(base) + "KeyError", IndexByName: map[string]*indexPlan{}, Policy: t.Isolation != nil,
 			Discriminant: t.Discriminator}
 		for i, name := range t.KeyAttributes() {
 			a := p.m.Attribute(name)

@@ -347,7 +347,7 @@ func TestRandomModelsCompile(t *testing.T) {
 		add(fmt.Sprintf("prop%d", i), m)
 	}
 	corpus, _ := filepath.Glob("../catalog/testdata/valid/*.yaml")
-	corpus = append(corpus, "testdata/hostile-names.yaml")
+	corpus = append(corpus, "testdata/hostile-names.yaml", "testdata/hostile-text.yaml", "testdata/colliding-names.yaml", "testdata/keys-only.yaml")
 	for i, path := range corpus {
 		data, err := os.ReadFile(path)
 		require.NoError(t, err)

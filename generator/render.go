@@ -25,8 +25,9 @@ var templates = template.Must(template.New("").Funcs(template.FuncMap{
 	"quote": quote,
 	"join":  strings.Join,
 	"trimdot": func(s string) string {
-		return strings.TrimSuffix(strings.TrimSpace(strings.Join(strings.Fields(s), " ")), ".")
+		return strings.TrimSuffix(prose(s), ".")
 	},
+	"prose": prose,
 	"doc": func(prefix, text string) string {
 		return comment(prefix, text)
 	},
@@ -37,7 +38,7 @@ var templates = template.Must(template.New("").Funcs(template.FuncMap{
 	"header":  func() string { return "" },
 	"article": article,
 	"enumDesc": func(d string) string {
-		d = strings.TrimSuffix(strings.TrimSpace(strings.Join(strings.Fields(d), " ")), ".")
+		d = strings.TrimSuffix(prose(d), ".")
 		if d == "" {
 			return "."
 		}
@@ -78,6 +79,14 @@ func (p *plan) render(file string) ([]byte, error) {
 	case "iam.go":
 		if !p.hasPolicy() {
 			return nil, nil
+		}
+	case "keys.go":
+		// keyOfX reads each key attribute with required, whether or not
+		// an entity has a required attribute outside its key.
+		for _, t := range p.tables {
+			if len(t.Entities) > 0 {
+				p.use("required")
+			}
 		}
 	}
 	v := &view{plan: p, Package: p.o.Package, Separator: p.m.Separator, PackageDoc: p.packageDoc()}
@@ -296,7 +305,7 @@ func (opp *opPlan) Sentinels() string {
 }
 
 func firstSentence(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = prose(s)
 	if i := strings.Index(s, ". "); i > 0 {
 		return s[:i+1]
 	}
@@ -335,7 +344,7 @@ func (p *plan) prefixes() []prefixPlan {
 			name = "Prefix" + exported(pr.Tag)
 		}
 		name = p.names.claim("prefix:"+pr.Tag, name, exported(pr.Tag))
-		out = append(out, prefixPlan{Name: name, Tag: pr.Tag, Meaning: strings.TrimSuffix(meaning, ".")})
+		out = append(out, prefixPlan{Name: name, Tag: pr.Tag, Meaning: strings.TrimSuffix(prose(meaning), ".")})
 	}
 	return out
 }

@@ -333,7 +333,10 @@ func ImportWorkbench(name string, data []byte) ([]byte, error) {
 				name, float64(len(out))/(1<<20), catalog.MaxInputBytes>>20)}
 		}
 		if _, err2 := catalog.Parse("imported.yaml", out); err2 != nil {
-			return nil, fmt.Errorf("%s: the imported model does not load, which is a bug in the importer:\n%v", name, err2)
+			// The file's tables, keys and aliases make a model the format
+			// refuses (two facets whose keys cannot be told apart, a
+			// key misspelled and so absent): the file is at fault.
+			return nil, &plainError{fmt.Sprintf("%s: the Workbench model imports as a model that does not load; fix it in Workbench:\n%v", name, err2)}
 		}
 	}
 	return out, nil

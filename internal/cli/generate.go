@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -15,7 +16,7 @@ func init() { commands = append(commands, newGenerateCmd) }
 
 type generateOptions struct {
 	out, pkg, keys string
-	check          bool
+	check, force   bool
 }
 
 func newGenerateCmd(e *env) *cobra.Command {
@@ -34,11 +35,19 @@ satisfies.
 --keys synthetic keys multi-attribute indexes by their synthetic
 attributes, for engines without multi-attribute keys.
 
+generate writes and deletes only its own files: those listed in
+--out/.cardapio-generated (the manifest of the last generation), or
+beginning with its generated header. It refuses to replace a file it did
+not write (a hand-written keys.go, a symlink) unless --force, which
+replaces the file or the link itself, never a link's target; another
+tool's generated files in --out are left alone.
+
 --check writes nothing: it compares --out with what the model generates
 now and fails when a file differs, is missing, or is a generated file the
 model no longer produces (for CI: committed generated code must be fresh).
 
-Exit codes: 0 ok; 2 the model or a flag is invalid; 3 --check found stale
+Exit codes: 0 ok; 2 the model or a flag is invalid, or --out holds a file
+cardapio did not write where it would write one; 3 --check found stale
 files (named on stderr).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
@@ -56,6 +65,7 @@ files (named on stderr).`,
 	c.Flags().StringVar(&o.pkg, "package", "", "Go package name (default: the last element of --out)")
 	c.Flags().StringVar(&o.keys, "keys", string(generator.Native), "index keys: native (multi-attribute) or synthetic")
 	c.Flags().BoolVar(&o.check, "check", false, "write nothing; exit 3 when the files in --out are stale")
+	c.Flags().BoolVar(&o.force, "force", false, "replace files in --out that cardapio did not write (a symlink itself, never its target)")
 	return c
 }
 
@@ -93,7 +103,10 @@ func runGenerate(e *env, o *generateOptions, path string) error {
 		fmt.Fprintf(e.stdout, "ok: %s is up to date with %s (%d files)\n", o.out, path, len(files))
 		return nil
 	}
-	if err := generator.Write(o.out, files); err != nil {
+	if err := generator.WriteWith(o.out, files, generator.WriteOptions{Force: o.force}); err != nil {
+		if errors.Is(err, generator.ErrNotOwned) {
+			return badInput(fmt.Errorf("%w\nhint: move it out of %s, or pass --force to replace it", err, o.out))
+		}
 		return err
 	}
 	fmt.Fprintf(e.stdout, "wrote %d files to %s (package %s, %s keys)\n", len(files), o.out, o.pkg, o.keys)

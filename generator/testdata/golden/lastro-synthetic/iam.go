@@ -7,7 +7,8 @@ import (
 	"strings"
 )
 
-// collectionsPolicy is the tenant policy of table collections, with the policy variable ${aws:PrincipalTag/tenantId}.
+// collectionsPolicy is the tenant policy of table collections, with the
+// policy variable ${aws:PrincipalTag/tenantId}.
 const collectionsPolicy = `{
   "Version": "2012-10-17",
   "Statement": [
