@@ -400,11 +400,7 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 		if l.plan.Follows != nil || l.plan.Shape == nil {
 			continue
 		}
-		f := r.factor
-		if o.Duration > 0 && l.plan.Shape.Kind == "even" && l.item.Rate != nil {
-			l.plan = withDuration(l.plan, o.Duration)
-		}
-		l.pacer = NewPacer(l.plan.Shape, f)
+		l.pacer = NewPacer(l.item.RunShape(o.Duration), r.factor)
 		if l.plan.Subjects != nil && l.plan.Subjects.Pick == catalog.PickEach && l.pacer.Count() > int64(len(l.subjects)) {
 			// Each subject once, at the load's rate: the load ends when
 			// they run out, its pressure on the partitions kept.
@@ -555,11 +551,7 @@ func (c *cut) write(ctx context.Context, r *runner) ([]string, error) {
 		if l.plan.Follows != nil || l.plan.Shape == nil {
 			return 0, false
 		}
-		pl := l.plan
-		if o.Duration > 0 && pl.Shape.Kind == "even" && l.item.Rate != nil {
-			pl = withDuration(pl, o.Duration)
-		}
-		return NewPacer(pl.Shape, r.factor).Count(), true
+		return NewPacer(l.item.RunShape(o.Duration), r.factor).Count(), true
 	})
 	subjects := map[[2]int64]bool{}
 	for _, l := range r.loads {
@@ -686,14 +678,6 @@ func firstCarrier(pop *dataset.Population, a string) *catalog.Entity {
 	return nil
 }
 
-// withDuration stretches an even load to a duration.
-func withDuration(pl *catalog.LoadPlan, d time.Duration) *catalog.LoadPlan {
-	cp := *pl
-	rate := pl.Shape.Points[0].PerSecond
-	cp.Shape = &catalog.Shape{Kind: "even", Points: []catalog.RatePoint{{At: 0, PerSecond: rate}, {At: d, PerSecond: rate}}}
-	return &cp
-}
-
 // pickScenario finds the scenario and the loads of it and of the
 // scenarios it continues with.
 func pickScenario(m *catalog.Model, o Options) (*catalog.Scenario, []*catalog.LoadItem, []*catalog.Invariant, error) {
@@ -725,26 +709,16 @@ func pickScenario(m *catalog.Model, o Options) (*catalog.Scenario, []*catalog.Lo
 		return nil, nil, nil, inputErr("no scenario %q%s; the scenarios are %s", o.Scenario, h, strings.Join(names, ", "))
 	}
 	out := *sc
-	var loads []*catalog.LoadItem
-	names := map[string]bool{}
-	add := func(s *catalog.Scenario, prefix bool) {
-		for i := range s.Load {
-			li := s.Load[i]
-			if prefix && names[li.Name] {
-				li.Name = s.Name + "/" + li.Name
-			}
-			names[li.Name] = true
-			loads = append(loads, &li)
-		}
+	items, err := catalog.RunLoads(sc, find)
+	if err != nil {
+		return nil, nil, nil, inputErr("%s", err.Error())
 	}
-	add(sc, false)
+	loads := make([]*catalog.LoadItem, len(items))
+	for i := range items {
+		loads[i] = &items[i]
+	}
 	for _, n := range sc.Then {
-		t := find(n)
-		if t == nil {
-			return nil, nil, nil, inputErr("scenario %s continues with %s, which does not exist", sc.Name, n)
-		}
-		add(t, true)
-		out.Expectations = append(out.Expectations, t.Expectations...)
+		out.Expectations = append(out.Expectations, find(n).Expectations...)
 	}
 	invs := append([]*catalog.Invariant(nil), m.Invariants...)
 	if o.File != nil {
