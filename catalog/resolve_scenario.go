@@ -166,10 +166,10 @@ func (r *resolver) resolveScenarios(base string, raws map[string]rawScenario) []
 		}
 		sc.Duration = DefaultDuration
 		if s.Duration != "" {
-			if d, err := parseDuration(s.Duration); err == nil && d > 0 {
+			if d, err := parseDuration(s.Duration); err == nil && d > 0 && d <= MaxSpan {
 				sc.Duration = d
 			} else {
-				r.errf(sp+"/duration", "%q is not a positive duration", s.Duration)
+				r.errf(sp+"/duration", "%q is not a positive duration of at most %s", s.Duration, MaxSpan)
 			}
 		}
 		if s.Peak != "" {
@@ -298,6 +298,9 @@ func (r *resolver) load(ptr string, sc *Scenario, l rawLoad) LoadItem {
 		}
 	} else {
 		pl.Shape = r.shape(ptr, sc, op, l)
+		if end := pl.Start - sc.Start + pl.Shape.Span(); end > MaxSpan {
+			r.errf(ptr, "the load ends %s after its scenario starts, later than a scenario may run (%s)", end, MaxSpan)
+		}
 	}
 	if op == nil {
 		return li
@@ -478,6 +481,10 @@ func (r *resolver) shape(ptr string, sc *Scenario, op *Operation, l rawLoad) *Sh
 		d, err := parseDuration(l.Window)
 		if err != nil || d <= 0 {
 			r.errf(ptr+"/window", "%q is not a positive duration", l.Window)
+			return nil
+		}
+		if d > MaxSpan {
+			r.errf(ptr+"/window", "a window of %s is longer than a scenario may run (%s)", l.Window, MaxSpan)
 			return nil
 		}
 		window = d
