@@ -376,6 +376,13 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 			sum.Notes = append(sum.Notes, fmt.Sprintf("load %s: no %s of the population meets its selection: it makes no arrivals", l.name, s.Entity.Name))
 		}
 	}
+	sum.Crowded = crowded(m, r.loads, o)
+	for _, l := range r.loads {
+		if f := crowding(l, o, len(r.loads)); f > 1 {
+			sum.Notes = append(sum.Notes, fmt.Sprintf("load %s draws its subjects at random from a population at scale %g, the run's at %g: each subject carries %.4gx the arrivals it would at full scale, so the partitions of its keys read up to %.4gx hotter than full scale would (give --population %g, or pick each)",
+				l.name, o.Population, o.Scale, f, f, o.Scale))
+		}
+	}
 	if ct != nil {
 		notes, err := ct.write(ctx, r)
 		if err != nil {
@@ -915,6 +922,9 @@ func (r *runner) summarize(sum *Summary, o Options, h *heat) {
 	if len(sum.Partitions) == 0 {
 		sum.Partitions = throttledResources(sum)
 	}
+	for i := range sum.Partitions {
+		sum.Partitions[i].Crowded = sum.Crowded[sum.Partitions[i].Table]
+	}
 }
 
 // throttledResources are the hottest resources as the ThrottlingReasons
@@ -951,6 +961,47 @@ func shuffle(cs []*Context, seed uint64) {
 
 var _ = errors.New
 var _ = engine.Unmetered
+
+// crowding is how much more than at full scale each subject of a load
+// carries: a random pick from a population smaller than the run's scale
+// (each subject's share of the arrivals is the population's inverse),
+// also through the loads that follow it; 1 otherwise. A pick of each
+// subject once is not crowded: the load ends sooner instead.
+func crowding(l *loadRun, o Options, loads int) float64 {
+	for i := 0; l != nil && i <= loads; l, i = l.follows, i+1 {
+		if s := l.plan.Subjects; s != nil {
+			if s.Pick == catalog.PickRandom && o.Population > 0 && o.Population < o.Scale {
+				return o.Scale / o.Population
+			}
+			return 1
+		}
+	}
+	return 1
+}
+
+// crowded is, by model table, the most crowded load's factor among those
+// whose operation touches the table (a write touches its indexes too).
+func crowded(m *catalog.Model, loads []*loadRun, o Options) map[string]float64 {
+	var out map[string]float64
+	for _, l := range loads {
+		f := crowding(l, o, len(loads))
+		if f <= 1 || l.op == nil {
+			continue
+		}
+		for _, st := range l.op.Steps {
+			for _, s := range append([]*catalog.Step{st}, st.Items...) {
+				if s.Request == nil || s.Request.Table == nil {
+					continue
+				}
+				if out == nil {
+					out = map[string]float64{}
+				}
+				out[s.Request.Table.Name] = max(out[s.Request.Table.Name], f)
+			}
+		}
+	}
+	return out
+}
 
 // popScale is the population's scale for the summary, when it is not the
 // run's.
