@@ -11,12 +11,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/internal/propmodel"
 )
 
 // TestEveryCommandRuns holds the one verdict: whatever check accepts,
 // every command runs. For every model of the repository's corpora (both
 // examples and the reference, the independent and outside models, the
-// check corpus, and the catalog's valid corpus upgraded by migrate), a
+// check corpus, the catalog's valid corpus and the property tests'
+// random models, both upgraded by migrate), a
 // model check passes is measured by budget, generated (the packages vet,
 // in one module), populated by data, planned and loaded (each scenario,
 // scaled down) and reported; none ends in bad input or a failure (exit
@@ -30,10 +32,16 @@ func TestEveryCommandRuns(t *testing.T) {
 		require.NoError(t, err)
 		paths = append(paths, ps...)
 	}
-	// The catalog's valid corpus is formatVersion 1: migrate it first.
+	// The catalog's valid corpus and the property tests' random models
+	// are formatVersion 1: migrate them first.
 	dir := t.TempDir()
 	v1, err := filepath.Glob("../../catalog/testdata/valid/*.yaml")
 	require.NoError(t, err)
+	for i := range everyProps {
+		p := filepath.Join(dir, fmt.Sprintf("prop%d.yaml", i+1))
+		require.NoError(t, os.WriteFile(p, []byte(propmodel.Random(uint64(i+1))), 0o644))
+		v1 = append(v1, p)
+	}
 	for _, p := range v1 {
 		data, err := os.ReadFile(p)
 		require.NoError(t, err)
@@ -96,6 +104,9 @@ func TestEveryCommandRuns(t *testing.T) {
 	}
 	vetGenerated(t, gen)
 }
+
+// everyProps is how many of the property tests' random models run.
+const everyProps = 8
 
 // everyScale keeps a model's population and scenarios small on 2 cores:
 // about two thousand items in all.
