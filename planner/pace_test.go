@@ -98,3 +98,51 @@ func TestPlannerSchedulesAsThePacer(t *testing.T) {
 	}
 	require.Greater(t, loads, 30)
 }
+
+// A load that follows another runs one arrival per arrival of its cause,
+// After later, capped by its count; a chain that comes back to itself is
+// refused where it is written.
+func TestFollowUpSchedule(t *testing.T) {
+	orders, err := catalog.Load("../examples/orders/model.yaml")
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "s.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(`scenarios:
+  chain:
+    description: follow-ups
+    at: "09:00"
+    load:
+      - {name: c, operation: GetOrder, count: 600, window: 60s, peakPerSecond: 15}
+      - {name: d, operation: GetOrder, follows: {load: c, after: 5s}}
+      - {name: e, operation: GetOrder, count: 100, follows: {load: d}}
+`), 0o644))
+	f, err := catalog.LoadScenarioFile(orders, path)
+	require.NoError(t, err)
+	sc := &f.Scenarios[0]
+	items, err := catalog.RunLoads(sc, func(string) *catalog.Scenario { return nil })
+	require.NoError(t, err)
+	sch, err := newSchedule(sc, items, time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC), time.UTC, 0, 1)
+	require.NoError(t, err)
+	c, d, e := &sch.loads[0], &sch.loads[1], &sch.loads[2]
+	require.Equal(t, 65, sch.seconds)
+	total := 0.0
+	for s := range sch.seconds {
+		if s >= 5 {
+			require.Equal(t, c.at(s-5), d.at(s), "second %d", s)
+		} else {
+			require.Zero(t, d.at(s))
+		}
+		total += e.at(s)
+	}
+	require.Equal(t, 600.0, d.total)
+	require.Equal(t, 100.0, total, "a count caps a follow-up")
+
+	require.NoError(t, os.WriteFile(path, []byte(`scenarios:
+  loop:
+    description: a chain back to itself
+    load:
+      - {name: a, operation: GetOrder, follows: {load: b}}
+      - {name: b, operation: GetOrder, follows: {load: a}}
+`), 0o644))
+	_, err = catalog.LoadScenarioFile(orders, path)
+	require.ErrorContains(t, err, "comes back to itself")
+}

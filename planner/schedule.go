@@ -150,6 +150,11 @@ func (l *loadShape) follow(cause *loadShape, sch *schedule, scale float64) {
 	default:
 		l.note = fmt.Sprintf("one per arrival of %s, %s later", f.Load, f.After)
 	}
+	// end is the second after the cause's last arrival.
+	end := len(cause.runs)
+	if cause.shape != nil {
+		end = int(math.Ceil((cause.offset + cause.shape.Span()).Seconds()))
+	}
 	var queue, credit float64
 	started := false
 	for s := 0; s < int(catalog.MaxSpan/time.Second); s++ {
@@ -180,7 +185,7 @@ func (l *loadShape) follow(cause *loadShape, sch *schedule, scale float64) {
 		queue -= out
 		l.total += out
 		l.runs = append(l.runs, out)
-		if s >= sch.seconds+after && (queue == 0 || l.total >= capN) {
+		if s+1 >= end+after && (queue == 0 || l.total >= capN) {
 			break
 		}
 	}
