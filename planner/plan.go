@@ -39,7 +39,9 @@ type Options struct {
 	// figure (as the engine's scaled runs do); 0 means 1, the model's
 	// full scale.
 	Scale float64
-	// Duration replaces the scenario's span; Resolution is the seconds a
+	// Duration is how long loads given by a rate without a window run
+	// (the load generator's Duration); the span is the loads' own, from
+	// the scenario's start to the last arrival. Resolution is the seconds a
 	// series point covers (0: 1 up to an hour, else 60).
 	Duration   time.Duration
 	Resolution int
