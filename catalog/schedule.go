@@ -131,7 +131,7 @@ func (s *Shape) Due(cum []float64, k int64) time.Duration {
 }
 
 // RunShape is the shape of a load's arrivals in a run: its own, with a
-// load given by a rate without a window stretched to d when d > 0 (a
+// load given by a rate (over its window or not) run for d when d > 0 (a
 // run's --duration). Nil for a load that follows another.
 func (li *LoadItem) RunShape(d time.Duration) *Shape {
 	if li.Plan == nil || li.Plan.Shape == nil {

@@ -39,7 +39,7 @@ type Options struct {
 	// figure (as the engine's scaled runs do); 0 means 1, the model's
 	// full scale.
 	Scale float64
-	// Duration is how long loads given by a rate without a window run
+	// Duration is how long loads given by a rate run
 	// (the load generator's Duration); the span is the loads' own, from
 	// the scenario's start to the last arrival. Resolution is the seconds a
 	// series point covers (0: 1 up to an hour, else 60).
@@ -403,7 +403,7 @@ func run(m *catalog.Model, sc *catalog.Scenario, o Options) (*Result, error) {
 		}
 	}
 	if o.Duration > 0 {
-		res.Notes = append(res.Notes, fmt.Sprintf("loads given by a rate without a window run for %s", o.Duration))
+		res.Notes = append(res.Notes, fmt.Sprintf("loads given by a rate run for %s", o.Duration))
 	}
 	return res, nil
 }

@@ -24,7 +24,7 @@ import (
 // taken to return as many items as that takes. A count caps it as it
 // caps the load generator's.
 //
-// Options.Duration stretches loads given by a rate without a window, as
+// Options.Duration sets how long loads given by a rate run, as
 // the load generator's --duration does.
 
 // schedule is the span of a scenario and each load's arrivals in it.

@@ -73,7 +73,7 @@ flag.`,
 	f.StringVar(&p.provisioned, "provisioned", "", "provisioned capacity READ/WRITE of each table and index (with --billing provisioned)")
 	f.BoolVar(&p.compare, "compare", false, "plan the model as declared and with the what-ifs (or two models) side by side")
 	f.BoolVar(&p.noSearch, "no-search", false, "do not search for the shard count that throttles nothing")
-	f.DurationVar(&p.o.Duration, "duration", 0, "how long loads given by a rate without a window run, as load's --duration (at most a week)")
+	f.DurationVar(&p.o.Duration, "duration", 0, "how long loads given by a rate run (default: their window), as load's --duration (at most a week)")
 	f.IntVar(&p.o.Resolution, "resolution", 0, "seconds per series point (default 1 up to an hour, else 60)")
 	f.IntVar(&p.o.Sample, "sample", 0, "items of each root entity sampled to place the population (default 1024)")
 	f.Uint64Var(&p.o.Seed, "seed", 0, "population seed")
