@@ -64,6 +64,11 @@ func (x *explainer) mergeTransactions(cs []Cause) []Cause {
 		}
 		count[k]++
 		m := &out[i]
+		if c.rule == capacity.RuleCancelled && x.failing(c.Step) {
+			// The cancellation is the failing action's doing: point
+			// at its condition, not the transaction's first action.
+			m.At = c.At
+		}
 		m.Units += c.Units
 		m.Extra += c.Extra
 		m.Step = k.parent
@@ -476,6 +481,12 @@ func (x *explainer) cause(st *Action, r *stepRef, l estimate.Line) (Cause, bool)
 }
 
 func stepName(st *Action) string { return "step " + st.ID }
+
+// failing reports whether the action id ("checkout/order") is the one
+// whose condition the variant declares failing.
+func (x *explainer) failing(id string) bool {
+	return x.b != nil && x.b.FailedStep != "" && id[strings.LastIndex(id, "/")+1:] == x.b.FailedStep
+}
 
 func (x *explainer) failedStep() string {
 	if x.b != nil && x.b.FailedStep != "" {

@@ -487,7 +487,7 @@ func (g *gate) unexpected(op *catalog.Operation, b *catalog.Budget, out *executo
 		if step == b.FailedStep {
 			return ""
 		}
-		return fmt.Sprintf("the variant expects the condition of step %s to fail; the run ended at step %s (%s)", b.FailedStep, o.Step, o.Kind)
+		return fmt.Sprintf("the variant expects the condition of step %s to fail; the run ended at step %s (%s), %s", b.FailedStep, o.Step, o.Kind, g.stepAt(op, b, o.Step))
 	}
 	// A read of an item the variant declares absent ends the run as
 	// the model says: that is the variant's path.
@@ -497,7 +497,17 @@ func (g *gate) unexpected(op *catalog.Operation, b *catalog.Budget, out *executo
 			return ""
 		}
 	}
-	return fmt.Sprintf("the run ended at step %s (%s%s), which the variant does not declare as failing", o.Step, o.Kind, meaning(o))
+	return fmt.Sprintf("the run ended at step %s (%s%s), %s, which the variant does not declare as failing", o.Step, o.Kind, meaning(o), g.stepAt(op, b, o.Step))
+}
+
+// stepAt says where the step (or the transaction's action, the one the
+// cancellation reasons name) a run ended at is written.
+func (g *gate) stepAt(op *catalog.Operation, b *catalog.Budget, id string) string {
+	x := &explainer{m: g.m, op: op, b: b, rules: g.rules}
+	if r := x.ref(id); r != nil {
+		return "written at " + positioned(g.m, r.path...).short()
+	}
+	return "a step the model does not declare"
 }
 
 func meaning(o executor.Outcome) string {

@@ -111,6 +111,17 @@ func (r *resolver) resolveOperations() {
 			op.Budgets = append(op.Budgets, r.budget(p("operations", name, "budgets", bn), op, bn, ro.Budgets[bn]))
 		}
 		r.checkShares(p("operations", name, "budgets"), op)
+		if len(op.Budgets) > 0 && r.raw.FormatVersion >= FormatVersion {
+			// budget measures each variant with the parameters' samples:
+			// one without a sample has no value to run with (a model of
+			// formatVersion 1 learns it from migrate).
+			for _, prm := range op.Params {
+				if len(ro.Params[prm.Name].Sample) == 0 && prm.Type != attr.Invalid {
+					r.errAt(p("operations", name, "params", prm.Name), true, "declare its sample: a value the measured run uses",
+						"parameter %s of %s has no sample: budget measures each variant with its parameters' samples", prm.Name, name)
+				}
+			}
+		}
 		for i, rs := range ro.Steps {
 			r.checkVariants(p("operations", name, "steps", i, "variants"), rs.Variants, ro.Budgets)
 			if rs.Transaction != nil {

@@ -166,10 +166,10 @@ func (r *resolver) resolveScenarios(base string, raws map[string]rawScenario) []
 		}
 		sc.Duration = DefaultDuration
 		if s.Duration != "" {
-			if d, err := parseDuration(s.Duration); err == nil && d > 0 {
+			if d, err := parseDuration(s.Duration); err == nil && d > 0 && d <= MaxSpan {
 				sc.Duration = d
 			} else {
-				r.errf(sp+"/duration", "%q is not a positive duration", s.Duration)
+				r.errf(sp+"/duration", "%q is not a positive duration of at most %s", s.Duration, MaxSpan)
 			}
 		}
 		if s.Peak != "" {
@@ -191,6 +191,24 @@ func (r *resolver) resolveScenarios(base string, raws map[string]rawScenario) []
 				r.follows(fmt.Sprintf("%s/load/%d/follows", sp, i), &sc, &sc.Load[i])
 			}
 		}
+		// A chain of follow-ups must start at a load with a schedule of
+		// its own: one that comes back to itself never starts.
+		for i := range sc.Load {
+			at := &sc.Load[i]
+			for range sc.Load {
+				if at.Plan == nil || at.Plan.Follows == nil {
+					break
+				}
+				next := sc.loadNamed(at.Plan.Follows.Load)
+				if next == nil {
+					break
+				}
+				at = next
+			}
+			if at.Plan != nil && at.Plan.Follows != nil && sc.loadNamed(at.Plan.Follows.Load) != nil {
+				r.errf(fmt.Sprintf("%s/load/%d/follows", sp, i), "load %s follows a chain of loads that comes back to itself: none of them would start", sc.Load[i].Name)
+			}
+		}
 		for i, e := range s.Expect {
 			x := r.expectation(fmt.Sprintf("%s/expect/%d", sp, i), &sc, e)
 			sc.Expect = append(sc.Expect, x.Text)
@@ -199,6 +217,16 @@ func (r *resolver) resolveScenarios(base string, raws map[string]rawScenario) []
 		out = append(out, sc)
 	}
 	return out
+}
+
+// loadNamed returns the scenario's load of that name.
+func (sc *Scenario) loadNamed(name string) *LoadItem {
+	for i := range sc.Load {
+		if sc.Load[i].Name == name {
+			return &sc.Load[i]
+		}
+	}
+	return nil
 }
 
 // checkThen checks the scenarios a scenario continues with exist (in
@@ -298,6 +326,9 @@ func (r *resolver) load(ptr string, sc *Scenario, l rawLoad) LoadItem {
 		}
 	} else {
 		pl.Shape = r.shape(ptr, sc, op, l)
+		if end := pl.Start - sc.Start + pl.Shape.Span(); end > MaxSpan {
+			r.errf(ptr, "the load ends %s after its scenario starts, later than a scenario may run (%s)", end, MaxSpan)
+		}
 	}
 	if op == nil {
 		return li
@@ -478,6 +509,10 @@ func (r *resolver) shape(ptr string, sc *Scenario, op *Operation, l rawLoad) *Sh
 		d, err := parseDuration(l.Window)
 		if err != nil || d <= 0 {
 			r.errf(ptr+"/window", "%q is not a positive duration", l.Window)
+			return nil
+		}
+		if d > MaxSpan {
+			r.errf(ptr+"/window", "a window of %s is longer than a scenario may run (%s)", l.Window, MaxSpan)
 			return nil
 		}
 		window = d

@@ -160,6 +160,8 @@ func measure(c catalog.Check, s *Summary, h *heat) CheckResult {
 		cr.What = fmt.Sprintf("%s of the hottest %s partition (units a second asked for, at full scale, sustained over %d s of the run's clock)", strings.TrimSuffix(strings.TrimPrefix(c.Metric, "partition"), "Units"), name, window)
 		if !have {
 			cr.Note = "no partition figures: the target is not cardapio's engine with its throughput model"
+		} else if f := s.Crowded[t]; f > 1 {
+			cr.Note = fmt.Sprintf("up to %.4gx above full scale: subjects drawn at random from a population smaller than the run's scale", f)
 		}
 	}
 	if !have {

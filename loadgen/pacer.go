@@ -1,8 +1,6 @@
 package loadgen
 
 import (
-	"math"
-	"sort"
 	"time"
 
 	"github.com/cardapio/cardapio/catalog"
@@ -15,35 +13,24 @@ import (
 // reads a clock; the runner sleeps until each due time (open model:
 // arrivals never wait for responses).
 type Pacer struct {
-	pts   []catalog.RatePoint
-	cum   []float64 // cumulative count at each point
+	shape *catalog.Shape // scaled
+	cum   []float64      // cumulative count at each point
 	count int64
 }
 
 // NewPacer returns the pacer of a shape with every rate multiplied by
 // factor (the run's scale over its parts). The number of arrivals is the
-// shape's count rounded to the nearest whole.
+// shape's count rounded to the nearest whole (catalog.Arrivals), and
+// arrival k is due at the shape's catalog.Due: the planner reads the
+// same schedule from the same functions.
 func NewPacer(s *catalog.Shape, factor float64) *Pacer {
 	p := &Pacer{}
 	if s == nil || len(s.Points) == 0 || !(factor > 0) {
 		return p
 	}
-	p.pts = make([]catalog.RatePoint, len(s.Points))
-	p.cum = make([]float64, len(s.Points))
-	for i, pt := range s.Points {
-		p.pts[i] = catalog.RatePoint{At: pt.At, PerSecond: pt.PerSecond * factor}
-		if i > 0 {
-			a := p.pts[i-1]
-			p.cum[i] = p.cum[i-1] + (a.PerSecond+p.pts[i].PerSecond)/2*(pt.At-a.At).Seconds()
-		}
-	}
-	total := p.cum[len(p.cum)-1]
-	p.count = int64(math.Round(total))
-	if p.count == 0 && total > 0 {
-		// A load asked for a fraction of one arrival at this scale still
-		// makes one: a scaled-down run must exercise every load.
-		p.count = 1
-	}
+	p.shape = s.Scaled(factor)
+	p.cum = p.shape.Cumulative()
+	p.count = catalog.Arrivals(p.cum[len(p.cum)-1])
 	return p
 }
 
@@ -59,12 +46,7 @@ func (p *Pacer) Limit(n int64) {
 func (p *Pacer) Count() int64 { return p.count }
 
 // Span is how long the shape lasts.
-func (p *Pacer) Span() time.Duration {
-	if len(p.pts) == 0 {
-		return 0
-	}
-	return p.pts[len(p.pts)-1].At - p.pts[0].At
-}
+func (p *Pacer) Span() time.Duration { return p.shape.Span() }
 
 // Due returns when arrival k is due, since the load's start; ok is false
 // past the last arrival.
@@ -72,52 +54,17 @@ func (p *Pacer) Due(k int64) (time.Duration, bool) {
 	if k < 0 || k >= p.count {
 		return 0, false
 	}
-	c := float64(k)
-	total := p.cum[len(p.cum)-1]
-	if total < 1 {
-		// The one arrival of a fractional load comes at the shape's
-		// centre of mass would be as good; its start is simpler to read.
-		c = 0
-	}
-	// The segment [i, i+1] whose cumulative range holds c, skipping
-	// empty ones (a step, a rate of zero).
-	i := sort.Search(len(p.cum), func(j int) bool { return p.cum[j] > c }) - 1
-	if i < 0 {
-		i = 0
-	}
-	if i >= len(p.pts)-1 {
-		return p.pts[len(p.pts)-1].At, true
-	}
-	a, b := p.pts[i], p.pts[i+1]
-	need := c - p.cum[i]
-	if need <= 0 {
-		return a.At, true
-	}
-	T := (b.At - a.At).Seconds()
-	r0, r1 := a.PerSecond, b.PerSecond
-	var d float64
-	if r1 == r0 {
-		d = need / r0
-	} else {
-		// c(d) = r0 d + (r1-r0)/(2T) d^2; the stable root of
-		// a d^2 + r0 d - need = 0.
-		acc := (r1 - r0) / (2 * T)
-		disc := r0*r0 + 4*acc*need
-		if disc < 0 {
-			disc = 0
-		}
-		d = 2 * need / (r0 + math.Sqrt(disc))
-	}
-	if d > T {
-		d = T
-	}
-	return a.At + time.Duration(d*float64(time.Second)), true
+	return p.shape.Due(p.cum, k), true
 }
 
 // Rate is the arrivals a second at t since the load's start.
 func (p *Pacer) Rate(t time.Duration) float64 {
-	for i := 1; i < len(p.pts); i++ {
-		a, b := p.pts[i-1], p.pts[i]
+	if p.shape == nil {
+		return 0
+	}
+	pts := p.shape.Points
+	for i := 1; i < len(pts); i++ {
+		a, b := pts[i-1], pts[i]
 		if t >= a.At && t < b.At {
 			if b.At == a.At {
 				continue

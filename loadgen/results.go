@@ -26,6 +26,12 @@ type Summary struct {
 	// Population is the population's scale when it is smaller than
 	// Scale.
 	PopulationScale float64 `json:"populationScale,omitempty"`
+	// Crowded is, by model table, how much more than at full scale each
+	// subject of a random pick carries on that table's partitions: a
+	// population smaller than the run's scale draws its fewer subjects
+	// more often (--scale over --population). Partition figures of those
+	// tables read up to that much hotter than full scale would.
+	Crowded map[string]float64 `json:"crowded,omitempty"`
 	// Speed is how much faster than real time the scenario clock ran; 0
 	// is as fast as the target answers.
 	Speed      float64 `json:"speed"`
@@ -131,6 +137,9 @@ type HotPartition struct {
 	// model, or the throttling reasons the target returned.
 	From      string `json:"from"`
 	Throttles int64  `json:"throttles,omitempty"`
+	// Crowded is the table's Summary.Crowded factor: the partition's
+	// figures may be up to that much above full scale's (0: none).
+	Crowded float64 `json:"crowded,omitempty"`
 }
 
 // PopulationStats say what the run loaded and drew from.

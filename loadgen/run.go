@@ -376,6 +376,13 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 			sum.Notes = append(sum.Notes, fmt.Sprintf("load %s: no %s of the population meets its selection: it makes no arrivals", l.name, s.Entity.Name))
 		}
 	}
+	sum.Crowded = crowded(m, r.loads, o)
+	for _, l := range r.loads {
+		if f := crowding(l, o, len(r.loads)); f > 1 {
+			sum.Notes = append(sum.Notes, fmt.Sprintf("load %s draws its subjects at random from a population at scale %g, the run's at %g: each subject carries %.4gx the arrivals it would at full scale, so the partitions of its keys read up to %.4gx hotter than full scale would (give --population %g, or pick each)",
+				l.name, o.Population, o.Scale, f, f, o.Scale))
+		}
+	}
 	if ct != nil {
 		notes, err := ct.write(ctx, r)
 		if err != nil {
@@ -400,11 +407,7 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 		if l.plan.Follows != nil || l.plan.Shape == nil {
 			continue
 		}
-		f := r.factor
-		if o.Duration > 0 && l.plan.Shape.Kind == "even" && l.item.Rate != nil {
-			l.plan = withDuration(l.plan, o.Duration)
-		}
-		l.pacer = NewPacer(l.plan.Shape, f)
+		l.pacer = NewPacer(l.item.RunShape(o.Duration), r.factor)
 		if l.plan.Subjects != nil && l.plan.Subjects.Pick == catalog.PickEach && l.pacer.Count() > int64(len(l.subjects)) {
 			// Each subject once, at the load's rate: the load ends when
 			// they run out, its pressure on the partitions kept.
@@ -555,11 +558,7 @@ func (c *cut) write(ctx context.Context, r *runner) ([]string, error) {
 		if l.plan.Follows != nil || l.plan.Shape == nil {
 			return 0, false
 		}
-		pl := l.plan
-		if o.Duration > 0 && pl.Shape.Kind == "even" && l.item.Rate != nil {
-			pl = withDuration(pl, o.Duration)
-		}
-		return NewPacer(pl.Shape, r.factor).Count(), true
+		return NewPacer(l.item.RunShape(o.Duration), r.factor).Count(), true
 	})
 	subjects := map[[2]int64]bool{}
 	for _, l := range r.loads {
@@ -686,14 +685,6 @@ func firstCarrier(pop *dataset.Population, a string) *catalog.Entity {
 	return nil
 }
 
-// withDuration stretches an even load to a duration.
-func withDuration(pl *catalog.LoadPlan, d time.Duration) *catalog.LoadPlan {
-	cp := *pl
-	rate := pl.Shape.Points[0].PerSecond
-	cp.Shape = &catalog.Shape{Kind: "even", Points: []catalog.RatePoint{{At: 0, PerSecond: rate}, {At: d, PerSecond: rate}}}
-	return &cp
-}
-
 // pickScenario finds the scenario and the loads of it and of the
 // scenarios it continues with.
 func pickScenario(m *catalog.Model, o Options) (*catalog.Scenario, []*catalog.LoadItem, []*catalog.Invariant, error) {
@@ -725,26 +716,16 @@ func pickScenario(m *catalog.Model, o Options) (*catalog.Scenario, []*catalog.Lo
 		return nil, nil, nil, inputErr("no scenario %q%s; the scenarios are %s", o.Scenario, h, strings.Join(names, ", "))
 	}
 	out := *sc
-	var loads []*catalog.LoadItem
-	names := map[string]bool{}
-	add := func(s *catalog.Scenario, prefix bool) {
-		for i := range s.Load {
-			li := s.Load[i]
-			if prefix && names[li.Name] {
-				li.Name = s.Name + "/" + li.Name
-			}
-			names[li.Name] = true
-			loads = append(loads, &li)
-		}
+	items, err := catalog.RunLoads(sc, find)
+	if err != nil {
+		return nil, nil, nil, inputErr("%s", err.Error())
 	}
-	add(sc, false)
+	loads := make([]*catalog.LoadItem, len(items))
+	for i := range items {
+		loads[i] = &items[i]
+	}
 	for _, n := range sc.Then {
-		t := find(n)
-		if t == nil {
-			return nil, nil, nil, inputErr("scenario %s continues with %s, which does not exist", sc.Name, n)
-		}
-		add(t, true)
-		out.Expectations = append(out.Expectations, t.Expectations...)
+		out.Expectations = append(out.Expectations, find(n).Expectations...)
 	}
 	invs := append([]*catalog.Invariant(nil), m.Invariants...)
 	if o.File != nil {
@@ -941,6 +922,9 @@ func (r *runner) summarize(sum *Summary, o Options, h *heat) {
 	if len(sum.Partitions) == 0 {
 		sum.Partitions = throttledResources(sum)
 	}
+	for i := range sum.Partitions {
+		sum.Partitions[i].Crowded = sum.Crowded[sum.Partitions[i].Table]
+	}
 }
 
 // throttledResources are the hottest resources as the ThrottlingReasons
@@ -977,6 +961,47 @@ func shuffle(cs []*Context, seed uint64) {
 
 var _ = errors.New
 var _ = engine.Unmetered
+
+// crowding is how much more than at full scale each subject of a load
+// carries: a random pick from a population smaller than the run's scale
+// (each subject's share of the arrivals is the population's inverse),
+// also through the loads that follow it; 1 otherwise. A pick of each
+// subject once is not crowded: the load ends sooner instead.
+func crowding(l *loadRun, o Options, loads int) float64 {
+	for i := 0; l != nil && i <= loads; l, i = l.follows, i+1 {
+		if s := l.plan.Subjects; s != nil {
+			if s.Pick == catalog.PickRandom && o.Population > 0 && o.Population < o.Scale {
+				return o.Scale / o.Population
+			}
+			return 1
+		}
+	}
+	return 1
+}
+
+// crowded is, by model table, the most crowded load's factor among those
+// whose operation touches the table (a write touches its indexes too).
+func crowded(m *catalog.Model, loads []*loadRun, o Options) map[string]float64 {
+	var out map[string]float64
+	for _, l := range loads {
+		f := crowding(l, o, len(loads))
+		if f <= 1 || l.op == nil {
+			continue
+		}
+		for _, st := range l.op.Steps {
+			for _, s := range append([]*catalog.Step{st}, st.Items...) {
+				if s.Request == nil || s.Request.Table == nil {
+					continue
+				}
+				if out == nil {
+					out = map[string]float64{}
+				}
+				out[s.Request.Table.Name] = max(out[s.Request.Table.Name], f)
+			}
+		}
+	}
+	return out
+}
 
 // popScale is the population's scale for the summary, when it is not the
 // run's.

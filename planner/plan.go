@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -38,7 +39,9 @@ type Options struct {
 	// figure (as the engine's scaled runs do); 0 means 1, the model's
 	// full scale.
 	Scale float64
-	// Duration replaces the scenario's span; Resolution is the seconds a
+	// Duration is how long loads given by a rate run
+	// (the load generator's Duration); the span is the loads' own, from
+	// the scenario's start to the last arrival. Resolution is the seconds a
 	// series point covers (0: 1 up to an hour, else 60).
 	Duration   time.Duration
 	Resolution int
@@ -72,6 +75,18 @@ func inputErr(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInput, fmt.Sprintf(format, args...))
 }
 
+// find looks a scenario up by name: in Scenarios, then the model's.
+func (o *Options) find(m *catalog.Model) func(string) *catalog.Scenario {
+	return func(name string) *catalog.Scenario {
+		for i := range o.Scenarios {
+			if o.Scenarios[i].Name == name {
+				return &o.Scenarios[i]
+			}
+		}
+		return m.Scenario(name)
+	}
+}
+
 // planner holds what a plan reads from the model.
 type planner struct {
 	m      *catalog.Model
@@ -99,17 +114,7 @@ func Plan(m *catalog.Model, o Options) (*Result, error) {
 	if o.Hottest <= 0 {
 		o.Hottest = 8
 	}
-	var sc *catalog.Scenario
-	for i := range o.Scenarios {
-		if sc == nil && o.Scenarios[i].Name == o.Scenario {
-			sc = &o.Scenarios[i]
-		}
-	}
-	for i := range m.Scenarios {
-		if sc == nil && m.Scenarios[i].Name == o.Scenario {
-			sc = &m.Scenarios[i]
-		}
-	}
+	sc := o.find(m)(o.Scenario)
 	if sc == nil {
 		var names []string
 		for _, s := range m.Scenarios {
@@ -125,12 +130,9 @@ func Plan(m *catalog.Model, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	for name := range o.Warm {
-		if name == "" {
-			continue
-		}
-		if m.Table(name) == nil && (m.Index(name) == nil || m.Index(name).Local) {
-			return nil, inputErr("--warm %s: no table or global index of that name", name)
+	for _, name := range slices.Sorted(mapsKeys(o.Warm)) {
+		if err := checkWarm(m, name, o.Warm[name]); err != nil {
+			return nil, err
 		}
 	}
 	switch o.Billing {
@@ -148,6 +150,36 @@ func Plan(m *catalog.Model, o Options) (*Result, error) {
 	}
 	res.Elapsed = time.Since(began).Seconds()
 	return res, nil
+}
+
+// checkWarm refuses a warm throughput the plan could not honour: one
+// below what the table already has (its declared warm throughput, or the
+// warm throughput AWS gives every on-demand table), since warm throughput
+// only rises.
+func checkWarm(m *catalog.Model, name string, w Throughput) error {
+	var tables []*catalog.Table
+	switch t, x := m.Table(name), m.Index(name); {
+	case name == "":
+		tables = m.Tables
+	case t != nil:
+		tables = []*catalog.Table{t}
+	case x != nil && !x.Local && x.Table != nil:
+		tables = []*catalog.Table{x.Table}
+	default:
+		return inputErr("--warm %s: no table or global index of that name", name)
+	}
+	for _, t := range tables {
+		floor, from := Throughput{throughput.DefaultWarmRead, throughput.DefaultWarmWrite}, "the warm throughput AWS gives an on-demand table"
+		if wt := t.Billing.WarmThroughput; wt != nil {
+			floor = Throughput{max(floor.Read, float64(wt.Read)), max(floor.Write, float64(wt.Write))}
+			from = fmt.Sprintf("table %s's declared warm throughput, or AWS's default where higher", t.Name)
+		}
+		if w.Read < floor.Read || w.Write < floor.Write {
+			return inputErr("--warm %s: %s read, %s write is below %s read, %s write (%s); warm throughput only rises: give at least that", cmp.Or(name, t.Name),
+				count(w.Read), count(w.Write), count(floor.Read), count(floor.Write), from)
+		}
+	}
+	return nil
 }
 
 // applyShards sets the shard counts asked for, returning the words and
@@ -370,6 +402,9 @@ func run(m *catalog.Model, sc *catalog.Scenario, o Options) (*Result, error) {
 			res.Notes = append(res.Notes, l.item.Operation+": "+l.item.Note)
 		}
 	}
+	if o.Duration > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("loads given by a rate run for %s", o.Duration))
+	}
 	return res, nil
 }
 
@@ -394,7 +429,11 @@ func prepare(m *catalog.Model, sc *catalog.Scenario, o Options) (*planner, *popu
 		day = time.Date(2026, 1, 1, 0, 0, 0, 0, loc)
 	}
 	p.names.year = day.Year()
-	sch, err := newSchedule(sc, day, loc, o.Duration, o.Scale)
+	loads, err := catalog.RunLoads(sc, o.find(m))
+	if err != nil {
+		return nil, nil, nil, inputErr("%s", err.Error())
+	}
+	sch, err := newSchedule(sc, loads, day, loc, o.Duration, o.Scale)
 	if err != nil {
 		return nil, nil, nil, inputErr("%s", err.Error())
 	}

@@ -86,7 +86,7 @@ func TestIncident(t *testing.T) {
 		if h.Index == "GSI1" && h.Direction == "write" {
 			hm = true
 			require.NotEmpty(t, h.Cells)
-			assert.Len(t, h.Cells[0], r.Seconds/r.Resolution)
+			assert.Len(t, h.Cells[0], (r.Seconds+h.Resolution-1)/h.Resolution)
 		}
 	}
 	assert.True(t, hm, "GSI1's heatmap")
@@ -130,8 +130,10 @@ func TestOnDemandDoubling(t *testing.T) {
 	m := load(t, "../examples/orders/model.yaml")
 	op := m.Operation("CreateOrder")
 	require.NotNil(t, op)
-	m.Scenarios = append(m.Scenarios, catalog.Scenario{Name: "surge", At: "10:00",
-		Load: []catalog.LoadItem{{Operation: "CreateOrder", Rate: &catalog.Rate{Count: 10000, Per: "second"}}}})
+	even := &catalog.Shape{Kind: "even", Points: []catalog.RatePoint{{At: 0, PerSecond: 10000}, {At: time.Minute, PerSecond: 10000}}}
+	m.Scenarios = append(m.Scenarios, catalog.Scenario{Name: "surge", At: "10:00", Start: 10 * time.Hour,
+		Load: []catalog.LoadItem{{Operation: "CreateOrder", Name: "CreateOrder", Rate: &catalog.Rate{Count: 10000, Per: "second"},
+			Plan: &catalog.LoadPlan{Start: 10 * time.Hour, Shape: even}}}})
 	r, err := planner.Plan(m, planner.Options{Scenario: "surge", Duration: time.Hour, Resolution: 1})
 	require.NoError(t, err)
 	table := resource(t, r, "")
@@ -175,6 +177,22 @@ func TestOrdersPlan(t *testing.T) {
 	assert.Greater(t, loadOf(t, r, "CreateOrder").Throttled, 0.0)
 }
 
+// --warm is honoured as given, or refused: above what the table has it
+// is the limit of the first second; below, warm throughput cannot fall.
+func TestWarm(t *testing.T) {
+	m := load(t, "../examples/orders/model.yaml")
+	even := &catalog.Shape{Kind: "even", Points: []catalog.RatePoint{{At: 0, PerSecond: 20000}, {At: time.Minute, PerSecond: 20000}}}
+	m.Scenarios = append(m.Scenarios, catalog.Scenario{Name: "surge", At: "10:00", Start: 10 * time.Hour,
+		Load: []catalog.LoadItem{{Operation: "CreateOrder", Name: "CreateOrder", Plan: &catalog.LoadPlan{Start: 10 * time.Hour, Shape: even}}}})
+	r, err := planner.Plan(m, planner.Options{Scenario: "surge", Resolution: 1, Warm: map[string]planner.Throughput{"": {Read: 40000, Write: 30000}}})
+	require.NoError(t, err)
+	assert.Equal(t, 30000.0, resource(t, r, "").Write[0].Limit)
+	_, err = planner.Plan(m, planner.Options{Scenario: "surge", Warm: map[string]planner.Throughput{"": {Read: 40000, Write: 5000}}})
+	require.ErrorIs(t, err, planner.ErrInput)
+	assert.Contains(t, err.Error(), "below 12,000 read")
+	assert.Contains(t, err.Error(), "only rises")
+}
+
 func TestBadInput(t *testing.T) {
 	m := load(t, "../model.yaml")
 	for name, o := range map[string]planner.Options{
@@ -186,6 +204,8 @@ func TestBadInput(t *testing.T) {
 		"billing":   {Scenario: "payday", Billing: "free"},
 		"provision": {Scenario: "payday", Billing: "provisioned"},
 		"duration":  {Scenario: "payday", Duration: 8 * 24 * time.Hour},
+		"cold":      {Scenario: "payday", Warm: map[string]planner.Throughput{"": {Read: 12000, Write: 100}}},
+		"cold GSI":  {Scenario: "payday", Warm: map[string]planner.Throughput{"GSI1": {Read: 1, Write: 1}}},
 	} {
 		_, err := planner.Plan(m, o)
 		require.Error(t, err, name)

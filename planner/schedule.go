@@ -10,24 +10,24 @@ import (
 	"github.com/cardapio/cardapio/catalog"
 )
 
-// A scenario's time shape, as the planner reads it. A scenario either
-// names a day (day, or a peak without at): it then spans 24 hours from
-// midnight; or it starts at a time of day (at) and spans its longest
-// window (at least a minute). Within that span each load runs:
+// A scenario's time, as the load generator runs it: the planner reads
+// the catalog's resolved plan of each load (its Start, its Shape, what it
+// follows) and takes its arrivals from the catalog's schedule functions,
+// the pacer's own. The span starts at the scenario's start (or the
+// earliest load of a scenario it continues with) and lasts until the last
+// load ends. Each second holds the whole arrivals the pacer makes in it.
 //
-//   - at its rate, over its window when it has one, else over the whole
-//     span (rate: 800 a second);
-//   - with a count and a window, from the start, evenly (count over
-//     window); with a peak above that average, it ramps to the peak and
-//     back: a trapezoid whose area is the count and whose top is the
-//     peak, a triangle when the peak is twice the average (the 00h07
-//     batch: 1.2M in 20 minutes, 2,000 a second at the top), shorter than
-//     the window when the peak is higher still;
-//   - with a count and no window, all in the first second.
+// A load that follows another gets, each second, one arrival per arrival
+// of its cause After earlier (each arrival), all taken as completing; for
+// each item its cause's reads return, one per read, unless the load caps
+// its count over a window: then its arrivals come at that pace, its cause
+// taken to return as many items as that takes. A count caps it as it
+// caps the load generator's.
 //
-// Options.Duration replaces the span.
+// Options.Duration sets how long loads given by a rate run, as
+// the load generator's --duration does.
 
-// schedule is the span of a scenario and each load's rate in it.
+// schedule is the span of a scenario and each load's arrivals in it.
 type schedule struct {
 	// start is the first second (in the model's zone), seconds the span.
 	start   time.Time
@@ -35,155 +35,178 @@ type schedule struct {
 	loads   []loadShape
 }
 
-// loadShape is one load's runs a second over the span.
+// loadShape is one load's arrivals a second over the span.
 type loadShape struct {
 	item  catalog.LoadItem
-	index int // position in the scenario's load
-	kind  string
-	total float64 // runs over the span
-	// rate: constant; even count over [0, window); trapezoid: 0 to peak
-	// over ramp seconds, peak until width-ramp, down to 0 at width.
-	rate, peak, ramp, width float64
-	note                    string
+	index int // position in the scenario's loads
+	// A paced load: its scaled shape from offset seconds into the span.
+	shape  *catalog.Shape
+	cum    []float64
+	n      int64
+	offset time.Duration
+	// A follow-up: its arrivals of each second.
+	runs  []float64
+	total float64 // arrivals over the span
+	note  string
 }
 
-// at returns the runs of second s (an integral of the shape over the
-// second, so counts add up exactly).
+// at returns the arrivals of second s.
 func (l *loadShape) at(s int) float64 {
-	a, b := float64(s), float64(s+1)
-	switch l.kind {
-	case "rate":
-		return l.rate
-	case "burst":
-		if s == 0 {
-			return l.total
+	if l.shape == nil {
+		if s >= 0 && s < len(l.runs) {
+			return l.runs[s]
 		}
 		return 0
 	}
-	return l.integral(b) - l.integral(a)
+	a := time.Duration(s)*time.Second - l.offset
+	return float64(l.shape.Before(l.cum, l.n, a+time.Second) - l.shape.Before(l.cum, l.n, a))
 }
 
-// integral is the runs from 0 to t of a trapezoid (an even window is one
-// with no ramp).
-func (l *loadShape) integral(t float64) float64 {
-	w, r, p := l.width, l.ramp, l.peak
-	switch {
-	case t <= 0:
-		return 0
-	case t >= w:
-		t = w
-	}
-	if r <= 0 {
-		return p * t
-	}
-	up := min(t, r)
-	area := p * up * up / (2 * r)
-	if t > r {
-		area += p * (min(t, w-r) - r)
-	}
-	if t > w-r {
-		d := t - (w - r) // into the ramp down
-		area += p*d - p*d*d/(2*r)
-	}
-	return area
-}
-
-// shape reads one load.
-func shape(l catalog.LoadItem, span float64) (loadShape, error) {
-	s := loadShape{item: l}
-	win := l.WindowDuration().Seconds()
-	switch {
-	case l.Count > 0 && win > 0:
-		mean := l.Count / win
-		s.total, s.width, s.peak = l.Count, win, mean
-		s.kind = "even"
-		s.note = fmt.Sprintf("%s in %s, %s a second", count(l.Count), l.Window, count(mean))
-		if l.PeakPerSecond != nil && *l.PeakPerSecond > mean*(1+1e-9) {
-			p := *l.PeakPerSecond
-			s.kind, s.peak = "ramp", p
-			if p <= 2*mean {
-				s.ramp = win - l.Count/p
-			} else {
-				s.width = 2 * l.Count / p
-				s.ramp = s.width / 2
-			}
-			s.note = fmt.Sprintf("%s in %s, ramping to %s a second and back", count(l.Count), l.Window, count(p))
-		}
-	case l.Count > 0:
-		s.kind, s.total = "burst", l.Count
-		s.note = fmt.Sprintf("%s at once", count(l.Count))
-	case l.Rate != nil && win > 0:
-		// A rate with a window runs for its window, as the load
-		// generator runs it; the span may be longer (another load's
-		// window, or Options.Duration).
-		r := l.Rate.PerSecond()
-		s.kind, s.peak, s.width, s.total = "even", r, win, r*win
-		s.note = fmt.Sprintf("%s a second for %s", count(r), l.Window)
-	case l.Rate != nil:
-		s.kind, s.rate = "rate", l.Rate.PerSecond()
-		s.total = s.rate * span
-		s.note = fmt.Sprintf("%s a second throughout", count(s.rate))
-	default:
-		return s, fmt.Errorf("load of %s: no count, window or rate", l.Operation)
-	}
-	if !finite(s.total) || s.total < 0 {
-		return s, fmt.Errorf("load of %s: its rate is not a finite positive number", l.Operation)
-	}
-	return s, nil
-}
-
-// newSchedule reads a scenario's span and loads. day is the civil day it
-// runs on, loc the model's zone; scale multiplies every rate and count.
-func newSchedule(sc *catalog.Scenario, day time.Time, loc *time.Location, duration time.Duration, scale float64) (*schedule, error) {
-	sch := &schedule{start: time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, loc)}
-	span := 24 * 3600.0
-	if sc.At != "" {
-		h, m, err := clock(sc.At)
-		if err != nil {
-			return nil, fmt.Errorf("scenario %s: at %q: %w", sc.Name, sc.At, err)
-		}
-		sch.start = sch.start.Add(time.Duration(h)*time.Hour + time.Duration(m)*time.Minute)
-		span = 60
-		for _, l := range sc.Load {
-			span = max(span, math.Ceil(l.WindowDuration().Seconds()))
+// newSchedule reads a scenario's loads (its own, then those of the
+// scenarios it continues with). day is the civil day it runs on, loc the
+// model's zone; scale multiplies every rate and count.
+func newSchedule(sc *catalog.Scenario, loads []catalog.LoadItem, day time.Time, loc *time.Location, duration time.Duration, scale float64) (*schedule, error) {
+	origin := sc.Start
+	for _, l := range loads {
+		if l.Plan != nil {
+			origin = min(origin, l.Plan.Start)
 		}
 	}
-	if duration > 0 {
-		span = math.Ceil(duration.Seconds())
-	}
-	if span > maxSeconds {
-		return nil, fmt.Errorf("scenario %s: a span of %s is longer than the planner simulates (%s)", sc.Name, time.Duration(span)*time.Second, time.Duration(maxSeconds)*time.Second)
-	}
-	sch.seconds = int(span)
-	for i, l := range sc.Load {
-		s, err := shape(l, span)
-		if err != nil {
-			return nil, fmt.Errorf("scenario %s: %w", sc.Name, err)
+	sch := &schedule{start: time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, loc).Add(origin)}
+	end := time.Second
+	byName := map[string]int{}
+	for i, l := range loads {
+		byName[l.Name] = i
+		s := loadShape{item: l, index: i}
+		if l.Plan == nil {
+			return nil, fmt.Errorf("scenario %s: load %s has no plan", sc.Name, l.Name)
 		}
-		s.index = i
-		s.rate *= scale
-		s.peak *= scale
-		s.total *= scale
+		if sh := l.RunShape(duration); sh != nil {
+			s.shape = sh.Scaled(scale)
+			s.cum = s.shape.Cumulative()
+			s.n = catalog.Arrivals(s.cum[len(s.cum)-1])
+			s.total = float64(s.n)
+			s.offset = l.Plan.Start - origin
+			s.note = shapeNote(&l, sh)
+			end = max(end, s.offset+sh.Span())
+		} else if l.Plan.Follows == nil {
+			return nil, fmt.Errorf("scenario %s: load %s has no shape", sc.Name, l.Name)
+		}
 		sch.loads = append(sch.loads, s)
+	}
+	if end > catalog.MaxSpan {
+		return nil, fmt.Errorf("scenario %s: its loads run for %s, longer than a scenario may (%s)", sc.Name, end, catalog.MaxSpan)
+	}
+	sch.seconds = int(math.Ceil(end.Seconds()))
+	// Follow-ups, each once its cause is known; a chain resolves in as
+	// many rounds as it has links.
+	for range loads {
+		for i := range sch.loads {
+			l := &sch.loads[i]
+			f := l.item.Plan.Follows
+			if l.shape != nil || l.runs != nil || f == nil {
+				continue
+			}
+			c, ok := byName[f.Load]
+			if !ok {
+				return nil, fmt.Errorf("scenario %s: load %s follows %s, which is not one of its loads", sc.Name, l.item.Name, f.Load)
+			}
+			cause := &sch.loads[c]
+			if cause.shape == nil && cause.runs == nil {
+				continue
+			}
+			l.follow(cause, sch, scale)
+		}
+	}
+	for i := range sch.loads {
+		if l := &sch.loads[i]; l.shape == nil && l.runs == nil {
+			return nil, fmt.Errorf("scenario %s: load %s follows a chain of loads that ends in itself", sc.Name, l.item.Name)
+		}
 	}
 	return sch, nil
 }
 
-// maxSeconds bounds a simulation: a week of seconds.
-const maxSeconds = 7 * 24 * 3600
+// follow makes a follow-up's arrivals from its cause's, extending the
+// span while paced follow-ups are still queued (up to MaxSpan).
+func (l *loadShape) follow(cause *loadShape, sch *schedule, scale float64) {
+	pl, f := l.item.Plan, l.item.Plan.Follows
+	after := int(f.After / time.Second)
+	capN := math.Inf(1)
+	if pl.Cap > 0 {
+		capN = math.Max(1, math.Round(pl.Cap*scale))
+	}
+	pace := math.Inf(1) // arrivals a second
+	if pl.Spacing > 0 && scale > 0 {
+		pace = scale / pl.Spacing.Seconds()
+	}
+	// Each item with a paced cap: the cause's reads are taken to return
+	// as many items as the pace takes.
+	supply := f.Each == catalog.EachItem && pl.Cap > 0 && pl.Spacing > 0
+	switch {
+	case supply:
+		l.note = fmt.Sprintf("one per item %s reads, %s later, at most %s over %s", f.Load, f.After, count(pl.Cap), pl.Spacing*time.Duration(pl.Cap))
+	case f.Each == catalog.EachItem:
+		l.note = fmt.Sprintf("one per item %s reads, %s later (one item a read assumed)", f.Load, f.After)
+	default:
+		l.note = fmt.Sprintf("one per arrival of %s, %s later", f.Load, f.After)
+	}
+	// end is the second after the cause's last arrival.
+	end := len(cause.runs)
+	if cause.shape != nil {
+		end = int(math.Ceil((cause.offset + cause.shape.Span()).Seconds()))
+	}
+	var queue, credit float64
+	started := false
+	for s := 0; s < int(catalog.MaxSpan/time.Second); s++ {
+		in := 0.0
+		if c := s - after; c >= 0 {
+			in = cause.at(c)
+		}
+		if in > 0 {
+			started = true
+		}
+		if supply {
+			if started {
+				queue = math.Inf(1)
+			}
+		} else {
+			queue += in
+		}
+		out := queue
+		if !math.IsInf(pace, 1) {
+			credit += pace
+			out = math.Min(queue, math.Floor(credit))
+			credit -= out
+			if queue == 0 {
+				credit = math.Min(credit, 1) // no banking while idle
+			}
+		}
+		out = math.Min(out, capN-l.total)
+		queue -= out
+		l.total += out
+		l.runs = append(l.runs, out)
+		if s+1 >= end+after && (queue == 0 || l.total >= capN) {
+			break
+		}
+	}
+	sch.seconds = max(sch.seconds, len(l.runs))
+}
 
-// clock reads "HH:MM".
-func clock(s string) (h, m int, err error) {
-	hh, mm, ok := strings.Cut(s, ":")
-	if !ok {
-		return 0, 0, fmt.Errorf("want HH:MM")
+// shapeNote says how a load's arrivals spread, in the model's words.
+func shapeNote(l *catalog.LoadItem, s *catalog.Shape) string {
+	span := s.Span().String()
+	if l.Window != "" {
+		span = l.Window
 	}
-	h, err1 := strconv.Atoi(hh)
-	m, err2 := strconv.Atoi(mm)
-	if err1 != nil || err2 != nil || h < 0 || h > 23 || m < 0 || m > 59 {
-		return 0, 0, fmt.Errorf("want HH:MM")
+	switch {
+	case s.Kind == "trapezoid" && l.PeakPerSecond != nil:
+		return fmt.Sprintf("%s in %s, ramping to %s a second and back", count(l.Count), span, count(*l.PeakPerSecond))
+	case s.Kind == "even" && l.Rate != nil:
+		return fmt.Sprintf("%s a second for %s", count(s.Peak()), s.Span())
+	case s.Kind == "even":
+		return fmt.Sprintf("%s in %s, %s a second", count(s.Count()), span, count(s.Peak()))
 	}
-	return h, m, nil
+	return fmt.Sprintf("%s: %s in %s, peaking at %s a second", s.Kind, count(s.Count()), s.Span(), count(s.Peak()))
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

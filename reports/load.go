@@ -114,7 +114,11 @@ func LoadText(w io.Writer, s *loadgen.Summary) {
 			if len(p.Keys) > 0 {
 				keys = " keys " + strings.Join(p.Keys, ", ")
 			}
-			fmt.Fprintf(w, "  %s: write %.0f/s, read %.0f/s, throttled %.0f write, %.0f read units (%s)%s\n", res, p.WriteDemand, p.ReadDemand, p.WriteThrottled, p.ReadThrottled, p.From, keys)
+			crowded := ""
+			if p.Crowded > 1 {
+				crowded = fmt.Sprintf("; up to %.4gx above full scale: subjects drawn at random from a smaller population", p.Crowded)
+			}
+			fmt.Fprintf(w, "  %s: write %.0f/s, read %.0f/s, throttled %.0f write, %.0f read units (%s%s)%s\n", res, p.WriteDemand, p.ReadDemand, p.WriteThrottled, p.ReadThrottled, p.From, crowded, keys)
 		}
 	}
 

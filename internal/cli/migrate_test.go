@@ -77,3 +77,27 @@ func TestMigrateStdout(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, src, string(same), "--stdout leaves the file alone")
 }
+
+// TestMigrateSaysWhatIsMissing: a formatVersion 1 model whose measured
+// operation has parameters without samples migrates, and migrate names
+// each sample the new format needs and it could not infer, at its line,
+// exit 2; check and budget say the same before anything runs.
+func TestMigrateSaysWhatIsMissing(t *testing.T) {
+	src, err := os.ReadFile("../../catalog/testdata/valid/indexed.yaml")
+	require.NoError(t, err)
+	v1 := strings.Replace(string(src), "      shipDate: {sample: \"2026-01-02\"}\n      shard: {sample: 1}\n", "      shipDate: {}\n      shard: {}\n", 1)
+	require.NotEqual(t, string(src), v1)
+	path := filepath.Join(t.TempDir(), "model.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(v1), 0o644))
+	_, errOut, code := runCheckCLI("migrate", path)
+	require.Equal(t, ExitBadInput, code, errOut)
+	assertPositioned(t, errOut)
+	for _, prm := range []string{"shipDate", "shard"} {
+		assert.Contains(t, errOut, "operations.ShippedOn.params."+prm+": parameter "+prm+" of ShippedOn has no sample")
+	}
+	for _, cmd := range []string{"check", "budget"} {
+		_, errOut, code = runCheckCLI(cmd, path)
+		assert.Equal(t, ExitBadInput, code, "%s: %s", cmd, errOut)
+		assert.Contains(t, errOut, "parameter shard of ShippedOn has no sample", cmd)
+	}
+}

@@ -37,7 +37,10 @@ index into partitions by size and throughput, every operation of the
 scenario becomes units per partition per second by the capacity rules, and
 each second is admitted by the engine's throughput model (burst, adaptive
 capacity, on-demand scaling to twice the previous peak, warm throughput,
-splits for heat, GSI back-pressure, ThrottlingReasons).
+splits for heat, GSI back-pressure, ThrottlingReasons). Each load's
+arrivals a second are those cardapio load makes (the same shapes, starts,
+follow-ups and scenarios continued with); the span runs from the
+scenario's start to the last arrival.
 
 It prints, per table and index, the busiest second against its limit and
 its hottest partitions, throttled requests by reason, the first second
@@ -45,7 +48,9 @@ each limit refused (index, partition, keys), the warm throughput and the
 shard count that would throttle nothing, and the span's US$.
 
 What-ifs: --shards N (every sharded index) or INDEX=N, --warm READ/WRITE
-(the table) or NAME=READ/WRITE, --billing onDemand|provisioned with
+(the table) or NAME=READ/WRITE, at least the table's warm throughput
+(declared, or AWS's on-demand default; warm throughput only rises),
+--billing onDemand|provisioned with
 --provisioned READ/WRITE. --compare plans the model as declared and with
 the what-ifs side by side; with two models (A.yaml B.yaml) it plans both.
 
@@ -68,7 +73,7 @@ flag.`,
 	f.StringVar(&p.provisioned, "provisioned", "", "provisioned capacity READ/WRITE of each table and index (with --billing provisioned)")
 	f.BoolVar(&p.compare, "compare", false, "plan the model as declared and with the what-ifs (or two models) side by side")
 	f.BoolVar(&p.noSearch, "no-search", false, "do not search for the shard count that throttles nothing")
-	f.DurationVar(&p.o.Duration, "duration", 0, "simulate this long instead of the scenario's span (at most a week)")
+	f.DurationVar(&p.o.Duration, "duration", 0, "how long loads given by a rate run (default: their window), as load's --duration (at most a week)")
 	f.IntVar(&p.o.Resolution, "resolution", 0, "seconds per series point (default 1 up to an hour, else 60)")
 	f.IntVar(&p.o.Sample, "sample", 0, "items of each root entity sampled to place the population (default 1024)")
 	f.Uint64Var(&p.o.Seed, "seed", 0, "population seed")

@@ -702,6 +702,9 @@ func (p *page) loadSection(r *Report) {
 			if len(hp.Keys) > 0 {
 				name += " " + hp.Keys[0]
 			}
+			if hp.Crowded > 1 {
+				name += fmt.Sprintf(" (up to %.4gx above full scale: random subjects from a smaller population)", hp.Crowded)
+			}
 			w, rd := 100*hp.WriteDemand/wl, 100*hp.ReadDemand/rl
 			hb = append(hb, Bar{Label: name, Values: []float64{w, rd}, Over: []bool{w > 100, rd > 100},
 				Texts: []string{estimate.Num(hp.WriteDemand) + " WCU/s", estimate.Num(hp.ReadDemand) + " RCU/s"}})
