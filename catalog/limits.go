@@ -1,6 +1,11 @@
 package catalog
 
-import "github.com/cardapio/cardapio/attr"
+import (
+	"fmt"
+	"time"
+
+	"github.com/cardapio/cardapio/attr"
+)
 
 // DynamoDB's size limits that a sample item can break (capacity-rules.md
 // 1.6). They are errors, not review findings: DynamoDB refuses such an
@@ -53,6 +58,39 @@ func (r *resolver) checkLimits(m *Model, opts Options) {
 					r.errAt(ptr+"/"+escapePtr(name), true, "", "key attribute %s of sample %s is %d bytes, over DynamoDB's limit of %d for this key", name, s.Name, len(v.Str), limit)
 				}
 			}
+		}
+	}
+}
+
+// A scenario's bounds: it replays at most a week (plan simulates at most
+// a week too), its loads start within it, and no load asks for more than
+// a million arrivals a second, which no runner could send and whose
+// schedule would be counted without end.
+const (
+	maxScenarioSpan  = 7 * 24 * time.Hour
+	maxRunsPerSecond = 1e6
+)
+
+// scenarioDuration reads a duration of a scenario (its length, a window,
+// an offset), refusing one past maxScenarioSpan.
+func scenarioDuration(s string) (time.Duration, error) {
+	d, err := parseDuration(s)
+	if err == nil && d > maxScenarioSpan {
+		err = fmt.Errorf("%s is over a week", s)
+	}
+	return d, err
+}
+
+// checkRate refuses a load shape whose rate passes maxRunsPerSecond at
+// any point (ptr is the field that gave the rate).
+func (r *resolver) checkRate(ptr string, s *Shape) {
+	if s == nil {
+		return
+	}
+	for _, pt := range s.Points {
+		if !(pt.PerSecond <= maxRunsPerSecond) {
+			r.errAt(ptr, false, "lower the rate, or model the load at a scale the runner can send", "the load asks for %.4g arrivals a second, over the %.0f a scenario's load may ask for", pt.PerSecond, maxRunsPerSecond)
+			return
 		}
 	}
 }
