@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -134,26 +133,11 @@ func TestBadFlagValuesFound(t *testing.T) {
 }
 
 // refused runs cardapio with args and asserts exit 2 and a message
-// naming flag and, when given, its range. The wait is a safety net for
-// a run that would hang, not a measure of time.
+// naming flag and, when given, its range.
 func refused(t *testing.T, args []string, flag, rng string) {
 	t.Helper()
-	type result struct {
-		code int
-		err  string
-	}
-	done := make(chan result, 1)
-	go func() {
-		var out, errb bytes.Buffer
-		code := Main(args, strings.NewReader(""), &out, &errb)
-		done <- result{code, errb.String()}
-	}()
-	select {
-	case r := <-done:
-		assert.Equal(t, ExitBadInput, r.code, "cardapio %s: %s", strings.Join(args, " "), r.err)
-		assert.Contains(t, r.err, flag, "cardapio %s", strings.Join(args, " "))
-		assert.Contains(t, r.err, rng, "cardapio %s", strings.Join(args, " "))
-	case <-time.After(2 * time.Minute):
-		t.Fatalf("cardapio %s did not return", strings.Join(args, " "))
-	}
+	code, errOut := within(t, args...)
+	assert.Equal(t, ExitBadInput, code, "cardapio %s: %s", strings.Join(args, " "), errOut)
+	assert.Contains(t, errOut, flag, "cardapio %s", strings.Join(args, " "))
+	assert.Contains(t, errOut, rng, "cardapio %s", strings.Join(args, " "))
 }
