@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -140,5 +141,21 @@ func within(t *testing.T, args ...string) (int, string) {
 	case <-time.After(5 * time.Minute):
 		t.Fatalf("cardapio %s did not return", strings.Join(args, " "))
 		return 0, ""
+	}
+}
+
+// BenchmarkCostEntities costs models of n entities: the time per model
+// grows with n, not with its square.
+func BenchmarkCostEntities(b *testing.B) {
+	for _, n := range []int{500, 1000, 2000, 4000} {
+		path := filepath.Join(b.TempDir(), "many.yaml")
+		require.NoError(b, os.WriteFile(path, manyEntities(n), 0o644))
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			for b.Loop() {
+				if code := Main([]string{"cost", path}, nil, io.Discard, io.Discard); code != ExitOK {
+					b.Fatalf("exit %d", code)
+				}
+			}
+		})
 	}
 }
