@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/cardapio/cardapio/attr"
@@ -20,6 +21,9 @@ const (
 // size an item) and key values over the key size limits: the table's
 // keys, and the keys of indexes keyed on one attribute.
 func (r *resolver) checkLimits(m *Model, opts Options) {
+	if opts.ItemSize != nil {
+		r.checkLists(m, opts.ItemSize)
+	}
 	for _, e := range m.Entities {
 		for _, s := range e.Samples {
 			ptr := p("entities", e.Name, "samples", s.Name)
@@ -93,4 +97,60 @@ func (r *resolver) checkRate(ptr string, s *Shape) {
 			return
 		}
 	}
+}
+
+// checkLists refuses a dataset list whose count, read literally (a
+// number, or the high end of [low, high]), makes a list of elements like
+// its samples' larger than an item may be: every item of the entity
+// would be over DynamoDB's limit, and the generator would write
+// hundreds of kilobytes an item before any check saw one.
+func (r *resolver) checkLists(m *Model, size func(attr.Item) int) {
+	if m.Dataset == nil {
+		return
+	}
+	for _, en := range sortedKeys(m.Dataset.Entities) {
+		er := m.Dataset.Entities[en]
+		for _, an := range sortedKeys(er.Rules) {
+			rl := er.Rules[an]
+			if rl == nil || rl.Kind != RuleList || rl.Count == nil || er.Entity == nil {
+				continue
+			}
+			n, ok := literalCount(*rl.Count)
+			elem, found := sampleElement(er.Entity, an)
+			if !ok || !found {
+				continue
+			}
+			// An element weighs its value and one byte more in a list:
+			// the byte of the name x.
+			each := size(attr.Item{{Name: "x", Value: elem}})
+			if total := n * float64(each); total > maxItemBytes {
+				r.errAt(p("dataset", "entities", en, "attributes", an, "list", "count"), false, "lower the count, or move the elements to items of their own",
+					"a list of %.0f elements like %s's samples' (%d bytes each) is %.0f bytes, over DynamoDB's item limit of %d", n, an, each, total, maxItemBytes)
+			}
+		}
+	}
+}
+
+// literalCount returns the most elements a list count can give when it
+// is a number or a range of numbers.
+func literalCount(op SynthOperand) (float64, bool) {
+	if len(op.Range) == 2 {
+		return literalCount(op.Range[1])
+	}
+	if op.Literal == nil || op.Literal.Type != attr.N {
+		return 0, false
+	}
+	x, err := strconv.ParseFloat(op.Literal.Str, 64)
+	return x, err == nil
+}
+
+// sampleElement returns the first element of a list attribute in e's
+// samples.
+func sampleElement(e *Entity, name string) (attr.Value, bool) {
+	for _, s := range e.Samples {
+		if v, ok := s.Item.Get(name); ok && v.Type == attr.L && len(v.List) > 0 {
+			return v.List[0], true
+		}
+	}
+	return attr.Value{}, false
 }

@@ -20,29 +20,33 @@ import (
 // one figure changed.
 type hostile struct {
 	name, base, old, new string
-	scenario             string // a scenario of the base, for plan and load
-	want                 string // the check's message
+	scenario             string   // a scenario of the base, for plan and load
+	want                 string   // the check's message
+	also                 []string // more old, new pairs
 }
 
 var hostileModels = []hostile{
 	{"list of a billion elements", "../../examples/orders/model.yaml", "lineItems: {list: {count: [1, 6]}}", "lineItems: {list: {count: 1000000000}}", "queue-0900",
-		"list.count: 1000000000 is above the maximum 10000"},
+		"list.count: 1000000000 is above the maximum 10000", nil},
 	{"list of a billion elements at most", "../../examples/orders/model.yaml", "lineItems: {list: {count: [1, 6]}}", "lineItems: {list: {count: [1, 1000000000]}}", "queue-0900",
-		"is above the maximum 10000"},
+		"is above the maximum 10000", nil},
+	{"list of 10,000 elements over the item limit", "../../examples/orders/model.yaml", "lineItems: {list: {count: [1, 6]}}", "lineItems: {list: {count: 10000}}", "queue-0900",
+		"list.count: a list of 10000 elements like lineItems's samples' (41 bytes each) is 410000 bytes, over DynamoDB's item limit of 409600",
+		[]string{"- {sku: TEE-0042, qty: 2, unitPriceCents: 4990}", "- {sku: TEE-0042, qty: 999, unitPriceCents: 4990000}"}},
 	{"volume of 1.7e308 a day", "../../examples/orders/model.yaml", "volume: {perDay: 60000, peakPerSecond: 1500, when: campaign", "volume: {perDay: 1.7e308, peakPerSecond: 1500, when: campaign", "queue-0900",
-		"volume.perDay: 1.7e+308 is above the maximum 100000000000"},
+		"volume.perDay: 1.7e+308 is above the maximum 100000000000", nil},
 	{"a billion pages", "testdata/models/telemetry.yaml", "typical: {rru: 1, reasoning:", "typical: {rru: 1, pages: 1000000000, reasoning:", "reconnect-burst",
-		"pages: 1000000000 is above the maximum 1000"},
+		"pages: 1000000000 is above the maximum 1000", nil},
 	{"rate of 10^12 a second", "testdata/models/telemetry.yaml", "rate: {count: 100, per: second}", "rate: {count: 1000000000000, per: second}", "reconnect-burst",
-		"rate.count: 1000000000000 is above the maximum 1000000000"},
+		"rate.count: 1000000000000 is above the maximum 1000000000", nil},
 	{"rate of 2 million a second", "testdata/models/telemetry.yaml", "rate: {count: 100, per: second}", "rate: {count: 2000000, per: second}", "reconnect-burst",
-		"the load asks for 2e+06 arrivals a second, over the 1000000"},
+		"the load asks for 2e+06 arrivals a second, over the 1000000", nil},
 	{"window of a million hours", "testdata/models/telemetry.yaml", "        window: 20s\n        subjects: {entity: DEVICE", "        window: 1000000h\n        subjects: {entity: DEVICE", "reconnect-burst",
-		`"1000000h" is not a positive duration of at most a week`},
+		`"1000000h" is not a positive duration of at most a week`, nil},
 	{"runs of 1e300 a day", "testdata/models/telemetry.yaml", "volume: {perDay: 100000}", "volume: {perDay: 1e300}", "reconnect-burst",
-		"perDay: 1e+300 is above the maximum"},
+		"perDay: 1e+300 is above the maximum", nil},
 	{"price of 1e300", "testdata/models/library.yaml", "formatVersion: 2\n", "formatVersion: 2\npricing: {writePerMillion: 1e300}\n", "",
-		"writePerMillion: 1e+300 is above the maximum 1000000"},
+		"writePerMillion: 1e+300 is above the maximum 1000000", nil},
 }
 
 // Every hostile model is refused by check, positioned, and every command
@@ -54,7 +58,12 @@ func TestHostileModelsRefused(t *testing.T) {
 		require.NoError(t, err)
 		require.Contains(t, string(base), h.old, h.name)
 		path := filepath.Join(dir, fmt.Sprintf("hostile-%d.yaml", i))
-		require.NoError(t, os.WriteFile(path, []byte(strings.Replace(string(base), h.old, h.new, 1)), 0o644))
+		text := strings.Replace(string(base), h.old, h.new, 1)
+		for j := 0; j+1 < len(h.also); j += 2 {
+			require.Contains(t, text, h.also[j], h.name)
+			text = strings.ReplaceAll(text, h.also[j], h.also[j+1])
+		}
+		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
 
 		code, errOut := within(t, "check", path)
 		require.Equal(t, ExitBadInput, code, "%s: %s", h.name, errOut)
