@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -166,5 +167,25 @@ func BenchmarkCostEntities(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// The largest figures the schema allows (runs, prices) give a bill of
+// finite numbers: printed as numbers and encoded as JSON.
+func TestLargestFiguresStayFinite(t *testing.T) {
+	base, err := os.ReadFile("../../model.yaml")
+	require.NoError(t, err)
+	text := regexp.MustCompile(`perDay: [0-9.e+]+`).ReplaceAllString(string(base), "perDay: 100000000000")
+	text = regexp.MustCompile(`(?m)^(  (?:writePerMillion|readPerMillion|storagePerGBMonth|iaStoragePerGBMonth)): [0-9.]+$`).ReplaceAllString(text, "$1: 1000000")
+	require.Contains(t, text, "writePerMillion: 1000000")
+	path := filepath.Join(t.TempDir(), "largest.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+	for _, format := range []string{"text", "json"} {
+		var out, errb bytes.Buffer
+		code := Main([]string{"cost", "--format", format, path}, strings.NewReader(""), &out, &errb)
+		require.Equal(t, ExitOK, code, errb.String())
+		for _, bad := range []string{"Inf", "NaN", "-9223372036854775808"} {
+			assert.NotContains(t, out.String(), bad, format)
+		}
 	}
 }
