@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"regexp"
 	"sort"
 	"strconv"
@@ -137,6 +136,14 @@ func yamlPriceError(name string, err error) error {
 	return &PriceError{name, line, 1, "invalid YAML: " + msg}
 }
 
+// MaxPrice bounds every figure of a price file, as the model's schema
+// bounds its pricing section: a month's bill of the largest volumes the
+// schema allows stays a finite number, printable and encodable as JSON.
+const MaxPrice = 1e6
+
+// priceIn reports whether x is a price a file may give.
+func priceIn(x float64) bool { return x >= 0 && x <= MaxPrice }
+
 // LoadPrices reads a price file (YAML, or JSON, which YAML reads too) and
 // applies it over DefaultPrices: every key is optional. A figure is a
 // number or a mapping {value, status, date}:
@@ -205,8 +212,8 @@ func LoadPrices(name string, data []byte) (Prices, error) {
 		switch v.Kind {
 		case yaml.ScalarNode:
 			var x float64
-			if err := v.Decode(&x); err != nil || !(x >= 0) || math.IsInf(x, 0) {
-				bad(v, "%s: want a non-negative number, got %q", k.Value, v.Value)
+			if err := v.Decode(&x); err != nil || !priceIn(x) {
+				bad(v, "%s: want a number from 0 to %g, got %q", k.Value, MaxPrice, v.Value)
 				continue
 			}
 			*f = Figure{Value: x, Status: "from " + name}
@@ -217,8 +224,8 @@ func LoadPrices(name string, data []byte) (Prices, error) {
 				fk, fv := v.Content[j], v.Content[j+1]
 				switch fk.Value {
 				case "value":
-					if err := fv.Decode(&nf.Value); err != nil || fv.Kind != yaml.ScalarNode || !(nf.Value >= 0) || math.IsInf(nf.Value, 0) {
-						bad(fv, "%s.value: want a non-negative number, got %q", k.Value, fv.Value)
+					if err := fv.Decode(&nf.Value); err != nil || fv.Kind != yaml.ScalarNode || !priceIn(nf.Value) {
+						bad(fv, "%s.value: want a number from 0 to %g, got %q", k.Value, MaxPrice, fv.Value)
 					}
 					seen = true
 				case "status", "date":

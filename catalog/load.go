@@ -284,7 +284,7 @@ func patternText(p string) string {
 }
 
 func ratText(r *big.Rat) string {
-	if r.IsInt() {
+	if r.IsInt() && r.Num().BitLen() <= 64 {
 		return r.Num().String()
 	}
 	f, _ := r.Float64()

@@ -166,10 +166,10 @@ func (r *resolver) resolveScenarios(base string, raws map[string]rawScenario) []
 		}
 		sc.Duration = DefaultDuration
 		if s.Duration != "" {
-			if d, err := parseDuration(s.Duration); err == nil && d > 0 && d <= MaxSpan {
+			if d, err := scenarioDuration(s.Duration); err == nil && d > 0 {
 				sc.Duration = d
 			} else {
-				r.errf(sp+"/duration", "%q is not a positive duration of at most %s", s.Duration, MaxSpan)
+				r.errf(sp+"/duration", "%q is not a positive duration of at most a week", s.Duration)
 			}
 		}
 		if s.Peak != "" {
@@ -302,10 +302,10 @@ func (r *resolver) load(ptr string, sc *Scenario, l rawLoad) LoadItem {
 			r.errf(ptr+"/at", "%q is not a time of day (HH:MM)", l.At)
 		}
 	case l.After != "":
-		if d, err := parseDuration(l.After); err == nil && d >= 0 {
+		if d, err := scenarioDuration(l.After); err == nil && d >= 0 {
 			pl.Start = sc.Start + d
 		} else {
-			r.errf(ptr+"/after", "%q is not a duration", l.After)
+			r.errf(ptr+"/after", "%q is not a duration of at most a week", l.After)
 		}
 	}
 	if l.Retries != nil {
@@ -317,9 +317,9 @@ func (r *resolver) load(ptr string, sc *Scenario, l rawLoad) LoadItem {
 		}
 		pl.Cap = l.Count
 		if l.Window != "" {
-			d, err := parseDuration(l.Window)
+			d, err := scenarioDuration(l.Window)
 			if err != nil || d <= 0 {
-				r.errf(ptr+"/window", "%q is not a positive duration", l.Window)
+				r.errf(ptr+"/window", "%q is not a positive duration of at most a week", l.Window)
 			} else if l.Count > 0 {
 				pl.Spacing = time.Duration(float64(d) / l.Count)
 			}
@@ -329,6 +329,16 @@ func (r *resolver) load(ptr string, sc *Scenario, l rawLoad) LoadItem {
 		if end := pl.Start - sc.Start + pl.Shape.Span(); end > MaxSpan {
 			r.errf(ptr, "the load ends %s after its scenario starts, later than a scenario may run (%s)", end, MaxSpan)
 		}
+		field := "/count"
+		switch {
+		case l.Shape != nil:
+			field = "/shape"
+		case l.Rate != nil:
+			field = "/rate/count"
+		case l.PeakPerSecond != nil:
+			field = "/peakPerSecond"
+		}
+		r.checkRate(ptr+field, pl.Shape)
 	}
 	if op == nil {
 		return li
@@ -346,10 +356,10 @@ func (r *resolver) load(ptr string, sc *Scenario, l rawLoad) LoadItem {
 			pl.Follows.Outcome = "ok"
 		}
 		if l.Follows.After != "" {
-			if d, err := parseDuration(l.Follows.After); err == nil && d >= 0 {
+			if d, err := scenarioDuration(l.Follows.After); err == nil && d >= 0 {
 				pl.Follows.After = d
 			} else {
-				r.errf(ptr+"/follows/after", "%q is not a duration", l.Follows.After)
+				r.errf(ptr+"/follows/after", "%q is not a duration of at most a week", l.Follows.After)
 			}
 		}
 		if l.Subjects != nil {
@@ -399,10 +409,10 @@ func (r *resolver) load(ptr string, sc *Scenario, l rawLoad) LoadItem {
 			r.errf(ptr+"/duplicates/share", "a share of duplicates is between 0 and 1, not %v", d.Share)
 		}
 		if d.After != "" {
-			if du, err := parseDuration(d.After); err == nil && du >= 0 {
+			if du, err := scenarioDuration(d.After); err == nil && du >= 0 {
 				pl.Duplicates.After = du
 			} else {
-				r.errf(ptr+"/duplicates/after", "%q is not a duration", d.After)
+				r.errf(ptr+"/duplicates/after", "%q is not a duration of at most a week", d.After)
 			}
 		}
 	}
@@ -418,14 +428,15 @@ func (r *resolver) load(ptr string, sc *Scenario, l rawLoad) LoadItem {
 				r.errf(ptr+"/deadLetter/replayAt", "%q is not a time of day (HH:MM)", d.ReplayAt)
 			}
 		case d.After != "":
-			if du, err := parseDuration(d.After); err == nil && du >= 0 {
+			if du, err := scenarioDuration(d.After); err == nil && du >= 0 {
 				dl.After = du
 			} else {
-				r.errf(ptr+"/deadLetter/after", "%q is not a duration", d.After)
+				r.errf(ptr+"/deadLetter/after", "%q is not a duration of at most a week", d.After)
 			}
 		}
 		if d.Rate != nil {
 			dl.Rate = d.Rate.PerSecond()
+			r.checkRate(ptr+"/deadLetter/rate/count", &Shape{Points: []RatePoint{{0, dl.Rate}}})
 		}
 		pl.DeadLetter = dl
 	}
@@ -506,13 +517,9 @@ func (r *resolver) follows(ptr string, sc *Scenario, li *LoadItem) {
 func (r *resolver) shape(ptr string, sc *Scenario, op *Operation, l rawLoad) *Shape {
 	window := time.Duration(0)
 	if l.Window != "" {
-		d, err := parseDuration(l.Window)
+		d, err := scenarioDuration(l.Window)
 		if err != nil || d <= 0 {
-			r.errf(ptr+"/window", "%q is not a positive duration", l.Window)
-			return nil
-		}
-		if d > MaxSpan {
-			r.errf(ptr+"/window", "a window of %s is longer than a scenario may run (%s)", l.Window, MaxSpan)
+			r.errf(ptr+"/window", "%q is not a positive duration of at most a week", l.Window)
 			return nil
 		}
 		window = d
@@ -593,9 +600,9 @@ func (r *resolver) shapeOf(ptr string, sc *Scenario, op *Operation, l rawLoad, w
 					r.errf(fmt.Sprintf("%s/%d", kp, i), "a point is [offset, rate], such as [10m, 2000]")
 					return nil
 				}
-				d, err := parseDuration(off)
+				d, err := scenarioDuration(off)
 				if err != nil || d < 0 {
-					r.errf(fmt.Sprintf("%s/%d/0", kp, i), "%q is not a duration", off)
+					r.errf(fmt.Sprintf("%s/%d/0", kp, i), "%q is not a duration of at most a week", off)
 					return nil
 				}
 				if rate < 0 {
@@ -644,7 +651,7 @@ func (r *resolver) shapeOf(ptr string, sc *Scenario, op *Operation, l rawLoad, w
 				r.errf(kp, "bursts is {at: [HH:MM, ...] or every: DURATION, window: DURATION}")
 				return nil
 			}
-			bw, err := parseDuration(b.Window)
+			bw, err := scenarioDuration(b.Window)
 			if err != nil || bw <= 0 {
 				r.errf(kp+"/window", "a burst needs a positive window, not %q", b.Window)
 				return nil
@@ -678,7 +685,7 @@ func (r *resolver) shapeOf(ptr string, sc *Scenario, op *Operation, l rawLoad, w
 					starts = append(starts, off)
 				}
 			case b.Every != "" && len(b.At) == 0:
-				ev, err := parseDuration(b.Every)
+				ev, err := scenarioDuration(b.Every)
 				if err != nil || ev < bw {
 					r.errf(kp+"/every", "every must be a duration at least the burst's window")
 					return nil

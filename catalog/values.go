@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/big"
 	"regexp"
 	"sort"
@@ -416,7 +417,11 @@ func parseDuration(s string) (time.Duration, error) {
 		if err != nil {
 			return 0, err
 		}
-		return time.Duration(f * float64(24*time.Hour)), nil
+		d := f * float64(24*time.Hour)
+		if !(math.Abs(d) < math.MaxInt64) {
+			return 0, fmt.Errorf("%q is out of range", s)
+		}
+		return time.Duration(d), nil
 	}
 	return time.ParseDuration(s)
 }

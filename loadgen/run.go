@@ -53,6 +53,10 @@ type Options struct {
 	// Part and Parts: this run is part Part of Parts, owning a disjoint
 	// slice of the population and of the shards.
 	Part, Parts int
+	// Available is the memory the run may take, in bytes (0: what the
+	// system says is available, see available); a run expected to hold
+	// more is refused before it starts.
+	Available int64
 	// MaxInflight bounds the arrivals in flight (default 256).
 	MaxInflight int
 	// MaxBehind fails a run whose generator started an arrival later
@@ -108,7 +112,7 @@ func inputErr(format string, args ...any) error { return &InputError{fmt.Errorf(
 // everything the run saw is in the Summary, interrupted or not.
 func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 	if o.Scale == 0 {
-		o.Scale = 1
+		o.Scale = 1 // the zero Options; the command refuses --scale 0
 	}
 	if !(o.Scale > 0) || math.IsInf(o.Scale, 0) || o.Scale > 1000 {
 		return nil, inputErr("--scale must be a positive number up to 1000, not %v", o.Scale)
@@ -151,6 +155,10 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 	pop, err := dataset.New(m, dataset.Options{Scale: o.Population, Seed: o.Seed, AsOf: asOf})
 	if err != nil {
 		return nil, &InputError{fmt.Errorf("the population: %w", err)}
+	}
+	// What the run will hold, before it holds anything.
+	if err := fits(footprint(pop, loads, o.Parts, !o.Target.AWS && o.Target.EndpointURL == ""), o); err != nil {
+		return nil, err
 	}
 	day := pop.AsOf
 	if sc.Date != nil {

@@ -78,7 +78,7 @@ run.`,
 	f.StringVar(&o.To, "to", "", "the history table they are written to")
 	f.StringVar(&o.Checkpoint, "checkpoint", "", "file recording the position reached in every shard, to resume from")
 	f.BoolVar(&o.Follow, "follow", false, "keep reading until interrupted")
-	f.DurationVar(&o.Poll, "poll", time.Second, "with --follow, the wait between reads when nothing is new")
+	rangeVar(f, &o.Poll, "poll", time.Second, between(time.Millisecond, time.Hour), "with --follow, the wait between reads when nothing is new")
 	f.BoolVar(&o.SkipGaps, "skip-gaps", false, "go on from the oldest record kept when the checkpoint is behind the stream's retention")
 	f.StringVar(&to.EndpointURL, "endpoint-url", "", "a DynamoDB-compatible server (cardapio serve)")
 	f.BoolVar(&to.AWS, "aws", false, "Amazon DynamoDB (standard configuration chain)")

@@ -91,7 +91,7 @@ cardapio or the target failed.`,
 	f.StringVar(&o.run.Target.Region, "region", "", "AWS region")
 	f.StringVar(&o.run.Target.Profile, "profile", "", "AWS shared configuration profile")
 	f.StringVar(&o.run.TablePrefix, "table-prefix", "", "prefix of the tables the run creates (default: unique to the run)")
-	f.IntVar(&o.run.Retries, "retries", 0, "times the SDK may send a throttled or failed request again (0: each request once)")
+	rangeVar(f, &o.run.Retries, "retries", 0, between(0, 10), "times the SDK may send a throttled or failed request again (0: each request once)")
 	f.BoolVar(&o.run.Keep, "keep", false, "keep the tables at the end")
 	f.StringVar(&o.keys, "keys", "auto", "multi-attribute index keys: native, synthetic, or auto (probe the target)")
 	f.StringSliceVar(&o.run.Only, "only", nil, "run only these operations or variants: OP or OP/VARIANT, repeatable")

@@ -174,7 +174,7 @@ func TestBudgetBadInput(t *testing.T) {
 		{[]string{"budget", "--aws", "--endpoint-url", "http://127.0.0.1:1", "../../model.yaml"}, "choose one target"},
 		{[]string{"budget", "--endpoint-url", "ftp://x", "../../model.yaml"}, "want http://host:port"},
 		{[]string{"budget", "a.yaml", "b.yaml"}, "accepts at most 1 arg"},
-		{[]string{"budget", "--retries", "-1", "--only", "ClaimContact", "../../model.yaml"}, "--retries must be 0 or more, not -1"},
+		{[]string{"budget", "--retries", "-1", "--only", "ClaimContact", "../../model.yaml"}, `"--retries" flag: must be an integer from 0 to 10`},
 		{[]string{"budget", "--retries", "two", "../../model.yaml"}, `invalid argument "two" for "--retries"`},
 	} {
 		r := runCLI(c.args, nil)

@@ -62,7 +62,7 @@ item over 400 KB, or a bad flag.`,
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
 	f.BoolVar(&o.jsonl, "jsonl", false, "FILE is a stream of items, one per line")
 	f.StringVar(&o.numbers, "numbers", "measured", "number size model: measured or pairs")
-	f.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "goroutines decoding a --jsonl stream")
+	rangeVar(f, &o.workers, "workers", runtime.GOMAXPROCS(0), between(1, 1024), "goroutines decoding a --jsonl stream")
 	return c
 }
 

@@ -58,9 +58,6 @@ Exit codes: 0 ok; 2 a model, the price file or a flag is invalid.`,
 			if o.format != "text" && o.format != "json" {
 				return badInput(fmt.Errorf("--format must be text or json, not %q", o.format))
 			}
-			if o.utilisation <= 0 || o.utilisation > 1 {
-				return badInput(fmt.Errorf("--utilisation must be in (0, 1], not %v", o.utilisation))
-			}
 			paths := args
 			switch {
 			case o.compare && len(args) != 2:
@@ -75,7 +72,7 @@ Exit codes: 0 ok; 2 a model, the price file or a flag is invalid.`,
 	}
 	c.Flags().StringVar(&o.format, "format", "text", "output format: text or json")
 	c.Flags().StringVar(&o.prices, "prices", "", "price file (YAML or JSON) overriding the model's and the default prices")
-	c.Flags().Float64Var(&o.utilisation, "utilisation", 0.7, "target utilisation of the provisioned alternative, in (0, 1]")
+	rangeVar(c.Flags(), &o.utilisation, "utilisation", 0.7, above(0.0, 1), "target utilisation of the provisioned alternative")
 	c.Flags().BoolVar(&o.compare, "compare", false, "compare two models: cost --compare A.yaml B.yaml")
 	return c
 }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"strconv"
 	"syscall"
 	"time"
 
@@ -25,7 +24,7 @@ func init() { commands = append(commands, newLoadCmd) }
 
 type loadFlags struct {
 	run                   loadgen.Options
-	scenario, speed, part string
+	scenario, part        string
 	keys, format, results string
 	summary               string
 	quiet                 bool
@@ -76,9 +75,9 @@ was interrupted or fell behind --max-behind; 2 bad input; 1 a failure.`,
 	}
 	f := c.Flags()
 	f.StringVar(&o.scenario, "scenario", "", "the scenario: a name of the model's, or a scenario file (NAME picks one of a file of several: FILE#NAME)")
-	f.Float64Var(&o.run.Scale, "scale", 1, "scale of the population, the counts and rates and the partition limits (0.01: 1/100)")
-	f.Float64Var(&o.run.Population, "population", 0, "a smaller population than --scale for a quick run (loads that take each subject once end when they run out, at their rate)")
-	f.StringVar(&o.speed, "speed", "1", "how many times faster than real time the scenario's clock runs, or max")
+	rangeVar(f, &o.run.Scale, "scale", 1, above(0.0, 1000), "scale of the population, the counts and rates and the partition limits (0.01: 1/100)")
+	rangeVar(f, &o.run.Population, "population", 0, above(0.0, 1000), "a smaller population than --scale for a quick run (loads that take each subject once end when they run out, at their rate)")
+	rangeOrWord(f, &o.run.Speed, "speed", 1, between(0.001, 1e6), "max", 0, "how many times faster than real time the scenario's clock runs")
 	f.Uint64Var(&o.run.Seed, "seed", 1, "seed of the population and of every draw of the run")
 	f.BoolVar(&o.run.FullPopulation, "whole-population", false, "write every tree of the population, also those no request of the run can reach")
 	f.BoolVar(&o.run.Throughput, "throughput", false, "the embedded engine models partitions, burst and GSI back-pressure at --scale")
@@ -86,12 +85,12 @@ was interrupted or fell behind --max-behind; 2 bad input; 1 a failure.`,
 	f.BoolVar(&o.run.Target.AWS, "aws", false, "Amazon DynamoDB through the standard configuration chain")
 	f.StringVar(&o.run.Target.Region, "region", "", "AWS region")
 	f.StringVar(&o.run.Target.Profile, "profile", "", "AWS shared configuration profile")
-	f.IntVar(&o.run.Target.Retry.MaxAttempts, "retry-attempts", target.Standard.MaxAttempts, "SDK attempts of one request, the first included (1: no retries)")
-	f.DurationVar(&o.run.Target.Retry.MaxBackoff, "retry-max-backoff", target.Standard.MaxBackoff, "cap of the SDK's backoff between attempts")
-	f.UintVar(&o.run.Target.Retry.Quota, "retry-quota", target.Standard.Quota, "SDK retry token bucket (0: no bucket)")
-	f.IntVar(&o.run.MaxInflight, "max-inflight", 256, "arrivals in flight at most")
-	f.DurationVar(&o.run.MaxBehind, "max-behind", 0, "fail the run when an arrival starts later than this behind its schedule (0: no limit)")
-	f.DurationVar(&o.run.Duration, "duration", 0, "how long loads given by a rate run (default: their window)")
+	rangeVar(f, &o.run.Target.Retry.MaxAttempts, "retry-attempts", target.Standard.MaxAttempts, between(1, 20), "SDK attempts of one request, the first included (1: no retries)")
+	rangeVar(f, &o.run.Target.Retry.MaxBackoff, "retry-max-backoff", target.Standard.MaxBackoff, between(0, 10*time.Minute), "cap of the SDK's backoff between attempts")
+	rangeVar(f, &o.run.Target.Retry.Quota, "retry-quota", target.Standard.Quota, between[uint](0, 1_000_000), "SDK retry token bucket (0: no bucket)")
+	rangeVar(f, &o.run.MaxInflight, "max-inflight", 256, between(1, 65536), "arrivals in flight at most")
+	rangeVar(f, &o.run.MaxBehind, "max-behind", 0, between(0, week), "fail the run when an arrival starts later than this behind its schedule (0: no limit)")
+	rangeVar(f, &o.run.Duration, "duration", 0, above(0, week), "how long loads given by a rate run (default: their window)")
 	f.StringVar(&o.part, "part", "", "run slice i of n (0 <= i < n), for example 0/4")
 	f.StringVar(&o.run.TablePrefix, "table-prefix", "", "prefix of the tables the run creates")
 	f.BoolVar(&o.run.Keep, "keep", false, "keep the tables at the end")
@@ -120,18 +119,10 @@ func runLoad(ctx context.Context, e *env, o *loadFlags, path string) (rerr error
 	if o.scenario == "" {
 		return badInput(errors.New("--scenario is required: a scenario of the model, or a scenario file"))
 	}
-	if o.speed == "max" {
-		o.run.Speed = 0
-	} else if o.run.Speed, err = strconv.ParseFloat(o.speed, 64); err != nil || !(o.run.Speed > 0) {
-		return badInput(fmt.Errorf("--speed must be a positive number or max, not %q", o.speed))
-	}
 	if o.part != "" {
 		if _, err := fmt.Sscanf(o.part, "%d/%d", &o.run.Part, &o.run.Parts); err != nil || o.run.Parts < 1 || o.run.Part < 0 || o.run.Part >= o.run.Parts {
 			return badInput(fmt.Errorf("--part must be i/n with 0 <= i < n, not %q", o.part))
 		}
-	}
-	if o.run.Target.Retry.MaxAttempts < 1 {
-		return badInput(fmt.Errorf("--retry-attempts must be at least 1, not %d", o.run.Target.Retry.MaxAttempts))
 	}
 	if o.run.Keys, err = target.ParseKeys(o.keys); err != nil {
 		return badInput(err)

@@ -15,7 +15,7 @@ func TestLoadBadInput(t *testing.T) {
 	}{
 		{[]string{"load", "../../model.yaml"}, "--scenario is required"},
 		{[]string{"load", "../../model.yaml", "--scenario", "midnight"}, "no scenario \"midnight\""},
-		{[]string{"load", "../../model.yaml", "--scenario", "payday", "--speed", "fast"}, "--speed must be"},
+		{[]string{"load", "../../model.yaml", "--scenario", "payday", "--speed", "fast"}, `"--speed" flag: must be a number from 0.001 to 1000000, or max`},
 		{[]string{"load", "../../model.yaml", "--scenario", "payday", "--part", "3/2"}, "--part must be"},
 		{[]string{"load", "../../model.yaml", "--scenario", "payday", "--retry-attempts", "0"}, "--retry-attempts"},
 		{[]string{"load", "../../model.yaml", "--scenario", "payday", "--scale", "-1"}, "--scale"},

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -73,12 +72,12 @@ flag.`,
 	f.StringVar(&p.provisioned, "provisioned", "", "provisioned capacity READ/WRITE of each table and index (with --billing provisioned)")
 	f.BoolVar(&p.compare, "compare", false, "plan the model as declared and with the what-ifs (or two models) side by side")
 	f.BoolVar(&p.noSearch, "no-search", false, "do not search for the shard count that throttles nothing")
-	f.DurationVar(&p.o.Duration, "duration", 0, "how long loads given by a rate run (default: their window), as load's --duration (at most a week)")
-	f.IntVar(&p.o.Resolution, "resolution", 0, "seconds per series point (default 1 up to an hour, else 60)")
-	f.IntVar(&p.o.Sample, "sample", 0, "items of each root entity sampled to place the population (default 1024)")
+	rangeVar(f, &p.o.Duration, "duration", 0, between(0, week), "how long loads given by a rate run (default: their window), as load's --duration")
+	rangeVar(f, &p.o.Resolution, "resolution", 0, between(0, 86400), "seconds per series point (default 1 up to an hour, else 60)")
+	rangeVar(f, &p.o.Sample, "sample", 0, between(0, 1<<20), "items of each root entity sampled to place the population (default 1024)")
 	f.Uint64Var(&p.o.Seed, "seed", 0, "population seed")
-	f.Float64Var(&p.o.Scale, "scale", 1, "multiply the population, every load and every capacity (1: the model's full scale)")
-	f.IntVar(&p.o.Hottest, "hottest", 0, "partitions listed per table and index (default 8)")
+	rangeVar(f, &p.o.Scale, "scale", 1, above(0.0, 1000), "multiply the population, every load and every capacity (1: the model's full scale)")
+	rangeVar(f, &p.o.Hottest, "hottest", 0, between(0, 1000), "partitions listed per table and index (default 8)")
 	return c
 }
 
@@ -200,18 +199,6 @@ func (p *planOptions) parse() error {
 			return fmt.Errorf("--provisioned %q: %w", p.provisioned, err)
 		}
 		p.o.Provisioned = t
-	}
-	if p.o.Duration < 0 || p.o.Duration > 7*24*time.Hour {
-		return fmt.Errorf("--duration must be between 0 and 168h, not %s", p.o.Duration)
-	}
-	if p.o.Resolution < 0 || p.o.Sample < 0 || p.o.Hottest < 0 {
-		return fmt.Errorf("--resolution, --sample and --hottest take positive numbers")
-	}
-	if !(p.o.Scale > 0) || p.o.Scale > 1000 {
-		return fmt.Errorf("--scale must be above 0 and at most 1000, not %v", p.o.Scale)
-	}
-	if p.o.Sample > 1<<20 {
-		return fmt.Errorf("--sample is at most %d", 1<<20)
 	}
 	return nil
 }

@@ -268,29 +268,29 @@ listened on.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&addr, "addr", "127.0.0.1:8000", "address to listen on")
-	f.DurationVar(&c.sweep, "ttl-sweep", 10*time.Second, "how often expired items are deleted (0: never, e.g. to serve a population drawn as of a past date whole)")
+	rangeVar(f, &c.sweep, "ttl-sweep", 10*time.Second, between(0, 24*time.Hour), "how often expired items are deleted (0: never, e.g. to serve a population drawn as of a past date whole)")
 	f.BoolVar(&c.limits, "throughput", false, "model DynamoDB's throughput limits: partitions, burst, on-demand scaling, throttling with ThrottlingReasons")
-	f.Float64Var(&c.scale, "throughput-scale", 1, "multiply every capacity by this factor (0.01: local traffic meets the limits 100x the traffic meets on AWS)")
-	f.Int64Var(&c.warmWrite, "warm-write", throughput.DefaultWarmWrite, "warm write throughput (units/s, AWS scale) of on-demand tables and indexes created without one")
-	f.Int64Var(&c.warmRead, "warm-read", throughput.DefaultWarmRead, "warm read throughput (units/s, AWS scale) of on-demand tables and indexes created without one")
-	f.DurationVar(&c.lag, "gsi-lag", 0, "delay before global secondary index reads see base-table writes (e.g. 50ms; 0: none)")
+	rangeVar(f, &c.scale, "throughput-scale", 1, above(0.0, 1000), "multiply every capacity by this factor (0.01: local traffic meets the limits 100x the traffic meets on AWS)")
+	rangeVar(f, &c.warmWrite, "warm-write", throughput.DefaultWarmWrite, between[int64](1, 100_000_000), "warm write throughput (units/s, AWS scale) of on-demand tables and indexes created without one")
+	rangeVar(f, &c.warmRead, "warm-read", throughput.DefaultWarmRead, between[int64](1, 100_000_000), "warm read throughput (units/s, AWS scale) of on-demand tables and indexes created without one")
+	rangeVar(f, &c.lag, "gsi-lag", 0, between(0, time.Hour), "delay before global secondary index reads see base-table writes (e.g. 50ms; 0: none)")
 	f.BoolVar(&c.shared, "shared", false, "one space of tables for every region and account (default: a space per region, and per account under --credentials)")
 	f.StringVar(&c.credentials, "credentials", "", "JSON file of the access keys accepted (secret, account, user or arn, tags); signatures are then verified")
 	f.StringArrayVar(&c.policies, "policy", nil, "attach an IAM policy document: [WHO=]FILE, WHO an access key ID, user name or principal ARN (none: every identity); repeatable")
 	f.StringVar(&c.inflight, "max-inflight", "512MiB", "most bytes of request bodies held at once, across connections (B, KiB, MiB, GiB)")
-	f.IntVar(&c.server.MaxConnections, "max-connections", 0, "most open connections (0: 4096, or the descriptor limit less 64 when lower, less 384 with --data)")
-	f.DurationVar(&c.server.ReadHeaderTimeout, "read-header-timeout", engine.DefaultReadHeaderTimeout, "time a client may take to send a request's headers")
-	f.DurationVar(&c.server.ReadTimeout, "read-timeout", engine.DefaultReadTimeout, "time a client may take to send a whole request")
-	f.DurationVar(&c.server.WriteTimeout, "write-timeout", engine.DefaultWriteTimeout, "time answering a request may take")
-	f.DurationVar(&c.server.IdleTimeout, "idle-timeout", engine.DefaultIdleTimeout, "time a kept-alive connection may wait for its next request")
-	f.DurationVar(&c.server.ShutdownTimeout, "shutdown-timeout", engine.DefaultShutdownTimeout, "on SIGINT or SIGTERM, time requests in progress have to finish")
+	rangeVar(f, &c.server.MaxConnections, "max-connections", 0, between(0, 1<<20), "most open connections (0: 4096, or the descriptor limit less 64 when lower, less 384 with --data)")
+	rangeVar(f, &c.server.ReadHeaderTimeout, "read-header-timeout", engine.DefaultReadHeaderTimeout, between(0, day), "time a client may take to send a request's headers")
+	rangeVar(f, &c.server.ReadTimeout, "read-timeout", engine.DefaultReadTimeout, between(0, day), "time a client may take to send a whole request")
+	rangeVar(f, &c.server.WriteTimeout, "write-timeout", engine.DefaultWriteTimeout, between(0, day), "time answering a request may take")
+	rangeVar(f, &c.server.IdleTimeout, "idle-timeout", engine.DefaultIdleTimeout, between(0, day), "time a kept-alive connection may wait for its next request")
+	rangeVar(f, &c.server.ShutdownTimeout, "shutdown-timeout", engine.DefaultShutdownTimeout, between(0, day), "on SIGINT or SIGTERM, time requests in progress have to finish")
 	f.StringVar(&c.memory, "memory-limit", "auto", "soft memory limit of the process: auto (follows the stored bytes, see --memory-factor), off, or a size such as 2GiB")
-	f.Float64Var(&c.memoryFactor, "memory-factor", engine.DefaultMemoryFactor, "with --memory-limit auto, the limit is this many times the bytes the tables hold, plus --memory-floor")
+	rangeVar(f, &c.memoryFactor, "memory-factor", engine.DefaultMemoryFactor, between(1.0, 100), "with --memory-limit auto, the limit is this many times the bytes the tables hold, plus --memory-floor")
 	f.StringVar(&c.memoryFloor, "memory-floor", "48MiB", "with --memory-limit auto, the limit's part that does not depend on the tables")
-	f.Float64Var(&c.memoryHeadroom, "memory-headroom", engine.DefaultMemoryMinHeadroom, "with --memory-limit auto, the limit is never below this many times the live heap (plus the runtime's own memory)")
+	rangeVar(f, &c.memoryHeadroom, "memory-headroom", engine.DefaultMemoryMinHeadroom, between(1.0, 100), "with --memory-limit auto, the limit is never below this many times the live heap (plus the runtime's own memory)")
 	f.StringVar(&c.data, "data", "", "keep tables, items and streams in this directory across restarts (default: in memory, lost on exit)")
 	f.StringVar(&c.sync, "sync", "interval", "with --data, when writes reach stable storage: always (before each acknowledgement) or interval")
-	f.DurationVar(&c.syncEvery, "sync-interval", 100*time.Millisecond, "with --data --sync interval, how often the log is synced to stable storage")
+	rangeVar(f, &c.syncEvery, "sync-interval", 100*time.Millisecond, between(time.Millisecond, time.Hour), "with --data --sync interval, how often the log is synced to stable storage")
 	return cmd
 }
 
@@ -298,20 +298,6 @@ listened on.`,
 // policies), its limits, and how it creates the engine of each region and
 // account, each with its own throughput model and TTL sweep.
 func newServer(ctx context.Context, c serveConfig, e *env) (*engine.Server, error) {
-	if c.sweep < 0 {
-		return nil, fmt.Errorf("--ttl-sweep must not be negative, got %v (0: expired items are never deleted)", c.sweep)
-	}
-	if c.lag < 0 {
-		return nil, fmt.Errorf("--gsi-lag must not be negative, got %v", c.lag)
-	}
-	if c.limits {
-		if math.IsNaN(c.scale) || math.IsInf(c.scale, 0) || c.scale <= 0 {
-			return nil, fmt.Errorf("--throughput-scale must be a positive number, got %v", c.scale)
-		}
-		if c.warmRead < 1 || c.warmWrite < 1 {
-			return nil, fmt.Errorf("--warm-read and --warm-write must be at least 1, got %d and %d", c.warmRead, c.warmWrite)
-		}
-	}
 	lim := c.server
 	if c.inflight != "" {
 		n, err := parseBytes(c.inflight)
@@ -330,20 +316,11 @@ func newServer(ctx context.Context, c serveConfig, e *env) (*engine.Server, erro
 		}
 		lim.MaxInflight = min(lim.MaxInflight, max(room/4, 1<<20))
 	}
-	if lim.MaxConnections < 0 {
-		return nil, fmt.Errorf("--max-connections must not be negative, got %d", lim.MaxConnections)
-	}
 	if lim.MaxConnections == 0 && c.store != nil {
 		// The data log's files need descriptors too: 1,100 idle
 		// connections under ulimit -n 1024 with 64 spaces kept made
 		// accept4 fail (too many open files) and new clients wait.
 		lim.MaxConnections = engine.DefaultConnectionsReserving(engine.DataDescriptorReserve(engine.DefaultMaxSpaces))
-	}
-	for name, d := range map[string]time.Duration{"read-header-timeout": lim.ReadHeaderTimeout, "read-timeout": lim.ReadTimeout,
-		"write-timeout": lim.WriteTimeout, "idle-timeout": lim.IdleTimeout, "shutdown-timeout": lim.ShutdownTimeout} {
-		if d < 0 {
-			return nil, fmt.Errorf("--%s must not be negative, got %v", name, d)
-		}
 	}
 	trust, err := engine.LoadTrust(c.credentials, c.policies)
 	if err != nil {

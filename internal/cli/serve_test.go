@@ -228,8 +228,8 @@ func TestServeTrustFlags(t *testing.T) {
 		{[]string{"--credentials", keys, "--policy", "bob=" + pol}, `no access key, user or principal ARN "bob"`},
 		{[]string{"--policy", write("bad-policy.json", `{"Statement":{"Effect":"Allow","Action":"*","Resource":"*","Principal":"*"}}`)}, "bad-policy.json:1:60: Statement.Principal"},
 		{[]string{"--max-inflight", "lots"}, `--max-inflight: "lots": want a positive size such as 512MiB`},
-		{[]string{"--max-connections", "-1"}, "--max-connections must not be negative"},
-		{[]string{"--read-timeout", "-1s"}, "--read-timeout must not be negative"},
+		{[]string{"--max-connections", "-1"}, `"--max-connections" flag: must be an integer from 0 to 1048576`},
+		{[]string{"--read-timeout", "-1s"}, `"--read-timeout" flag: must be a duration from 0 to 24h`},
 	} {
 		var stderr bytes.Buffer
 		code := Main(append([]string{"serve", "--addr", "127.0.0.1:0"}, tc.args...), nil, io.Discard, &stderr)

@@ -243,13 +243,19 @@ func (gn *Generator) Tree(r *Node, i int64) error {
 	size := gn.p.blockSize(r)
 	nth := i / size
 	gn.g.startBlock(off, r, int(nth))
-	// Ordinals of the earlier roots of the block.
-	for j := nth * size; j < i; j++ {
+	// Ordinals of the earlier roots of the block, for the numbered nodes
+	// under r alone (off holds every numbered node): a tree of a model of
+	// thousands of entities, most unnumbered, walks none of them.
+	var numbered []*Node
+	for n := range off {
+		if under(n, r) {
+			numbered = append(numbered, n)
+		}
+	}
+	for j := nth * size; j < i && len(numbered) > 0; j++ {
 		k := gn.p.rootKey(r, j)
-		for _, n := range gn.p.Nodes {
-			if n.comp.ordinal && n.Parent != nil && under(n, r) {
-				gn.g.ordNext[n.ix] += gn.p.countUnder(r, k, n)
-			}
+		for _, n := range numbered {
+			gn.g.ordNext[n.ix] += gn.p.countUnder(r, k, n)
 		}
 	}
 	gn.g.root(r, i)

@@ -783,36 +783,73 @@ func (p *Population) implicitRef(n *Node) *refPlan {
 		if n.Rules != nil && n.Rules.Rules[s.name] != nil {
 			continue
 		}
-		for _, t := range p.Roots {
-			if t == n || under(n, t) {
-				continue
-			}
-			if _, ok := t.comp.byName[s.name]; ok && p.unique(t, a) && !(n.Parent == nil && keyedBy(n, t)) {
-				return &refPlan{target: t, root: true}
-			}
+		if t := p.refCandidates(s.name, a).first(n); t != nil {
+			return &refPlan{target: t, root: true}
 		}
 	}
 	return nil
 }
 
-// keyedBy reports whether every placeholder of n's keys is one of t's:
-// copied from a root item of t, they would give two items of n the same
-// key.
-func keyedBy(n, t *Node) bool {
-	of := map[string]bool{}
-	for _, k := range t.Entity.Key {
-		for _, ph := range k.Template.Placeholders() {
-			of[ph] = true
+// refCands are the roots an attribute may name (they carry it, and
+// its values tell their items apart), in model order, with the answers
+// of first kept: implicitRef asks for every attribute of every entity,
+// and a model of thousands of entities sharing an attribute name would
+// otherwise compare every pair.
+type refCands struct {
+	roots   []*Node
+	at      map[*Node]int    // a root's position in roots
+	lacking map[string]*Node // by placeholder: the first root without it
+}
+
+// refCandidates returns the candidates of attribute a, found once.
+func (p *Population) refCandidates(name string, a *catalog.Attribute) *refCands {
+	if c := p.refs[name]; c != nil {
+		return c
+	}
+	c := &refCands{at: map[*Node]int{}, lacking: map[string]*Node{}}
+	for _, t := range p.Roots {
+		if _, ok := t.comp.byName[name]; ok && p.unique(t, a) {
+			c.at[t] = len(c.roots)
+			c.roots = append(c.roots, t)
 		}
 	}
-	for _, k := range n.Entity.Key {
-		for _, ph := range k.Template.Placeholders() {
-			if !of[ph] {
-				return false
+	if p.refs == nil {
+		p.refs = map[string]*refCands{}
+	}
+	p.refs[name] = c
+	return c
+}
+
+// first returns the first candidate n may name: not n's own tree's root,
+// and, for a root n, not one whose placeholders hold all of n's (two of
+// n's items naming the same root item would write the same key):
+// the first root lacking one of n's placeholders.
+func (c *refCands) first(n *Node) *Node {
+	if n.Parent != nil {
+		for _, t := range c.roots {
+			if !under(n, t) {
+				return t
 			}
 		}
+		return nil
 	}
-	return true
+	var best *Node
+	for ph := range n.keys {
+		t, ok := c.lacking[ph]
+		if !ok {
+			for _, r := range c.roots {
+				if !r.keys[ph] {
+					t = r
+					break
+				}
+			}
+			c.lacking[ph] = t
+		}
+		if t != nil && (best == nil || c.at[t] < c.at[best]) {
+			best = t
+		}
+	}
+	return best
 }
 
 // refKeyCopy reports whether a slot of n copies the same-named attribute

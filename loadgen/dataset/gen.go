@@ -57,9 +57,12 @@ type gen struct {
 	// or of smallNums) is that integer.
 	lastNum    int64
 	lastNumStr string
-	keyVals    []attr.Value
-	asOfVal    attr.Value // the asOf builtin's value
-	depth      int
+	// likes holds the string generators like compiles, by domain and
+	// size: a list of thousands of elements compiles its pattern once.
+	likes   map[likeKey]genFn
+	keyVals []attr.Value
+	asOfVal attr.Value // the asOf builtin's value
+	depth   int
 	// yield: give the processor up every few roots (loads, whose senders
 	// share the processors with the generators).
 	yield bool
@@ -687,6 +690,12 @@ func (g *gen) partValues(f *frame, t *catalog.KeyTemplate, refs []name, vals []p
 	return vals, true
 }
 
+// likeKey names a string generator of like: a domain and a size.
+type likeKey struct {
+	d    *catalog.Domain
+	size int
+}
+
 // like draws a value shaped like a sample: maps keep their keys, lists
 // their length; booleans and numbers are drawn again (inside the member's
 // domain when the attribute declares one), strings kept.
@@ -712,7 +721,16 @@ func (g *gen) like(v attr.Value, d *catalog.Domain, r *rng) attr.Value {
 			if len(d.Enum) > 0 {
 				return attr.Str(d.Enum[r.Intn(int64(len(d.Enum)))])
 			}
-			x, _ := stringGen(d, alnum, len(v.Str))(g, nil, r)
+			k := likeKey{d, len(v.Str)}
+			sg := g.likes[k]
+			if sg == nil {
+				if g.likes == nil {
+					g.likes = map[likeKey]genFn{}
+				}
+				sg = stringGen(d, alnum, len(v.Str))
+				g.likes[k] = sg
+			}
+			x, _ := sg(g, nil, r)
 			return x
 		}
 		return v
@@ -721,9 +739,9 @@ func (g *gen) like(v attr.Value, d *catalog.Domain, r *rng) attr.Value {
 		for _, f := range v.Map {
 			var md *catalog.Domain
 			if d != nil {
-				for _, m := range d.Fields {
-					if m.Name == f.Name {
-						md = &m.Domain
+				for i := range d.Fields {
+					if d.Fields[i].Name == f.Name {
+						md = &d.Fields[i].Domain
 					}
 				}
 			}

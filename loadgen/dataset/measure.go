@@ -17,6 +17,12 @@ const measureItems = 32768
 // measurePopulation is the size of the population Measure draws from.
 const measurePopulation = 1 << 19
 
+// measureBytes bounds the bytes of the items Measure generates under
+// each root entity: a model whose items are large (long lists, big
+// texts) is measured on fewer trees, so that cost's work follows the
+// model's size, not its items' size times measureItems.
+const measureBytes = 64 << 20
+
 // measureStretches is how many runs of consecutive roots Measure spreads
 // them over.
 const measureStretches = 16
@@ -63,7 +69,7 @@ func Measure(m *catalog.Model, rules capacity.Rules) (map[string]estimate.Measur
 	})
 	for _, r := range p.Roots {
 		trees := int64(math.Ceil(measureItems / p.subtree(r)))
-		trees = min(max(trees, 1), r.Total)
+		trees = min(max(trees, 1), r.Total, max(1, measureBytes/treeBytes(p, r, rules)))
 		// measureStretches runs of consecutive trees, each starting in the
 		// middle of its share of the population: the generator counts
 		// ordinals once per run, not once per tree.
@@ -92,6 +98,17 @@ func Measure(m *catalog.Model, rules capacity.Rules) (map[string]estimate.Measur
 		out[n.Name()] = st
 	}
 	return out, nil
+}
+
+// treeBytes generates the first tree of r apart and returns its bytes
+// (at least 1), the size of a tree Measure budgets by.
+func treeBytes(p *Population, r *Node, rules capacity.Rules) int64 {
+	n := int64(1)
+	gn := p.NewGenerator(func(_ *Node, it attr.Item) { n += int64(rules.ItemSize(it)) })
+	if r.Total > 0 {
+		_ = gn.Tree(r, 0) // an error is Measure's to report, from its own trees
+	}
+	return n
 }
 
 // stretch generates the trees of roots [lo, hi) of r, as a run of the

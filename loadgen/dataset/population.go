@@ -42,6 +42,7 @@ type Population struct {
 	// Skipped are the model's entities that get no items, with why.
 	Skipped []Skip
 	ord     ordinals
+	refs    map[string]*refCands // implicitRef's candidates by attribute
 }
 
 // Skip is an entity the population leaves out.
@@ -52,7 +53,10 @@ type Skip struct {
 
 // Node is one entity of the population tree.
 type Node struct {
-	Entity   *catalog.Entity
+	Entity *catalog.Entity
+	// keys holds the placeholders of the entity's key templates, read
+	// once: the references between entities compare them pair by pair.
+	keys     map[string]bool
 	Rules    *catalog.EntityRules // nil when the model gives none
 	Parent   *Node
 	Children []*Node
@@ -231,6 +235,14 @@ func New(m *catalog.Model, o Options) (*Population, error) {
 	p.cal = newCalendar(p.Loc, p.AsOf)
 	if err := p.buildTree(); err != nil {
 		return nil, err
+	}
+	for _, n := range p.Nodes {
+		n.keys = map[string]bool{}
+		for _, k := range n.Entity.Key {
+			for _, ph := range k.Template.Placeholders() {
+				n.keys[ph] = true
+			}
+		}
 	}
 	for _, n := range p.Nodes {
 		c, err := p.compile(n)

@@ -220,7 +220,7 @@ func (s *Summary) why(table string) []string {
 		if delta < 0 {
 			sign = "-"
 		}
-		ds = append(ds, diff{fmt.Sprintf("%s %s %s: %s", es.Entity, sign, gbText(math.Abs(delta)), strings.Join(parts, "; ")), math.Abs(delta)})
+		ds = append(ds, diff{fmt.Sprintf("%s %s %s: %s", es.Entity, sign, BytesText(math.Abs(delta)), strings.Join(parts, "; ")), math.Abs(delta)})
 	}
 	sort.SliceStable(ds, func(i, j int) bool { return ds[i].bytes > ds[j].bytes })
 	var out []string
@@ -233,7 +233,8 @@ func (s *Summary) why(table string) []string {
 	return out
 }
 
-func gbText(bytes float64) string {
+// BytesText writes a size in decimal units, as the bills count them.
+func BytesText(bytes float64) string {
 	switch {
 	case bytes >= 1e9:
 		return fmt.Sprintf("%.2f GB", bytes/1e9)

@@ -20,14 +20,7 @@ import (
 // entity's key templates that its parents do not carry: the attribute
 // that tells the entity's items apart.
 func (p *Population) keyIntroduced(n *Node, nm string) bool {
-	for _, k := range n.Entity.Key {
-		for _, ph := range k.Template.Placeholders() {
-			if ph == nm && !p.inherited(n, nm) {
-				return true
-			}
-		}
-	}
-	return false
+	return n.keys[nm] && !p.inherited(n, nm)
 }
 
 // inRootPartition reports whether a root's attribute is a placeholder of
