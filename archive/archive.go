@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	st "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
+	"github.com/cardapio/cardapio/internal/input"
 )
 
 // Tables is what the archiver needs of the tables API; *dynamodb.Client
@@ -66,16 +67,8 @@ type Result struct {
 	Gaps                 int // shards whose records were trimmed before they were read (SkipGaps)
 }
 
-// InputError is a run refused for what it was asked: a table that does
-// not exist or has no stream with old images, a checkpoint of another
-// run.
-type InputError struct{ Err error }
-
-func (e *InputError) Error() string { return e.Err.Error() }
-func (e *InputError) Unwrap() error { return e.Err }
-
 func inputf(format string, args ...any) error {
-	return &InputError{Err: fmt.Errorf(format, args...)}
+	return input.Errorf(format, args...)
 }
 
 // ErrGap reports records trimmed before they were archived.

@@ -21,6 +21,7 @@ import (
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/catalog"
 	"github.com/cardapio/cardapio/engine"
+	"github.com/cardapio/cardapio/internal/input"
 	"github.com/cardapio/cardapio/target"
 	"github.com/cardapio/cardapio/throughput"
 )
@@ -316,7 +317,7 @@ func TestArchiveResumes(t *testing.T) {
 func TestArchiveRefusals(t *testing.T) {
 	f := newFixture(t, models[0])
 	ctx := context.Background()
-	var ie *InputError
+	var ie *input.Error
 	_, err := Run(ctx, f.tg.Client, f.tg.Streams, Options{From: f.from, To: "t-nothing"})
 	require.ErrorAs(t, err, &ie)
 	assert.Equal(t, "table t-nothing does not exist", err.Error())

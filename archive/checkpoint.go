@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/cardapio/cardapio/internal/input"
 )
 
 // The checkpoint file records, per stream and shard, the sequence
@@ -66,12 +68,12 @@ func loadCheckpoint(path, from, to string) (*checkpoint, error) {
 		return cp, nil
 	}
 	if err != nil {
-		return nil, &InputError{Err: fmt.Errorf("checkpoint: %w", err)}
+		return nil, input.Wrap(fmt.Errorf("checkpoint: %w", err))
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, maxCheckpoint+1))
 	if err != nil {
-		return nil, &InputError{Err: fmt.Errorf("checkpoint %s: %w", path, err)}
+		return nil, input.Wrap(fmt.Errorf("checkpoint %s: %w", path, err))
 	}
 	if len(b) > maxCheckpoint {
 		return nil, inputf("checkpoint %s is larger than %d MiB: not a checkpoint of this command", path, maxCheckpoint>>20)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cardapio/cardapio/internal/input"
 	"github.com/cardapio/cardapio/target"
 )
 
@@ -69,7 +70,7 @@ func TestRetries(t *testing.T) {
 	assert.Equal(t, Error, rep.Results[0].Verdict)
 
 	_, err = Run(context.Background(), m, "model.yaml", Options{Only: only, Retries: -1})
-	var ie *InputError
+	var ie *input.Error
 	require.ErrorAs(t, err, &ie)
 	assert.Contains(t, err.Error(), "--retries must be 0 or more")
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/cardapio/cardapio/capacity/estimate"
 	"github.com/cardapio/cardapio/catalog"
 	"github.com/cardapio/cardapio/executor"
+	"github.com/cardapio/cardapio/internal/input"
 	"github.com/cardapio/cardapio/target"
 )
 
@@ -54,16 +55,8 @@ type Options struct {
 	Progress func(r *Result)
 }
 
-// InputError is a problem with what the gate was asked to do (an unknown
-// operation in Only, an unusable target option): the command's exit
-// code 2.
-type InputError struct{ Err error }
-
-func (e *InputError) Error() string { return e.Err.Error() }
-func (e *InputError) Unwrap() error { return e.Err }
-
 func inputf(format string, args ...any) error {
-	return &InputError{fmt.Errorf(format, args...)}
+	return input.Errorf(format, args...)
 }
 
 // selection is the set of variants to run.
@@ -114,7 +107,7 @@ func parseOnly(m *catalog.Model, only []string) (selection, error) {
 		}
 	}
 	if len(problems) > 0 {
-		return nil, &InputError{errors.New(strings.Join(problems, "\n"))}
+		return nil, input.Wrap(errors.New(strings.Join(problems, "\n")))
 	}
 	return sel, nil
 }
@@ -149,7 +142,7 @@ func Run(ctx context.Context, m *catalog.Model, path string, o Options) (rep *Re
 	}
 	vs, err := estimate.New(m, rules).Operations()
 	if err != nil {
-		return nil, &InputError{fmt.Errorf("%s: static capacity: %w", path, err)}
+		return nil, input.Wrap(fmt.Errorf("%s: static capacity: %w", path, err))
 	}
 	if o.Target.AWS && o.Target.EndpointURL != "" {
 		return nil, inputf("choose one target: --aws or --endpoint-url, not both")
@@ -177,7 +170,7 @@ func Run(ctx context.Context, m *catalog.Model, path string, o Options) (rep *Re
 	}
 	tg, err := target.Open(ctx, o.Target)
 	if err != nil {
-		return nil, &InputError{err}
+		return nil, input.Wrap(err)
 	}
 	defer tg.Close()
 	prefix := o.TablePrefix

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cardapio/cardapio/engine"
+	"github.com/cardapio/cardapio/internal/input"
 	"github.com/cardapio/cardapio/target"
 )
 
@@ -231,7 +232,7 @@ func TestSyntheticKeysDrift(t *testing.T) {
 func TestOnlyErrors(t *testing.T) {
 	m := load(t, "../model.yaml")
 	_, err := Run(context.Background(), m, "model.yaml", Options{Only: []string{"ApplySettlment", "DebtorView/typicl", "OnboardDebtor/new,OpenInstallments"}})
-	var ie *InputError
+	var ie *input.Error
 	require.ErrorAs(t, err, &ie)
 	assert.Contains(t, err.Error(), `--only ApplySettlment: the model has no operation "ApplySettlment" (did you mean "ApplySettlement"?)`)
 	assert.Contains(t, err.Error(), `--only DebtorView/typicl: DebtorView has variants typical (did you mean "typical"?)`)

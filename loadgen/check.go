@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/internal/input"
 	"github.com/cardapio/cardapio/target"
 )
 
@@ -59,7 +60,7 @@ type CheckReport struct {
 }
 
 // Check checks m's invariants on existing tables (see CheckOptions). The
-// error is *InputError for bad input (a results file of another model,
+// error is *input.Error for bad input (a results file of another model,
 // an unknown invariant, a table that does not exist).
 func Check(ctx context.Context, m *catalog.Model, o CheckOptions) (*CheckReport, error) {
 	invs := m.Invariants
@@ -82,12 +83,12 @@ func Check(ctx context.Context, m *catalog.Model, o CheckOptions) (*CheckReport,
 	for _, p := range o.Results {
 		f, err := os.Open(p)
 		if err != nil {
-			return nil, &InputError{err}
+			return nil, input.Wrap(err)
 		}
 		l, err := readLedger(p, f, m)
 		_ = f.Close()
 		if err != nil {
-			return nil, &InputError{err}
+			return nil, input.Wrap(err)
 		}
 		if l.lines == 0 {
 			return nil, inputErr("%s: no ledger lines: written before results files carried the run's ledger", p)
@@ -120,7 +121,7 @@ func Check(ctx context.Context, m *catalog.Model, o CheckOptions) (*CheckReport,
 	}
 	tg, err := target.Open(ctx, to)
 	if err != nil {
-		return nil, &InputError{err}
+		return nil, input.Wrap(err)
 	}
 	defer tg.Close()
 	rep.Target = tg.Name

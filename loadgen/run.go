@@ -16,6 +16,7 @@ import (
 	"github.com/cardapio/cardapio/catalog"
 	"github.com/cardapio/cardapio/engine"
 	"github.com/cardapio/cardapio/executor"
+	"github.com/cardapio/cardapio/internal/input"
 	"github.com/cardapio/cardapio/loadgen/dataset"
 	"github.com/cardapio/cardapio/target"
 	"github.com/cardapio/cardapio/throughput"
@@ -94,17 +95,10 @@ type Status struct {
 	ToLoad    int64
 }
 
-// InputError is a run that could not start because of its input (exit
-// 2).
-type InputError struct{ Err error }
-
-func (e *InputError) Error() string { return e.Err.Error() }
-func (e *InputError) Unwrap() error { return e.Err }
-
-func inputErr(format string, args ...any) error { return &InputError{fmt.Errorf(format, args...)} }
+func inputErr(format string, args ...any) error { return input.Errorf(format, args...) }
 
 // Run replays a scenario of m and reports it. The error is for a run that
-// could not be made (bad input: *InputError; a target that failed);
+// could not be made (bad input: *input.Error; a target that failed);
 // everything the run saw is in the Summary, interrupted or not.
 func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 	if o.Scale == 0 {
@@ -150,7 +144,7 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 	}
 	pop, err := dataset.New(m, dataset.Options{Scale: o.Population, Seed: o.Seed, AsOf: asOf})
 	if err != nil {
-		return nil, &InputError{fmt.Errorf("the population: %w", err)}
+		return nil, input.Wrap(fmt.Errorf("the population: %w", err))
 	}
 	day := pop.AsOf
 	if sc.Date != nil {
@@ -196,7 +190,7 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 	}
 	tg, err := target.Open(ctx, to)
 	if err != nil {
-		return nil, &InputError{err}
+		return nil, input.Wrap(err)
 	}
 	tables, err := tg.CreateTables(ctx, m, target.TableOptions{Prefix: o.TablePrefix, Keys: o.Keys, Warm: true})
 	if err != nil {
@@ -265,7 +259,7 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 	}
 	for _, l := range r.loads {
 		if err := compileLoad(x, l, invs); err != nil {
-			return nil, &InputError{err}
+			return nil, input.Wrap(err)
 		}
 		if s := l.plan.Subjects; s != nil {
 			want = append(want, wanted{load: l.idx, subjects: s, entities: l.entities})

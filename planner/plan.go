@@ -1,7 +1,6 @@
 package planner
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"github.com/cardapio/cardapio/capacity"
 	"github.com/cardapio/cardapio/capacity/estimate"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/internal/input"
 	"github.com/cardapio/cardapio/throughput"
 )
 
@@ -64,13 +64,9 @@ type Options struct {
 // Throughput is read and write units a second.
 type Throughput struct{ Read, Write float64 }
 
-// ErrInput marks an error in the options or the scenario (a bad input,
-// not a failure of the planner).
-var ErrInput = errors.New("bad input")
-
-func inputErr(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrInput, fmt.Sprintf(format, args...))
-}
+// inputErr is an error in the options or the scenario (bad input, not a
+// failure of the planner).
+func inputErr(format string, args ...any) error { return input.Errorf(format, args...) }
 
 // planner holds what a plan reads from the model.
 type planner struct {
@@ -264,7 +260,7 @@ func run(m *catalog.Model, sc *catalog.Scenario, o Options) (*Result, error) {
 	}
 	loads, roots, refs, plans, err := p.build(sch, rs)
 	if err != nil {
-		return nil, inputErr("scenario %s: %s", sc.Name, strings.TrimPrefix(err.Error(), ErrInput.Error()+": "))
+		return nil, inputErr("scenario %s: %v", sc.Name, err)
 	}
 	res.Loads = plans
 	order := resourceOrder(m, rs)

@@ -1,7 +1,6 @@
 package planner_test
 
 import (
-	"errors"
 	"testing"
 	"time"
 
@@ -9,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/internal/input"
 	"github.com/cardapio/cardapio/planner"
 )
 
@@ -189,7 +189,7 @@ func TestBadInput(t *testing.T) {
 	} {
 		_, err := planner.Plan(m, o)
 		require.Error(t, err, name)
-		assert.True(t, errors.Is(err, planner.ErrInput), "%s: %v", name, err)
+		assert.True(t, input.Is(err), "%s: %v", name, err)
 	}
 	assert.Equal(t, 16, m.Index("GSI1").Shards.Count)
 }

@@ -58,10 +58,6 @@ run.`,
 				o.Report = func(r archive.Result) { fmt.Fprintf(e.stderr, "archived %d so far\n", r.Archived) }
 			}
 			r, err := archive.Run(ctx, tg.Client, tg.Streams, o)
-			var ie *archive.InputError
-			if errors.As(err, &ie) {
-				return badInput(ie.Err)
-			}
 			if err != nil {
 				return err
 			}

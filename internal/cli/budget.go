@@ -145,11 +145,7 @@ func runBudget(e *env, o *budgetOptions, path string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	rep, err := budget.Run(ctx, m, path, o.run)
-	var ie *budget.InputError
-	switch {
-	case errors.As(err, &ie):
-		return badInput(err)
-	case err != nil:
+	if err != nil {
 		return err
 	}
 	if base != nil {

@@ -75,14 +75,11 @@ Exit codes: 0 ok; 1 an internal failure or a failed load; 2 a bad model or flag.
 				fmt.Fprintf(e.stderr, "serving the loaded engine on http://%s (Ctrl-C stops)\n", addr)
 			}
 			rep, err := dataset.Execute(ctx, c)
-			var ie *dataset.InputError
 			var errs catalog.ErrorList
 			switch {
 			case errors.As(err, &errs):
 				fmt.Fprintln(e.stderr, errs.Error())
 				return reported(ExitBadInput, errs)
-			case errors.As(err, &ie):
-				return badInput(ie.Err)
 			case err != nil:
 				return err
 			}

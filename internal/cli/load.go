@@ -171,11 +171,7 @@ func runLoad(ctx context.Context, e *env, o *loadFlags, path string) error {
 	if o.run.Status != nil {
 		fmt.Fprint(e.stderr, "\r\033[K")
 	}
-	var ie *loadgen.InputError
-	switch {
-	case errors.As(err, &ie):
-		return badInput(err)
-	case err != nil:
+	if err != nil {
 		return err
 	}
 	return loadReport(e, o.format, o.summary, sum, time.Since(began))

@@ -49,11 +49,7 @@ a failure.`,
 				return err
 			}
 			rep, err := loadgen.Check(cmd.Context(), m, o)
-			var ie *loadgen.InputError
-			switch {
-			case errors.As(err, &ie):
-				return badInput(err)
-			case err != nil:
+			if err != nil {
 				return err
 			}
 			if format == "json" {

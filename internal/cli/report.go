@@ -73,13 +73,10 @@ func runReport(e *env, o html.Options, out string) error {
 	defer stop()
 	r, err := html.Collect(ctx, o)
 	var errs catalog.ErrorList
-	var ie *html.InputError
 	switch {
 	case errors.As(err, &errs):
 		fmt.Fprintln(e.stderr, errs.Error())
 		return reported(ExitBadInput, errs)
-	case errors.As(err, &ie):
-		return badInput(err)
 	case err != nil:
 		return err
 	}

@@ -3,7 +3,6 @@ package dataset
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -15,6 +14,7 @@ import (
 	"github.com/cardapio/cardapio/capacity"
 	"github.com/cardapio/cardapio/capacity/estimate"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/internal/input"
 	"github.com/cardapio/cardapio/target"
 )
 
@@ -50,14 +50,7 @@ type Config struct {
 	Ready func(addr string)
 }
 
-// InputError is a problem with what was asked (flags, the model): the
-// command exits 2.
-type InputError struct{ Err error }
-
-func (e *InputError) Error() string { return e.Err.Error() }
-func (e *InputError) Unwrap() error { return e.Err }
-
-func bad(format string, args ...any) error { return &InputError{fmt.Errorf(format, args...)} }
+func bad(format string, args ...any) error { return input.Errorf(format, args...) }
 
 // ParsePart reads "i/n" (0 <= i < n).
 func ParsePart(s string) (int, int, error) {
@@ -132,11 +125,11 @@ func Execute(ctx context.Context, c Config) (*Report, error) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(256 << 20))
 	m, err := catalog.LoadWith(c.Model, catalog.Options{ItemSize: capacity.Default().ItemSize})
 	if err != nil {
-		return nil, &InputError{err}
+		return nil, input.Wrap(err)
 	}
 	p, err := New(m, Options{Scale: c.Scale, Seed: c.Seed, AsOf: asOf})
 	if err != nil {
-		return nil, &InputError{err}
+		return nil, input.Wrap(err)
 	}
 	rq := Request{Options: p.Opts, Part: part, Parts: parts, Workers: c.Workers, Out: c.Out, Format: c.Format,
 		Compression: c.Compression, Concurrency: c.Concurrency, Rate: c.Rate, Checkpoint: c.Checkpoint, Resume: c.Resume,
@@ -149,7 +142,7 @@ func Execute(ctx context.Context, c Config) (*Report, error) {
 	tg, err := target.Open(ctx, target.Options{EndpointURL: c.EndpointURL, AWS: c.AWS, Region: c.Region, Profile: c.Profile,
 		Retry: LoadRetry, HTTPClient: loadHTTPClient(c.Concurrency)})
 	if err != nil {
-		return nil, &InputError{err}
+		return nil, input.Wrap(err)
 	}
 	defer tg.Close()
 	rq.Target = tg
@@ -157,7 +150,7 @@ func Execute(ctx context.Context, c Config) (*Report, error) {
 	if create {
 		keys, err := target.ParseKeys(c.Keys)
 		if err != nil {
-			return nil, &InputError{err}
+			return nil, input.Wrap(err)
 		}
 		if keys == target.KeysSynthetic {
 			return nil, bad("--keys synthetic: the population is written with the model's natural index keys; use native or auto on a target with multi-attribute keys")

@@ -12,6 +12,7 @@ import (
 	"github.com/cardapio/cardapio/capacity/estimate"
 	"github.com/cardapio/cardapio/catalog"
 	"github.com/cardapio/cardapio/internal/files"
+	"github.com/cardapio/cardapio/internal/input"
 	"github.com/cardapio/cardapio/loadgen/dataset"
 	"github.com/cardapio/cardapio/planner"
 )
@@ -32,13 +33,6 @@ type Options struct {
 	// Now stamps the report; the zero value leaves it unstamped.
 	Now time.Time
 }
-
-// InputError is a problem with what the report was given: a bad model,
-// result file or option (exit 2).
-type InputError struct{ Err error }
-
-func (e *InputError) Error() string { return e.Err.Error() }
-func (e *InputError) Unwrap() error { return e.Err }
 
 // Side is one model's static results: its map, estimate and bill.
 type Side struct {
@@ -100,20 +94,16 @@ func Collect(ctx context.Context, o Options) (*Report, error) {
 	case o.Budget != "":
 		data, err := files.ReadCapped(o.Budget, budget.MaxBaselineBytes, "a report of cardapio budget")
 		if err != nil {
-			return nil, &InputError{err}
+			return nil, input.Wrap(err)
 		}
 		rep, err := ReadBudget(o.Budget, data)
 		if err != nil {
-			return nil, &InputError{err}
+			return nil, input.Wrap(err)
 		}
 		r.Budget, r.BudgetFrom = rep, o.Budget
 	case o.Measure:
 		rep, err := budget.Run(ctx, m, o.Path, o.Run)
-		var ie *budget.InputError
-		switch {
-		case errors.As(err, &ie):
-			return nil, &InputError{err}
-		case err != nil:
+		if err != nil {
 			return nil, err
 		}
 		r.Budget, r.BudgetFrom = rep, "this run, on "+rep.Target
@@ -121,22 +111,22 @@ func Collect(ctx context.Context, o Options) (*Report, error) {
 	if o.Load != "" {
 		f, err := os.Open(o.Load)
 		if err != nil {
-			return nil, &InputError{err}
+			return nil, input.Wrap(err)
 		}
 		r.Load, err = ReadLoad(o.Load, f)
 		_ = f.Close()
 		if err != nil {
-			return nil, &InputError{err}
+			return nil, input.Wrap(err)
 		}
 		r.LoadFrom = o.Load
 	}
 	if o.Plan != "" {
 		data, err := files.ReadCapped(o.Plan, MaxPlanBytes, "a plan")
 		if err != nil {
-			return nil, &InputError{err}
+			return nil, input.Wrap(err)
 		}
 		if r.Plan, err = ReadPlan(o.Plan, data); err != nil {
-			return nil, &InputError{err}
+			return nil, input.Wrap(err)
 		}
 		r.PlanFrom = o.Plan
 	}
@@ -151,22 +141,22 @@ func static(path string) (*Side, *catalog.Model, error) {
 	case errors.As(err, &errs):
 		return nil, nil, errs
 	case err != nil:
-		return nil, nil, &InputError{err}
+		return nil, nil, input.Wrap(err)
 	}
 	est := estimate.New(m, capacity.Default())
 	vs, err := est.Operations()
 	if err != nil {
-		return nil, nil, &InputError{fmt.Errorf("%s: static capacity: %w", path, err)}
+		return nil, nil, input.Wrap(fmt.Errorf("%s: static capacity: %w", path, err))
 	}
 	peaks, err := est.Peaks()
 	if err != nil {
-		return nil, nil, &InputError{fmt.Errorf("%s: peak gate: %w", path, err)}
+		return nil, nil, input.Wrap(fmt.Errorf("%s: peak gate: %w", path, err))
 	}
 	prices := estimate.ModelPrices(capacity.DefaultPrices(), m.Pricing)
 	measured, _ := dataset.Measure(m, capacity.Default()) // storage as cost sizes it
 	bill, err := est.Month(estimate.Options{Prices: prices, Utilisation: 0.7, Measured: measured})
 	if err != nil {
-		return nil, nil, &InputError{fmt.Errorf("%s: %w", path, err)}
+		return nil, nil, input.Wrap(fmt.Errorf("%s: %w", path, err))
 	}
 	return &Side{Path: path, Model: m, Variants: vs, Peaks: peaks, Bill: bill,
 		Structures: structures(est, bill, prices)}, m, nil
