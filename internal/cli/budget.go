@@ -116,19 +116,14 @@ func runBudget(e *env, o *budgetOptions, path string) error {
 	// a few hundred MB at most.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(768 << 20))
-	m, err := catalog.LoadWith(path, catalog.Options{ItemSize: capacity.Default().ItemSize})
-	var errs catalog.ErrorList
-	if errors.As(err, &errs) {
-		fmt.Fprintln(e.stderr, errs.Error())
-		if o.files.SARIF != "" {
+	m, err := readModel(path)
+	if err != nil {
+		if errs := (catalog.ErrorList{}); errors.As(err, &errs) && o.files.SARIF != "" {
 			var b bytes.Buffer
 			_ = reports.CheckErrorsSARIF(&b, path, errs, nil)
 			_ = reports.WriteFile(o.files.SARIF, b.Bytes())
 		}
-		return reported(ExitBadInput, errs)
-	}
-	if err != nil {
-		return badInput(err)
+		return modelError(e, err)
 	}
 	var base *budget.Report
 	if o.baseline != "" {

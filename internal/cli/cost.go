@@ -101,7 +101,7 @@ func runCost(e *env, o *costOptions, paths []string) error {
 	models := make([]*catalog.Model, 0, len(paths))
 	var bad catalog.ErrorList
 	for _, path := range paths {
-		m, err := catalog.LoadWith(path, catalog.Options{ItemSize: capacity.Default().ItemSize})
+		m, err := readModel(path)
 		var errs catalog.ErrorList
 		switch {
 		case errors.As(err, &errs):

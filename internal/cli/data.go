@@ -60,9 +60,13 @@ Exit codes: 0 ok; 1 an internal failure or a failed load; 2 a bad model or flag.
 			if format != "text" && format != "json" {
 				return badInput(fmt.Errorf("--summary must be text or json, not %q", format))
 			}
-			c.Model = "model.yaml"
+			path := "model.yaml"
 			if len(args) == 1 {
-				c.Model = args[0]
+				path = args[0]
+			}
+			m, err := loadModel(e, path)
+			if err != nil {
+				return err
 			}
 			if !quiet {
 				c.Progress = e.stderr
@@ -74,7 +78,7 @@ Exit codes: 0 ok; 1 an internal failure or a failed load; 2 a bad model or flag.
 			c.Ready = func(addr string) {
 				fmt.Fprintf(e.stderr, "serving the loaded engine on http://%s (Ctrl-C stops)\n", addr)
 			}
-			rep, err := dataset.Execute(ctx, c)
+			rep, err := dataset.Execute(ctx, m, c)
 			var errs catalog.ErrorList
 			switch {
 			case errors.As(err, &errs):
@@ -84,10 +88,8 @@ Exit codes: 0 ok; 1 an internal failure or a failed load; 2 a bad model or flag.
 				return err
 			}
 			if c.EndpointURL != "" || c.AWS {
-				if m, err := catalog.Load(c.Model); err == nil {
-					if note := dataset.ExpiryNote(m, rep.Summary.AsOf, time.Now()); note != "" {
-						fmt.Fprintln(e.stderr, note)
-					}
+				if note := dataset.ExpiryNote(m, rep.Summary.AsOf, time.Now()); note != "" {
+					fmt.Fprintln(e.stderr, note)
 				}
 			}
 			if format == "json" {

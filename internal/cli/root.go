@@ -57,11 +57,19 @@ func modelError(e *env, err error) error {
 	return badInput(err)
 }
 
-// loadModel reads and resolves the model at path as every command does,
+// readModel reads and resolves the model at path as every command does,
 // with the item size limit of the billing rules (a sample over 400 KB is
-// an error), or returns modelError's exit.
+// an error). Its error is the catalog's: a catalog.ErrorList of
+// positioned errors, or why the file could not be read. Libraries never
+// load a model: they are given the one a command read here.
+func readModel(path string) (*catalog.Model, error) {
+	return catalog.LoadWith(path, catalog.Options{ItemSize: capacity.Default().ItemSize})
+}
+
+// loadModel is readModel with modelError's exit, for the commands that
+// print a refused model's errors as they are.
 func loadModel(e *env, path string) (*catalog.Model, error) {
-	m, err := catalog.LoadWith(path, catalog.Options{ItemSize: capacity.Default().ItemSize})
+	m, err := readModel(path)
 	if err != nil {
 		return nil, modelError(e, err)
 	}

@@ -19,9 +19,9 @@ import (
 )
 
 // Config is everything `cardapio data` is asked, before anything is
-// opened: the command fills it from flags and calls Execute.
+// opened: the command fills it from flags and calls Execute with the
+// model it loaded.
 type Config struct {
-	Model       string
 	Scale       float64
 	Seed        uint64
 	AsOf        string // YYYY-MM-DD, "" for the model's
@@ -66,9 +66,9 @@ func ParsePart(s string) (int, int, error) {
 	return i, n, nil
 }
 
-// Execute runs a Config: loads the model, opens the target, creates its
-// tables when asked, produces the population and returns the report.
-func Execute(ctx context.Context, c Config) (*Report, error) {
+// Execute runs a Config on model m: opens the target, creates its tables
+// when asked, produces the population and returns the report.
+func Execute(ctx context.Context, m *catalog.Model, c Config) (*Report, error) {
 	part, parts, err := ParsePart(c.Part)
 	if err != nil {
 		return nil, err
@@ -123,10 +123,6 @@ func Execute(ctx context.Context, c Config) (*Report, error) {
 	// items a large share of its CPU.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(256 << 20))
-	m, err := catalog.LoadWith(c.Model, catalog.Options{ItemSize: capacity.Default().ItemSize})
-	if err != nil {
-		return nil, input.Wrap(err)
-	}
 	p, err := New(m, Options{Scale: c.Scale, Seed: c.Seed, AsOf: asOf})
 	if err != nil {
 		return nil, input.Wrap(err)

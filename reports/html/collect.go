@@ -2,7 +2,6 @@ package html
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -20,7 +19,9 @@ import (
 // Options say what a report is made of: the model, and for each result
 // either the run Collect makes itself or the file of an earlier run.
 type Options struct {
-	// Path is the model; Compare another model set beside it.
+	// Model is the model, loaded by the command from Path; Other, when
+	// set, another model set beside it, loaded from Compare.
+	Model, Other  *catalog.Model
 	Path, Compare string
 	// Budget is a JSON report of cardapio budget (--format json or
 	// --write-baseline); "" runs the gate now when Measure is set.
@@ -78,15 +79,14 @@ type Report struct {
 // Collect makes the report's results: check and cost of the model (and
 // of the compared one), the budget gate run now on the embedded engine
 // or read from an earlier run, and the load and plan result files given.
-// A bad model is returned as its catalog.ErrorList.
 func Collect(ctx context.Context, o Options) (*Report, error) {
-	side, m, err := static(o.Path)
+	side, err := static(o.Path, o.Model)
 	if err != nil {
 		return nil, err
 	}
 	r := &Report{Side: *side, Generated: o.Now}
-	if o.Compare != "" {
-		if r.Other, _, err = static(o.Compare); err != nil {
+	if o.Other != nil {
+		if r.Other, err = static(o.Compare, o.Other); err != nil {
 			return nil, err
 		}
 	}
@@ -102,7 +102,7 @@ func Collect(ctx context.Context, o Options) (*Report, error) {
 		}
 		r.Budget, r.BudgetFrom = rep, o.Budget
 	case o.Measure:
-		rep, err := budget.Run(ctx, m, o.Path, o.Run)
+		rep, err := budget.Run(ctx, o.Model, o.Path, o.Run)
 		if err != nil {
 			return nil, err
 		}
@@ -133,33 +133,26 @@ func Collect(ctx context.Context, o Options) (*Report, error) {
 	return r, nil
 }
 
-// static loads a model and works out what check and cost would print.
-func static(path string) (*Side, *catalog.Model, error) {
-	m, err := catalog.LoadWith(path, catalog.Options{ItemSize: capacity.Default().ItemSize})
-	var errs catalog.ErrorList
-	switch {
-	case errors.As(err, &errs):
-		return nil, nil, errs
-	case err != nil:
-		return nil, nil, input.Wrap(err)
-	}
+// static works out what check and cost would print of model m, read from
+// path.
+func static(path string, m *catalog.Model) (*Side, error) {
 	est := estimate.New(m, capacity.Default())
 	vs, err := est.Operations()
 	if err != nil {
-		return nil, nil, input.Wrap(fmt.Errorf("%s: static capacity: %w", path, err))
+		return nil, input.Wrap(fmt.Errorf("%s: static capacity: %w", path, err))
 	}
 	peaks, err := est.Peaks()
 	if err != nil {
-		return nil, nil, input.Wrap(fmt.Errorf("%s: peak gate: %w", path, err))
+		return nil, input.Wrap(fmt.Errorf("%s: peak gate: %w", path, err))
 	}
 	prices := estimate.ModelPrices(capacity.DefaultPrices(), m.Pricing)
 	measured, _ := dataset.Measure(m, capacity.Default()) // storage as cost sizes it
 	bill, err := est.Month(estimate.Options{Prices: prices, Utilisation: 0.7, Measured: measured})
 	if err != nil {
-		return nil, nil, input.Wrap(fmt.Errorf("%s: %w", path, err))
+		return nil, input.Wrap(fmt.Errorf("%s: %w", path, err))
 	}
 	return &Side{Path: path, Model: m, Variants: vs, Peaks: peaks, Bill: bill,
-		Structures: structures(est, bill, prices)}, m, nil
+		Structures: structures(est, bill, prices)}, nil
 }
 
 // structures splits the bill's requests by the table or index that
