@@ -35,7 +35,7 @@ type Options struct {
 	TablePrefix string
 	// Keys is how multi-attribute index keys are created: native,
 	// synthetic, or auto (probe the target; the zero value).
-	Keys target.Keys
+	Keys catalog.KeyMode
 	// Retries is how many times the SDK sends a request again after a
 	// throttle or a retryable error (0, the default: never, so that the
 	// report shows what the target answered). It replaces Target.Retry.
@@ -215,7 +215,7 @@ func Run(ctx context.Context, m *catalog.Model, path string, o Options) (rep *Re
 		rep.Notes = append(rep.Notes, "tables kept (--keep): "+strings.Join(sortedValues(tables.Names()), ", "))
 	}
 	rep.Notes = append(rep.Notes, notes...)
-	if tables.Keys == target.KeysSynthetic {
+	if tables.Keys == catalog.KeysSynthetic {
 		rep.Notes = append(rep.Notes, "indexes with several key attributes are keyed on the model's synthetic fallback: their items carry the concatenated key attributes, which the static estimate (of the native design) does not count")
 	}
 	var todo []*estimate.Variant

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cardapio/cardapio/catalog"
 	"github.com/cardapio/cardapio/engine"
 	"github.com/cardapio/cardapio/internal/input"
 	"github.com/cardapio/cardapio/target"
@@ -209,7 +210,7 @@ func TestUnsupportedOperation(t *testing.T) {
 func TestSyntheticKeysDrift(t *testing.T) {
 	m := load(t, "../model.yaml")
 	only := []string{"PortfolioByBucket"}
-	rep, err := Run(context.Background(), m, "model.yaml", Options{Keys: target.KeysSynthetic, Only: only})
+	rep, err := Run(context.Background(), m, "model.yaml", Options{Keys: catalog.KeysSynthetic, Only: only})
 	require.NoError(t, err)
 	assert.Equal(t, "synthetic", rep.Keys)
 	assert.Contains(t, strings.Join(rep.Notes, "\n"), "synthetic fallback")
@@ -221,7 +222,7 @@ func TestSyntheticKeysDrift(t *testing.T) {
 	assert.Equal(t, Pass, r.Verdict, "the measured figure decides: still within budget")
 	assert.True(t, rep.OK)
 
-	rep, err = Run(context.Background(), m, "model.yaml", Options{Keys: target.KeysSynthetic, Only: only, FailOnDrift: true})
+	rep, err = Run(context.Background(), m, "model.yaml", Options{Keys: catalog.KeysSynthetic, Only: only, FailOnDrift: true})
 	require.NoError(t, err)
 	assert.False(t, rep.OK)
 	assert.Equal(t, Fail, rep.Results[0].Verdict)

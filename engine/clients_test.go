@@ -101,7 +101,7 @@ func TestRealClients(t *testing.T) {
 	url, client := policyServer(t, keys, region, map[string]*iam.Policy{"admin": admin, "": tenant})
 	ctx := context.Background()
 	adm := client("AKIAADMIN", "admin-secret")
-	in, err := target.CreateTableInput(m, tb, tb.Name, target.KeysNative, true)
+	in, err := target.CreateTableInput(m, tb, tb.Name, catalog.KeysNative, true)
 	require.NoError(t, err)
 	_, err = adm.CreateTable(ctx, in)
 	require.NoError(t, err)

@@ -139,7 +139,7 @@ func TestAgreesWithRender(t *testing.T) {
 	ctx := context.Background()
 	tg, err := target.Open(ctx, target.Options{})
 	require.NoError(t, err)
-	ts, err := tg.CreateTables(ctx, m, target.TableOptions{Prefix: "", Keys: target.KeysNative})
+	ts, err := tg.CreateTables(ctx, m, target.TableOptions{Prefix: "", Keys: catalog.KeysNative})
 	require.NoError(t, err)
 	names := map[string]string{}
 	for _, tb := range m.Tables {

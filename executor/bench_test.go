@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardapio/cardapio/catalog"
 	"github.com/cardapio/cardapio/executor"
 	"github.com/cardapio/cardapio/target"
 )
@@ -24,7 +25,7 @@ func BenchmarkReferencePass(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			ts, err := tg.CreateTables(ctx, m, target.TableOptions{Prefix: "b-", Keys: target.KeysNative})
+			ts, err := tg.CreateTables(ctx, m, target.TableOptions{Prefix: "b-", Keys: catalog.KeysNative})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -47,7 +47,7 @@ func TestDynalite(t *testing.T) {
 	require.NoError(t, err)
 	k, err := remote.ProbeKeys(ctx, target.UniquePrefix())
 	require.NoError(t, err)
-	require.Equal(t, target.KeysSynthetic, k, "dynalite has no multi-attribute keys")
+	require.Equal(t, catalog.KeysSynthetic, k, "dynalite has no multi-attribute keys")
 	local, err := target.Open(ctx, target.Options{})
 	require.NoError(t, err)
 	for _, ov := range variants(m) {
@@ -55,8 +55,8 @@ func TestDynalite(t *testing.T) {
 			if seeded(t, local, m, ov) > 5000 && os.Getenv("DYNALITE_ALL") == "" {
 				t.Skip("seeds more than 5,000 items; DYNALITE_ALL=1 runs it")
 			}
-			want := runOn(t, local, m, target.KeysSynthetic, ov)
-			got := runOn(t, remote, m, target.KeysSynthetic, ov)
+			want := runOn(t, local, m, catalog.KeysSynthetic, ov)
+			got := runOn(t, remote, m, catalog.KeysSynthetic, ov)
 			usesTxn := false
 			for _, s := range want.Steps {
 				usesTxn = usesTxn || s.Kind == "transaction"
@@ -90,7 +90,7 @@ func TestDynalite(t *testing.T) {
 // seeded counts the items a variant's seed writes.
 func seeded(t *testing.T, tg *target.Target, m *catalog.Model, ov [2]string) int {
 	ctx := context.Background()
-	ts, err := tg.CreateTables(ctx, m, target.TableOptions{Keys: target.KeysNative})
+	ts, err := tg.CreateTables(ctx, m, target.TableOptions{Keys: catalog.KeysNative})
 	require.NoError(t, err)
 	defer func() { _ = ts.Delete(ctx) }()
 	s, err := executor.New(m, tg.Client, executor.Options{Tables: ts.Names(), Loader: tg}).Seed(ctx, executor.Input{Operation: ov[0], Variant: ov[1]})

@@ -41,7 +41,7 @@ func variants(m *catalog.Model) [][2]string {
 }
 
 // fresh opens a new embedded engine with the model's tables.
-func fresh(t testing.TB, m *catalog.Model, keys target.Keys) (*executor.Executor, func()) {
+func fresh(t testing.TB, m *catalog.Model, keys catalog.KeyMode) (*executor.Executor, func()) {
 	t.Helper()
 	ctx := context.Background()
 	tg, err := target.Open(ctx, target.Options{})
@@ -122,7 +122,7 @@ func TestModels(t *testing.T) {
 						t.Skipf("parameter %s has no sample: a run needs its value", p.Name)
 					}
 				}
-				x, done := fresh(t, m, target.KeysNative)
+				x, done := fresh(t, m, catalog.KeysNative)
 				defer done()
 				in := executor.Input{Operation: ov[0], Variant: ov[1]}
 				seeded, err := x.Seed(ctx, in)
@@ -217,7 +217,7 @@ func nativeRun(t *testing.T, m *catalog.Model, ov [2]string) *executor.Result {
 	}
 	tg, err := target.Open(context.Background(), target.Options{})
 	require.NoError(t, err)
-	r := runOn(t, tg, m, target.KeysNative, ov)
+	r := runOn(t, tg, m, catalog.KeysNative, ov)
 	nativeRuns.Store(ov[0]+"/"+ov[1], r)
 	return r
 }

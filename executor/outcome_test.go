@@ -66,7 +66,7 @@ func TestOutcomes(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.op, func(t *testing.T) {
-			x, done := fresh(t, m, target.KeysNative)
+			x, done := fresh(t, m, catalog.KeysNative)
 			defer done()
 			rs := seedRun(t, x, c.op, c.variant, c.runs)
 			assert.Equal(t, executor.Applied, rs[0].Outcome.Kind, "%+v", rs[0].Outcome)
@@ -87,7 +87,7 @@ func TestOutcomes(t *testing.T) {
 // charge lookup, in the model's words, and nothing is written.
 func TestNotFound(t *testing.T) {
 	m := load(t, "../model.yaml")
-	x, done := fresh(t, m, target.KeysNative)
+	x, done := fresh(t, m, catalog.KeysNative)
 	defer done()
 	r, err := x.Run(context.Background(), executor.Input{Operation: "ApplySettlement", Variant: "cures"})
 	require.NoError(t, err)

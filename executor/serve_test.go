@@ -56,7 +56,7 @@ func startServe(t *testing.T) string {
 }
 
 // runOn seeds and runs one variant on fresh tables of a target.
-func runOn(t *testing.T, tg *target.Target, m *catalog.Model, keys target.Keys, ov [2]string) *executor.Result {
+func runOn(t *testing.T, tg *target.Target, m *catalog.Model, keys catalog.KeyMode, ov [2]string) *executor.Result {
 	t.Helper()
 	ctx := context.Background()
 	ts, err := tg.CreateTables(ctx, m, target.TableOptions{Keys: keys})
@@ -91,7 +91,7 @@ func TestServe(t *testing.T) {
 	for _, ov := range variants(m) {
 		t.Run(ov[0]+"/"+ov[1], func(t *testing.T) {
 			want := nativeRun(t, m, ov)
-			got := runOn(t, remote, m, target.KeysAuto, ov)
+			got := runOn(t, remote, m, catalog.KeysAuto, ov)
 			assert.Equal(t, want.Outcome.Kind, got.Outcome.Kind, "%+v", got.Outcome)
 			assert.Equal(t, strings.Join(figures(want.Capacity), "\n"), strings.Join(figures(got.Capacity), "\n"))
 			assert.False(t, got.Capacity.Computed, "measured over the wire")

@@ -146,7 +146,7 @@ func canonCalls(t *testing.T, calls []*catalog.Call) string {
 
 // seededEngine returns an embedded engine with the model's tables in key
 // mode keys, seeded by the executor with a variant's before state.
-func seededEngine(t *testing.T, m *catalog.Model, keys target.Keys, op, variant string) (*target.Target, *target.Tables) {
+func seededEngine(t *testing.T, m *catalog.Model, keys catalog.KeyMode, op, variant string) (*target.Target, *target.Tables) {
 	t.Helper()
 	ctx := context.Background()
 	tg, err := target.Open(ctx, target.Options{})
@@ -167,7 +167,7 @@ func seededEngine(t *testing.T, m *catalog.Model, keys target.Keys, op, variant 
 // checkAgreement runs every operation in every variant twice on the same
 // seeded state, once through the executor and once through the generated
 // package, and compares the requests each sent, serialised.
-func (h *harness) checkAgreement(t *testing.T, keys target.Keys) {
+func (h *harness) checkAgreement(t *testing.T, keys catalog.KeyMode) {
 	m := h.model
 	ctx := context.Background()
 	compared := 0

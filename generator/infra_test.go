@@ -39,11 +39,11 @@ func TestCreateTableInputs(t *testing.T) {
 	m, err := catalog.Load("../model.yaml")
 	require.NoError(t, err)
 	for _, c := range []struct {
-		keys target.Keys
+		keys catalog.KeyMode
 		got  []*dynamodb.CreateTableInput
 	}{
-		{target.KeysNative, lastro.CreateTableInputs(lastro.DefaultTables())},
-		{target.KeysSynthetic, lastrosynthetic.CreateTableInputs(lastrosynthetic.DefaultTables())},
+		{catalog.KeysNative, lastro.CreateTableInputs(lastro.DefaultTables())},
+		{catalog.KeysSynthetic, lastrosynthetic.CreateTableInputs(lastrosynthetic.DefaultTables())},
 	} {
 		require.Len(t, c.got, len(m.Tables))
 		for i, tb := range m.Tables {

@@ -29,7 +29,7 @@ func ordersHarness(t *testing.T) *harness {
 		},
 		pageSize: func(n int) any { return orders.PageSize(n) },
 		failure:  new(*orders.Failure),
-		keys:     target.KeysNative,
+		keys:     catalog.KeysNative,
 	}
 }
 
@@ -38,7 +38,7 @@ func TestOrdersPatterns(t *testing.T) { ordersHarness(t).checkPatterns(t, 60) }
 func TestOrdersOperations(t *testing.T) { ordersHarness(t).checkOperations(t) }
 
 func TestOrdersAgreesWithExecutor(t *testing.T) {
-	ordersHarness(t).checkAgreement(t, target.KeysNative)
+	ordersHarness(t).checkAgreement(t, catalog.KeysNative)
 }
 
 func openOrders(t *testing.T) (*orders.Client, *dynamodb.Client) {

@@ -64,7 +64,7 @@ type Options struct {
 	// TablePrefix, Keep and Keys choose the tables (target.TableOptions).
 	TablePrefix string
 	Keep        bool
-	Keys        target.Keys
+	Keys        catalog.KeyMode
 	// FullPopulation writes every tree of the population, even those
 	// nothing of the run can reach.
 	FullPopulation bool

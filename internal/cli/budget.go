@@ -17,7 +17,6 @@ import (
 	"github.com/cardapio/cardapio/capacity/estimate"
 	"github.com/cardapio/cardapio/catalog"
 	"github.com/cardapio/cardapio/reports"
-	"github.com/cardapio/cardapio/target"
 )
 
 func init() { commands = append(commands, newBudgetCmd) }
@@ -105,7 +104,7 @@ func runBudget(e *env, o *budgetOptions, path string) error {
 	if o.failOnIncrease && o.baseline == "" {
 		return badInput(errors.New("--fail-on-increase compares with a baseline: give --baseline FILE"))
 	}
-	if o.run.Keys, err = target.ParseKeys(o.keys); err != nil {
+	if o.run.Keys, err = catalog.ParseKeyMode(o.keys); err != nil {
 		return badInput(err)
 	}
 	// The run makes and drops every variant's state (tens of thousands

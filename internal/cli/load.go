@@ -132,7 +132,7 @@ func runLoad(ctx context.Context, e *env, o *loadFlags, path string) error {
 	if o.run.Target.Retry.MaxAttempts < 1 {
 		return badInput(fmt.Errorf("--retry-attempts must be at least 1, not %d", o.run.Target.Retry.MaxAttempts))
 	}
-	if o.run.Keys, err = target.ParseKeys(o.keys); err != nil {
+	if o.run.Keys, err = catalog.ParseKeyMode(o.keys); err != nil {
 		return badInput(err)
 	}
 	m, err := loadModel(e, path)

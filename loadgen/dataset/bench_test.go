@@ -19,6 +19,7 @@ import (
 
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/capacity"
+	"github.com/cardapio/cardapio/catalog"
 	"github.com/cardapio/cardapio/target"
 )
 
@@ -134,7 +135,7 @@ func BenchmarkLoadEndpoint(b *testing.B) {
 			c0 := cpuTime()
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
-				ts, err := tg.CreateTables(ctx, p.Model, target.TableOptions{Keys: target.KeysNative})
+				ts, err := tg.CreateTables(ctx, p.Model, target.TableOptions{Keys: catalog.KeysNative})
 				require.NoError(b, err)
 				table := ts.Name(p.Model.Tables[0].Name)
 				b.StartTimer()

@@ -144,11 +144,11 @@ func Execute(ctx context.Context, m *catalog.Model, c Config) (*Report, error) {
 	rq.Target = tg
 	create := c.CreateTables || c.Serve
 	if create {
-		keys, err := target.ParseKeys(c.Keys)
+		keys, err := catalog.ParseKeyMode(c.Keys)
 		if err != nil {
 			return nil, input.Wrap(err)
 		}
-		if keys == target.KeysSynthetic {
+		if keys == catalog.KeysSynthetic {
 			return nil, bad("--keys synthetic: the population is written with the model's natural index keys; use native or auto on a target with multi-attribute keys")
 		}
 		prefix := c.TablePrefix
@@ -156,7 +156,7 @@ func Execute(ctx context.Context, m *catalog.Model, c Config) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		if ts.Keys == target.KeysSynthetic {
+		if ts.Keys == catalog.KeysSynthetic {
 			return nil, errors.New("the target has no multi-attribute index keys (it took the synthetic fallback): load it with a target that does, or import from S3")
 		}
 		rq.Tables = ts.Names()

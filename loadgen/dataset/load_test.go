@@ -18,6 +18,7 @@ import (
 
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/capacity"
+	"github.com/cardapio/cardapio/catalog"
 	"github.com/cardapio/cardapio/engine"
 	"github.com/cardapio/cardapio/target"
 )
@@ -26,7 +27,7 @@ import (
 func engineTarget(t *testing.T, p *Population) *target.Target {
 	t.Helper()
 	tg := target.InProcess(engine.New(engine.Options{}), "", LoadRetry)
-	_, err := tg.CreateTables(context.Background(), p.Model, target.TableOptions{ModelNames: true, Keys: target.KeysNative})
+	_, err := tg.CreateTables(context.Background(), p.Model, target.TableOptions{ModelNames: true, Keys: catalog.KeysNative})
 	require.NoError(t, err)
 	return tg
 }
