@@ -17,9 +17,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/engine"
 	"github.com/cardapio/cardapio/internal/input"
-	"github.com/cardapio/cardapio/target"
 )
 
 // server serves an embedded engine on a loopback port, as cardapio serve
@@ -38,7 +38,7 @@ func server(t *testing.T, wrap func(http.Handler) http.Handler) (*engine.Engine,
 
 func tableNames(t *testing.T, url string) []string {
 	t.Helper()
-	tg, err := target.Open(context.Background(), target.Options{EndpointURL: url})
+	tg, err := endpoint.Open(context.Background(), endpoint.Options{EndpointURL: url})
 	require.NoError(t, err)
 	out, err := tg.Client.ListTables(context.Background(), &dynamodb.ListTablesInput{})
 	require.NoError(t, err)
@@ -48,7 +48,7 @@ func tableNames(t *testing.T, url string) []string {
 // foreign creates a table the gate did not create, named like the run's.
 func foreign(t *testing.T, url, name string) {
 	t.Helper()
-	tg, err := target.Open(context.Background(), target.Options{EndpointURL: url})
+	tg, err := endpoint.Open(context.Background(), endpoint.Options{EndpointURL: url})
 	require.NoError(t, err)
 	_, err = tg.Client.CreateTable(context.Background(), &dynamodb.CreateTableInput{
 		TableName:            aws.String(name),
@@ -68,7 +68,7 @@ func TestEndpointRunCleansUp(t *testing.T) {
 	foreign(t, url, "run-collections-not-ours")
 	foreign(t, url, "cardapio-00000000-collections")
 	only := []string{"ApplySettlement", "ClaimContact", "DebtorView", "PortfolioByBucket"}
-	rep, err := Run(context.Background(), m, "model.yaml", Options{Target: target.Options{EndpointURL: url}, TablePrefix: "run-", Only: only})
+	rep, err := Run(context.Background(), m, "model.yaml", Options{Target: endpoint.Options{EndpointURL: url}, TablePrefix: "run-", Only: only})
 	require.NoError(t, err)
 	assert.True(t, rep.OK, "%+v", rep.Summary)
 	assert.Equal(t, "endpoint", rep.Kind)
@@ -85,7 +85,7 @@ func TestEndpointRunCleansUp(t *testing.T) {
 		assert.Equal(t, inproc.Results[i].Measured, rep.Results[i].Measured, rep.Results[i].Name())
 	}
 
-	rep, err = Run(context.Background(), m, "model.yaml", Options{Target: target.Options{EndpointURL: url}, TablePrefix: "kept-", Keep: true, Only: []string{"ClaimContact/allowed"}})
+	rep, err = Run(context.Background(), m, "model.yaml", Options{Target: endpoint.Options{EndpointURL: url}, TablePrefix: "kept-", Keep: true, Only: []string{"ClaimContact/allowed"}})
 	require.NoError(t, err)
 	assert.ElementsMatch(t, []string{"run-collections-not-ours", "cardapio-00000000-collections", "kept-collections", "kept-collections-history"}, tableNames(t, url))
 	assert.Contains(t, strings.Join(rep.Notes, "\n"), "tables kept (--keep): kept-collections, kept-collections-history")
@@ -99,7 +99,7 @@ func TestInterruptDeletesTables(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	n := 0
-	_, err := Run(ctx, m, "model.yaml", Options{Target: target.Options{EndpointURL: url}, Only: []string{"ApplySettlement", "ClaimContact"},
+	_, err := Run(ctx, m, "model.yaml", Options{Target: endpoint.Options{EndpointURL: url}, Only: []string{"ApplySettlement", "ClaimContact"},
 		Progress: func(*Result) {
 			if n++; n == 2 {
 				cancel()
@@ -151,7 +151,7 @@ func stripIndexes(h http.Handler) http.Handler {
 func TestNoIndexCapacity(t *testing.T) {
 	m := load(t, "../model.yaml")
 	_, url := server(t, stripIndexes)
-	rep, err := Run(context.Background(), m, "model.yaml", Options{Target: target.Options{EndpointURL: url}, Only: []string{"ApplySettlement/cures", "PortfolioByBucket"}})
+	rep, err := Run(context.Background(), m, "model.yaml", Options{Target: endpoint.Options{EndpointURL: url}, Only: []string{"ApplySettlement/cures", "PortfolioByBucket"}})
 	require.NoError(t, err)
 	require.NotEmpty(t, rep.Notes)
 	assert.Contains(t, rep.Notes[0], "reports no index capacity")
@@ -193,7 +193,7 @@ func refuseTransactions(h http.Handler) http.Handler {
 func TestUnsupportedOperation(t *testing.T) {
 	m := load(t, "../model.yaml")
 	_, url := server(t, refuseTransactions)
-	rep, err := Run(context.Background(), m, "model.yaml", Options{Target: target.Options{EndpointURL: url}, Only: []string{"ApplySettlement/cures", "ClaimContact/allowed"}})
+	rep, err := Run(context.Background(), m, "model.yaml", Options{Target: endpoint.Options{EndpointURL: url}, Only: []string{"ApplySettlement/cures", "ClaimContact/allowed"}})
 	require.NoError(t, err)
 	assert.False(t, rep.OK)
 	assert.Equal(t, 1, rep.Summary.Error)
@@ -238,6 +238,6 @@ func TestOnlyErrors(t *testing.T) {
 	assert.Contains(t, err.Error(), `--only ApplySettlment: the model has no operation "ApplySettlment" (did you mean "ApplySettlement"?)`)
 	assert.Contains(t, err.Error(), `--only DebtorView/typicl: DebtorView has variants typical (did you mean "typical"?)`)
 	assert.NotContains(t, err.Error(), "OnboardDebtor")
-	_, err = Run(context.Background(), m, "model.yaml", Options{Target: target.Options{AWS: true, EndpointURL: "http://127.0.0.1:1"}})
+	_, err = Run(context.Background(), m, "model.yaml", Options{Target: endpoint.Options{AWS: true, EndpointURL: "http://127.0.0.1:1"}})
 	require.ErrorAs(t, err, &ie)
 }

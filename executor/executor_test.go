@@ -15,8 +15,8 @@ import (
 	"github.com/cardapio/cardapio/capacity"
 	"github.com/cardapio/cardapio/capacity/estimate"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/executor"
-	"github.com/cardapio/cardapio/target"
 )
 
 func load(t testing.TB, path string) *catalog.Model {
@@ -44,9 +44,9 @@ func variants(m *catalog.Model) [][2]string {
 func fresh(t testing.TB, m *catalog.Model, keys catalog.KeyMode) (*executor.Executor, func()) {
 	t.Helper()
 	ctx := context.Background()
-	tg, err := target.Open(ctx, target.Options{})
+	tg, err := endpoint.Open(ctx, endpoint.Options{})
 	require.NoError(t, err)
-	ts, err := tg.CreateTables(ctx, m, target.TableOptions{Prefix: "t-", Keys: keys})
+	ts, err := tg.CreateTables(ctx, m, endpoint.TableOptions{Prefix: "t-", Keys: keys})
 	require.NoError(t, err)
 	x := executor.New(m, tg.Client, executor.Options{Tables: ts.Names(), Keys: ts.Keys, Loader: tg})
 	return x, func() { _ = ts.Delete(ctx) }
@@ -215,7 +215,7 @@ func nativeRun(t *testing.T, m *catalog.Model, ov [2]string) *executor.Result {
 	if r, ok := nativeRuns.Load(ov[0] + "/" + ov[1]); ok {
 		return r.(*executor.Result)
 	}
-	tg, err := target.Open(context.Background(), target.Options{})
+	tg, err := endpoint.Open(context.Background(), endpoint.Options{})
 	require.NoError(t, err)
 	r := runOn(t, tg, m, catalog.KeysNative, ov)
 	nativeRuns.Store(ov[0]+"/"+ov[1], r)

@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/executor"
-	"github.com/cardapio/cardapio/target"
 )
 
 // TestSyntheticKeys runs every operation and variant with the indexes
@@ -23,7 +23,7 @@ func TestSyntheticKeys(t *testing.T) {
 	ctx := context.Background()
 	for _, ov := range variants(m) {
 		t.Run(ov[0]+"/"+ov[1], func(t *testing.T) {
-			tg, err := target.Open(ctx, target.Options{})
+			tg, err := endpoint.Open(ctx, endpoint.Options{})
 			require.NoError(t, err)
 			results := [2]*executor.Result{nativeRun(t, m, ov), runOn(t, tg, m, catalog.KeysSynthetic, ov)}
 			n, s := results[0], results[1]

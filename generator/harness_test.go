@@ -20,9 +20,9 @@ import (
 
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/expr"
 	"github.com/cardapio/cardapio/generator"
-	"github.com/cardapio/cardapio/target"
 )
 
 // A harness drives a generated package against the embedded engine
@@ -50,7 +50,7 @@ type harness struct {
 // open returns a fresh embedded engine with the model's tables.
 func (h *harness) open(t *testing.T) (*dynamodb.Client, reflect.Value) {
 	t.Helper()
-	tg, err := target.Open(context.Background(), target.Options{})
+	tg, err := endpoint.Open(context.Background(), endpoint.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = tg.Close() })
 	require.NoError(t, h.createTables(context.Background(), tg.Client))

@@ -13,10 +13,10 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/examples/lastro"
 	"github.com/cardapio/cardapio/generator"
 	lastrosynthetic "github.com/cardapio/cardapio/generator/testdata/golden/lastro-synthetic"
-	"github.com/cardapio/cardapio/target"
 )
 
 // tableShape is what two CreateTable requests must agree on: keys,
@@ -33,7 +33,7 @@ func tableShape(t *testing.T, in *dynamodb.CreateTableInput) string {
 }
 
 // TestCreateTableInputs: the generated CreateTable requests are the ones
-// the runners create (target.CreateTableInput), in both key modes; the
+// the runners create (endpoint.CreateTableInput), in both key modes; the
 // generated ones also carry the warm throughput and the table class.
 func TestCreateTableInputs(t *testing.T) {
 	m, err := catalog.Load("../model.yaml")
@@ -47,7 +47,7 @@ func TestCreateTableInputs(t *testing.T) {
 	} {
 		require.Len(t, c.got, len(m.Tables))
 		for i, tb := range m.Tables {
-			want, err := target.CreateTableInput(m, tb, tb.Name, c.keys, false)
+			want, err := endpoint.CreateTableInput(m, tb, tb.Name, c.keys, false)
 			require.NoError(t, err)
 			assert.Equal(t, tableShape(t, want), tableShape(t, c.got[i]), "%s (%s keys)", tb.Name, c.keys)
 		}

@@ -15,9 +15,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/examples/lastro"
 	lastrosynthetic "github.com/cardapio/cardapio/generator/testdata/golden/lastro-synthetic"
-	"github.com/cardapio/cardapio/target"
 )
 
 func lastroHarness(t *testing.T) *harness {
@@ -72,7 +72,7 @@ func TestLastroOperations(t *testing.T) { lastroHarness(t).checkOperations(t) }
 // engine with the model's tables.
 func openLastro(t *testing.T) (*lastro.Client, *dynamodb.Client) {
 	t.Helper()
-	tg, err := target.Open(context.Background(), target.Options{})
+	tg, err := endpoint.Open(context.Background(), endpoint.Options{})
 	require.NoError(t, err)
 	require.NoError(t, lastro.CreateTables(context.Background(), tg.Client, lastro.DefaultTables()))
 	return lastro.New(tg.Client, lastro.DefaultTables()), tg.Client

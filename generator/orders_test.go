@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/examples/orders"
-	"github.com/cardapio/cardapio/target"
 )
 
 func ordersHarness(t *testing.T) *harness {
@@ -43,7 +43,7 @@ func TestOrdersAgreesWithExecutor(t *testing.T) {
 
 func openOrders(t *testing.T) (*orders.Client, *dynamodb.Client) {
 	t.Helper()
-	tg, err := target.Open(context.Background(), target.Options{})
+	tg, err := endpoint.Open(context.Background(), endpoint.Options{})
 	require.NoError(t, err)
 	require.NoError(t, orders.CreateTables(context.Background(), tg.Client, orders.DefaultTables()))
 	return orders.New(tg.Client, orders.DefaultTables()), tg.Client

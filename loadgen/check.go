@@ -13,8 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/internal/input"
-	"github.com/cardapio/cardapio/target"
 )
 
 // Check runs a model's invariants against tables that already exist:
@@ -27,7 +27,7 @@ import (
 
 // CheckOptions say where the tables are and which run wrote them.
 type CheckOptions struct {
-	Target target.Options
+	Target endpoint.Options
 	// TablePrefix is put before the model's table names. Without it, the
 	// names the results file's run used, else the model's own.
 	TablePrefix string
@@ -114,12 +114,12 @@ func Check(ctx context.Context, m *catalog.Model, o CheckOptions) (*CheckReport,
 
 	to := o.Target
 	if to.Retry.MaxAttempts == 0 {
-		to.Retry = target.Standard
+		to.Retry = endpoint.Standard
 	}
 	if to.EndpointURL == "" && !to.AWS {
 		return nil, inputErr("no tables to check: give --endpoint-url or --aws (an embedded engine starts empty)")
 	}
-	tg, err := target.Open(ctx, to)
+	tg, err := endpoint.Open(ctx, to)
 	if err != nil {
 		return nil, input.Wrap(err)
 	}
@@ -207,7 +207,7 @@ func invariantNames(m *catalog.Model) string {
 // serve) deletes a population's items whose expiry, drawn from the
 // population's date, is past, and a join then sees less than was
 // written.
-func ttlNote(ctx context.Context, tg *target.Target, m *catalog.Model, table, name string, invs []*catalog.Invariant) string {
+func ttlNote(ctx context.Context, tg *endpoint.Target, m *catalog.Model, table, name string, invs []*catalog.Invariant) string {
 	tb := m.Table(table)
 	if tb == nil || tb.TTL == "" {
 		return ""

@@ -14,11 +14,11 @@ import (
 
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/engine"
 	"github.com/cardapio/cardapio/executor"
 	"github.com/cardapio/cardapio/internal/input"
 	"github.com/cardapio/cardapio/loadgen/dataset"
-	"github.com/cardapio/cardapio/target"
 	"github.com/cardapio/cardapio/throughput"
 )
 
@@ -29,8 +29,8 @@ type Options struct {
 	File     *catalog.ScenarioFile
 	// Target says where the requests go; the zero value is the embedded
 	// engine in process. Its Retry is the client's retry policy (the
-	// zero value: target.Standard).
-	Target target.Options
+	// zero value: endpoint.Standard).
+	Target endpoint.Options
 	// Throughput turns the embedded engine's throughput model on
 	// (partitions, burst, on-demand scaling, GSI back-pressure).
 	Throughput bool
@@ -61,7 +61,7 @@ type Options struct {
 	MaxBehind time.Duration
 	// Duration overrides how long loads given by a rate run.
 	Duration time.Duration
-	// TablePrefix, Keep and Keys choose the tables (target.TableOptions).
+	// TablePrefix, Keep and Keys choose the tables (endpoint.TableOptions).
 	TablePrefix string
 	Keep        bool
 	Keys        catalog.KeyMode
@@ -155,7 +155,7 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 	// The target, with the engine on the scenario's clock.
 	to := o.Target
 	if to.Retry.MaxAttempts == 0 {
-		to.Retry = target.Standard
+		to.Retry = endpoint.Standard
 	}
 	if o.Speed > 1 {
 		to.Retry.Speed = o.Speed
@@ -188,11 +188,11 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 		tr.MaxIdleConns, tr.MaxIdleConnsPerHost = 2*o.MaxInflight, 2*o.MaxInflight
 		to.HTTPClient = &http.Client{Transport: tr}
 	}
-	tg, err := target.Open(ctx, to)
+	tg, err := endpoint.Open(ctx, to)
 	if err != nil {
 		return nil, input.Wrap(err)
 	}
-	tables, err := tg.CreateTables(ctx, m, target.TableOptions{Prefix: o.TablePrefix, Keys: o.Keys, Warm: true})
+	tables, err := tg.CreateTables(ctx, m, endpoint.TableOptions{Prefix: o.TablePrefix, Keys: o.Keys, Warm: true})
 	if err != nil {
 		return nil, fmt.Errorf("create tables: %w", err)
 	}
@@ -504,7 +504,7 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 // generates every tree, finds the subjects, counts the values and tags
 // the trees, writing nothing; the cut it returns then writes the trees
 // the run can reach, once the subjects are chosen.
-func (r *runner) populate(ctx context.Context, pop *dataset.Population, o Options, tg *target.Target, tables *target.Tables,
+func (r *runner) populate(ctx context.Context, pop *dataset.Population, o Options, tg *endpoint.Target, tables *endpoint.Tables,
 	want []wanted, countSpecs []countSpec, skip map[*catalog.Entity]bool, progress func(done, total int64)) (*populationResult, *cut, []string, error) {
 	rc := reachPlan(r.loads)
 	var root *dataset.Node
@@ -534,8 +534,8 @@ type cut struct {
 	pr       *populationResult
 	pop      *dataset.Population
 	o        Options
-	tg       *target.Target
-	tables   *target.Tables
+	tg       *endpoint.Target
+	tables   *endpoint.Tables
 	skip     map[*catalog.Entity]bool
 	progress func(done, total int64)
 }

@@ -15,9 +15,9 @@ import (
 	"golang.org/x/term"
 
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/loadgen"
 	"github.com/cardapio/cardapio/reports"
-	"github.com/cardapio/cardapio/target"
 )
 
 func init() { commands = append(commands, newLoadCmd) }
@@ -31,7 +31,7 @@ type loadFlags struct {
 }
 
 func newLoadCmd(e *env) *cobra.Command {
-	o := &loadFlags{run: loadgen.Options{Target: target.Options{Retry: target.Standard}}}
+	o := &loadFlags{run: loadgen.Options{Target: endpoint.Options{Retry: endpoint.Standard}}}
 	c := &cobra.Command{
 		Use:   "load [model.yaml] --scenario NAME|FILE",
 		Short: "Replay a scenario (payday, 00h07...) against an engine, open model, and check the model's invariants on the data",
@@ -85,9 +85,9 @@ was interrupted or fell behind --max-behind; 2 bad input; 1 a failure.`,
 	f.BoolVar(&o.run.Target.AWS, "aws", false, "Amazon DynamoDB through the standard configuration chain")
 	f.StringVar(&o.run.Target.Region, "region", "", "AWS region")
 	f.StringVar(&o.run.Target.Profile, "profile", "", "AWS shared configuration profile")
-	f.IntVar(&o.run.Target.Retry.MaxAttempts, "retry-attempts", target.Standard.MaxAttempts, "SDK attempts of one request, the first included (1: no retries)")
-	f.DurationVar(&o.run.Target.Retry.MaxBackoff, "retry-max-backoff", target.Standard.MaxBackoff, "cap of the SDK's backoff between attempts")
-	f.UintVar(&o.run.Target.Retry.Quota, "retry-quota", target.Standard.Quota, "SDK retry token bucket (0: no bucket)")
+	f.IntVar(&o.run.Target.Retry.MaxAttempts, "retry-attempts", endpoint.Standard.MaxAttempts, "SDK attempts of one request, the first included (1: no retries)")
+	f.DurationVar(&o.run.Target.Retry.MaxBackoff, "retry-max-backoff", endpoint.Standard.MaxBackoff, "cap of the SDK's backoff between attempts")
+	f.UintVar(&o.run.Target.Retry.Quota, "retry-quota", endpoint.Standard.Quota, "SDK retry token bucket (0: no bucket)")
 	f.IntVar(&o.run.MaxInflight, "max-inflight", 256, "arrivals in flight at most")
 	f.DurationVar(&o.run.MaxBehind, "max-behind", 0, "fail the run when an arrival starts later than this behind its schedule (0: no limit)")
 	f.DurationVar(&o.run.Duration, "duration", 0, "how long loads given by a rate run (default: their window)")

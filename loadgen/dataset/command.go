@@ -14,8 +14,8 @@ import (
 	"github.com/cardapio/cardapio/capacity"
 	"github.com/cardapio/cardapio/capacity/estimate"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/internal/input"
-	"github.com/cardapio/cardapio/target"
 )
 
 // Config is everything `cardapio data` is asked, before anything is
@@ -135,7 +135,7 @@ func Execute(ctx context.Context, m *catalog.Model, c Config) (*Report, error) {
 	}
 	// A load: an explicit retry policy (the SDK's default changed in
 	// v1.48); unprocessed items are retried by the loader on top of it.
-	tg, err := target.Open(ctx, target.Options{EndpointURL: c.EndpointURL, AWS: c.AWS, Region: c.Region, Profile: c.Profile,
+	tg, err := endpoint.Open(ctx, endpoint.Options{EndpointURL: c.EndpointURL, AWS: c.AWS, Region: c.Region, Profile: c.Profile,
 		Retry: LoadRetry, HTTPClient: loadHTTPClient(c.Concurrency)})
 	if err != nil {
 		return nil, input.Wrap(err)
@@ -152,7 +152,7 @@ func Execute(ctx context.Context, m *catalog.Model, c Config) (*Report, error) {
 			return nil, bad("--keys synthetic: the population is written with the model's natural index keys; use native or auto on a target with multi-attribute keys")
 		}
 		prefix := c.TablePrefix
-		ts, err := tg.CreateTables(ctx, m, target.TableOptions{Prefix: prefix, ModelNames: prefix == "", Keys: keys})
+		ts, err := tg.CreateTables(ctx, m, endpoint.TableOptions{Prefix: prefix, ModelNames: prefix == "", Keys: keys})
 		if err != nil {
 			return nil, err
 		}
@@ -182,7 +182,7 @@ func Execute(ctx context.Context, m *catalog.Model, c Config) (*Report, error) {
 // (throttled, a 5xx) is sent again up to 8 times with backoff capped at
 // 5 s, without a retry token budget (a long load must not run out of
 // tokens); unprocessed items are the loader's own retries.
-var LoadRetry = target.Retry{MaxAttempts: 8, MaxBackoff: 5 * time.Second}
+var LoadRetry = endpoint.Retry{MaxAttempts: 8, MaxBackoff: 5 * time.Second}
 
 func loadHTTPClient(concurrency int) *http.Client {
 	if concurrency <= 0 {
@@ -195,7 +195,7 @@ func loadHTTPClient(concurrency int) *http.Client {
 }
 
 // serveLoaded serves the loaded embedded engine on addr until ctx ends.
-func serveLoaded(ctx context.Context, tg *target.Target, addr string, ready func(string)) error {
+func serveLoaded(ctx context.Context, tg *endpoint.Target, addr string, ready func(string)) error {
 	if tg.Engine == nil {
 		return errors.New("--addr serves the embedded engine (--serve)")
 	}
