@@ -11,8 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/dataset"
 	"github.com/cardapio/cardapio/endpoint"
-	"github.com/cardapio/cardapio/loadgen/dataset"
 )
 
 // loadedModel loads a model's population at a tiny scale into a new

@@ -11,9 +11,9 @@ import (
 
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/dataset"
 	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/engine"
-	"github.com/cardapio/cardapio/loadgen/dataset"
 )
 
 // The population side of a run: the synthetic dataset written into the

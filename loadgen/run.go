@@ -14,11 +14,11 @@ import (
 
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/dataset"
 	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/engine"
 	"github.com/cardapio/cardapio/executor"
 	"github.com/cardapio/cardapio/internal/input"
-	"github.com/cardapio/cardapio/loadgen/dataset"
 	"github.com/cardapio/cardapio/throughput"
 )
 

@@ -9,8 +9,8 @@ import (
 	"github.com/cardapio/cardapio/capacity"
 	"github.com/cardapio/cardapio/capacity/estimate"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/dataset"
 	"github.com/cardapio/cardapio/internal/files"
-	"github.com/cardapio/cardapio/loadgen/dataset"
 	"github.com/cardapio/cardapio/reports"
 )
 

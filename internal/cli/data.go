@@ -12,7 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/cardapio/cardapio/catalog"
-	"github.com/cardapio/cardapio/loadgen/dataset"
+	"github.com/cardapio/cardapio/dataset"
 )
 
 func init() { commands = append(commands, newDataCmd) }

@@ -33,7 +33,7 @@ import (
 // models are the models every test runs on: the two examples, the
 // catalog's dataset corpus model and a model written from the format's
 // documentation alone.
-var models = []string{"../../model.yaml", "../../catalog/testdata/valid/dataset.yaml", "../../examples/orders/model.yaml", "testdata/library.yaml"}
+var models = []string{"../model.yaml", "../catalog/testdata/valid/dataset.yaml", "../examples/orders/model.yaml", "testdata/library.yaml"}
 
 func loadModel(t testing.TB, path string) *catalog.Model {
 	t.Helper()
