@@ -1,6 +1,11 @@
 package catalog
 
-import "github.com/cardapio/cardapio/attr"
+import (
+	"maps"
+	"slices"
+
+	"github.com/cardapio/cardapio/attr"
+)
 
 // DynamoDB's size limits that a sample item can break (capacity-rules.md
 // 1.6). They are errors, not review findings: DynamoDB refuses such an
@@ -44,7 +49,7 @@ func (r *resolver) checkLimits(m *Model, opts Options) {
 					key(x.Sort[0], maxSortKeyBytes)
 				}
 			}
-			for _, name := range sortedKeys(keys) {
+			for _, name := range slices.Sorted(maps.Keys(keys)) {
 				v, ok := s.Item.Get(name)
 				if !ok || v.Type != attr.S && v.Type != attr.B {
 					continue

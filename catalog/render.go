@@ -2,6 +2,8 @@ package catalog
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -328,7 +330,7 @@ func (q *Request) nameFor(a string, names *map[string]string, fresh func(string)
 	if !expr.IsReserved(a) {
 		return a
 	}
-	for _, k := range sortedKeys(q.Names) {
+	for _, k := range slices.Sorted(maps.Keys(q.Names)) {
 		if q.Names[k] == a {
 			if *names == nil {
 				*names = map[string]string{}
