@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
@@ -355,7 +356,13 @@ func (r *run) archive(ctx context.Context, recs []st.Record) error {
 			if rec.Dynamodb == nil || rec.Dynamodb.OldImage == nil {
 				return inputf("a TTL deletion of %s without its old image: the stream must carry old images", r.o.From)
 			}
-			item := convertItem(rec.Dynamodb.OldImage)
+			// The SDK's converter (its two packages each have their own
+			// AttributeValue) refuses a member it does not know rather than
+			// archive a value it would have to invent.
+			item, err := attributevalue.FromDynamoDBStreamsMap(rec.Dynamodb.OldImage)
+			if err != nil {
+				return fmt.Errorf("the old image of a TTL deletion of %s: %w", r.o.From, err)
+			}
 			// A batch may not write one key twice: the later deletion wins.
 			k := keyString(rec.Dynamodb.Keys)
 			if i, ok := index[k]; ok {
@@ -438,44 +445,4 @@ func scalar(v st.AttributeValue) string {
 		return fmt.Sprintf("B%x", x.Value)
 	}
 	return fmt.Sprintf("%T", v)
-}
-
-// convertItem turns a stream image into an item of the tables API (the
-// SDK's two packages each have their own AttributeValue).
-func convertItem(m map[string]st.AttributeValue) map[string]types.AttributeValue {
-	out := make(map[string]types.AttributeValue, len(m))
-	for k, v := range m {
-		out[k] = convert(v)
-	}
-	return out
-}
-
-func convert(v st.AttributeValue) types.AttributeValue {
-	switch x := v.(type) {
-	case *st.AttributeValueMemberS:
-		return &types.AttributeValueMemberS{Value: x.Value}
-	case *st.AttributeValueMemberN:
-		return &types.AttributeValueMemberN{Value: x.Value}
-	case *st.AttributeValueMemberB:
-		return &types.AttributeValueMemberB{Value: x.Value}
-	case *st.AttributeValueMemberSS:
-		return &types.AttributeValueMemberSS{Value: x.Value}
-	case *st.AttributeValueMemberNS:
-		return &types.AttributeValueMemberNS{Value: x.Value}
-	case *st.AttributeValueMemberBS:
-		return &types.AttributeValueMemberBS{Value: x.Value}
-	case *st.AttributeValueMemberBOOL:
-		return &types.AttributeValueMemberBOOL{Value: x.Value}
-	case *st.AttributeValueMemberNULL:
-		return &types.AttributeValueMemberNULL{Value: x.Value}
-	case *st.AttributeValueMemberM:
-		return &types.AttributeValueMemberM{Value: convertItem(x.Value)}
-	case *st.AttributeValueMemberL:
-		l := make([]types.AttributeValue, len(x.Value))
-		for i, e := range x.Value {
-			l[i] = convert(e)
-		}
-		return &types.AttributeValueMemberL{Value: l}
-	}
-	return &types.AttributeValueMemberNULL{Value: true}
 }
