@@ -9,10 +9,12 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	st "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
+	"github.com/cardapio/cardapio/internal/input"
 )
 
 // Tables is what the archiver needs of the tables API; *dynamodb.Client
@@ -66,16 +68,8 @@ type Result struct {
 	Gaps                 int // shards whose records were trimmed before they were read (SkipGaps)
 }
 
-// InputError is a run refused for what it was asked: a table that does
-// not exist or has no stream with old images, a checkpoint of another
-// run.
-type InputError struct{ Err error }
-
-func (e *InputError) Error() string { return e.Err.Error() }
-func (e *InputError) Unwrap() error { return e.Err }
-
 func inputf(format string, args ...any) error {
-	return &InputError{Err: fmt.Errorf(format, args...)}
+	return input.Errorf(format, args...)
 }
 
 // ErrGap reports records trimmed before they were archived.
@@ -362,7 +356,13 @@ func (r *run) archive(ctx context.Context, recs []st.Record) error {
 			if rec.Dynamodb == nil || rec.Dynamodb.OldImage == nil {
 				return inputf("a TTL deletion of %s without its old image: the stream must carry old images", r.o.From)
 			}
-			item := convertItem(rec.Dynamodb.OldImage)
+			// The SDK's converter (its two packages each have their own
+			// AttributeValue) refuses a member it does not know rather than
+			// archive a value it would have to invent.
+			item, err := attributevalue.FromDynamoDBStreamsMap(rec.Dynamodb.OldImage)
+			if err != nil {
+				return fmt.Errorf("the old image of a TTL deletion of %s: %w", r.o.From, err)
+			}
 			// A batch may not write one key twice: the later deletion wins.
 			k := keyString(rec.Dynamodb.Keys)
 			if i, ok := index[k]; ok {
@@ -445,44 +445,4 @@ func scalar(v st.AttributeValue) string {
 		return fmt.Sprintf("B%x", x.Value)
 	}
 	return fmt.Sprintf("%T", v)
-}
-
-// convertItem turns a stream image into an item of the tables API (the
-// SDK's two packages each have their own AttributeValue).
-func convertItem(m map[string]st.AttributeValue) map[string]types.AttributeValue {
-	out := make(map[string]types.AttributeValue, len(m))
-	for k, v := range m {
-		out[k] = convert(v)
-	}
-	return out
-}
-
-func convert(v st.AttributeValue) types.AttributeValue {
-	switch x := v.(type) {
-	case *st.AttributeValueMemberS:
-		return &types.AttributeValueMemberS{Value: x.Value}
-	case *st.AttributeValueMemberN:
-		return &types.AttributeValueMemberN{Value: x.Value}
-	case *st.AttributeValueMemberB:
-		return &types.AttributeValueMemberB{Value: x.Value}
-	case *st.AttributeValueMemberSS:
-		return &types.AttributeValueMemberSS{Value: x.Value}
-	case *st.AttributeValueMemberNS:
-		return &types.AttributeValueMemberNS{Value: x.Value}
-	case *st.AttributeValueMemberBS:
-		return &types.AttributeValueMemberBS{Value: x.Value}
-	case *st.AttributeValueMemberBOOL:
-		return &types.AttributeValueMemberBOOL{Value: x.Value}
-	case *st.AttributeValueMemberNULL:
-		return &types.AttributeValueMemberNULL{Value: x.Value}
-	case *st.AttributeValueMemberM:
-		return &types.AttributeValueMemberM{Value: convertItem(x.Value)}
-	case *st.AttributeValueMemberL:
-		l := make([]types.AttributeValue, len(x.Value))
-		for i, e := range x.Value {
-			l[i] = convert(e)
-		}
-		return &types.AttributeValueMemberL{Value: l}
-	}
-	return &types.AttributeValueMemberNULL{Value: true}
 }

@@ -20,8 +20,9 @@ import (
 
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/engine"
-	"github.com/cardapio/cardapio/target"
+	"github.com/cardapio/cardapio/internal/input"
 	"github.com/cardapio/cardapio/throughput"
 )
 
@@ -68,7 +69,7 @@ func historyPair(m *catalog.Model) (hot, history *catalog.Table) {
 type fixture struct {
 	t        *testing.T
 	clk      *throughput.ManualClock
-	tg       *target.Target
+	tg       *endpoint.Target
 	m        *catalog.Model
 	hot      *catalog.Table
 	ttl      string // the hot table's TTL attribute
@@ -88,9 +89,9 @@ func newFixture(t *testing.T, path string) *fixture {
 	}
 	clk := throughput.NewManualClock(time.Date(2026, 5, 4, 9, 0, 0, 0, time.UTC))
 	ctx := context.Background()
-	tg, err := target.Open(ctx, target.Options{Engine: engine.Options{Now: clk.Now}})
+	tg, err := endpoint.Open(ctx, endpoint.Options{Engine: engine.Options{Now: clk.Now}})
 	require.NoError(t, err)
-	ts, err := tg.CreateTables(ctx, m, target.TableOptions{Prefix: "t-", OnDemand: true})
+	ts, err := tg.CreateTables(ctx, m, endpoint.TableOptions{Prefix: "t-", OnDemand: true})
 	require.NoError(t, err)
 	f := &fixture{t: t, clk: clk, tg: tg, m: m, hot: hot, ttl: hot.TTL, from: ts.Name(hot.Name)}
 	if history != nil {
@@ -99,7 +100,7 @@ func newFixture(t *testing.T, path string) *fixture {
 		// A model without a history table of its own: one keyed as the
 		// hot table, as the pattern would add.
 		f.to = f.from + "-history"
-		in, err := target.CreateTableInput(m, hot, f.to, ts.Keys, true)
+		in, err := endpoint.CreateTableInput(m, hot, f.to, ts.Keys, true)
 		require.NoError(t, err)
 		in.StreamSpecification, in.GlobalSecondaryIndexes, in.LocalSecondaryIndexes = nil, nil, nil
 		// Without the indexes, only the table's key attributes are defined.
@@ -316,7 +317,7 @@ func TestArchiveResumes(t *testing.T) {
 func TestArchiveRefusals(t *testing.T) {
 	f := newFixture(t, models[0])
 	ctx := context.Background()
-	var ie *InputError
+	var ie *input.Error
 	_, err := Run(ctx, f.tg.Client, f.tg.Streams, Options{From: f.from, To: "t-nothing"})
 	require.ErrorAs(t, err, &ie)
 	assert.Equal(t, "table t-nothing does not exist", err.Error())

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cardapio/cardapio/internal/files"
+	"github.com/cardapio/cardapio/internal/input"
 )
 
 // The checkpoint file records, per stream and shard, the sequence
@@ -66,7 +67,7 @@ func loadCheckpoint(path, from, to string) (*checkpoint, error) {
 		return cp, nil
 	}
 	if err != nil {
-		return nil, &InputError{Err: fmt.Errorf("checkpoint %s: %w", path, files.Reason(err))}
+		return nil, input.Wrap(fmt.Errorf("checkpoint %s: %w", path, files.Reason(err)))
 	}
 	got, err := parseCheckpoint(b)
 	if err != nil {

@@ -5,11 +5,12 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/cardapio/cardapio/internal/input"
 	"github.com/stretchr/testify/require"
 )
 
 // FuzzCheckpoint reads arbitrary bytes as a checkpoint file: refused as
-// an InputError or accepted, never a panic; an accepted one is saved and
+// an input.Error or accepted, never a panic; an accepted one is saved and
 // read back the same.
 func FuzzCheckpoint(f *testing.F) {
 	f.Add([]byte(`{"version":1,"from":"a-t","to":"b-t","streams":{"arn:aws:dynamodb:us-east-1:000000000000:table/a-t/stream/2026-01-01T00:00:00.000":{"shards":{"shardId-00000001767225600000-00000000":{"seq":"100000000000000000042"},"shardId-00000001767225600000-00000001":{"done":true}}}}}`))
@@ -23,7 +24,7 @@ func FuzzCheckpoint(f *testing.F) {
 		require.NoError(t, os.WriteFile(path, b, 0o644))
 		cp, err := loadCheckpoint(path, "a-t", "b-t")
 		if err != nil {
-			var ie *InputError
+			var ie *input.Error
 			require.ErrorAs(t, err, &ie)
 			return
 		}

@@ -47,7 +47,7 @@
 # measure the neighbours too (the load average is printed with each run).
 # Then min / median / max per compression.
 #
-# load: loadgen/dataset's BenchmarkLoadEndpoint against one cardapio serve
+# load: dataset's BenchmarkLoadEndpoint against one cardapio serve
 # process (loopback): "load" is the pipeline of cardapio data (generation,
 # BatchWriteItem of 25, 16 in flight, unprocessed items retried), "raw" a
 # bare SDK loop sending the same items pre-built, 25 a request from 16
@@ -227,7 +227,7 @@ load)
 	serve_pid=$!
 	sleep 1
 	kill -0 "$serve_pid" || die "cardapio serve did not start: $(cat "$work/serve.log")"
-	(cd "$repo/loadgen/dataset" && go test -c -o "$work/dataset.test" .)
+	(cd "$repo/dataset" && go test -c -o "$work/dataset.test" .)
 	ticks=$(getconf CLK_TCK)
 	for ((r = 0; r < rounds; r++)); do
 		order=raw,load
@@ -235,7 +235,7 @@ load)
 		before=$(awk '{print $14 + $15}' "/proc/$serve_pid/stat")
 		# From the package's directory: the benchmark reads the models by
 		# their paths relative to it.
-		(cd "$repo/loadgen/dataset" && BENCH_ENDPOINT="http://127.0.0.1:$port" BENCH_ORDER=$order BENCH_SCALE=${LOAD_SCALE:-0.0002} \
+		(cd "$repo/dataset" && BENCH_ENDPOINT="http://127.0.0.1:$port" BENCH_ORDER=$order BENCH_SCALE=${LOAD_SCALE:-0.0002} \
 			"$work/dataset.test" -test.run XXX -test.bench LoadEndpoint -test.benchtime 2x) >"$work/bench.txt"
 		after=$(awk '{print $14 + $15}' "/proc/$serve_pid/stat")
 		raw=$(awk '/LoadEndpoint\/raw/ {for (i = 1; i <= NF; i++) if ($(i+1) == "items/s") print $i}' "$work/bench.txt")

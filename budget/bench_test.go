@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/engine"
-	"github.com/cardapio/cardapio/target"
 )
 
 // BenchmarkGate runs the gate on the reference model against the embedded
@@ -47,7 +47,7 @@ func BenchmarkGateLoopback(b *testing.B) {
 	defer srv.Close()
 	url := "http://" + ln.Addr().String()
 	for b.Loop() {
-		rep, err := Run(context.Background(), m, "model.yaml", Options{Target: target.Options{EndpointURL: url}})
+		rep, err := Run(context.Background(), m, "model.yaml", Options{Target: endpoint.Options{EndpointURL: url}})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cardapio/cardapio/catalog"
-	"github.com/cardapio/cardapio/target"
+	"github.com/cardapio/cardapio/endpoint"
 )
 
 // supported lists the operations of m an emulator can run: with txn
@@ -59,7 +59,7 @@ func TestDynalite(t *testing.T) {
 	m := load(t, "../model.yaml")
 	only := supported(m, 5000, false)
 	require.NotEmpty(t, only)
-	rep, err := Run(context.Background(), m, "model.yaml", Options{Target: target.Options{EndpointURL: url}, Only: only})
+	rep, err := Run(context.Background(), m, "model.yaml", Options{Target: endpoint.Options{EndpointURL: url}, Only: only})
 	require.NoError(t, err)
 	assert.Equal(t, "synthetic", rep.Keys, "dynalite takes no multi-attribute GSI keys")
 	notes := strings.Join(rep.Notes, "\n")

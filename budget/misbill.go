@@ -35,8 +35,8 @@ import (
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/capacity"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/executor"
-	"github.com/cardapio/cardapio/target"
 )
 
 // misbillNote introduces the discrepancies the probe found.
@@ -148,12 +148,12 @@ func (g *gate) rebill(ctx context.Context, in executor.Input, out *executor.Resu
 // ruled runs a variant on a new embedded engine, on tables keyed as the
 // run's, and returns what the billing rules charge for its requests.
 func (g *gate) ruled(ctx context.Context, in executor.Input) (*executor.Result, error) {
-	tg, err := target.Open(ctx, target.Options{})
+	tg, err := endpoint.Open(ctx, endpoint.Options{})
 	if err != nil {
 		return nil, err
 	}
 	defer tg.Close()
-	ts, err := tg.CreateTables(ctx, g.m, target.TableOptions{Prefix: g.tables.Prefix, Keys: g.tables.Keys, OnDemand: true, DeferStreams: true})
+	ts, err := tg.CreateTables(ctx, g.m, endpoint.TableOptions{Prefix: g.tables.Prefix, Keys: g.tables.Keys, OnDemand: true, DeferStreams: true})
 	if err != nil {
 		return nil, err
 	}

@@ -12,14 +12,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cardapio/cardapio/capacity"
+	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/internal/moto"
-	"github.com/cardapio/cardapio/target"
 )
 
 // probeTable creates a table keyed on pk on tg, for misbilling.
-func probeTable(t *testing.T, tg *target.Target) string {
+func probeTable(t *testing.T, tg *endpoint.Target) string {
 	t.Helper()
-	name := target.UniquePrefix() + "billing"
+	name := endpoint.UniquePrefix() + "billing"
 	ctx := context.Background()
 	_, err := tg.Client.CreateTable(ctx, &dynamodb.CreateTableInput{TableName: aws.String(name),
 		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
@@ -35,14 +35,14 @@ func probeTable(t *testing.T, tg *target.Target) string {
 // caught on the put and the scan page.
 func TestMisbilling(t *testing.T) {
 	ctx := context.Background()
-	emb, err := target.Open(ctx, target.Options{})
+	emb, err := endpoint.Open(ctx, endpoint.Options{})
 	require.NoError(t, err)
 	defer emb.Close()
 	wrong, err := misbilling(ctx, emb.Client, probeTable(t, emb), capacity.Default())
 	require.NoError(t, err)
 	assert.Empty(t, wrong, "the embedded engine bills by the rules")
 
-	m, err := target.Open(ctx, target.Options{EndpointURL: moto.Endpoint(t)})
+	m, err := endpoint.Open(ctx, endpoint.Options{EndpointURL: moto.Endpoint(t)})
 	require.NoError(t, err)
 	defer m.Close()
 	wrong, err = misbilling(ctx, m.Client, probeTable(t, m), capacity.Default())
@@ -71,7 +71,7 @@ func TestMoto(t *testing.T) {
 			ctx := context.Background()
 			want, err := Run(ctx, m, path, Options{Only: only})
 			require.NoError(t, err)
-			got, err := Run(ctx, m, path, Options{Target: target.Options{EndpointURL: url}, Only: only})
+			got, err := Run(ctx, m, path, Options{Target: endpoint.Options{EndpointURL: url}, Only: only})
 			require.NoError(t, err)
 			assert.Contains(t, strings.Join(got.Notes, "\n"), misbillNote)
 			assert.NotContains(t, strings.Join(want.Notes, "\n"), misbillNote)

@@ -11,7 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/cardapio/cardapio/target"
+	"github.com/cardapio/cardapio/endpoint"
+	"github.com/cardapio/cardapio/internal/input"
 )
 
 // throttleFirst answers the first n requests of one operation with a
@@ -41,7 +42,7 @@ func TestRetries(t *testing.T) {
 
 	var seen atomic.Int64
 	_, url := server(t, throttleFirst("Query", 1, &seen))
-	rep, err := Run(context.Background(), m, "model.yaml", Options{Target: target.Options{EndpointURL: url}, Only: only})
+	rep, err := Run(context.Background(), m, "model.yaml", Options{Target: endpoint.Options{EndpointURL: url}, Only: only})
 	require.NoError(t, err)
 	assert.Equal(t, "no retries (1 attempt)", rep.Retry)
 	assert.Zero(t, rep.Retries)
@@ -53,7 +54,7 @@ func TestRetries(t *testing.T) {
 
 	seen.Store(0)
 	_, url = server(t, throttleFirst("Query", 2, &seen))
-	rep, err = Run(context.Background(), m, "model.yaml", Options{Target: target.Options{EndpointURL: url}, Only: only, Retries: 2})
+	rep, err = Run(context.Background(), m, "model.yaml", Options{Target: endpoint.Options{EndpointURL: url}, Only: only, Retries: 2})
 	require.NoError(t, err)
 	assert.Equal(t, 2, rep.Retries)
 	assert.True(t, strings.HasPrefix(rep.Retry, "3 attempts"), rep.Retry)
@@ -64,12 +65,12 @@ func TestRetries(t *testing.T) {
 	// The option replaces whatever policy the target options carried.
 	seen.Store(0)
 	_, url = server(t, throttleFirst("Query", 1, &seen))
-	rep, err = Run(context.Background(), m, "model.yaml", Options{Target: target.Options{EndpointURL: url, Retry: target.Standard}, Only: only})
+	rep, err = Run(context.Background(), m, "model.yaml", Options{Target: endpoint.Options{EndpointURL: url, Retry: endpoint.Standard}, Only: only})
 	require.NoError(t, err)
 	assert.Equal(t, Error, rep.Results[0].Verdict)
 
 	_, err = Run(context.Background(), m, "model.yaml", Options{Only: only, Retries: -1})
-	var ie *InputError
+	var ie *input.Error
 	require.ErrorAs(t, err, &ie)
 	assert.Contains(t, err.Error(), "--retries must be 0 or more")
 }

@@ -20,21 +20,22 @@ import (
 	"github.com/cardapio/cardapio/capacity"
 	"github.com/cardapio/cardapio/capacity/estimate"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/executor"
-	"github.com/cardapio/cardapio/target"
+	"github.com/cardapio/cardapio/internal/input"
 )
 
 // Options say how the gate runs.
 type Options struct {
 	// Target is the engine: embedded (the zero value), an endpoint URL,
 	// or AWS. Its Retry is ignored: Retries sets the policy.
-	Target target.Options
+	Target endpoint.Options
 	// TablePrefix names the tables the run creates; "" gives a prefix
 	// unique to the run.
 	TablePrefix string
 	// Keys is how multi-attribute index keys are created: native,
 	// synthetic, or auto (probe the target; the zero value).
-	Keys target.Keys
+	Keys catalog.KeyMode
 	// Retries is how many times the SDK sends a request again after a
 	// throttle or a retryable error (0, the default: never, so that the
 	// report shows what the target answered). It replaces Target.Retry.
@@ -57,16 +58,8 @@ type Options struct {
 	Strict bool
 }
 
-// InputError is a problem with what the gate was asked to do (an unknown
-// operation in Only, an unusable target option): the command's exit
-// code 2.
-type InputError struct{ Err error }
-
-func (e *InputError) Error() string { return e.Err.Error() }
-func (e *InputError) Unwrap() error { return e.Err }
-
 func inputf(format string, args ...any) error {
-	return &InputError{fmt.Errorf(format, args...)}
+	return input.Errorf(format, args...)
 }
 
 // selection is the set of variants to run.
@@ -117,7 +110,7 @@ func parseOnly(m *catalog.Model, only []string) (selection, error) {
 		}
 	}
 	if len(problems) > 0 {
-		return nil, &InputError{errors.New(strings.Join(problems, "\n"))}
+		return nil, input.Wrap(errors.New(strings.Join(problems, "\n")))
 	}
 	return sel, nil
 }
@@ -154,7 +147,7 @@ func Run(ctx context.Context, m *catalog.Model, path string, o Options) (rep *Re
 	// check does, whatever it measures.
 	gate, err := Judge(m, rules, o.Strict)
 	if err != nil {
-		return nil, &InputError{fmt.Errorf("%s: %w", path, err)}
+		return nil, input.Wrap(fmt.Errorf("%s: %w", path, err))
 	}
 	vs := gate.Variants
 	if o.Target.AWS && o.Target.EndpointURL != "" {
@@ -168,9 +161,9 @@ func Run(ctx context.Context, m *catalog.Model, path string, o Options) (rep *Re
 	// hidden behind a second attempt whose answer the figures would show
 	// (a retried conditional write can find its own first attempt's
 	// item). With retries, the SDK's standard backoff and token bucket.
-	o.Target.Retry = target.NoRetry
+	o.Target.Retry = endpoint.NoRetry
 	if o.Retries > 0 {
-		o.Target.Retry = target.Retry{MaxAttempts: o.Retries + 1, MaxBackoff: target.Standard.MaxBackoff, Quota: target.Standard.Quota}
+		o.Target.Retry = endpoint.Retry{MaxAttempts: o.Retries + 1, MaxBackoff: endpoint.Standard.MaxBackoff, Quota: endpoint.Standard.Quota}
 	}
 	if o.Target.HTTPClient == nil && (o.Target.AWS || o.Target.EndpointURL != "") {
 		// A kept-alive connection for every request in flight (workers,
@@ -181,20 +174,20 @@ func Run(ctx context.Context, m *catalog.Model, path string, o Options) (rep *Re
 		tr.MaxIdleConns, tr.MaxIdleConnsPerHost = 128, 128
 		o.Target.HTTPClient = &http.Client{Transport: tr}
 	}
-	tg, err := target.Open(ctx, o.Target)
+	tg, err := endpoint.Open(ctx, o.Target)
 	if err != nil {
-		return nil, &InputError{err}
+		return nil, input.Wrap(err)
 	}
 	defer tg.Close()
 	prefix := o.TablePrefix
 	if prefix == "" {
-		prefix = target.UniquePrefix()
+		prefix = endpoint.UniquePrefix()
 	}
 	quirks, notes, err := probe(ctx, tg, prefix, rules)
 	if err != nil {
 		return nil, err
 	}
-	tables, err := tg.CreateTables(ctx, m, target.TableOptions{Prefix: prefix, Keys: o.Keys, OnDemand: true, DeferStreams: quirks.deferStreams(tg)})
+	tables, err := tg.CreateTables(ctx, m, endpoint.TableOptions{Prefix: prefix, Keys: o.Keys, OnDemand: true, DeferStreams: quirks.deferStreams(tg)})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", tg.Name, err)
 	}
@@ -224,7 +217,7 @@ func Run(ctx context.Context, m *catalog.Model, path string, o Options) (rep *Re
 		rep.Notes = append(rep.Notes, "tables kept (--keep): "+strings.Join(sortedValues(tables.Names()), ", "))
 	}
 	rep.Notes = append(rep.Notes, notes...)
-	if tables.Keys == target.KeysSynthetic {
+	if tables.Keys == catalog.KeysSynthetic {
 		rep.Notes = append(rep.Notes, "indexes with several key attributes are keyed on the model's synthetic fallback: their items carry the concatenated key attributes, which the static estimate (of the native design) does not count")
 	}
 	var todo []*estimate.Variant
@@ -259,8 +252,8 @@ func sortedValues(m map[string]string) []string {
 // streams, turned on once a variant's state is seeded: where tables are
 // made again for each variant's seed (the embedded engine, a server that
 // takes streams; not AWS, whose tables are emptied and kept).
-func (q Quirks) deferStreams(tg *target.Target) bool {
-	return tg.Kind == target.Embedded || tg.Kind == target.Endpoint && !q.NoStreams
+func (q Quirks) deferStreams(tg *endpoint.Target) bool {
+	return tg.Kind == endpoint.Embedded || tg.Kind == endpoint.Endpoint && !q.NoStreams
 }
 
 // workers is how many variants run at once: on the embedded engine and
@@ -269,8 +262,8 @@ func (q Quirks) deferStreams(tg *target.Target) bool {
 // own (so that variants stay isolated), so that one variant's seed is
 // built while the server stores another's; elsewhere one, so that a run
 // creates one set of tables on a server it does not own.
-func workers(tg *target.Target, n int) int {
-	if tg.Kind != target.Embedded && !(tg.Kind == target.Endpoint && loopback(tg.Name)) {
+func workers(tg *endpoint.Target, n int) int {
+	if tg.Kind != endpoint.Embedded && !(tg.Kind == endpoint.Endpoint && loopback(tg.Name)) {
 		return 1
 	}
 	return max(1, min(runtime.GOMAXPROCS(0), n, 8))
@@ -293,7 +286,7 @@ func loopback(endpoint string) bool {
 // runAll runs the variants, in parallel where workers allows, and
 // returns their results in the order given. The dearest variants start
 // first, so that workers finish together.
-func runAll(ctx context.Context, m *catalog.Model, rules capacity.Rules, tg *target.Target, first *target.Tables, quirks Quirks, o Options, todo []*estimate.Variant) ([]Result, error) {
+func runAll(ctx context.Context, m *catalog.Model, rules capacity.Rules, tg *endpoint.Target, first *endpoint.Tables, quirks Quirks, o Options, todo []*estimate.Variant) ([]Result, error) {
 	results := make([]Result, len(todo))
 	order := make([]int, len(todo))
 	for i := range order {
@@ -317,7 +310,7 @@ func runAll(ctx context.Context, m *catalog.Model, rules capacity.Rules, tg *tar
 			defer wg.Done()
 			tables := first
 			if w > 0 {
-				ts, err := tg.CreateTables(ctx, m, target.TableOptions{Prefix: fmt.Sprintf("%sw%d-", first.Prefix, w), Keys: first.Keys, OnDemand: true, DeferStreams: quirks.deferStreams(tg)})
+				ts, err := tg.CreateTables(ctx, m, endpoint.TableOptions{Prefix: fmt.Sprintf("%sw%d-", first.Prefix, w), Keys: first.Keys, OnDemand: true, DeferStreams: quirks.deferStreams(tg)})
 				if err != nil {
 					errs[w] = fmt.Errorf("%s: %w", tg.Name, err)
 					for range jobs { // let the others take the work
@@ -374,8 +367,8 @@ func runAll(ctx context.Context, m *catalog.Model, rules capacity.Rules, tg *tar
 type gate struct {
 	m           *catalog.Model
 	rules       capacity.Rules
-	tg          *target.Target
-	tables      *target.Tables
+	tg          *endpoint.Target
+	tables      *endpoint.Tables
 	x           *executor.Executor
 	quirks      Quirks
 	failOnDrift bool
@@ -539,7 +532,7 @@ const emptyBelow = 100
 // emptied item by item (a table takes seconds to create). Either way only
 // the run's own tables are touched.
 func (g *gate) reset(ctx context.Context) error {
-	if g.tg.Kind == target.AWS || g.seeded < emptyBelow && g.tg.Kind != target.Embedded {
+	if g.tg.Kind == endpoint.AWS || g.seeded < emptyBelow && g.tg.Kind != endpoint.Embedded {
 		return g.empty(ctx)
 	}
 	if err := g.tables.Delete(ctx); err != nil {
@@ -550,7 +543,7 @@ func (g *gate) reset(ctx context.Context) error {
 			return err
 		}
 	}
-	ts, err := g.tg.CreateTables(ctx, g.m, target.TableOptions{Prefix: g.tables.Prefix, Keys: g.tables.Keys, OnDemand: true, DeferStreams: g.quirks.deferStreams(g.tg)})
+	ts, err := g.tg.CreateTables(ctx, g.m, endpoint.TableOptions{Prefix: g.tables.Prefix, Keys: g.tables.Keys, OnDemand: true, DeferStreams: g.quirks.deferStreams(g.tg)})
 	if err != nil {
 		return fmt.Errorf("%s: recreate the run's tables: %w", g.tg.Name, err)
 	}
@@ -650,8 +643,8 @@ func (g *gate) batch(ctx context.Context, table string, reqs []types.WriteReques
 // turn a stream on with UpdateTable. The embedded engine and AWS are
 // known; an endpoint is asked with a throwaway table (named after the
 // run's prefix), one write into its index and a stream turned on.
-func probe(ctx context.Context, tg *target.Target, prefix string, rules capacity.Rules) (Quirks, []string, error) {
-	if tg.Kind != target.Endpoint {
+func probe(ctx context.Context, tg *endpoint.Target, prefix string, rules capacity.Rules) (Quirks, []string, error) {
+	if tg.Kind != endpoint.Endpoint {
 		return Quirks{}, nil, nil
 	}
 	name := prefix + "capacity-probe"

@@ -16,8 +16,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/engine"
-	"github.com/cardapio/cardapio/target"
+	"github.com/cardapio/cardapio/internal/input"
 )
 
 // server serves an embedded engine on a loopback port, as cardapio serve
@@ -36,7 +38,7 @@ func server(t *testing.T, wrap func(http.Handler) http.Handler) (*engine.Engine,
 
 func tableNames(t *testing.T, url string) []string {
 	t.Helper()
-	tg, err := target.Open(context.Background(), target.Options{EndpointURL: url})
+	tg, err := endpoint.Open(context.Background(), endpoint.Options{EndpointURL: url})
 	require.NoError(t, err)
 	out, err := tg.Client.ListTables(context.Background(), &dynamodb.ListTablesInput{})
 	require.NoError(t, err)
@@ -46,7 +48,7 @@ func tableNames(t *testing.T, url string) []string {
 // foreign creates a table the gate did not create, named like the run's.
 func foreign(t *testing.T, url, name string) {
 	t.Helper()
-	tg, err := target.Open(context.Background(), target.Options{EndpointURL: url})
+	tg, err := endpoint.Open(context.Background(), endpoint.Options{EndpointURL: url})
 	require.NoError(t, err)
 	_, err = tg.Client.CreateTable(context.Background(), &dynamodb.CreateTableInput{
 		TableName:            aws.String(name),
@@ -66,7 +68,7 @@ func TestEndpointRunCleansUp(t *testing.T) {
 	foreign(t, url, "run-collections-not-ours")
 	foreign(t, url, "cardapio-00000000-collections")
 	only := []string{"ApplySettlement", "ClaimContact", "DebtorView", "PortfolioByBucket"}
-	rep, err := Run(context.Background(), m, "model.yaml", Options{Target: target.Options{EndpointURL: url}, TablePrefix: "run-", Only: only})
+	rep, err := Run(context.Background(), m, "model.yaml", Options{Target: endpoint.Options{EndpointURL: url}, TablePrefix: "run-", Only: only})
 	require.NoError(t, err)
 	assert.True(t, rep.OK, "%+v", rep.Summary)
 	assert.Equal(t, "endpoint", rep.Kind)
@@ -83,7 +85,7 @@ func TestEndpointRunCleansUp(t *testing.T) {
 		assert.Equal(t, inproc.Results[i].Measured, rep.Results[i].Measured, rep.Results[i].Name())
 	}
 
-	rep, err = Run(context.Background(), m, "model.yaml", Options{Target: target.Options{EndpointURL: url}, TablePrefix: "kept-", Keep: true, Only: []string{"ClaimContact/allowed"}})
+	rep, err = Run(context.Background(), m, "model.yaml", Options{Target: endpoint.Options{EndpointURL: url}, TablePrefix: "kept-", Keep: true, Only: []string{"ClaimContact/allowed"}})
 	require.NoError(t, err)
 	assert.ElementsMatch(t, []string{"run-collections-not-ours", "cardapio-00000000-collections", "kept-collections", "kept-collections-history"}, tableNames(t, url))
 	assert.Contains(t, strings.Join(rep.Notes, "\n"), "tables kept (--keep): kept-collections, kept-collections-history")
@@ -97,7 +99,7 @@ func TestInterruptDeletesTables(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	n := 0
-	_, err := Run(ctx, m, "model.yaml", Options{Target: target.Options{EndpointURL: url}, Only: []string{"ApplySettlement", "ClaimContact"},
+	_, err := Run(ctx, m, "model.yaml", Options{Target: endpoint.Options{EndpointURL: url}, Only: []string{"ApplySettlement", "ClaimContact"},
 		Progress: func(*Result) {
 			if n++; n == 2 {
 				cancel()
@@ -149,7 +151,7 @@ func stripIndexes(h http.Handler) http.Handler {
 func TestNoIndexCapacity(t *testing.T) {
 	m := load(t, "../model.yaml")
 	_, url := server(t, stripIndexes)
-	rep, err := Run(context.Background(), m, "model.yaml", Options{Target: target.Options{EndpointURL: url}, Only: []string{"ApplySettlement/cures", "PortfolioByBucket"}})
+	rep, err := Run(context.Background(), m, "model.yaml", Options{Target: endpoint.Options{EndpointURL: url}, Only: []string{"ApplySettlement/cures", "PortfolioByBucket"}})
 	require.NoError(t, err)
 	require.NotEmpty(t, rep.Notes)
 	assert.Contains(t, rep.Notes[0], "reports no index capacity")
@@ -191,7 +193,7 @@ func refuseTransactions(h http.Handler) http.Handler {
 func TestUnsupportedOperation(t *testing.T) {
 	m := load(t, "../model.yaml")
 	_, url := server(t, refuseTransactions)
-	rep, err := Run(context.Background(), m, "model.yaml", Options{Target: target.Options{EndpointURL: url}, Only: []string{"ApplySettlement/cures", "ClaimContact/allowed"}})
+	rep, err := Run(context.Background(), m, "model.yaml", Options{Target: endpoint.Options{EndpointURL: url}, Only: []string{"ApplySettlement/cures", "ClaimContact/allowed"}})
 	require.NoError(t, err)
 	assert.False(t, rep.OK)
 	assert.Equal(t, 1, rep.Summary.Error)
@@ -208,7 +210,7 @@ func TestUnsupportedOperation(t *testing.T) {
 func TestSyntheticKeysDrift(t *testing.T) {
 	m := load(t, "../model.yaml")
 	only := []string{"PortfolioByBucket"}
-	rep, err := Run(context.Background(), m, "model.yaml", Options{Keys: target.KeysSynthetic, Only: only})
+	rep, err := Run(context.Background(), m, "model.yaml", Options{Keys: catalog.KeysSynthetic, Only: only})
 	require.NoError(t, err)
 	assert.Equal(t, "synthetic", rep.Keys)
 	assert.Contains(t, strings.Join(rep.Notes, "\n"), "synthetic fallback")
@@ -220,7 +222,7 @@ func TestSyntheticKeysDrift(t *testing.T) {
 	assert.Equal(t, Pass, r.Verdict, "the measured figure decides: still within budget")
 	assert.True(t, rep.OK)
 
-	rep, err = Run(context.Background(), m, "model.yaml", Options{Keys: target.KeysSynthetic, Only: only, FailOnDrift: true})
+	rep, err = Run(context.Background(), m, "model.yaml", Options{Keys: catalog.KeysSynthetic, Only: only, FailOnDrift: true})
 	require.NoError(t, err)
 	assert.False(t, rep.OK)
 	assert.Equal(t, Fail, rep.Results[0].Verdict)
@@ -231,11 +233,11 @@ func TestSyntheticKeysDrift(t *testing.T) {
 func TestOnlyErrors(t *testing.T) {
 	m := load(t, "../model.yaml")
 	_, err := Run(context.Background(), m, "model.yaml", Options{Only: []string{"ApplySettlment", "DebtorView/typicl", "OnboardDebtor/new,OpenInstallments"}})
-	var ie *InputError
+	var ie *input.Error
 	require.ErrorAs(t, err, &ie)
 	assert.Contains(t, err.Error(), `--only ApplySettlment: the model has no operation "ApplySettlment" (did you mean "ApplySettlement"?)`)
 	assert.Contains(t, err.Error(), `--only DebtorView/typicl: DebtorView has variants typical (did you mean "typical"?)`)
 	assert.NotContains(t, err.Error(), "OnboardDebtor")
-	_, err = Run(context.Background(), m, "model.yaml", Options{Target: target.Options{AWS: true, EndpointURL: "http://127.0.0.1:1"}})
+	_, err = Run(context.Background(), m, "model.yaml", Options{Target: endpoint.Options{AWS: true, EndpointURL: "http://127.0.0.1:1"}})
 	require.ErrorAs(t, err, &ie)
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/cardapio/cardapio/target"
+	"github.com/cardapio/cardapio/endpoint"
 )
 
 // TestEndpointStreams: on a server that turns streams on with UpdateTable
@@ -47,7 +47,7 @@ func TestEndpointStreams(t *testing.T) {
 				h.ServeHTTP(w, r)
 			})
 		})
-		rep, err := Run(context.Background(), m, "model.yaml", Options{Target: target.Options{EndpointURL: url}, Only: only})
+		rep, err := Run(context.Background(), m, "model.yaml", Options{Target: endpoint.Options{EndpointURL: url}, Only: only})
 		require.NoError(t, err)
 		assert.True(t, rep.OK, "%+v", rep.Results)
 		if refuse {

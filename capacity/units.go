@@ -2,6 +2,8 @@ package capacity
 
 import (
 	"strconv"
+
+	"github.com/cardapio/cardapio/internal/digits"
 )
 
 // Unit sizes: a write unit covers 1 KB, a read unit 4 KB (binary KB).
@@ -62,17 +64,7 @@ func blocks(bytes, unit int) int {
 }
 
 // group writes n with thousands separators: 1047 -> "1,047".
-func group(n int) string {
-	s := strconv.Itoa(n)
-	neg := ""
-	if n < 0 {
-		neg, s = "-", s[1:]
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return neg + s
-}
+func group(n int) string { return digits.Group(strconv.Itoa(n)) }
 
 // units formats a unit count the short way: 2, 0.5, 2.5.
 func units(u float64) string { return strconv.FormatFloat(u, 'f', -1, 64) }

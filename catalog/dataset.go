@@ -3,7 +3,9 @@ package catalog
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -292,19 +294,19 @@ func (r *resolver) resolveDataset(raw *rawDataset) *Dataset {
 			d.ds.AsOf = &t
 		}
 	}
-	for _, name := range sortedKeys(raw.Entities) {
+	for _, name := range slices.Sorted(maps.Keys(raw.Entities)) {
 		e, ok := r.ents[name]
 		if !ok {
-			r.errAt(p("dataset", "entities", name), true, didYouMean(name, sortedKeys(r.ents)), "unknown entity %q", name)
+			r.errAt(p("dataset", "entities", name), true, didYouMean(name, slices.Sorted(maps.Keys(r.ents))), "unknown entity %q", name)
 			continue
 		}
 		d.ds.Entities[name] = &EntityRules{Entity: e, Rules: map[string]*Rule{}}
 	}
 	// Names in scope need every entity's variables, so variables are
 	// declared first and their rules read afterwards.
-	for _, name := range sortedKeys(d.ds.Entities) {
+	for _, name := range slices.Sorted(maps.Keys(d.ds.Entities)) {
 		er, re := d.ds.Entities[name], raw.Entities[name]
-		for _, vn := range sortedKeys(re.Vars) {
+		for _, vn := range slices.Sorted(maps.Keys(re.Vars)) {
 			if er.Entity.Has(vn) != "" {
 				r.errAt(p("dataset", "entities", name, "vars", vn), true, "", "%s is an attribute of %s; a variable needs a name of its own", vn, name)
 			}
@@ -316,7 +318,7 @@ func (r *resolver) resolveDataset(raw *rawDataset) *Dataset {
 	// changes.
 	for pass := 0; pass < 8; pass++ {
 		changed := false
-		for _, name := range sortedKeys(d.ds.Entities) {
+		for _, name := range slices.Sorted(maps.Keys(d.ds.Entities)) {
 			er, re := d.ds.Entities[name], raw.Entities[name]
 			for _, v := range er.Vars {
 				if t := d.rawType(re.Vars[v.Name], d.scope(er)); t != v.Type && t != attr.Invalid {
@@ -330,7 +332,7 @@ func (r *resolver) resolveDataset(raw *rawDataset) *Dataset {
 	}
 	// Parents first: a child's rules read its parents' variables, typed
 	// by then.
-	names := sortedKeys(d.ds.Entities)
+	names := slices.Sorted(maps.Keys(d.ds.Entities))
 	sort.SliceStable(names, func(i, j int) bool {
 		return len(d.ancestors(d.ds.Entities[names[i]].Entity)) < len(d.ancestors(d.ds.Entities[names[j]].Entity))
 	})
@@ -460,7 +462,7 @@ func (d *datasetResolver) entity(er *EntityRules, re rawEntityRules) {
 	if re.Ref != nil {
 		t, ok := d.ents[re.Ref.Entity]
 		if !ok {
-			d.errAt(base+"/ref/entity", false, didYouMean(re.Ref.Entity, sortedKeys(d.ents)), "unknown entity %q", re.Ref.Entity)
+			d.errAt(base+"/ref/entity", false, didYouMean(re.Ref.Entity, slices.Sorted(maps.Keys(d.ents))), "unknown entity %q", re.Ref.Entity)
 		} else if t == e {
 			d.errf(base+"/ref/entity", "an item cannot refer to an item of its own entity")
 		} else if contains(datasetEntityNames(d.ancestors(e)), t.Name) {
@@ -495,7 +497,7 @@ func (d *datasetResolver) entity(er *EntityRules, re rawEntityRules) {
 		case parent != nil:
 			ps := d.scope(d.rulesOf(parent))
 			if t, ok := ps[re.Count]; !ok {
-				d.errAt(base+"/count", false, didYouMean(re.Count, sortedKeys(ps)), "%s is not an attribute or variable of %s or its parents", re.Count, parent.Name)
+				d.errAt(base+"/count", false, didYouMean(re.Count, slices.Sorted(maps.Keys(ps))), "%s is not an attribute or variable of %s or its parents", re.Count, parent.Name)
 			} else if t != attr.N && t != attr.Invalid {
 				d.errf(base+"/count", "%s is %s: a count needs a number", re.Count, t)
 			} else {
@@ -518,7 +520,7 @@ func (d *datasetResolver) entity(er *EntityRules, re rawEntityRules) {
 		}
 	}
 	d.states(er, re, scope)
-	for _, an := range sortedKeys(re.Attributes) {
+	for _, an := range slices.Sorted(maps.Keys(re.Attributes)) {
 		ptr := p("dataset", "entities", e.Name, "attributes", an)
 		a := d.attrs[an]
 		if e.Has(an) == "" && !d.isHiddenInput(e, an) {
@@ -589,7 +591,7 @@ func (d *datasetResolver) states(er *EntityRules, re rawEntityRules, scope map[s
 	}
 	e := er.Entity
 	total, shared, conditioned := 0.0, 0, 0
-	for _, sn := range sortedKeys(re.States) {
+	for _, sn := range slices.Sorted(maps.Keys(re.States)) {
 		rs := re.States[sn]
 		ptr := p("dataset", "entities", e.Name, "states", sn)
 		st := &State{Name: sn, Set: map[string]attr.Value{}}
@@ -606,7 +608,7 @@ func (d *datasetResolver) states(er *EntityRules, re rawEntityRules, scope map[s
 		default:
 			d.errAt(ptr, true, "", "state %s needs a share or a when", sn)
 		}
-		for _, an := range sortedKeys(rs.Set) {
+		for _, an := range slices.Sorted(maps.Keys(rs.Set)) {
 			sp := ptr + "/set/" + escapePtr(an)
 			a := d.attrs[an]
 			if a == nil || e.Has(an) == "" {
@@ -725,7 +727,7 @@ func (d *datasetResolver) rule(ptr string, raw json.RawMessage, scope map[string
 		}
 		rl.Values = &dist
 		if len(dist.Weights) > 0 && a != nil && len(a.Enum) > 0 {
-			for _, w := range sortedKeys(dist.Weights) {
+			for _, w := range slices.Sorted(maps.Keys(dist.Weights)) {
 				if !contains(a.Enum, w) {
 					d.errAt(kp+"/weights/"+escapePtr(w), true, didYouMean(w, a.Enum), "%q is not a value of %s", w, a.Name)
 				}
@@ -740,7 +742,7 @@ func (d *datasetResolver) rule(ptr string, raw json.RawMessage, scope map[string
 		t, ok := scope[n]
 		switch {
 		case !ok:
-			d.errAt(kp, false, didYouMean(n, sortedKeys(scope)), "%s is not in scope", n)
+			d.errAt(kp, false, didYouMean(n, slices.Sorted(maps.Keys(scope))), "%s is not in scope", n)
 			return nil
 		case t != attr.N:
 			d.errf(kp, "%s is %s: split shares a number", n, t)
@@ -759,7 +761,7 @@ func (d *datasetResolver) rule(ptr string, raw json.RawMessage, scope map[string
 			return nil
 		}
 		if _, ok := scope[s]; !ok {
-			d.errAt(kp, false, didYouMean(s, sortedKeys(scope)), "%s is not in scope (an attribute or variable of the item, its reference or its parents)", s)
+			d.errAt(kp, false, didYouMean(s, slices.Sorted(maps.Keys(scope))), "%s is not in scope (an attribute or variable of the item, its reference or its parents)", s)
 			return nil
 		}
 		if kind == RuleEncrypt && want != attr.B && want != attr.Invalid {
@@ -779,7 +781,7 @@ func (d *datasetResolver) rule(ptr string, raw json.RawMessage, scope map[string
 		}
 		for _, ph := range t.Placeholders() {
 			if _, ok := scope[ph]; !ok {
-				d.errAt(kp, false, didYouMean(ph, sortedKeys(scope)), "placeholder {%s} is not in scope", ph)
+				d.errAt(kp, false, didYouMean(ph, slices.Sorted(maps.Keys(scope))), "placeholder {%s} is not in scope", ph)
 			}
 		}
 		for i := range t.Parts {
@@ -849,7 +851,7 @@ func (d *datasetResolver) rule(ptr string, raw json.RawMessage, scope map[string
 			return nil
 		}
 		if _, ok := Formats[s]; !ok {
-			d.errAt(kp, false, didYouMean(s, sortedKeys(Formats)), "unknown format %q", s)
+			d.errAt(kp, false, didYouMean(s, slices.Sorted(maps.Keys(Formats))), "unknown format %q", s)
 			return nil
 		}
 		if want != attr.S && want != attr.Invalid {
@@ -865,7 +867,7 @@ func (d *datasetResolver) rule(ptr string, raw json.RawMessage, scope map[string
 		t, ok := scope[n]
 		switch {
 		case !ok:
-			d.errAt(kp, false, didYouMean(n, sortedKeys(scope)), "%s is not in scope", n)
+			d.errAt(kp, false, didYouMean(n, slices.Sorted(maps.Keys(scope))), "%s is not in scope", n)
 			return nil
 		case t == attr.N || t == attr.BOOL || t == attr.NULL:
 			d.errf(kp, "%s is %s: size counts the elements of a list, map or set, or the characters of a string", n, t)
@@ -1001,7 +1003,7 @@ func (d *datasetResolver) operand(ptr string, raw json.RawMessage, scope map[str
 	if name != "" {
 		t, ok := scope[name]
 		if !ok {
-			d.errAt(ptr, false, didYouMean(name, sortedKeys(scope)), "%s is not in scope (an attribute or variable of the item, its reference or its parents)", name)
+			d.errAt(ptr, false, didYouMean(name, slices.Sorted(maps.Keys(scope))), "%s is not in scope (an attribute or variable of the item, its reference or its parents)", name)
 			return SynthOperand{}, false
 		}
 		if numeric && t != attr.N && t != attr.Invalid {
@@ -1029,10 +1031,10 @@ var condOps = []string{"eq", "ne", "lt", "le", "gt", "ge", "in", "exists"}
 // {exists: false}.
 func (d *datasetResolver) cond(ptr string, raw map[string]json.RawMessage, scope map[string]attr.Type) Cond {
 	var out Cond
-	for _, name := range sortedKeys(raw) {
+	for _, name := range slices.Sorted(maps.Keys(raw)) {
 		np := ptr + "/" + escapePtr(name)
 		if _, ok := scope[name]; !ok {
-			d.errAt(np, true, didYouMean(name, sortedKeys(scope)), "%s is not in scope (an attribute or variable of the item, its reference or its parents)", name)
+			d.errAt(np, true, didYouMean(name, slices.Sorted(maps.Keys(scope))), "%s is not in scope (an attribute or variable of the item, its reference or its parents)", name)
 			continue
 		}
 		v, err := decodeAny(raw[name])
@@ -1063,7 +1065,7 @@ func (d *datasetResolver) cond(ptr string, raw map[string]json.RawMessage, scope
 			}
 			out = append(out, t)
 		case map[string]any:
-			for _, opn := range sortedKeys(x) {
+			for _, opn := range slices.Sorted(maps.Keys(x)) {
 				op := np + "/" + escapePtr(opn)
 				if !contains(condOps, opn) || opn == "in" {
 					d.errAt(op, true, didYouMean(opn, condOps), "unknown comparison %q; expected eq, ne, lt, le, gt, ge or exists", opn)
@@ -1110,7 +1112,7 @@ func (d *datasetResolver) date(ptr string, raw json.RawMessage, scope map[string
 	if rd.From == "" {
 		d.errAt(ptr, true, "", "a date rule needs from: a date or instant in scope, or asOf")
 	} else if t, ok := scope[rd.From]; !ok {
-		d.errAt(ptr+"/from", false, didYouMean(rd.From, sortedKeys(scope)), "%s is not in scope", rd.From)
+		d.errAt(ptr+"/from", false, didYouMean(rd.From, slices.Sorted(maps.Keys(scope))), "%s is not in scope", rd.From)
 	} else if t != attr.S && t != attr.N {
 		d.errf(ptr+"/from", "%s is %s, not a date", rd.From, t)
 	} else if a := d.attrs[rd.From]; a != nil && a.Unit != UnitCivilDate && a.Unit != UnitInstant && a.Unit != UnitEpochSeconds {
@@ -1153,7 +1155,7 @@ func (d *datasetResolver) aggregate(ptr string, raw json.RawMessage, rl *Rule, w
 			if ch, ok := d.ents[of]; ok {
 				ag.Of = ch
 			} else {
-				d.errAt(ptr+"/"+fn, false, didYouMean(of, sortedKeys(d.ents)), "unknown entity %q", of)
+				d.errAt(ptr+"/"+fn, false, didYouMean(of, slices.Sorted(maps.Keys(d.ents))), "unknown entity %q", of)
 				return nil
 			}
 		}
@@ -1176,7 +1178,7 @@ func (d *datasetResolver) aggregate(ptr string, raw json.RawMessage, rl *Rule, w
 		}
 		t, ok := cs[ra.Value]
 		if !ok {
-			d.errAt(ptr+"/value", false, didYouMean(ra.Value, sortedKeys(cs)), "%s is not an attribute or variable of %s", ra.Value, ag.Of.Name)
+			d.errAt(ptr+"/value", false, didYouMean(ra.Value, slices.Sorted(maps.Keys(cs))), "%s is not an attribute or variable of %s", ra.Value, ag.Of.Name)
 			return nil
 		}
 		if ag.Fn == "sum" && t != attr.N {
@@ -1211,12 +1213,12 @@ func (d *datasetResolver) band(ptr string, raw json.RawMessage, scope map[string
 	}
 	for i, n := range rb.Days {
 		if _, ok := scope[n]; !ok {
-			d.errAt(fmt.Sprintf("%s/days/%d", ptr, i), false, didYouMean(n, sortedKeys(scope)), "%s is not in scope", n)
+			d.errAt(fmt.Sprintf("%s/days/%d", ptr, i), false, didYouMean(n, slices.Sorted(maps.Keys(scope))), "%s is not in scope", n)
 		}
 	}
 	if rb.Value != "" {
 		if t, ok := scope[rb.Value]; !ok {
-			d.errAt(ptr+"/value", false, didYouMean(rb.Value, sortedKeys(scope)), "%s is not in scope", rb.Value)
+			d.errAt(ptr+"/value", false, didYouMean(rb.Value, slices.Sorted(maps.Keys(scope))), "%s is not in scope", rb.Value)
 		} else if t != attr.N {
 			d.errf(ptr+"/value", "%s is %s: a band needs a number", rb.Value, t)
 		}
@@ -1224,7 +1226,7 @@ func (d *datasetResolver) band(ptr string, raw json.RawMessage, scope map[string
 	if len(rb.Ranges) == 0 {
 		d.errAt(ptr, true, "", "a band needs ranges: {VALUE: [low, high]}")
 	}
-	for _, v := range sortedKeys(rb.Ranges) {
+	for _, v := range slices.Sorted(maps.Keys(rb.Ranges)) {
 		rg := rb.Ranges[v]
 		if a != nil && len(a.Enum) > 0 && !contains(a.Enum, v) {
 			d.errAt(ptr+"/ranges/"+escapePtr(v), true, didYouMean(v, a.Enum), "%q is not a value of %s", v, a.Name)
@@ -1373,7 +1375,7 @@ func (d *datasetResolver) group(er *EntityRules, rg *rawGroup, ptr string) {
 	m, ok := d.ents[rg.Of]
 	switch {
 	case !ok:
-		d.errAt(ptr+"/of", false, didYouMean(rg.Of, sortedKeys(d.ents)), "unknown entity %q", rg.Of)
+		d.errAt(ptr+"/of", false, didYouMean(rg.Of, slices.Sorted(maps.Keys(d.ents))), "unknown entity %q", rg.Of)
 		return
 	case m == e || !contains(datasetEntityNames(d.ancestors(m)), parent.Name):
 		d.errAt(ptr+"/of", false, "", "%s does not hang off %s (population.per), so its items cannot be grouped under %s's items", m.Name, parent.Name, parent.Name)
@@ -1387,7 +1389,7 @@ func (d *datasetResolver) group(er *EntityRules, rg *rawGroup, ptr string) {
 		d.errAt(ptr, true, "", "a group needs by: {groupAttribute: memberAttribute}")
 	}
 	ms := d.entityScope(m)
-	for _, ga := range sortedKeys(rg.By) {
+	for _, ga := range slices.Sorted(maps.Keys(rg.By)) {
 		from := rg.By[ga]
 		bp := ptr + "/by/" + escapePtr(ga)
 		a := d.attrs[ga]
@@ -1396,7 +1398,7 @@ func (d *datasetResolver) group(er *EntityRules, rg *rawGroup, ptr string) {
 			continue
 		}
 		if _, ok := ms[from]; !ok {
-			d.errAt(bp, false, didYouMean(from, sortedKeys(ms)), "%s does not carry %s", m.Name, from)
+			d.errAt(bp, false, didYouMean(from, slices.Sorted(maps.Keys(ms))), "%s does not carry %s", m.Name, from)
 			continue
 		}
 		if g.Days > 0 && a.Unit == UnitCivilDate {
@@ -1433,7 +1435,7 @@ func (d *datasetResolver) valueTemplates(ptr string, v attr.Value, scope map[str
 		}
 		for _, ph := range t.Placeholders() {
 			if _, ok := scope[ph]; !ok {
-				d.errAt(ptr, false, didYouMean(ph, sortedKeys(scope)), "placeholder {%s} is not in scope", ph)
+				d.errAt(ptr, false, didYouMean(ph, slices.Sorted(maps.Keys(scope))), "placeholder {%s} is not in scope", ph)
 			}
 		}
 	case attr.L:

@@ -65,42 +65,6 @@ func FuzzLoad(f *testing.F) {
 	})
 }
 
-// FuzzMigrate: no input panics; a migration that succeeds gives text
-// that parses as YAML whenever the input did, and migrating it again
-// changes nothing.
-func FuzzMigrate(f *testing.F) {
-	seeds, _ := filepath.Glob("testdata/migrate/*.yaml")
-	more, _ := filepath.Glob("testdata/valid/*.yaml")
-	seeds = append(seeds, more...)
-	for _, s := range seeds {
-		if data, err := os.ReadFile(s); err == nil {
-			f.Add(data)
-		}
-	}
-	f.Add([]byte("formatVersion: 1\nscale: {contracts: 5, paydays: {a: {rule: x, peakFactor: 2}}}\n"))
-	f.Add([]byte("formatVersion: 1\nscale:\n  # c\n  contracts: 5 # n\n  tenants: {count: 3, largestShare: 0.5}\nfigures:\n  x: {statement: y}\n"))
-	f.Add([]byte("formatVersion: 2\nattributes:\n  r: {type: S, skew: {top: [0.5]}}\nscenarios:\n  a:\n    load:\n      - {tenant: any, operation: A}\n      - {operation: B, tenant: largest, count: 1}\n      - operation: C\n        tenant: largest # c\n      - operation: D\n        tenant: any\n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		if len(data) > 1<<16 {
-			return
-		}
-		out, _, err := Migrate("fuzz.yaml", data)
-		if err != nil {
-			return
-		}
-		if decodeAll(out) != nil && decodeAll(lfBreaks(data)) == nil {
-			t.Fatalf("migration broke the YAML:\n%s", out)
-		}
-		again, _, err := Migrate("fuzz.yaml", out)
-		if err != nil {
-			t.Fatalf("the migrated text does not migrate: %v\n%s", err, out)
-		}
-		if !bytes.Equal(again, out) {
-			t.Fatalf("a second migration changed the text:\n%s\n---\n%s", out, again)
-		}
-	})
-}
-
 // FuzzCheckValue: any value, held to the domain of every attribute of
 // the example models (enums, ranges, patterns, lengths, elements and
 // members, instant forms) and to every entity as an item, never panics,

@@ -1,6 +1,8 @@
 package catalog
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -42,8 +44,8 @@ func (r *resolver) checkGoNames() {
 			return
 		}
 		if len(d.Fields) > 0 {
-			clash(ptr+"/fields", sortedKeys(d.Fields))
-			for _, n := range sortedKeys(d.Fields) {
+			clash(ptr+"/fields", slices.Sorted(maps.Keys(d.Fields)))
+			for _, n := range slices.Sorted(maps.Keys(d.Fields)) {
 				f := d.Fields[n]
 				domain(ptr+"/fields/"+escapePtr(n), &f.rawDomain)
 			}
@@ -52,12 +54,12 @@ func (r *resolver) checkGoNames() {
 			domain(ptr+"/items", &d.Items.rawDomain)
 		}
 	}
-	clash("/attributes", sortedKeys(r.raw.Attributes))
-	for _, n := range sortedKeys(r.raw.Attributes) {
+	clash("/attributes", slices.Sorted(maps.Keys(r.raw.Attributes)))
+	for _, n := range slices.Sorted(maps.Keys(r.raw.Attributes)) {
 		a := r.raw.Attributes[n]
 		domain(p("attributes", n), &a.rawDomain)
 	}
-	for _, n := range sortedKeys(r.raw.Operations) {
-		clash(p("operations", n, "params"), sortedKeys(r.raw.Operations[n].Params))
+	for _, n := range slices.Sorted(maps.Keys(r.raw.Operations)) {
+		clash(p("operations", n, "params"), slices.Sorted(maps.Keys(r.raw.Operations[n].Params)))
 	}
 }

@@ -3,6 +3,8 @@ package catalog
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -318,7 +320,7 @@ func itemDiff(sample, computed attr.Item) []string {
 	for _, f := range computed {
 		names[f.Name] = true
 	}
-	for _, n := range sortedKeys(names) {
+	for _, n := range slices.Sorted(maps.Keys(names)) {
 		a, inA := sample.Get(n)
 		b, inB := computed.Get(n)
 		if inA && inB && attr.Equal(a, b) {

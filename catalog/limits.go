@@ -2,6 +2,8 @@ package catalog
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"time"
 
@@ -53,7 +55,7 @@ func (r *resolver) checkLimits(m *Model, opts Options) {
 					key(x.Sort[0], maxSortKeyBytes)
 				}
 			}
-			for _, name := range sortedKeys(keys) {
+			for _, name := range slices.Sorted(maps.Keys(keys)) {
 				v, ok := s.Item.Get(name)
 				if !ok || v.Type != attr.S && v.Type != attr.B {
 					continue
@@ -104,9 +106,9 @@ func (r *resolver) checkLists(m *Model, size func(attr.Item) int) {
 	if m.Dataset == nil {
 		return
 	}
-	for _, en := range sortedKeys(m.Dataset.Entities) {
+	for _, en := range slices.Sorted(maps.Keys(m.Dataset.Entities)) {
 		er := m.Dataset.Entities[en]
-		for _, an := range sortedKeys(er.Rules) {
+		for _, an := range slices.Sorted(maps.Keys(er.Rules)) {
 			rl := er.Rules[an]
 			if rl == nil || rl.Kind != RuleList || rl.Count == nil || er.Entity == nil {
 				continue

@@ -302,7 +302,7 @@ func schemaError(file string, paths map[string]*tnode, ve *jsonschema.Validation
 		known := schema.Properties(fragment(ve.SchemaURL))
 		var v1 []string
 		for _, p := range k.Properties {
-			if ptr == "/scale" && isV1ScaleField(p) {
+			if ptr == "/scale" && IsV1ScaleField(p) {
 				v1 = append(v1, p)
 			}
 		}
@@ -315,7 +315,7 @@ func schemaError(file string, paths map[string]*tnode, ve *jsonschema.Validation
 		}
 		for _, p := range k.Properties {
 			cp := ptr + "/" + escapePtr(p)
-			if ptr == "/scale" && isV1ScaleField(p) {
+			if ptr == "/scale" && IsV1ScaleField(p) {
 				continue
 			}
 			hint := didYouMean(p, known)

@@ -1,6 +1,8 @@
 package catalog
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"time"
 )
@@ -82,10 +84,10 @@ func (r *resolver) checkLoads() {
 			}
 		}
 	}
-	for _, name := range sortedKeys(r.raw.Scenarios) {
+	for _, name := range slices.Sorted(maps.Keys(r.raw.Scenarios)) {
 		for i, l := range r.raw.Scenarios[name].Load {
 			ptr := p("scenarios", name, "load", i)
-			for _, a := range sortedKeys(l.Focus) {
+			for _, a := range slices.Sorted(maps.Keys(l.Focus)) {
 				fptr := ptr + "/focus/" + escapePtr(a)
 				if r.attrRef(fptr, a) != nil && !keys[a] {
 					r.errAt(fptr, true, "focus an attribute of a partition key (a table's key template or an index's partition)", "%s is in no partition key: focusing it moves no load onto one partition", a)

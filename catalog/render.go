@@ -2,6 +2,8 @@ package catalog
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -11,9 +13,11 @@ import (
 
 // Call is one DynamoDB request of a step with every value filled in: what
 // a program sends, field for field, without knowing anything of the
-// model. The executor sends it; the code generator emits the code that
-// builds it; both get it from Step.Render, so that they send identical
-// requests for the same inputs.
+// model. The executor and the generated code build their requests from
+// executor.Compile; Step.Render and Operation.SampleRun render the same
+// requests independently, from the model alone, as the reference the
+// tests hold the executor to (executor's TestAgreesWithRender) and the
+// review's item images are drawn from.
 //
 // Fields that do not apply to the Action are empty. Names and Values hold
 // every placeholder the expressions use and no other (DynamoDB rejects
@@ -326,7 +330,7 @@ func (q *Request) nameFor(a string, names *map[string]string, fresh func(string)
 	if !expr.IsReserved(a) {
 		return a
 	}
-	for _, k := range sortedKeys(q.Names) {
+	for _, k := range slices.Sorted(maps.Keys(q.Names)) {
 		if q.Names[k] == a {
 			if *names == nil {
 				*names = map[string]string{}

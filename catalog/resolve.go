@@ -3,6 +3,8 @@ package catalog
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -68,16 +70,7 @@ func an(s string) string {
 	return "a " + s
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
-
-func (r *resolver) attrNames() []string { return sortedKeys(r.attrs) }
+func (r *resolver) attrNames() []string { return slices.Sorted(maps.Keys(r.attrs)) }
 
 // attrHint names the declared attribute closest to an unknown name, or,
 // when none is close (a declaration deleted or renamed far), says where
@@ -106,10 +99,10 @@ func (r *resolver) resolve() *Model {
 	if m.Separator == "" {
 		m.Separator = "#"
 	}
-	for _, k := range sortedKeys(raw.Prefixes) {
+	for _, k := range slices.Sorted(maps.Keys(raw.Prefixes)) {
 		m.Prefixes = append(m.Prefixes, Prefix{k, raw.Prefixes[k]})
 	}
-	for _, k := range sortedKeys(raw.Decisions) {
+	for _, k := range slices.Sorted(maps.Keys(raw.Decisions)) {
 		d := raw.Decisions[k]
 		m.Decisions = append(m.Decisions, Decision{k, d.Decision, d.Why})
 	}
@@ -130,7 +123,7 @@ func (r *resolver) resolve() *Model {
 }
 
 func (r *resolver) resolveAttributes() {
-	for _, name := range sortedKeys(r.raw.Attributes) {
+	for _, name := range slices.Sorted(maps.Keys(r.raw.Attributes)) {
 		ra := r.raw.Attributes[name]
 		t, _ := attr.ParseType(ra.Type)
 		a := &Attribute{
@@ -242,7 +235,7 @@ func (r *resolver) typeTemplate(t *KeyTemplate) {
 }
 
 func (r *resolver) resolveTables() {
-	for _, name := range sortedKeys(r.raw.Tables) {
+	for _, name := range slices.Sorted(maps.Keys(r.raw.Tables)) {
 		rt := r.raw.Tables[name]
 		t := &Table{Name: name, Description: rt.Description, PartitionKey: rt.PartitionKey, SortKey: rt.SortKey,
 			Discriminator: rt.Discriminator, Class: rt.Class, TTL: rt.TTL, Stream: rt.Stream, PITR: rt.PITR,
@@ -306,19 +299,19 @@ func (r *resolver) tableRef(ptr, name string) *Table {
 	}
 	t, ok := r.tables[name]
 	if !ok {
-		r.errAt(ptr+"/table", false, didYouMean(name, sortedKeys(r.tables)), "unknown table %q", name)
+		r.errAt(ptr+"/table", false, didYouMean(name, slices.Sorted(maps.Keys(r.tables))), "unknown table %q", name)
 		return nil
 	}
 	return t
 }
 
 func (r *resolver) resolveEntities() {
-	for _, name := range sortedKeys(r.raw.Entities) {
+	for _, name := range slices.Sorted(maps.Keys(r.raw.Entities)) {
 		re := r.raw.Entities[name]
 		base := p("entities", name)
 		e := &Entity{Name: name, TypeValue: name, Description: re.Description, Collection: re.Collection, AppendOnly: re.AppendOnly}
 		e.Table = r.tableRef(base, re.Table)
-		for _, an := range sortedKeys(re.Attributes) {
+		for _, an := range slices.Sorted(maps.Keys(re.Attributes)) {
 			ea := EntityAttr{Name: an, Presence: Presence(entityAttr(re.Attributes[an]).Presence)}
 			e.Attributes = append(e.Attributes, ea)
 			a := r.attrRef(p("entities", name, "attributes", an), an)
@@ -365,7 +358,7 @@ func (r *resolver) resolveEntities() {
 		if e.Table == nil || len(e.Key) == 0 || r.broken["entity:"+e.Name] {
 			continue
 		}
-		for _, sn := range sortedKeys(re.Samples) {
+		for _, sn := range slices.Sorted(maps.Keys(re.Samples)) {
 			if sn == Absent {
 				r.errAt(p("entities", e.Name, "samples", sn), true, "", "%q is reserved for a missing item", Absent)
 				continue
@@ -379,7 +372,7 @@ func (r *resolver) resolveEntities() {
 
 func (r *resolver) resolveEntityKey(base string, e *Entity, re rawEntity) {
 	t := e.Table
-	for _, k := range sortedKeys(re.Key) {
+	for _, k := range slices.Sorted(maps.Keys(re.Key)) {
 		if k != t.PartitionKey && k != t.SortKey {
 			r.errAt(p("entities", e.Name, "key", k), true, didYouMean(k, t.KeyAttributes()), "%s is not a key attribute of table %s", k, t.Name)
 		}
@@ -504,7 +497,7 @@ func (r *resolver) checkPrefixes(ptr, literal string) {
 			continue
 		}
 		if _, ok := r.raw.Prefixes[tok]; !ok {
-			r.errAt(ptr, false, didYouMean(tok, sortedKeys(r.raw.Prefixes)), "key prefix %q is not in the prefix dictionary", tok)
+			r.errAt(ptr, false, didYouMean(tok, slices.Sorted(maps.Keys(r.raw.Prefixes))), "key prefix %q is not in the prefix dictionary", tok)
 		}
 	}
 }
@@ -515,7 +508,7 @@ func (r *resolver) sampleItem(ptr string, e *Entity, raw map[string]json.RawMess
 	ok := true
 	values := map[string]attr.Value{}
 	explicitKeys := map[string]string{}
-	for _, name := range sortedKeys(raw) {
+	for _, name := range slices.Sorted(maps.Keys(raw)) {
 		vptr := ptr + "/" + escapePtr(name)
 		v, err := decodeAny(raw[name])
 		if err != nil {

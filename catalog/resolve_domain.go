@@ -3,9 +3,11 @@ package catalog
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"math/big"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -116,7 +118,7 @@ func (r *resolver) domain(ptr, name string, t attr.Type, unit string, rd *rawDom
 		d.Items = r.member(ptr+"/items", "", name+"[]", rd.Items)
 	}
 	if len(rd.Fields) > 0 && need("fields", t == attr.M, "M") {
-		for _, fn := range sortedKeys(rd.Fields) {
+		for _, fn := range slices.Sorted(maps.Keys(rd.Fields)) {
 			f := rd.Fields[fn]
 			label := fn
 			if strings.HasSuffix(name, "[]") {
@@ -246,7 +248,7 @@ func (r *resolver) checkWeights(ptr string, a *Attribute, d *Distribution) {
 		return
 	}
 	sum := 0.0
-	for _, k := range sortedKeys(d.Weights) {
+	for _, k := range slices.Sorted(maps.Keys(d.Weights)) {
 		sum += d.Weights[k]
 		if len(a.Enum) > 0 && !contains(a.Enum, canonKey(a, k)) {
 			r.errAt(ptr+"/weights/"+escapePtr(k), true, didYouMean(k, a.Enum), "%q is not a value of %s", k, a.Name)
@@ -317,7 +319,7 @@ func (d *Distribution) WeightOf(a *Attribute, values []attr.Value) (float64, boo
 // attributes an entity carries.
 func (r *resolver) conditions(ptr string, e *Entity, raw map[string]json.RawMessage) []Condition {
 	var out []Condition
-	for _, an := range sortedKeys(raw) {
+	for _, an := range slices.Sorted(maps.Keys(raw)) {
 		cptr := ptr + "/" + escapePtr(an)
 		a := r.attrRef(cptr, an)
 		if a == nil {

@@ -3,6 +3,8 @@ package catalog
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/cardapio/cardapio/attr"
@@ -14,7 +16,7 @@ const (
 )
 
 func (r *resolver) resolveIndexes() {
-	for _, name := range sortedKeys(r.raw.Indexes) {
+	for _, name := range slices.Sorted(maps.Keys(r.raw.Indexes)) {
 		ri := r.raw.Indexes[name]
 		base := p("indexes", name)
 		x := &Index{Name: name, Alias: ri.Alias, Local: ri.Kind == "local", Description: ri.Description, Owner: ri.Owner,
@@ -148,7 +150,7 @@ func (r *resolver) resolveIndexes() {
 				ptr := p("indexes", name, "sparse", "entities", i)
 				e, ok := r.ents[en]
 				if !ok {
-					r.errAt(ptr, false, didYouMean(en, sortedKeys(r.ents)), "unknown entity %q", en)
+					r.errAt(ptr, false, didYouMean(en, slices.Sorted(maps.Keys(r.ents))), "unknown entity %q", en)
 					continue
 				}
 				declared[en] = true
@@ -236,7 +238,7 @@ func (r *resolver) keyConditions(ptr string, raw map[string]json.RawMessage, t *
 		structure = "index " + x.Name
 	}
 	conds := map[string]KeyCondition{}
-	for _, an := range sortedKeys(raw) {
+	for _, an := range slices.Sorted(maps.Keys(raw)) {
 		cptr := ptr + "/" + escapePtr(an)
 		isKey := false
 		for _, k := range append(append([]string{}, part...), sort...) {
@@ -395,7 +397,7 @@ func (r *resolver) typeOperand(o Operand, avail func(string, string) (attr.Type,
 }
 
 func (r *resolver) resolveAccessPatterns() {
-	for _, id := range sortedKeys(r.raw.AccessPatterns) {
+	for _, id := range slices.Sorted(maps.Keys(r.raw.AccessPatterns)) {
 		ra := r.raw.AccessPatterns[id]
 		base := p("accessPatterns", id)
 		ap := &AccessPattern{ID: id, Question: ra.Question, AskedBy: ra.AskedBy, Velocity: ra.Velocity, Consistency: ra.Consistency, IfWrong: ra.IfWrong, NotAnswered: ra.NotAnswered}
@@ -440,7 +442,7 @@ func (r *resolver) answer(ptr string, ap *AccessPattern, ra *rawAnswer) *Answer 
 	case ra.Index != "":
 		x, ok := r.idx[ra.Index]
 		if !ok {
-			r.errAt(ptr+"/index", false, didYouMean(ra.Index, sortedKeys(r.idx)), "unknown index %q", ra.Index)
+			r.errAt(ptr+"/index", false, didYouMean(ra.Index, slices.Sorted(maps.Keys(r.idx))), "unknown index %q", ra.Index)
 			return nil
 		}
 		a.Index, a.Table = x, x.Table

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -38,14 +40,14 @@ func (s *opScope) bind(name string, t attr.Type) {
 }
 
 func (r *resolver) resolveOperations() {
-	for _, name := range sortedKeys(r.raw.Operations) {
+	for _, name := range slices.Sorted(maps.Keys(r.raw.Operations)) {
 		ro := r.raw.Operations[name]
 		op := &Operation{Name: name, Description: ro.Description, Trigger: ro.Trigger, Idempotency: ro.Idempotency}
 		if ro.Volume != nil {
 			op.Volume = r.volume(p("operations", name, "volume"), ro.Volume)
 		}
 		scope := &opScope{r: r, op: op, params: map[string]attr.Type{}}
-		for _, pn := range sortedKeys(ro.Params) {
+		for _, pn := range slices.Sorted(maps.Keys(ro.Params)) {
 			rp := ro.Params[pn]
 			ptr := p("operations", name, "params", pn)
 			prm := &Param{Name: pn, Description: rp.Description}
@@ -89,7 +91,7 @@ func (r *resolver) resolveOperations() {
 		for i, id := range ro.Serves {
 			ap, ok := r.aps[id]
 			if !ok {
-				r.errAt(p("operations", name, "serves", i), false, didYouMean(id, sortedKeys(r.aps)), "unknown access pattern %q", id)
+				r.errAt(p("operations", name, "serves", i), false, didYouMean(id, slices.Sorted(maps.Keys(r.aps))), "unknown access pattern %q", id)
 				continue
 			}
 			if !served[id] {
@@ -107,7 +109,7 @@ func (r *resolver) resolveOperations() {
 		for _, ap := range op.Serves {
 			ap.Operations = append(ap.Operations, op)
 		}
-		for _, bn := range sortedKeys(ro.Budgets) {
+		for _, bn := range slices.Sorted(maps.Keys(ro.Budgets)) {
 			op.Budgets = append(op.Budgets, r.budget(p("operations", name, "budgets", bn), op, bn, ro.Budgets[bn]))
 		}
 		r.checkShares(p("operations", name, "budgets"), op)
@@ -154,7 +156,7 @@ func (r *resolver) budget(ptr string, op *Operation, name string, rb rawBudget) 
 	if len(rb.Samples) > 0 {
 		b.Samples = map[string]SampleOverride{}
 	}
-	for _, sid := range sortedKeys(rb.Samples) {
+	for _, sid := range slices.Sorted(maps.Keys(rb.Samples)) {
 		o := rb.Samples[sid]
 		sptr := ptr + "/samples/" + escapePtr(sid)
 		st := op.Step(sid)
@@ -180,7 +182,7 @@ func (r *resolver) budget(ptr string, op *Operation, name string, rb rawBudget) 
 func (r *resolver) checkVariants(ptr string, vs []string, budgets map[string]rawBudget) {
 	for i, v := range vs {
 		if _, ok := budgets[v]; !ok {
-			r.errAt(fmt.Sprintf("%s/%d", ptr, i), false, didYouMean(v, sortedKeys(budgets)), "unknown budget variant %q", v)
+			r.errAt(fmt.Sprintf("%s/%d", ptr, i), false, didYouMean(v, slices.Sorted(maps.Keys(budgets))), "unknown budget variant %q", v)
 		}
 	}
 }
@@ -219,7 +221,7 @@ func (r *resolver) step(ptr string, scope *opScope, rs rawStep, ids map[string]b
 	if rs.Pattern != "" {
 		ap, ok := r.aps[rs.Pattern]
 		if !ok {
-			r.errAt(ptr+"/pattern", false, didYouMean(rs.Pattern, sortedKeys(r.aps)), "unknown access pattern %q", rs.Pattern)
+			r.errAt(ptr+"/pattern", false, didYouMean(rs.Pattern, slices.Sorted(maps.Keys(r.aps))), "unknown access pattern %q", rs.Pattern)
 		}
 		st.Pattern = ap
 	}
@@ -414,7 +416,7 @@ func (r *resolver) request(ptr string, scope *opScope, kind StepKind, rr *rawReq
 	if rr.Entity != "" {
 		e, ok := r.ents[rr.Entity]
 		if !ok {
-			r.errAt(ptr+"/entity", false, didYouMean(rr.Entity, sortedKeys(r.ents)), "unknown entity %q", rr.Entity)
+			r.errAt(ptr+"/entity", false, didYouMean(rr.Entity, slices.Sorted(maps.Keys(r.ents))), "unknown entity %q", rr.Entity)
 			return nil
 		}
 		q.Entity = e
@@ -426,7 +428,7 @@ func (r *resolver) request(ptr string, scope *opScope, kind StepKind, rr *rawReq
 	if rr.Table != "" {
 		t, ok := r.tables[rr.Table]
 		if !ok {
-			r.errAt(ptr+"/table", false, didYouMean(rr.Table, sortedKeys(r.tables)), "unknown table %q", rr.Table)
+			r.errAt(ptr+"/table", false, didYouMean(rr.Table, slices.Sorted(maps.Keys(r.tables))), "unknown table %q", rr.Table)
 			return nil
 		}
 		if q.Table != nil && q.Table != t {
@@ -437,7 +439,7 @@ func (r *resolver) request(ptr string, scope *opScope, kind StepKind, rr *rawReq
 	if rr.Index != "" {
 		x, ok := r.idx[rr.Index]
 		if !ok {
-			r.errAt(ptr+"/index", false, didYouMean(rr.Index, sortedKeys(r.idx)), "unknown index %q", rr.Index)
+			r.errAt(ptr+"/index", false, didYouMean(rr.Index, slices.Sorted(maps.Keys(r.idx))), "unknown index %q", rr.Index)
 			return nil
 		}
 		if q.Table != nil && x.Table != q.Table {
@@ -492,7 +494,7 @@ func (r *resolver) request(ptr string, scope *opScope, kind StepKind, rr *rawReq
 		if rr.Item == nil {
 			r.errAt(ptr, true, "", "a put needs its item")
 		}
-		for _, an := range sortedKeys(rr.Item) {
+		for _, an := range slices.Sorted(maps.Keys(rr.Item)) {
 			iptr := ptr + "/item/" + escapePtr(an)
 			a := r.attrRef(iptr, an)
 			if a == nil {
@@ -602,7 +604,7 @@ func (r *resolver) request(ptr string, scope *opScope, kind StepKind, rr *rawReq
 // for that attribute (system: PAYMENT makes EXT#{system}#... EXT#PAYMENT#...)
 // or else from the parameters and bound attributes.
 func (r *resolver) stepKey(ptr string, scope *opScope, e *Entity, t *Table, explicit map[string]json.RawMessage, items map[string]Operand) []Assign {
-	for _, k := range sortedKeys(explicit) {
+	for _, k := range slices.Sorted(maps.Keys(explicit)) {
 		if k != t.PartitionKey && k != t.SortKey {
 			r.errAt(ptr+"/key/"+escapePtr(k), true, didYouMean(k, t.KeyAttributes()), "%s is not a key attribute of table %s", k, t.Name)
 		}
@@ -736,7 +738,7 @@ func (r *resolver) keyShape(ptr string, e *Entity, kp KeyPart, o Operand, items 
 		r.errAt(ptr, false, fmt.Sprintf("%s's %s is %s", e.Name, kp.Attribute, kp.Template.Text), "%q does not have the shape of the template of %s", o.Template.Text, e.Name)
 		return
 	}
-	for _, ph := range sortedKeys(got) {
+	for _, ph := range slices.Sorted(maps.Keys(got)) {
 		v := got[ph]
 		if strings.Contains(v, "\x00") {
 			continue // a placeholder of the step's own
@@ -773,7 +775,7 @@ func (r *resolver) keyShape(ptr string, e *Entity, kp KeyPart, o Operand, items 
 func (r *resolver) expressions(ptr string, scope *opScope, q *Request, rr *rawRequest, kind StepKind) {
 	values := map[string]attr.Value{}
 	var samples []string
-	for _, v := range sortedKeys(rr.Values) {
+	for _, v := range slices.Sorted(maps.Keys(rr.Values)) {
 		vptr := ptr + "/values/" + escapePtr(v)
 		o, err := parseOperand(rr.Values[v])
 		if err != nil {
@@ -976,11 +978,11 @@ func (r *resolver) exprError(eptr string, err error, names map[string]string, va
 		if _, ok := values[s]; ok {
 			return // defined but unusable: reported at the value
 		}
-		if hint = didYouMean(s, sortedKeys(values)); hint == "" {
+		if hint = didYouMean(s, slices.Sorted(maps.Keys(values))); hint == "" {
 			hint = "define " + s + " under values"
 		}
 	case s[0] == '#':
-		if hint = didYouMean(s, sortedKeys(names)); hint == "" {
+		if hint = didYouMean(s, slices.Sorted(maps.Keys(names))); hint == "" {
 			hint = fmt.Sprintf("define it under names: {%q: attribute}", s)
 		}
 	default:
@@ -995,7 +997,7 @@ func (r *resolver) exprError(eptr string, err error, names map[string]string, va
 // at the name.
 func (r *resolver) exprAttr(ptr, eptr, field, name string, q *Request, kind StepKind) {
 	at := eptr
-	for _, n := range sortedKeys(q.Names) {
+	for _, n := range slices.Sorted(maps.Keys(q.Names)) {
 		if q.Names[n] == name {
 			at = ptr + "/names/" + escapePtr(n)
 			break
@@ -1089,7 +1091,7 @@ func (r *resolver) matches(ptr string, q *Request, rr *rawRequest) {
 		mptr := fmt.Sprintf("%s/matches/%d", ptr, i)
 		me, ok := r.ents[mt.Entity]
 		if !ok {
-			r.errAt(mptr+"/entity", false, didYouMean(mt.Entity, sortedKeys(r.ents)), "unknown entity %q", mt.Entity)
+			r.errAt(mptr+"/entity", false, didYouMean(mt.Entity, slices.Sorted(maps.Keys(r.ents))), "unknown entity %q", mt.Entity)
 			continue
 		}
 		if q.Index != nil && !r.broken[q.Index.Name] && !containsEntity(q.Index.Entries, me) {

@@ -1,6 +1,8 @@
 package catalog
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -11,7 +13,7 @@ func (r *resolver) resolveRest() {
 	if raw.Pricing != nil {
 		m.Pricing = *raw.Pricing
 	}
-	for _, k := range sortedKeys(raw.Figures) {
+	for _, k := range slices.Sorted(maps.Keys(raw.Figures)) {
 		f := raw.Figures[k]
 		m.Figures = append(m.Figures, Figure{k, f.Statement, f.Value, f.Unit, f.Derivation})
 	}

@@ -3,7 +3,9 @@ package catalog
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 )
@@ -143,7 +145,7 @@ func (r *resolver) population(ptr string, e *Entity, pop *Population, rp *rawPop
 		}
 		parent, ok := r.ents[rp.Per]
 		if !ok {
-			r.errAt(ptr+"/per", false, didYouMean(rp.Per, sortedKeys(r.ents)), "unknown entity %q", rp.Per)
+			r.errAt(ptr+"/per", false, didYouMean(rp.Per, slices.Sorted(maps.Keys(r.ents))), "unknown entity %q", rp.Per)
 			return
 		}
 		pop.Parent = parent
@@ -308,7 +310,7 @@ func (r *resolver) resolveScale() {
 	}
 	s := &r.m.Scale
 	s.StorageGB, s.History, s.Note = rs.StorageGB, rs.History, rs.Note
-	for _, name := range sortedKeys(rs.Peaks) {
+	for _, name := range slices.Sorted(maps.Keys(rs.Peaks)) {
 		rp := rs.Peaks[name]
 		pk := &Peak{Name: name, Rule: rp.Rule, Description: rp.Description, Factor: 1, Prewarm: rp.Prewarm}
 		if rp.Factor != nil {
@@ -325,7 +327,7 @@ func (r *resolver) resolveScale() {
 		case bu.Entity != "":
 			e, ok := r.ents[bu.Entity]
 			if !ok {
-				r.errAt(ptr+"/entity", false, didYouMean(bu.Entity, sortedKeys(r.ents)), "unknown entity %q", bu.Entity)
+				r.errAt(ptr+"/entity", false, didYouMean(bu.Entity, slices.Sorted(maps.Keys(r.ents))), "unknown entity %q", bu.Entity)
 				break
 			}
 			u.Entity = e
@@ -384,7 +386,7 @@ func (r *resolver) volume(ptr string, rv *rawVolume) Volume {
 	}
 	e, ok := r.ents[rv.Per]
 	if !ok {
-		r.errAt(ptr+"/per", false, didYouMean(rv.Per, sortedKeys(r.ents)), "unknown entity %q", rv.Per)
+		r.errAt(ptr+"/per", false, didYouMean(rv.Per, slices.Sorted(maps.Keys(r.ents))), "unknown entity %q", rv.Per)
 		return v
 	}
 	rel := &RelativeVolume{Entity: e, PerDay: rv.PerDay, PerMonth: rv.PerMonth}

@@ -3,7 +3,9 @@ package catalog
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -146,7 +148,7 @@ type rawVersions struct {
 // scenario file: base is the JSON pointer of the section).
 func (r *resolver) resolveScenarios(base string, raws map[string]rawScenario) []Scenario {
 	var out []Scenario
-	for _, k := range sortedKeys(raws) {
+	for _, k := range slices.Sorted(maps.Keys(raws)) {
 		s := raws[k]
 		sp := base + "/" + escapePtr(k)
 		sc := Scenario{Name: k, Description: s.Description, At: s.At, Day: s.Day, Then: s.Then, File: r.file}
@@ -925,7 +927,7 @@ func hintSuffix(h string) string {
 // sources reads the params of a load (or of a mix entry, top false).
 func (c *loadScope) sources(ptr string, raws map[string]json.RawMessage, top bool) []*Source {
 	var out []*Source
-	for _, name := range sortedKeys(raws) {
+	for _, name := range slices.Sorted(maps.Keys(raws)) {
 		pp := ptr + "/" + escapePtr(name)
 		prm := c.op.Param(name)
 		if prm == nil {
@@ -1050,7 +1052,7 @@ func (c *loadScope) source(ptr string, prm *Param, raw json.RawMessage) *Source 
 			if s.Path = c.path(kp+"/from", mm.From); s.Path == nil {
 				return nil
 			}
-			for _, k := range sortedKeys(mm.Values) {
+			for _, k := range slices.Sorted(maps.Keys(mm.Values)) {
 				v, err := c.literal(mm.Values[k], prm)
 				if err != nil {
 					c.r.errf(kp+"/values/"+escapePtr(k), "parameter %s: %v", prm.Name, err)
@@ -1080,7 +1082,7 @@ func (c *loadScope) source(ptr string, prm *Param, raw json.RawMessage) *Source 
 					s.Choices, s.Weights = append(s.Choices, v), append(s.Weights, 1)
 				}
 			case json.Unmarshal(body, &weights) == nil && len(weights) > 0:
-				for _, k := range sortedKeys(weights) {
+				for _, k := range slices.Sorted(maps.Keys(weights)) {
 					v, err := c.literal(json.RawMessage(strconv.Quote(k)), prm)
 					if prm.Type == attr.N {
 						v, err = c.literal(json.RawMessage(k), prm)
@@ -1240,12 +1242,12 @@ func (r *resolver) subjects(ptr string, c *loadScope, rs *rawSubjects, focus map
 	if s.Pick != PickEach && s.Pick != PickRandom {
 		r.errf(ptr+"/pick", "pick is each or random, not %q", s.Pick)
 	}
-	for _, a := range sortedKeys(focus) {
+	for _, a := range slices.Sorted(maps.Keys(focus)) {
 		if e.Has(a) != "" && focus[a] == "largest" {
 			s.Largest = append(s.Largest, a)
 		}
 	}
-	for _, a := range sortedKeys(rs.Where) {
+	for _, a := range slices.Sorted(maps.Keys(rs.Where)) {
 		wp := ptr + "/where/" + escapePtr(a)
 		at := r.attrRef(wp, a)
 		if at == nil {
@@ -1395,7 +1397,7 @@ func (r *resolver) check(ptr string, sc *Scenario, rc rawCheck) Check {
 // resolveInvariants resolves the invariants section.
 func (r *resolver) resolveInvariants(base string, raws map[string]rawInvariant) []*Invariant {
 	var out []*Invariant
-	for _, name := range sortedKeys(raws) {
+	for _, name := range slices.Sorted(maps.Keys(raws)) {
 		ri := raws[name]
 		ptr := base + "/" + escapePtr(name)
 		v := &Invariant{Name: name, Description: ri.Description}
@@ -1587,7 +1589,7 @@ func (r *resolver) ledgerInvariant(ptr string, rl *rawLedger) *LedgerInvariant {
 	fr := &ForbidRule{Entity: e}
 	pairs := func(sub string, m map[string]string) []PathPair {
 		var out []PathPair
-		for _, a := range sortedKeys(m) {
+		for _, a := range slices.Sorted(maps.Keys(m)) {
 			pp := ptr + "/forbid/" + sub + "/" + escapePtr(a)
 			if e.Has(a) == "" {
 				r.errAt(pp, true, "", "entity %s has no attribute %q", e.Name, a)

@@ -12,6 +12,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cardapio/cardapio/internal/yamltext"
 	"gopkg.in/yaml.v3"
 )
 
@@ -77,7 +78,7 @@ func parseTree(file string, data []byte) (*tnode, map[string]*tnode, ErrorList) 
 	if bytes.Count(data, []byte("\r")) != bytes.Count(data, []byte("\r\n")) {
 		// A lone CR is a line break to YAML; as LF, every position
 		// below (the search for a failing line included) counts it.
-		data = lfBreaks(data)
+		data = yamltext.LFBreaks(data)
 	}
 	if !utf8.Valid(data) {
 		line, col := invalidUTF8At(data)
@@ -118,17 +119,6 @@ func parseTree(file string, data []byte) (*tnode, map[string]*tnode, ErrorList) 
 		return nil, nil, b.errs
 	}
 	return t, b.paths, nil
-}
-
-// lfBreaks returns data with every lone CR turned into LF.
-func lfBreaks(data []byte) []byte {
-	out := bytes.Clone(data)
-	for i, c := range out {
-		if c == '\r' && (i+1 == len(out) || out[i+1] != '\n') {
-			out[i] = '\n'
-		}
-	}
-	return out
 }
 
 func invalidUTF8At(data []byte) (int, int) {
@@ -313,7 +303,7 @@ func failingLine(data []byte, want string) int {
 		ends = append(ends, len(data))
 	}
 	fails := func(k int) bool {
-		err := decodeAll(data[:ends[k-1]])
+		err := yamltext.DecodeAll(data[:ends[k-1]])
 		return err != nil && err.Error() == want
 	}
 	lo, hi := 1, len(ends)
@@ -329,20 +319,6 @@ func failingLine(data []byte, want string) int {
 		}
 	}
 	return lo
-}
-
-// decodeAll parses every document of data and returns the first error.
-func decodeAll(data []byte) error {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	for {
-		var n yaml.Node
-		if err := dec.Decode(&n); err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			return err
-		}
-	}
 }
 
 func (b *builder) errorf(n *yaml.Node, format string, args ...any) {

@@ -5,9 +5,11 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"math/big"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -142,7 +144,7 @@ func convert(v any, t attr.Type, d *Domain) (attr.Value, error) {
 			return inferValue(m)
 		}
 		it := make(attr.Item, 0, len(m))
-		for _, k := range sortedKeys(m) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			var mv attr.Value
 			var err error
 			if f := fieldOf(d, k); f != nil {

@@ -26,10 +26,10 @@ import (
 
 	"github.com/cardapio/cardapio/catalog"
 	"github.com/cardapio/cardapio/crosscheck"
+	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/engine/auth"
 	"github.com/cardapio/cardapio/engine/iam"
 	"github.com/cardapio/cardapio/generator"
-	"github.com/cardapio/cardapio/target"
 )
 
 // A client probe: one request, sent by each client under test, in
@@ -101,7 +101,7 @@ func TestRealClients(t *testing.T) {
 	url, client := policyServer(t, keys, region, map[string]*iam.Policy{"admin": admin, "": tenant})
 	ctx := context.Background()
 	adm := client("AKIAADMIN", "admin-secret")
-	in, err := target.CreateTableInput(m, tb, tb.Name, target.KeysNative, true)
+	in, err := endpoint.CreateTableInput(m, tb, tb.Name, catalog.KeysNative, true)
 	require.NoError(t, err)
 	_, err = adm.CreateTable(ctx, in)
 	require.NoError(t, err)

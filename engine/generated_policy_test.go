@@ -20,11 +20,11 @@ import (
 
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/engine"
 	"github.com/cardapio/cardapio/engine/auth"
 	"github.com/cardapio/cardapio/engine/iam"
 	"github.com/cardapio/cardapio/generator"
-	"github.com/cardapio/cardapio/target"
 )
 
 // TestGeneratedTenantPolicy attaches the tenant policy the generator
@@ -99,7 +99,7 @@ func generatedPolicy(t *testing.T, m *catalog.Model, tb *catalog.Table) {
 	_, client := policyServer(t, keys, "sa-east-1", map[string]*iam.Policy{"admin": admin, "": tenantPolicy})
 	adm, t042 := client("AKIAADMIN", "a"), client("AKIAT042", "b")
 
-	in, err := target.CreateTableInput(m, tb, tb.Name, target.KeysNative, true)
+	in, err := endpoint.CreateTableInput(m, tb, tb.Name, catalog.KeysNative, true)
 	require.NoError(t, err)
 	_, err = adm.CreateTable(ctx, in)
 	require.NoError(t, err)
@@ -212,7 +212,7 @@ func readOnly(t *testing.T, m *catalog.Model) {
 		return &types.AttributeValueMemberS{Value: "x"}
 	}
 	for _, tb := range m.Tables {
-		in, err := target.CreateTableInput(m, tb, tb.Name, target.KeysNative, true)
+		in, err := endpoint.CreateTableInput(m, tb, tb.Name, catalog.KeysNative, true)
 		require.NoError(t, err)
 		_, err = an.CreateTable(ctx, in)
 		assert.True(t, denied(err), "the analyst creates %s: %v", tb.Name, err)

@@ -14,8 +14,8 @@ import (
 
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/executor"
-	"github.com/cardapio/cardapio/target"
 )
 
 // recorder is an executor.API that records every request but the
@@ -137,9 +137,9 @@ func canon(t *testing.T, calls []*catalog.Call) string {
 func TestAgreesWithRender(t *testing.T) {
 	m := load(t, "../model.yaml")
 	ctx := context.Background()
-	tg, err := target.Open(ctx, target.Options{})
+	tg, err := endpoint.Open(ctx, endpoint.Options{})
 	require.NoError(t, err)
-	ts, err := tg.CreateTables(ctx, m, target.TableOptions{Prefix: "", Keys: target.KeysNative})
+	ts, err := tg.CreateTables(ctx, m, endpoint.TableOptions{Prefix: "", Keys: catalog.KeysNative})
 	require.NoError(t, err)
 	names := map[string]string{}
 	for _, tb := range m.Tables {
@@ -184,7 +184,7 @@ func shardOrder(t *testing.T, calls []*catalog.Call) []*catalog.Call {
 }
 
 // rename gives recorded calls the model's table names.
-func rename(c *catalog.Call, ts *target.Tables) {
+func rename(c *catalog.Call, ts *endpoint.Tables) {
 	for model, name := range ts.Names() {
 		if c.Table == name {
 			c.Table = model

@@ -5,8 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/executor"
-	"github.com/cardapio/cardapio/target"
 )
 
 // BenchmarkReferencePass runs every operation and variant of model.yaml
@@ -20,11 +21,11 @@ func BenchmarkReferencePass(b *testing.B) {
 	var seed, run time.Duration
 	for b.Loop() {
 		for _, ov := range vs {
-			tg, err := target.Open(ctx, target.Options{})
+			tg, err := endpoint.Open(ctx, endpoint.Options{})
 			if err != nil {
 				b.Fatal(err)
 			}
-			ts, err := tg.CreateTables(ctx, m, target.TableOptions{Prefix: "b-", Keys: target.KeysNative})
+			ts, err := tg.CreateTables(ctx, m, endpoint.TableOptions{Prefix: "b-", Keys: catalog.KeysNative})
 			if err != nil {
 				b.Fatal(err)
 			}

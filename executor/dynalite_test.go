@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/executor"
-	"github.com/cardapio/cardapio/target"
 )
 
 // TestDynalite runs every operation and variant of model.yaml against
@@ -43,20 +43,20 @@ func TestDynalite(t *testing.T) {
 	}
 	m := load(t, "../model.yaml")
 	ctx := context.Background()
-	remote, err := target.Open(ctx, target.Options{EndpointURL: url})
+	remote, err := endpoint.Open(ctx, endpoint.Options{EndpointURL: url})
 	require.NoError(t, err)
-	k, err := remote.ProbeKeys(ctx, target.UniquePrefix())
+	k, err := remote.ProbeKeys(ctx, endpoint.UniquePrefix())
 	require.NoError(t, err)
-	require.Equal(t, target.KeysSynthetic, k, "dynalite has no multi-attribute keys")
-	local, err := target.Open(ctx, target.Options{})
+	require.Equal(t, catalog.KeysSynthetic, k, "dynalite has no multi-attribute keys")
+	local, err := endpoint.Open(ctx, endpoint.Options{})
 	require.NoError(t, err)
 	for _, ov := range variants(m) {
 		t.Run(ov[0]+"/"+ov[1], func(t *testing.T) {
 			if seeded(t, local, m, ov) > 5000 && os.Getenv("DYNALITE_ALL") == "" {
 				t.Skip("seeds more than 5,000 items; DYNALITE_ALL=1 runs it")
 			}
-			want := runOn(t, local, m, target.KeysSynthetic, ov)
-			got := runOn(t, remote, m, target.KeysSynthetic, ov)
+			want := runOn(t, local, m, catalog.KeysSynthetic, ov)
+			got := runOn(t, remote, m, catalog.KeysSynthetic, ov)
 			usesTxn := false
 			for _, s := range want.Steps {
 				usesTxn = usesTxn || s.Kind == "transaction"
@@ -88,9 +88,9 @@ func TestDynalite(t *testing.T) {
 }
 
 // seeded counts the items a variant's seed writes.
-func seeded(t *testing.T, tg *target.Target, m *catalog.Model, ov [2]string) int {
+func seeded(t *testing.T, tg *endpoint.Target, m *catalog.Model, ov [2]string) int {
 	ctx := context.Background()
-	ts, err := tg.CreateTables(ctx, m, target.TableOptions{Keys: target.KeysNative})
+	ts, err := tg.CreateTables(ctx, m, endpoint.TableOptions{Keys: catalog.KeysNative})
 	require.NoError(t, err)
 	defer func() { _ = ts.Delete(ctx) }()
 	s, err := executor.New(m, tg.Client, executor.Options{Tables: ts.Names(), Loader: tg}).Seed(ctx, executor.Input{Operation: ov[0], Variant: ov[1]})

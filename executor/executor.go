@@ -10,7 +10,6 @@ import (
 	"github.com/cardapio/cardapio/capacity"
 	"github.com/cardapio/cardapio/capacity/estimate"
 	"github.com/cardapio/cardapio/catalog"
-	"github.com/cardapio/cardapio/target"
 )
 
 // Options configure an Executor.
@@ -19,8 +18,8 @@ type Options struct {
 	// (target.Tables.Names); nil keeps the model's names.
 	Tables map[string]string
 	// Keys is how multi-attribute index keys exist on the target:
-	// target.KeysNative (the default) or target.KeysSynthetic.
-	Keys target.Keys
+	// catalog.KeysNative (the default) or catalog.KeysSynthetic.
+	Keys catalog.KeyMode
 	// Rules are the billing rules of computed figures; the zero value is
 	// capacity.Default().
 	Rules capacity.Rules
@@ -56,8 +55,8 @@ type planKey struct{ op, variant string }
 
 // New returns an executor of m's operations over api.
 func New(m *catalog.Model, api API, o Options) *Executor {
-	if o.Keys == "" || o.Keys == target.KeysAuto {
-		o.Keys = target.KeysNative
+	if o.Keys == "" || o.Keys == catalog.KeysAuto {
+		o.Keys = catalog.KeysNative
 	}
 	x := &Executor{m: m, api: api, opts: o, reverse: map[string]string{}, tables: map[string]*capacity.Table{}, plans: map[planKey]*Plan{}, loader: o.Loader}
 	if x.loader == nil {

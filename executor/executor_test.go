@@ -15,8 +15,8 @@ import (
 	"github.com/cardapio/cardapio/capacity"
 	"github.com/cardapio/cardapio/capacity/estimate"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/executor"
-	"github.com/cardapio/cardapio/target"
 )
 
 func load(t testing.TB, path string) *catalog.Model {
@@ -41,12 +41,12 @@ func variants(m *catalog.Model) [][2]string {
 }
 
 // fresh opens a new embedded engine with the model's tables.
-func fresh(t testing.TB, m *catalog.Model, keys target.Keys) (*executor.Executor, func()) {
+func fresh(t testing.TB, m *catalog.Model, keys catalog.KeyMode) (*executor.Executor, func()) {
 	t.Helper()
 	ctx := context.Background()
-	tg, err := target.Open(ctx, target.Options{})
+	tg, err := endpoint.Open(ctx, endpoint.Options{})
 	require.NoError(t, err)
-	ts, err := tg.CreateTables(ctx, m, target.TableOptions{Prefix: "t-", Keys: keys})
+	ts, err := tg.CreateTables(ctx, m, endpoint.TableOptions{Prefix: "t-", Keys: keys})
 	require.NoError(t, err)
 	x := executor.New(m, tg.Client, executor.Options{Tables: ts.Names(), Keys: ts.Keys, Loader: tg})
 	return x, func() { _ = ts.Delete(ctx) }
@@ -122,7 +122,7 @@ func TestModels(t *testing.T) {
 						t.Skipf("parameter %s has no sample: a run needs its value", p.Name)
 					}
 				}
-				x, done := fresh(t, m, target.KeysNative)
+				x, done := fresh(t, m, catalog.KeysNative)
 				defer done()
 				in := executor.Input{Operation: ov[0], Variant: ov[1]}
 				seeded, err := x.Seed(ctx, in)
@@ -215,9 +215,9 @@ func nativeRun(t *testing.T, m *catalog.Model, ov [2]string) *executor.Result {
 	if r, ok := nativeRuns.Load(ov[0] + "/" + ov[1]); ok {
 		return r.(*executor.Result)
 	}
-	tg, err := target.Open(context.Background(), target.Options{})
+	tg, err := endpoint.Open(context.Background(), endpoint.Options{})
 	require.NoError(t, err)
-	r := runOn(t, tg, m, target.KeysNative, ov)
+	r := runOn(t, tg, m, catalog.KeysNative, ov)
 	nativeRuns.Store(ov[0]+"/"+ov[1], r)
 	return r
 }

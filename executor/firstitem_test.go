@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/executor"
-	"github.com/cardapio/cardapio/target"
 )
 
 // TestReadsWithoutKeepAgree: a read that keeps nothing has its answer's
@@ -48,9 +48,9 @@ func TestReadsWithoutKeepAgree(t *testing.T) {
 func runKept(t *testing.T, m *catalog.Model, v [2]string, keep bool) (*executor.Result, int) {
 	t.Helper()
 	ctx := context.Background()
-	tg, err := target.Open(ctx, target.Options{})
+	tg, err := endpoint.Open(ctx, endpoint.Options{})
 	require.NoError(t, err)
-	ts, err := tg.CreateTables(ctx, m, target.TableOptions{Prefix: "k-"})
+	ts, err := tg.CreateTables(ctx, m, endpoint.TableOptions{Prefix: "k-"})
 	require.NoError(t, err)
 	x := executor.New(m, tg.Client, executor.Options{Tables: ts.Names(), Keys: ts.Keys, Loader: tg, Keep: keep})
 	in := executor.Input{Operation: v[0], Variant: v[1]}

@@ -12,9 +12,9 @@ import (
 
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/engine"
 	"github.com/cardapio/cardapio/executor"
-	"github.com/cardapio/cardapio/target"
 	"github.com/cardapio/cardapio/throughput"
 )
 
@@ -66,7 +66,7 @@ func TestOutcomes(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.op, func(t *testing.T) {
-			x, done := fresh(t, m, target.KeysNative)
+			x, done := fresh(t, m, catalog.KeysNative)
 			defer done()
 			rs := seedRun(t, x, c.op, c.variant, c.runs)
 			assert.Equal(t, executor.Applied, rs[0].Outcome.Kind, "%+v", rs[0].Outcome)
@@ -87,7 +87,7 @@ func TestOutcomes(t *testing.T) {
 // charge lookup, in the model's words, and nothing is written.
 func TestNotFound(t *testing.T) {
 	m := load(t, "../model.yaml")
-	x, done := fresh(t, m, target.KeysNative)
+	x, done := fresh(t, m, catalog.KeysNative)
 	defer done()
 	r, err := x.Run(context.Background(), executor.Input{Operation: "ApplySettlement", Variant: "cures"})
 	require.NoError(t, err)
@@ -108,9 +108,9 @@ func TestThrottled(t *testing.T) {
 	clk := throughput.NewManualClock(time.Date(2026, 9, 24, 0, 7, 0, 0, time.UTC))
 	tm, err := throughput.New(throughput.Config{Scale: 0.001, Now: clk.Now})
 	require.NoError(t, err)
-	tg, err := target.Open(ctx, target.Options{Engine: engine.Options{Throughput: tm, Now: clk.Now}})
+	tg, err := endpoint.Open(ctx, endpoint.Options{Engine: engine.Options{Throughput: tm, Now: clk.Now}})
 	require.NoError(t, err)
-	ts, err := tg.CreateTables(ctx, m, target.TableOptions{Prefix: "th-"})
+	ts, err := tg.CreateTables(ctx, m, endpoint.TableOptions{Prefix: "th-"})
 	require.NoError(t, err)
 	x := executor.New(m, tg.Client, executor.Options{Tables: ts.Names(), Loader: tg})
 	var last *executor.Result

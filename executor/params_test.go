@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cardapio/cardapio/attr"
+	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/executor"
-	"github.com/cardapio/cardapio/target"
 )
 
 func TestBadParams(t *testing.T) {
@@ -53,9 +53,9 @@ func TestBadParams(t *testing.T) {
 func FuzzParams(f *testing.F) {
 	m := load(f, "../model.yaml")
 	ctx := context.Background()
-	tg, err := target.Open(ctx, target.Options{})
+	tg, err := endpoint.Open(ctx, endpoint.Options{})
 	require.NoError(f, err)
-	ts, err := tg.CreateTables(ctx, m, target.TableOptions{Prefix: "f-"})
+	ts, err := tg.CreateTables(ctx, m, endpoint.TableOptions{Prefix: "f-"})
 	require.NoError(f, err)
 	x := executor.New(m, tg.Client, executor.Options{Tables: ts.Names(), Loader: tg})
 	vs := variants(m)

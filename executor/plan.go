@@ -11,7 +11,6 @@ import (
 	"github.com/cardapio/cardapio/capacity/estimate"
 	"github.com/cardapio/cardapio/catalog"
 	"github.com/cardapio/cardapio/expr"
-	"github.com/cardapio/cardapio/target"
 )
 
 // Plan is an operation compiled for one budget variant: the steps that run
@@ -114,11 +113,11 @@ func (kv *KeyValue) IsSynthetic() bool { return kv.synthetic }
 // budgets; "" when it declares none). Table names come from names (model
 // table -> name on the target; nil keeps the model's names) and
 // multi-attribute index keys follow keys (native or synthetic).
-func Compile(m *catalog.Model, op *catalog.Operation, variant string, names map[string]string, keys target.Keys) (*Plan, error) {
+func Compile(m *catalog.Model, op *catalog.Operation, variant string, names map[string]string, keys catalog.KeyMode) (*Plan, error) {
 	return compile(m, op, variant, names, keys, capacity.Default())
 }
 
-func compile(m *catalog.Model, op *catalog.Operation, variant string, names map[string]string, keys target.Keys, rules capacity.Rules) (*Plan, error) {
+func compile(m *catalog.Model, op *catalog.Operation, variant string, names map[string]string, keys catalog.KeyMode, rules capacity.Rules) (*Plan, error) {
 	b := &catalog.Budget{}
 	if variant != "" || len(op.Budgets) > 0 {
 		b = op.Budget(variant)
@@ -156,7 +155,7 @@ type compiler struct {
 	m     *catalog.Model
 	op    *catalog.Operation
 	names map[string]string
-	keys  target.Keys
+	keys  catalog.KeyMode
 	rules capacity.Rules
 }
 
@@ -221,7 +220,7 @@ func (c *compiler) step(s *catalog.Step, parent, variant string) (*StepPlan, err
 	if s.Kind == catalog.Query || s.Kind == catalog.Scan {
 		sp.Pages = c.pages(q)
 	}
-	if s.Kind.IsWrite() && c.keys == target.KeysSynthetic {
+	if s.Kind.IsWrite() && c.keys == catalog.KeysSynthetic {
 		if err := c.synthetic(sp, q); err != nil {
 			return nil, err
 		}
@@ -325,7 +324,7 @@ func (c *compiler) keyCondition(sp *StepPlan, q *catalog.Request) error {
 		// same query (and pays for it), as the static estimate charges it.
 		sp.ShardCount = q.Shards.Workers
 	}
-	if x != nil && target.UsesSynthetic(x, c.keys) {
+	if x != nil && x.KeyedSynthetic(c.keys) {
 		return c.syntheticKeyCondition(sp, q, shardAttr, shardCount)
 	}
 	// The catalog writes the expression, so that a generator emits the

@@ -16,7 +16,6 @@ import (
 
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/catalog"
-	"github.com/cardapio/cardapio/target"
 )
 
 // Seeded is the state Seed wrote for a run.
@@ -361,11 +360,11 @@ func (s *seeder) writeID(ctx context.Context, t *catalog.Table, name string, it 
 
 // synthetic adds the synthetic index keys of an item.
 func (s *seeder) synthetic(t *catalog.Table, it attr.Item) attr.Item {
-	if s.x.opts.Keys != target.KeysSynthetic {
+	if s.x.opts.Keys != catalog.KeysSynthetic {
 		return it
 	}
 	for _, x := range t.Indexes {
-		if !target.UsesSynthetic(x, s.x.opts.Keys) {
+		if !x.KeyedSynthetic(s.x.opts.Keys) {
 			continue
 		}
 		for _, sk := range syntheticKeys(x) {

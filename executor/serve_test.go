@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/executor"
-	"github.com/cardapio/cardapio/target"
 )
 
 // startServe builds cardapio and runs `cardapio serve` on a loopback
@@ -56,10 +56,10 @@ func startServe(t *testing.T) string {
 }
 
 // runOn seeds and runs one variant on fresh tables of a target.
-func runOn(t *testing.T, tg *target.Target, m *catalog.Model, keys target.Keys, ov [2]string) *executor.Result {
+func runOn(t *testing.T, tg *endpoint.Target, m *catalog.Model, keys catalog.KeyMode, ov [2]string) *executor.Result {
 	t.Helper()
 	ctx := context.Background()
-	ts, err := tg.CreateTables(ctx, m, target.TableOptions{Keys: keys})
+	ts, err := tg.CreateTables(ctx, m, endpoint.TableOptions{Keys: keys})
 	require.NoError(t, err)
 	defer func() { require.NoError(t, ts.Delete(ctx)) }()
 	x := executor.New(m, tg.Client, executor.Options{Tables: ts.Names(), Keys: ts.Keys, Loader: tg})
@@ -86,12 +86,12 @@ func TestServe(t *testing.T) {
 	// No retries: every response must arrive whole (target copies request
 	// bodies so the SDK cannot close one under net/http's writer, which
 	// cut off about 1 large Query response in 300 here).
-	remote, err := target.Open(ctx, target.Options{EndpointURL: url, Retry: target.NoRetry})
+	remote, err := endpoint.Open(ctx, endpoint.Options{EndpointURL: url, Retry: endpoint.NoRetry})
 	require.NoError(t, err)
 	for _, ov := range variants(m) {
 		t.Run(ov[0]+"/"+ov[1], func(t *testing.T) {
 			want := nativeRun(t, m, ov)
-			got := runOn(t, remote, m, target.KeysAuto, ov)
+			got := runOn(t, remote, m, catalog.KeysAuto, ov)
 			assert.Equal(t, want.Outcome.Kind, got.Outcome.Kind, "%+v", got.Outcome)
 			assert.Equal(t, strings.Join(figures(want.Capacity), "\n"), strings.Join(figures(got.Capacity), "\n"))
 			assert.False(t, got.Capacity.Computed, "measured over the wire")

@@ -8,7 +8,6 @@ import (
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/catalog"
 	"github.com/cardapio/cardapio/expr"
-	"github.com/cardapio/cardapio/target"
 )
 
 // Synthetic keys: an index with several partition or sort attributes is
@@ -58,7 +57,7 @@ type Source struct {
 func (c *compiler) syntheticIndexes(t *catalog.Table) []*catalog.Index {
 	var out []*catalog.Index
 	for _, x := range t.Indexes {
-		if target.UsesSynthetic(x, c.keys) {
+		if x.KeyedSynthetic(c.keys) {
 			out = append(out, x)
 		}
 	}

@@ -7,8 +7,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/executor"
-	"github.com/cardapio/cardapio/target"
 )
 
 // TestSyntheticKeys runs every operation and variant with the indexes
@@ -22,9 +23,9 @@ func TestSyntheticKeys(t *testing.T) {
 	ctx := context.Background()
 	for _, ov := range variants(m) {
 		t.Run(ov[0]+"/"+ov[1], func(t *testing.T) {
-			tg, err := target.Open(ctx, target.Options{})
+			tg, err := endpoint.Open(ctx, endpoint.Options{})
 			require.NoError(t, err)
-			results := [2]*executor.Result{nativeRun(t, m, ov), runOn(t, tg, m, target.KeysSynthetic, ov)}
+			results := [2]*executor.Result{nativeRun(t, m, ov), runOn(t, tg, m, catalog.KeysSynthetic, ov)}
 			n, s := results[0], results[1]
 			require.Equal(t, n.Outcome.Kind, s.Outcome.Kind, "synthetic: %+v", s.Outcome)
 			require.Equal(t, len(n.Steps), len(s.Steps))
@@ -46,7 +47,7 @@ func TestSyntheticKeys(t *testing.T) {
 func TestSyntheticRequests(t *testing.T) {
 	m := load(t, "../model.yaml")
 	plan := func(op, v string) *executor.Plan {
-		p, err := executor.Compile(m, m.Operation(op), v, nil, target.KeysSynthetic)
+		p, err := executor.Compile(m, m.Operation(op), v, nil, catalog.KeysSynthetic)
 		require.NoError(t, err)
 		return p
 	}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/cardapio/cardapio/catalog"
 	"github.com/cardapio/cardapio/executor"
-	"github.com/cardapio/cardapio/target"
 )
 
 func BenchmarkZZSeedWeek(b *testing.B) {
@@ -13,7 +13,7 @@ func BenchmarkZZSeedWeek(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		b.StopTimer()
-		x, done := fresh(b, m, target.KeysNative)
+		x, done := fresh(b, m, catalog.KeysNative)
 		b.StartTimer()
 		if _, err := x.Seed(context.Background(), executor.Input{Operation: "PromisesThisWeek", Variant: "week"}); err != nil {
 			b.Fatal(err)

@@ -16,9 +16,9 @@ import (
 
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/executor"
 	"github.com/cardapio/cardapio/generator"
-	"github.com/cardapio/cardapio/target"
 )
 
 // recorder wraps a client and records every request as a catalog.Call,
@@ -146,12 +146,12 @@ func canonCalls(t *testing.T, calls []*catalog.Call) string {
 
 // seededEngine returns an embedded engine with the model's tables in key
 // mode keys, seeded by the executor with a variant's before state.
-func seededEngine(t *testing.T, m *catalog.Model, keys target.Keys, op, variant string) (*target.Target, *target.Tables) {
+func seededEngine(t *testing.T, m *catalog.Model, keys catalog.KeyMode, op, variant string) (*endpoint.Target, *endpoint.Tables) {
 	t.Helper()
 	ctx := context.Background()
-	tg, err := target.Open(ctx, target.Options{})
+	tg, err := endpoint.Open(ctx, endpoint.Options{})
 	require.NoError(t, err)
-	ts, err := tg.CreateTables(ctx, m, target.TableOptions{Prefix: "", Keys: keys})
+	ts, err := tg.CreateTables(ctx, m, endpoint.TableOptions{Prefix: "", Keys: keys})
 	require.NoError(t, err)
 	if !writes(m.Operation(op), variant) && !binds(m.Operation(op), variant) {
 		// The first page of each query is the same request whatever the
@@ -167,7 +167,7 @@ func seededEngine(t *testing.T, m *catalog.Model, keys target.Keys, op, variant 
 // checkAgreement runs every operation in every variant twice on the same
 // seeded state, once through the executor and once through the generated
 // package, and compares the requests each sent, serialised.
-func (h *harness) checkAgreement(t *testing.T, keys target.Keys) {
+func (h *harness) checkAgreement(t *testing.T, keys catalog.KeyMode) {
 	m := h.model
 	ctx := context.Background()
 	compared := 0
@@ -218,7 +218,7 @@ func (h *harness) checkAgreement(t *testing.T, keys target.Keys) {
 }
 
 // renameCalls gives recorded calls the model's table names.
-func renameCalls(calls []*catalog.Call, ts *target.Tables) {
+func renameCalls(calls []*catalog.Call, ts *endpoint.Tables) {
 	for _, c := range calls {
 		for model, name := range ts.Names() {
 			if c.Table == name {

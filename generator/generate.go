@@ -11,25 +11,15 @@ import (
 	"github.com/cardapio/cardapio/catalog"
 )
 
-// Keys chooses how the generated code keys multi-attribute indexes.
-type Keys string
-
-const (
-	// Native keys: the index's natural attributes, up to four partition
-	// and four sort attributes (DynamoDB since November 2025).
-	Native Keys = "native"
-	// Synthetic keys: the concatenated attributes each index declares
-	// under synthetic, for engines without multi-attribute keys. Every
-	// write that changes an index key attribute also writes them.
-	Synthetic Keys = "synthetic"
-)
-
 // Options configure a generation.
 type Options struct {
 	// Package is the Go package name of the generated code.
 	Package string
-	// Keys is Native (the default) or Synthetic.
-	Keys Keys
+	// Keys is how the generated code keys multi-attribute indexes:
+	// catalog.KeysNative (the default) or catalog.KeysSynthetic, for
+	// engines without multi-attribute keys, where every write that
+	// changes an index key attribute also writes the synthetic ones.
+	Keys catalog.KeyMode
 	// Source is the model's file name as the header names it; the base
 	// name of Model.Source when empty.
 	Source string
@@ -64,9 +54,9 @@ func Generate(m *catalog.Model, o Options) (Files, error) {
 		return nil, fmt.Errorf("package name %q: want a short lower-case Go identifier such as %q", o.Package, "lastro")
 	}
 	if o.Keys == "" {
-		o.Keys = Native
+		o.Keys = catalog.KeysNative
 	}
-	if o.Keys != Native && o.Keys != Synthetic {
+	if o.Keys != catalog.KeysNative && o.Keys != catalog.KeysSynthetic {
 		return nil, fmt.Errorf("keys %q: want native or synthetic", o.Keys)
 	}
 	if o.Source == "" {

@@ -23,15 +23,15 @@ var update = flag.Bool("update", false, "rewrite the generated packages the gold
 // vetted with the module) and the synthetic-key variants under testdata.
 var goldens = []struct {
 	model, dir, pkg string
-	keys            generator.Keys
+	keys            catalog.KeyMode
 }{
-	{"../model.yaml", "../examples/lastro", "lastro", generator.Native},
-	{"../model.yaml", "testdata/golden/lastro-synthetic", "lastrosynthetic", generator.Synthetic},
-	{"../examples/orders/model.yaml", "../examples/orders", "orders", generator.Native},
-	{"../examples/orders/model.yaml", "testdata/golden/orders-synthetic", "orderssynthetic", generator.Synthetic},
+	{"../model.yaml", "../examples/lastro", "lastro", catalog.KeysNative},
+	{"../model.yaml", "testdata/golden/lastro-synthetic", "lastrosynthetic", catalog.KeysSynthetic},
+	{"../examples/orders/model.yaml", "../examples/orders", "orders", catalog.KeysNative},
+	{"../examples/orders/model.yaml", "testdata/golden/orders-synthetic", "orderssynthetic", catalog.KeysSynthetic},
 }
 
-func generate(t *testing.T, model, pkg string, keys generator.Keys) generator.Files {
+func generate(t *testing.T, model, pkg string, keys catalog.KeyMode) generator.Files {
 	t.Helper()
 	m, err := catalog.Load(model)
 	require.NoError(t, err)

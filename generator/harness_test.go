@@ -20,9 +20,9 @@ import (
 
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/expr"
 	"github.com/cardapio/cardapio/generator"
-	"github.com/cardapio/cardapio/target"
 )
 
 // A harness drives a generated package against the embedded engine
@@ -44,13 +44,13 @@ type harness struct {
 	failure any
 	// keys is the package's key mode: a synthetic package's items carry
 	// the synthetic index keys.
-	keys target.Keys
+	keys catalog.KeyMode
 }
 
 // open returns a fresh embedded engine with the model's tables.
 func (h *harness) open(t *testing.T) (*dynamodb.Client, reflect.Value) {
 	t.Helper()
-	tg, err := target.Open(context.Background(), target.Options{})
+	tg, err := endpoint.Open(context.Background(), endpoint.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = tg.Close() })
 	require.NoError(t, h.createTables(context.Background(), tg.Client))
@@ -158,7 +158,7 @@ func build(m *catalog.Model, e *catalog.Entity, vals map[string]attr.Value, secr
 // attributes come and go, so sparse indexes hold some items and not
 // others. Later items with the same key replace earlier ones, as a
 // put does.
-func dataset(m *catalog.Model, n int, seed uint64, keys target.Keys) []seeded {
+func dataset(m *catalog.Model, n int, seed uint64, keys catalog.KeyMode) []seeded {
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	byKey := map[string]int{}
 	var out []seeded
@@ -995,9 +995,9 @@ func effect(t *testing.T, op *catalog.Operation, b *catalog.Budget, steps []*cat
 
 // withSynthetic adds the synthetic index keys an item's attributes make,
 // when the table's indexes are keyed synthetically.
-func withSynthetic(t *catalog.Table, it attr.Item, keys target.Keys) attr.Item {
+func withSynthetic(t *catalog.Table, it attr.Item, keys catalog.KeyMode) attr.Item {
 	for _, x := range t.Indexes {
-		if !target.UsesSynthetic(x, keys) {
+		if !x.KeyedSynthetic(keys) {
 			continue
 		}
 		for _, sk := range []*catalog.SyntheticKey{x.Synthetic.Partition, x.Synthetic.Sort} {
@@ -1014,11 +1014,11 @@ func withSynthetic(t *catalog.Table, it attr.Item, keys target.Keys) attr.Item {
 
 // resynthesize renders an item's synthetic keys afresh from its natural
 // attributes: a write keeps each synthetic key in step with them.
-func resynthesize(t *catalog.Table, it attr.Item, keys target.Keys) attr.Item {
+func resynthesize(t *catalog.Table, it attr.Item, keys catalog.KeyMode) attr.Item {
 	var out attr.Item
 	synthetic := map[string]bool{}
 	for _, x := range t.Indexes {
-		if target.UsesSynthetic(x, keys) {
+		if x.KeyedSynthetic(keys) {
 			synthetic[x.Synthetic.Partition.Attribute] = true
 			if x.Synthetic.Sort != nil {
 				synthetic[x.Synthetic.Sort.Attribute] = true

@@ -249,7 +249,7 @@ func TestHostilePackagesBuild(t *testing.T) {
 			m, kept := hostileModel(t, path, hostile)
 			require.Positive(t, kept, path)
 			t.Logf("%s: %d strings hostile at once", path, kept)
-			for _, keys := range []generator.Keys{generator.Native, generator.Synthetic} {
+			for _, keys := range []catalog.KeyMode{catalog.KeysNative, catalog.KeysSynthetic} {
 				pkg := fmt.Sprintf("hostile%d%d%s", i, j, keys)
 				// The file name is the model's too.
 				files, err := generator.Generate(m, generator.Options{Package: pkg, Keys: keys, Source: "model" + hostile + ".yaml"})

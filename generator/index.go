@@ -25,7 +25,7 @@ type indexPlan struct {
 	// UsedCompare is set when a fan-out read merges the index's shards.
 	UsedCompare bool
 	CompBody    string
-	// Synthetic keys (Options.Keys == Synthetic): the concatenated
+	// Synthetic keys (Options.Keys is catalog.KeysSynthetic): the concatenated
 	// attributes and their templates.
 	SynPK, SynSK *catalog.SyntheticKey
 }
@@ -38,7 +38,7 @@ func (p *plan) planIndexes() error {
 	for _, x := range p.m.Indexes {
 		tp := p.tableByN[x.Table.Name]
 		ip := &indexPlan{X: x, Table: tp, All: x.Projection.Type == "ALL"}
-		if p.o.Keys == Synthetic && x.Synthetic != nil && len(x.KeyAttributes()) > 0 && (len(x.Partition) > 1 || len(x.Sort) > 1) {
+		if x.KeyedSynthetic(p.o.Keys) {
 			ip.SynPK, ip.SynSK = x.Synthetic.Partition, x.Synthetic.Sort
 		}
 		for _, e := range x.Entries {

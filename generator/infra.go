@@ -9,117 +9,29 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/catalog"
 )
 
-// tableDef is a table as DynamoDB's CreateTable and CloudFormation see
-// it, computed once for both.
-type tableDef struct {
-	t          *catalog.Table
-	attrs      []attrDef
-	keys       []keyDef
-	gsis, lsis []indexDef
-}
-
-type attrDef struct{ name, typ string }
-
-type keyDef struct{ name, kind string } // kind HASH or RANGE
-
-type indexDef struct {
-	x          *catalog.Index
-	name       string
-	keys       []keyDef
-	projection string
-	nonKey     []string
-}
-
-// tableDefs lays out every table with its indexes: multi-attribute keys
-// natively, or the synthetic attributes with Synthetic keys.
-func tableDefs(m *catalog.Model, keys Keys) ([]tableDef, error) {
-	var out []tableDef
+// tableLayouts lays out every table with its indexes under key mode k
+// (catalog.Model.Layout, which the runners' tables are created from too).
+func tableLayouts(m *catalog.Model, k catalog.KeyMode) ([]catalog.TableLayout, error) {
+	out := make([]catalog.TableLayout, 0, len(m.Tables))
 	for _, t := range m.Tables {
-		td := tableDef{t: t}
-		seen := map[string]bool{}
-		addAttr := func(name string, typ attr.Type) error {
-			if seen[name] {
-				return nil
-			}
-			if !typ.IsScalar() {
-				return fmt.Errorf("table %s: key attribute %s is %s; keys are S, N or B", t.Name, name, typ)
-			}
-			seen[name] = true
-			td.attrs = append(td.attrs, attrDef{name, typ.String()})
-			return nil
+		l, err := m.Layout(t, k)
+		if err != nil {
+			return nil, err
 		}
-		typeOf := func(name string) attr.Type {
-			if a := m.Attribute(name); a != nil {
-				return a.Type
-			}
-			return attr.S
-		}
-		for i, k := range t.KeyAttributes() {
-			if err := addAttr(k, typeOf(k)); err != nil {
-				return nil, err
-			}
-			kind := "HASH"
-			if i == 1 {
-				kind = "RANGE"
-			}
-			td.keys = append(td.keys, keyDef{k, kind})
-		}
-		for _, x := range t.Indexes {
-			id := indexDef{x: x, name: x.Name, projection: x.Projection.Type}
-			if x.Projection.Type == "INCLUDE" {
-				id.nonKey = append(id.nonKey, x.Projection.Attributes...)
-			}
-			synthetic := keys == Synthetic && x.Synthetic != nil && (len(x.Partition) > 1 || len(x.Sort) > 1)
-			if synthetic && id.projection != "ALL" {
-				// The natural key attributes are keys no longer: project
-				// them, so that entries hold what they hold natively (as
-				// target.CreateTableInput does).
-				id.projection = "INCLUDE"
-				for _, a := range x.KeyAttributes() {
-					if a != t.PartitionKey && a != t.SortKey && !slices.Contains(id.nonKey, a) {
-						id.nonKey = append(id.nonKey, a)
-					}
-				}
-			}
-			if synthetic {
-				id.keys = append(id.keys, keyDef{x.Synthetic.Partition.Attribute, "HASH"})
-				if err := addAttr(x.Synthetic.Partition.Attribute, attr.S); err != nil {
-					return nil, err
-				}
-				if x.Synthetic.Sort != nil {
-					id.keys = append(id.keys, keyDef{x.Synthetic.Sort.Attribute, "RANGE"})
-					if err := addAttr(x.Synthetic.Sort.Attribute, attr.S); err != nil {
-						return nil, err
-					}
-				}
-			} else {
-				for _, a := range x.Partition {
-					id.keys = append(id.keys, keyDef{a, "HASH"})
-					if err := addAttr(a, typeOf(a)); err != nil {
-						return nil, err
-					}
-				}
-				for _, a := range x.Sort {
-					id.keys = append(id.keys, keyDef{a, "RANGE"})
-					if err := addAttr(a, typeOf(a)); err != nil {
-						return nil, err
-					}
-				}
-			}
-			if x.Local {
-				td.lsis = append(td.lsis, id)
-			} else {
-				td.gsis = append(td.gsis, id)
-			}
-		}
-		slices.SortFunc(td.attrs, func(a, b attrDef) int { return strings.Compare(a.name, b.name) })
-		out = append(out, td)
+		out = append(out, l)
 	}
 	return out, nil
+}
+
+// keyType is the key schema's name of a side: HASH or RANGE.
+func keyType(k catalog.KeyElement) string {
+	if k.Range {
+		return "RANGE"
+	}
+	return "HASH"
 }
 
 func billingMode(b catalog.Billing) string {
@@ -131,7 +43,7 @@ func billingMode(b catalog.Billing) string {
 
 // tablesSource prints tables.go: CreateTableInput values and CreateTables.
 func (p *plan) tablesSource() (string, error) {
-	defs, err := tableDefs(p.m, p.o.Keys)
+	defs, err := tableLayouts(p.m, p.o.Keys)
 	if err != nil {
 		return "", err
 	}
@@ -139,22 +51,22 @@ func (p *plan) tablesSource() (string, error) {
 	fmt.Fprintf(&b, "package %s\n", p.o.Package)
 	var funcs []string
 	for _, td := range defs {
-		tp := p.tableByN[td.t.Name]
-		fn := p.names.claim("tableinput:"+td.t.Name, tp.Field+"Table", "Input")
+		tp := p.tableByN[td.Table.Name]
+		fn := p.names.claim("tableinput:"+td.Table.Name, tp.Field+"Table", "Input")
 		funcs = append(funcs, fn+"(t."+tp.Field+")")
-		doc := fmt.Sprintf("%s returns the CreateTable request of table %s, under name.", fn, td.t.Name)
-		if td.t.Description != "" {
-			doc += " " + firstSentence(td.t.Description)
+		doc := fmt.Sprintf("%s returns the CreateTable request of table %s, under name.", fn, td.Table.Name)
+		if td.Table.Description != "" {
+			doc += " " + firstSentence(td.Table.Description)
 		}
 		doc += " Deletion protection stays off, so that test and measurement tables can be dropped"
-		if td.t.PITR {
+		if td.Table.PITR {
 			doc += "; the CloudFormation template turns it on, with point-in-time recovery, which CreateTable cannot set"
 		} else {
 			doc += "; the CloudFormation template turns it on"
 		}
 		doc += "."
-		if len(td.gsis) > 0 {
-			if p.o.Keys == Synthetic {
+		if len(td.Global) > 0 {
+			if p.o.Keys == catalog.KeysSynthetic {
 				doc += " Indexes with multi-attribute keys are keyed by their synthetic attributes."
 			} else {
 				doc += " Global indexes use multi-attribute keys where the model declares them (up to four partition and four sort attributes)."
@@ -163,12 +75,12 @@ func (p *plan) tablesSource() (string, error) {
 		b.WriteString("\n" + comment("// ", doc) + "\n")
 		fmt.Fprintf(&b, "func %s(name string) *dynamodb.CreateTableInput {\nreturn &dynamodb.CreateTableInput{\nTableName: aws.String(name),\n", fn)
 		b.WriteString("AttributeDefinitions: []types.AttributeDefinition{\n")
-		for _, a := range td.attrs {
-			fmt.Fprintf(&b, "{AttributeName: aws.String(%s), AttributeType: types.ScalarAttributeType%s},\n", quote(a.name), a.typ)
+		for _, a := range td.Attributes {
+			fmt.Fprintf(&b, "{AttributeName: aws.String(%s), AttributeType: types.ScalarAttributeType%s},\n", quote(a.Name), a.Type)
 		}
 		b.WriteString("},\n")
-		b.WriteString("KeySchema: " + keySchemaGo(td.keys) + ",\n")
-		bill := td.t.Billing
+		b.WriteString("KeySchema: " + keySchemaGo(td.Keys) + ",\n")
+		bill := td.Table.Billing
 		if billingMode(bill) == "PROVISIONED" {
 			b.WriteString("BillingMode: types.BillingModeProvisioned,\n")
 			fmt.Fprintf(&b, "ProvisionedThroughput: %s,\n", provisionedGo(bill))
@@ -181,16 +93,16 @@ func (p *plan) tablesSource() (string, error) {
 		if wt := bill.WarmThroughput; wt != nil {
 			fmt.Fprintf(&b, "WarmThroughput: &types.WarmThroughput{%s},\n", pairGo("ReadUnitsPerSecond", wt.Read, "WriteUnitsPerSecond", wt.Write))
 		}
-		if td.t.Class != "" {
-			fmt.Fprintf(&b, "TableClass: types.TableClass(%s),\n", quote(td.t.Class))
+		if td.Table.Class != "" {
+			fmt.Fprintf(&b, "TableClass: types.TableClass(%s),\n", quote(td.Table.Class))
 		}
-		if td.t.Stream != nil {
-			fmt.Fprintf(&b, "StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewType(%s)},\n", quote(td.t.Stream.View))
+		if td.Table.Stream != nil {
+			fmt.Fprintf(&b, "StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewType(%s)},\n", quote(td.Table.Stream.View))
 		}
-		if len(td.gsis) > 0 {
+		if len(td.Global) > 0 {
 			b.WriteString("GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{\n")
-			for _, x := range td.gsis {
-				fmt.Fprintf(&b, "{\nIndexName: aws.String(%s),\nKeySchema: %s,\nProjection: %s,\n", quote(x.name), keySchemaGo(x.keys), projectionGo(x))
+			for _, x := range td.Global {
+				fmt.Fprintf(&b, "{\nIndexName: aws.String(%s),\nKeySchema: %s,\nProjection: %s,\n", quote(x.Index.Name), keySchemaGo(x.Keys), projectionGo(x))
 				if billingMode(bill) == "PROVISIONED" {
 					fmt.Fprintf(&b, "ProvisionedThroughput: %s,\n", provisionedGo(bill))
 				}
@@ -198,10 +110,10 @@ func (p *plan) tablesSource() (string, error) {
 			}
 			b.WriteString("},\n")
 		}
-		if len(td.lsis) > 0 {
+		if len(td.Local) > 0 {
 			b.WriteString("LocalSecondaryIndexes: []types.LocalSecondaryIndex{\n")
-			for _, x := range td.lsis {
-				fmt.Fprintf(&b, "{\nIndexName: aws.String(%s),\nKeySchema: %s,\nProjection: %s,\n},\n", quote(x.name), keySchemaGo(x.keys), projectionGo(x))
+			for _, x := range td.Local {
+				fmt.Fprintf(&b, "{\nIndexName: aws.String(%s),\nKeySchema: %s,\nProjection: %s,\n},\n", quote(x.Index.Name), keySchemaGo(x.Keys), projectionGo(x))
 			}
 			b.WriteString("},\n")
 		}
@@ -226,8 +138,8 @@ var _ TableAdmin = (*dynamodb.Client)(nil)
 `)
 	var ttl []string
 	for _, td := range defs {
-		if td.t.TTL != "" {
-			ttl = append(ttl, fmt.Sprintf("t.%s: %s,", p.tableByN[td.t.Name].Field, quote(td.t.TTL)))
+		if td.Table.TTL != "" {
+			ttl = append(ttl, fmt.Sprintf("t.%s: %s,", p.tableByN[td.Table.Name].Field, quote(td.Table.TTL)))
 		}
 	}
 	b.WriteString(`
@@ -270,25 +182,25 @@ func CreateTables(ctx context.Context, db TableAdmin, t Tables) error {
 	return b.String(), nil
 }
 
-func keySchemaGo(keys []keyDef) string {
+func keySchemaGo(keys []catalog.KeyElement) string {
 	var parts []string
 	for _, k := range keys {
 		kind := "types.KeyTypeHash"
-		if k.kind == "RANGE" {
+		if k.Range {
 			kind = "types.KeyTypeRange"
 		}
-		parts = append(parts, fmt.Sprintf("{AttributeName: aws.String(%s), KeyType: %s}", quote(k.name), kind))
+		parts = append(parts, fmt.Sprintf("{AttributeName: aws.String(%s), KeyType: %s}", quote(k.Name), kind))
 	}
 	return "[]types.KeySchemaElement{\n" + strings.Join(parts, ",\n") + ",\n}"
 }
 
-func projectionGo(x indexDef) string {
-	switch x.projection {
+func projectionGo(x catalog.IndexLayout) string {
+	switch x.Projection {
 	case "KEYS_ONLY":
 		return "&types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}"
 	case "INCLUDE":
-		q := make([]string, len(x.nonKey))
-		for i, a := range x.nonKey {
+		q := make([]string, len(x.NonKey))
+		for i, a := range x.NonKey {
 			q[i] = quote(a)
 		}
 		return "&types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{" + strings.Join(q, ", ") + "}}"
@@ -332,9 +244,9 @@ func yamlStr(s string) string {
 // the tenant policy as an AWS::IAM::ManagedPolicy.
 func CloudFormation(m *catalog.Model, o Options) ([]byte, error) {
 	if o.Keys == "" {
-		o.Keys = Native
+		o.Keys = catalog.KeysNative
 	}
-	defs, err := tableDefs(m, o.Keys)
+	defs, err := tableLayouts(m, o.Keys)
 	if err != nil {
 		return nil, err
 	}
@@ -355,17 +267,17 @@ func CloudFormation(m *catalog.Model, o Options) ([]byte, error) {
 	b.WriteString("Resources:\n")
 	var outputs strings.Builder
 	for _, td := range defs {
-		t := td.t
+		t := td.Table
 		id := ids[t.Name] + "Table"
 		fmt.Fprintf(&b, "  %s:\n    Type: AWS::DynamoDB::Table\n", id)
 		b.WriteString("    # Retained on stack deletion: a table holds data no template can recreate.\n")
 		b.WriteString("    DeletionPolicy: Retain\n    UpdateReplacePolicy: Retain\n    Properties:\n")
 		fmt.Fprintf(&b, "      TableName: !Sub %s\n", yamlStr("${TableNamePrefix}"+t.Name))
 		b.WriteString("      AttributeDefinitions:\n")
-		for _, a := range td.attrs {
-			fmt.Fprintf(&b, "        - AttributeName: %s\n          AttributeType: %s\n", yamlStr(a.name), a.typ)
+		for _, a := range td.Attributes {
+			fmt.Fprintf(&b, "        - AttributeName: %s\n          AttributeType: %s\n", yamlStr(a.Name), a.Type)
 		}
-		b.WriteString("      KeySchema:\n" + keySchemaYAML(td.keys, "        "))
+		b.WriteString("      KeySchema:\n" + keySchemaYAML(td.Keys, "        "))
 		mode := billingMode(t.Billing)
 		fmt.Fprintf(&b, "      BillingMode: %s\n", mode)
 		if mode == "PROVISIONED" {
@@ -399,20 +311,20 @@ func CloudFormation(m *catalog.Model, o Options) ([]byte, error) {
 		}
 		fmt.Fprintf(&b, "      PointInTimeRecoverySpecification:\n        PointInTimeRecoveryEnabled: %v\n", t.PITR)
 		b.WriteString("      DeletionProtectionEnabled: true\n")
-		if len(td.gsis) > 0 {
+		if len(td.Global) > 0 {
 			b.WriteString("      GlobalSecondaryIndexes:\n")
-			for _, x := range td.gsis {
-				fmt.Fprintf(&b, "        - IndexName: %s\n", yamlStr(x.name))
-				if x.x.Description != "" {
+			for _, x := range td.Global {
+				fmt.Fprintf(&b, "        - IndexName: %s\n", yamlStr(x.Index.Name))
+				if x.Index.Description != "" {
 					// A comment keeps the index's purpose next to its keys.
-					fmt.Fprintf(&b, "          # %s\n", strings.ReplaceAll(firstSentence(x.x.Description), "\n", " "))
+					fmt.Fprintf(&b, "          # %s\n", strings.ReplaceAll(firstSentence(x.Index.Description), "\n", " "))
 				}
-				b.WriteString("          KeySchema:\n" + keySchemaYAML(x.keys, "            "))
+				b.WriteString("          KeySchema:\n" + keySchemaYAML(x.Keys, "            "))
 				b.WriteString("          Projection:\n")
-				fmt.Fprintf(&b, "            ProjectionType: %s\n", x.projection)
-				if len(x.nonKey) > 0 {
+				fmt.Fprintf(&b, "            ProjectionType: %s\n", x.Projection)
+				if len(x.NonKey) > 0 {
 					b.WriteString("            NonKeyAttributes:\n")
-					for _, a := range x.nonKey {
+					for _, a := range x.NonKey {
 						fmt.Fprintf(&b, "              - %s\n", yamlStr(a))
 					}
 				}
@@ -421,13 +333,13 @@ func CloudFormation(m *catalog.Model, o Options) ([]byte, error) {
 				}
 			}
 		}
-		if len(td.lsis) > 0 {
+		if len(td.Local) > 0 {
 			b.WriteString("      LocalSecondaryIndexes:\n")
-			for _, x := range td.lsis {
-				fmt.Fprintf(&b, "        - IndexName: %s\n          KeySchema:\n%s          Projection:\n            ProjectionType: %s\n", yamlStr(x.name), keySchemaYAML(x.keys, "            "), x.projection)
-				if len(x.nonKey) > 0 {
+			for _, x := range td.Local {
+				fmt.Fprintf(&b, "        - IndexName: %s\n          KeySchema:\n%s          Projection:\n            ProjectionType: %s\n", yamlStr(x.Index.Name), keySchemaYAML(x.Keys, "            "), x.Projection)
+				if len(x.NonKey) > 0 {
 					b.WriteString("            NonKeyAttributes:\n")
-					for _, a := range x.nonKey {
+					for _, a := range x.NonKey {
 						fmt.Fprintf(&b, "              - %s\n", yamlStr(a))
 					}
 				}
@@ -455,10 +367,10 @@ func CloudFormation(m *catalog.Model, o Options) ([]byte, error) {
 	return []byte(b.String()), nil
 }
 
-func keySchemaYAML(keys []keyDef, indent string) string {
+func keySchemaYAML(keys []catalog.KeyElement, indent string) string {
 	var b strings.Builder
 	for _, k := range keys {
-		fmt.Fprintf(&b, "%s- AttributeName: %s\n%s  KeyType: %s\n", indent, yamlStr(k.name), indent, k.kind)
+		fmt.Fprintf(&b, "%s- AttributeName: %s\n%s  KeyType: %s\n", indent, yamlStr(k.Name), indent, keyType(k))
 	}
 	return b.String()
 }

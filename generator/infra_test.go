@@ -13,10 +13,10 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/examples/lastro"
 	"github.com/cardapio/cardapio/generator"
 	lastrosynthetic "github.com/cardapio/cardapio/generator/testdata/golden/lastro-synthetic"
-	"github.com/cardapio/cardapio/target"
 )
 
 // tableShape is what two CreateTable requests must agree on: keys,
@@ -33,21 +33,21 @@ func tableShape(t *testing.T, in *dynamodb.CreateTableInput) string {
 }
 
 // TestCreateTableInputs: the generated CreateTable requests are the ones
-// the runners create (target.CreateTableInput), in both key modes; the
+// the runners create (endpoint.CreateTableInput), in both key modes; the
 // generated ones also carry the warm throughput and the table class.
 func TestCreateTableInputs(t *testing.T) {
 	m, err := catalog.Load("../model.yaml")
 	require.NoError(t, err)
 	for _, c := range []struct {
-		keys target.Keys
+		keys catalog.KeyMode
 		got  []*dynamodb.CreateTableInput
 	}{
-		{target.KeysNative, lastro.CreateTableInputs(lastro.DefaultTables())},
-		{target.KeysSynthetic, lastrosynthetic.CreateTableInputs(lastrosynthetic.DefaultTables())},
+		{catalog.KeysNative, lastro.CreateTableInputs(lastro.DefaultTables())},
+		{catalog.KeysSynthetic, lastrosynthetic.CreateTableInputs(lastrosynthetic.DefaultTables())},
 	} {
 		require.Len(t, c.got, len(m.Tables))
 		for i, tb := range m.Tables {
-			want, err := target.CreateTableInput(m, tb, tb.Name, c.keys, false)
+			want, err := endpoint.CreateTableInput(m, tb, tb.Name, c.keys, false)
 			require.NoError(t, err)
 			assert.Equal(t, tableShape(t, want), tableShape(t, c.got[i]), "%s (%s keys)", tb.Name, c.keys)
 		}

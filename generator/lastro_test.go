@@ -15,9 +15,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/examples/lastro"
 	lastrosynthetic "github.com/cardapio/cardapio/generator/testdata/golden/lastro-synthetic"
-	"github.com/cardapio/cardapio/target"
 )
 
 func lastroHarness(t *testing.T) *harness {
@@ -33,7 +33,7 @@ func lastroHarness(t *testing.T) *harness {
 		},
 		pageSize: func(n int) any { return lastro.PageSize(n) },
 		failure:  new(*lastro.Failure),
-		keys:     target.KeysNative,
+		keys:     catalog.KeysNative,
 	}
 }
 
@@ -52,7 +52,7 @@ func lastroSyntheticHarness(t *testing.T) *harness {
 		},
 		pageSize: func(n int) any { return lastrosynthetic.PageSize(n) },
 		failure:  new(*lastrosynthetic.Failure),
-		keys:     target.KeysSynthetic,
+		keys:     catalog.KeysSynthetic,
 	}
 }
 
@@ -61,7 +61,7 @@ func TestLastroSyntheticPatterns(t *testing.T) { lastroSyntheticHarness(t).check
 func TestLastroSyntheticOperations(t *testing.T) { lastroSyntheticHarness(t).checkOperations(t) }
 
 func TestLastroSyntheticAgreesWithExecutor(t *testing.T) {
-	lastroSyntheticHarness(t).checkAgreement(t, target.KeysSynthetic)
+	lastroSyntheticHarness(t).checkAgreement(t, catalog.KeysSynthetic)
 }
 
 func TestLastroPatterns(t *testing.T) { lastroHarness(t).checkPatterns(t, 60) }
@@ -72,7 +72,7 @@ func TestLastroOperations(t *testing.T) { lastroHarness(t).checkOperations(t) }
 // engine with the model's tables.
 func openLastro(t *testing.T) (*lastro.Client, *dynamodb.Client) {
 	t.Helper()
-	tg, err := target.Open(context.Background(), target.Options{})
+	tg, err := endpoint.Open(context.Background(), endpoint.Options{})
 	require.NoError(t, err)
 	require.NoError(t, lastro.CreateTables(context.Background(), tg.Client, lastro.DefaultTables()))
 	return lastro.New(tg.Client, lastro.DefaultTables()), tg.Client
@@ -268,7 +268,7 @@ func TestLastroTenantIsolation(t *testing.T) {
 }
 
 func TestLastroAgreesWithExecutor(t *testing.T) {
-	lastroHarness(t).checkAgreement(t, target.KeysNative)
+	lastroHarness(t).checkAgreement(t, catalog.KeysNative)
 }
 
 // The constructor fills the computed shard as the catalog computes it and

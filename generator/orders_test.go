@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/examples/orders"
-	"github.com/cardapio/cardapio/target"
 )
 
 func ordersHarness(t *testing.T) *harness {
@@ -29,7 +29,7 @@ func ordersHarness(t *testing.T) *harness {
 		},
 		pageSize: func(n int) any { return orders.PageSize(n) },
 		failure:  new(*orders.Failure),
-		keys:     target.KeysNative,
+		keys:     catalog.KeysNative,
 	}
 }
 
@@ -38,12 +38,12 @@ func TestOrdersPatterns(t *testing.T) { ordersHarness(t).checkPatterns(t, 60) }
 func TestOrdersOperations(t *testing.T) { ordersHarness(t).checkOperations(t) }
 
 func TestOrdersAgreesWithExecutor(t *testing.T) {
-	ordersHarness(t).checkAgreement(t, target.KeysNative)
+	ordersHarness(t).checkAgreement(t, catalog.KeysNative)
 }
 
 func openOrders(t *testing.T) (*orders.Client, *dynamodb.Client) {
 	t.Helper()
-	tg, err := target.Open(context.Background(), target.Options{})
+	tg, err := endpoint.Open(context.Background(), endpoint.Options{})
 	require.NoError(t, err)
 	require.NoError(t, orders.CreateTables(context.Background(), tg.Client, orders.DefaultTables()))
 	return orders.New(tg.Client, orders.DefaultTables()), tg.Client

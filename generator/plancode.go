@@ -6,7 +6,6 @@ import (
 
 	"github.com/cardapio/cardapio/catalog"
 	"github.com/cardapio/cardapio/executor"
-	"github.com/cardapio/cardapio/target"
 )
 
 // The requests of the generated code are printed from the executor's
@@ -15,13 +14,6 @@ import (
 // keys it maintains), projection, page size and order. Only the values
 // are computed by the generated code, from its typed inputs, so that for
 // the same inputs it sends exactly the executor's requests.
-
-func (p *plan) targetKeys() target.Keys {
-	if p.o.Keys == Synthetic {
-		return target.KeysSynthetic
-	}
-	return target.KeysNative
-}
 
 // stepPlans compiles every path of an operation and returns the plan of
 // each step and transaction action by id ("step" or "step/action").
@@ -35,7 +27,7 @@ func (p *plan) stepPlans(op *catalog.Operation) (map[string]*executor.StepPlan, 
 	}
 	out := map[string]*executor.StepPlan{}
 	for _, v := range variants {
-		pl, err := executor.Compile(p.m, op, v, nil, p.targetKeys())
+		pl, err := executor.Compile(p.m, op, v, nil, p.o.Keys)
 		if err != nil {
 			return nil, err
 		}
@@ -69,7 +61,7 @@ func (p *plan) answerPlan(ap *catalog.AccessPattern) (*executor.StepPlan, error)
 		}
 	}
 	op := &catalog.Operation{Name: ap.ID, Steps: []*catalog.Step{{ID: "answer", Kind: kind, Request: q}}}
-	pl, err := executor.Compile(p.m, op, "", nil, p.targetKeys())
+	pl, err := executor.Compile(p.m, op, "", nil, p.o.Keys)
 	if err != nil {
 		return nil, err
 	}

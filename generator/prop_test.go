@@ -26,9 +26,9 @@ func randomModel(seed uint64) string { return propmodel.Random(seed) }
 func TestRandomModelsCompile(t *testing.T) {
 	pkgs := map[string]generator.Files{}
 	add := func(name string, m *catalog.Model) {
-		for _, keys := range []generator.Keys{generator.Native, generator.Synthetic} {
+		for _, keys := range []catalog.KeyMode{catalog.KeysNative, catalog.KeysSynthetic} {
 			pkg := name
-			if keys == generator.Synthetic {
+			if keys == catalog.KeysSynthetic {
 				pkg += "s"
 			}
 			files, err := generator.Generate(m, generator.Options{Package: pkg, Keys: keys})

@@ -322,7 +322,7 @@ func (p *plan) packageDoc() string {
 	}
 	d += fmt.Sprintf(" It holds key builders and parsers for every entity, a function per access pattern and per business operation, and the tables' definitions, all generated from %s.", p.o.Source)
 	d += " It talks to DynamoDB through the DynamoDB interface, which *dynamodb.Client satisfies, and imports only the standard library and aws-sdk-go-v2."
-	if p.o.Keys == Synthetic {
+	if p.o.Keys == catalog.KeysSynthetic {
 		d += " Indexes with multi-attribute keys are keyed by their synthetic (concatenated) attributes, for engines without multi-attribute keys; every write maintains them."
 	}
 	return d

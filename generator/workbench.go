@@ -141,9 +141,8 @@ func Workbench(m *catalog.Model, o Options) ([]byte, error) {
 			if x.Projection.Type == "INCLUDE" {
 				wi.Projection.NonKeyAttributes = append([]string{}, x.Projection.Attributes...)
 			}
-			multi := len(x.Partition) > 1 || len(x.Sort) > 1
 			switch {
-			case multi && x.Synthetic != nil:
+			case x.MultiKey() && x.Synthetic != nil:
 				wi.KeyAttributes.PartitionKey = wbAttr{x.Synthetic.Partition.Attribute, "S"}
 				synths = append(synths, synth{x.Synthetic.Partition.Attribute, x.Synthetic.Partition.Template})
 				if x.Synthetic.Sort != nil {

@@ -12,8 +12,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/internal/files"
-	"github.com/cardapio/cardapio/target"
+	"github.com/cardapio/cardapio/internal/input"
 )
 
 // Check runs a model's invariants against tables that already exist:
@@ -26,7 +27,7 @@ import (
 
 // CheckOptions say where the tables are and which run wrote them.
 type CheckOptions struct {
-	Target target.Options
+	Target endpoint.Options
 	// TablePrefix is put before the model's table names. Without it, the
 	// names the results file's run used, else the model's own.
 	TablePrefix string
@@ -59,7 +60,7 @@ type CheckReport struct {
 }
 
 // Check checks m's invariants on existing tables (see CheckOptions). The
-// error is *InputError for bad input (a results file of another model,
+// error is *input.Error for bad input (a results file of another model,
 // an unknown invariant, a table that does not exist).
 func Check(ctx context.Context, m *catalog.Model, o CheckOptions) (*CheckReport, error) {
 	invs := m.Invariants
@@ -82,12 +83,12 @@ func Check(ctx context.Context, m *catalog.Model, o CheckOptions) (*CheckReport,
 	for _, p := range o.Results {
 		f, err := files.Open(p)
 		if err != nil {
-			return nil, &InputError{err}
+			return nil, input.Wrap(err)
 		}
 		l, err := readLedger(p, f, m)
 		_ = f.Close()
 		if err != nil {
-			return nil, &InputError{err}
+			return nil, input.Wrap(err)
 		}
 		if l.lines == 0 {
 			return nil, inputErr("%s: no ledger lines: written before results files carried the run's ledger", p)
@@ -113,14 +114,14 @@ func Check(ctx context.Context, m *catalog.Model, o CheckOptions) (*CheckReport,
 
 	to := o.Target
 	if to.Retry.MaxAttempts == 0 {
-		to.Retry = target.Standard
+		to.Retry = endpoint.Standard
 	}
 	if to.EndpointURL == "" && !to.AWS {
 		return nil, inputErr("no tables to check: give --endpoint-url or --aws (an embedded engine starts empty)")
 	}
-	tg, err := target.Open(ctx, to)
+	tg, err := endpoint.Open(ctx, to)
 	if err != nil {
-		return nil, &InputError{err}
+		return nil, input.Wrap(err)
 	}
 	defer tg.Close()
 	rep.Target = tg.Name
@@ -206,7 +207,7 @@ func invariantNames(m *catalog.Model) string {
 // serve) deletes a population's items whose expiry, drawn from the
 // population's date, is past, and a join then sees less than was
 // written.
-func ttlNote(ctx context.Context, tg *target.Target, m *catalog.Model, table, name string, invs []*catalog.Invariant) string {
+func ttlNote(ctx context.Context, tg *endpoint.Target, m *catalog.Model, table, name string, invs []*catalog.Invariant) string {
 	tb := m.Table(table)
 	if tb == nil || tb.TTL == "" {
 		return ""

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/cardapio/cardapio/catalog"
-	"github.com/cardapio/cardapio/target"
+	"github.com/cardapio/cardapio/endpoint"
 )
 
 // A population smaller than the run's scale makes each subject of a
@@ -40,7 +40,7 @@ func TestCrowdedSubjects(t *testing.T) {
 			t.Fatal(err)
 		}
 		sum, err := Run(context.Background(), m, Options{Scenario: "lookups", File: f, Scale: 0.001, Population: 0.0001, Throughput: true,
-			Seed: 1, Target: target.Options{Retry: target.NoRetry}, Log: testLog{t}})
+			Seed: 1, Target: endpoint.Options{Retry: endpoint.NoRetry}, Log: testLog{t}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,7 +1,7 @@
 // Package loadgen replays a model's scenarios against an engine and proves
 // on the data what happened: cardapio load.
 //
-// A run loads the model's synthetic population (loadgen/dataset) into the
+// A run loads the model's synthetic population (dataset) into the
 // target, then sends each load of the scenario on its schedule. The
 // schedule is an open model: a Pacer turns the load's shape (a rate, a
 // count over a window, ramps, steps, bursts, a day's curve) into the due

@@ -12,8 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/engine"
-	"github.com/cardapio/cardapio/target"
 	"github.com/cardapio/cardapio/throughput"
 )
 
@@ -60,7 +60,7 @@ type partHeat struct {
 
 // newHeat returns the heat of a target, nil when it has no throughput
 // figures to give.
-func newHeat(tg *target.Target, tables *target.Tables) *heat {
+func newHeat(tg *endpoint.Target, tables *endpoint.Tables) *heat {
 	h := &heat{parts: map[partKey]*partHeat{}, names: map[string]string{}, last: map[partKey]throughput.Totals{}, iv: map[string]*resourceSecond{}}
 	for model, name := range tables.Names() {
 		h.names[name] = model
@@ -68,7 +68,7 @@ func newHeat(tg *target.Target, tables *target.Tables) *heat {
 	switch {
 	case tg.Engine != nil:
 		h.source = func(context.Context) (throughput.Snapshot, bool) { return tg.Engine.Throughput() }
-	case tg.Kind == target.Endpoint:
+	case tg.Kind == endpoint.Endpoint:
 		url := strings.TrimRight(tg.Name, "/") + engine.ThroughputPath + "?region=" + tg.Region
 		client := &http.Client{Timeout: 5 * time.Second}
 		h.source = func(ctx context.Context) (throughput.Snapshot, bool) {

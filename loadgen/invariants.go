@@ -14,8 +14,8 @@ import (
 
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/engine"
-	"github.com/cardapio/cardapio/target"
 )
 
 // The invariants are checked once the run is over, against the data: one
@@ -46,7 +46,7 @@ type invariantInput struct {
 }
 
 // checkInvariants reads the tables and checks every invariant.
-func checkInvariants(ctx context.Context, tg *target.Target, tables map[string]string, invs []*catalog.Invariant, in invariantInput) ([]InvariantResult, map[string]map[string][3]float64, error) {
+func checkInvariants(ctx context.Context, tg *endpoint.Target, tables map[string]string, invs []*catalog.Invariant, in invariantInput) ([]InvariantResult, map[string]map[string][3]float64, error) {
 	if len(invs) == 0 {
 		return nil, nil, nil
 	}
@@ -143,7 +143,7 @@ func entitiesOf(v *catalog.Invariant) []*catalog.Entity {
 // scanTable reads every item of a table, strongly consistent, outside the
 // throughput limits on the embedded engine (the check is not part of the
 // load).
-func scanTable(ctx context.Context, tg *target.Target, name string, f func(attr.Item)) error {
+func scanTable(ctx context.Context, tg *endpoint.Target, name string, f func(attr.Item)) error {
 	if tg.Engine != nil {
 		in := &engine.ScanInput{TableName: name, ConsistentRead: true}
 		uctx := engine.Unmetered(ctx)

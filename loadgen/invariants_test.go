@@ -11,24 +11,24 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/cardapio/cardapio/catalog"
-	"github.com/cardapio/cardapio/loadgen/dataset"
-	"github.com/cardapio/cardapio/target"
+	"github.com/cardapio/cardapio/dataset"
+	"github.com/cardapio/cardapio/endpoint"
 )
 
 // loadedModel loads a model's population at a tiny scale into a new
 // embedded engine.
-func loadedModel(t *testing.T, path string, scale float64) (*catalog.Model, *target.Target, *target.Tables) {
+func loadedModel(t *testing.T, path string, scale float64) (*catalog.Model, *endpoint.Target, *endpoint.Tables) {
 	t.Helper()
 	m, err := catalog.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	tg, err := target.Open(ctx, target.Options{})
+	tg, err := endpoint.Open(ctx, endpoint.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tables, err := tg.CreateTables(ctx, m, target.TableOptions{})
+	tables, err := tg.CreateTables(ctx, m, endpoint.TableOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func loadedModel(t *testing.T, path string, scale float64) (*catalog.Model, *tar
 
 // scanWhere returns the first items of a table whose attributes hold the
 // given string values.
-func scanWhere(t *testing.T, tg *target.Target, table string, n int, want map[string]string, absent ...string) []map[string]types.AttributeValue {
+func scanWhere(t *testing.T, tg *endpoint.Target, table string, n int, want map[string]string, absent ...string) []map[string]types.AttributeValue {
 	t.Helper()
 	var out []map[string]types.AttributeValue
 	p := dynamodb.NewScanPaginator(tg.Client, &dynamodb.ScanInput{TableName: aws.String(table)})
@@ -78,7 +78,7 @@ func scanWhere(t *testing.T, tg *target.Target, table string, n int, want map[st
 	return out
 }
 
-func check(t *testing.T, m *catalog.Model, tg *target.Target, tables *target.Tables) map[string]InvariantResult {
+func check(t *testing.T, m *catalog.Model, tg *endpoint.Target, tables *endpoint.Tables) map[string]InvariantResult {
 	t.Helper()
 	res, _, err := checkInvariants(context.Background(), tg, tables.Names(), m.Invariants, invariantInput{m: m, parts: 1})
 	if err != nil {
@@ -91,7 +91,7 @@ func check(t *testing.T, m *catalog.Model, tg *target.Target, tables *target.Tab
 	return out
 }
 
-func put(t *testing.T, tg *target.Target, table string, it map[string]types.AttributeValue) {
+func put(t *testing.T, tg *endpoint.Target, table string, it map[string]types.AttributeValue) {
 	t.Helper()
 	if _, err := tg.Client.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(table), Item: it}); err != nil {
 		t.Fatal(err)

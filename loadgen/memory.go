@@ -10,8 +10,8 @@ import (
 
 	"github.com/cardapio/cardapio/capacity"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/dataset"
 	"github.com/cardapio/cardapio/engine"
-	"github.com/cardapio/cardapio/loadgen/dataset"
 )
 
 // Footprint is what a run is expected to hold in memory before it

@@ -99,16 +99,9 @@ func Merge(parts []*Summary) (*Summary, error) {
 		return nil, fmt.Errorf("no results to merge")
 	}
 	first := parts[0]
-	seen := map[int]bool{}
-	for _, p := range parts {
-		if p.Scenario != first.Scenario || p.Model != first.Model || p.Scale != first.Scale || p.Parts != first.Parts || p.Seed != first.Seed {
-			return nil, fmt.Errorf("part %d/%d (%s of %s, scale %g, seed %d) is not of the same run as part %d/%d (%s of %s, scale %g, seed %d)",
-				p.Part, p.Parts, p.Scenario, p.Model, p.Scale, p.Seed, first.Part, first.Parts, first.Scenario, first.Model, first.Scale, first.Seed)
-		}
-		if seen[p.Part] {
-			return nil, fmt.Errorf("part %d/%d given twice", p.Part, p.Parts)
-		}
-		seen[p.Part] = true
+	seen, err := sameRun(parts)
+	if err != nil {
+		return nil, err
 	}
 	out := &Summary{Scenario: first.Scenario, Model: first.Model, File: first.File, Part: 0, Parts: first.Parts, Scale: first.Scale,
 		PopulationScale: first.PopulationScale, Speed: first.Speed, Seed: first.Seed, AsOf: first.AsOf, Target: first.Target, Retry: first.Retry,
@@ -130,11 +123,8 @@ func Merge(parts []*Summary) (*Summary, error) {
 	}
 	out.ClockStart, out.ClockEnd = first.ClockStart, first.ClockEnd
 	hists := map[string]*hdr.Histogram{}
-	groups := map[string]map[string][3]float64{}
-	invs := map[string]*InvariantResult{}
-	var invOrder []string
-	expects := map[string]*ExpectResult{}
-	var expOrder []string
+	invs := invariantSum{byName: map[string]*InvariantResult{}, groups: map[string]map[string][3]float64{}}
+	expects := expectSum{byText: map[string]*ExpectResult{}}
 	for _, p := range parts {
 		if p.ClockStart < out.ClockStart {
 			out.ClockStart = p.ClockStart
@@ -150,32 +140,7 @@ func Merge(parts []*Summary) (*Summary, error) {
 		out.Behind.P99Ms = math.Max(out.Behind.P99Ms, p.Behind.P99Ms)
 		out.Behind.LimitMs = p.Behind.LimitMs
 		out.Behind.Exceeded = out.Behind.Exceeded || p.Behind.Exceeded
-		for name, o := range p.Operations {
-			m := out.Operations[name]
-			if m == nil {
-				m = &LoadStats{Operation: o.Operation, Outcomes: map[string]int64{}}
-				out.Operations[name] = m
-			}
-			m.Offered += o.Offered
-			m.Attempted += o.Attempted
-			m.Completed += o.Completed
-			m.Late += o.Late
-			m.Retried += o.Retried
-			m.Rereads += o.Rereads
-			m.Duplicates += o.Duplicates
-			m.DeadLettered += o.DeadLettered
-			m.Replayed += o.Replayed
-			addCounts(&m.Outcomes, o.Outcomes)
-			addCounts(&m.Throttles, o.Throttles)
-			addCounts(&m.Requests, o.Requests)
-			m.BehindMs.Max = math.Max(m.BehindMs.Max, o.BehindMs.Max)
-			for u, v := range o.Units {
-				if m.Units == nil {
-					m.Units = map[string]Units{}
-				}
-				m.Units[u] = addUnits(m.Units[u], v)
-			}
-		}
+		addOperations(out.Operations, p.Operations)
 		for name, enc := range p.Histograms {
 			h, err := decodeHist(enc)
 			if err != nil {
@@ -203,56 +168,8 @@ func Merge(parts []*Summary) (*Summary, error) {
 		for k, v := range p.Population.Subjects {
 			out.Population.Subjects[k] += v
 		}
-		for _, v := range p.Invariants {
-			r := invs[v.Name]
-			if r == nil {
-				r = &InvariantResult{Name: v.Name, Description: v.Description, Pending: v.Pending}
-				invs[v.Name] = r
-				invOrder = append(invOrder, v.Name)
-			}
-			r.Checked += v.Checked
-			r.Violations += v.Violations
-			r.Refused += v.Refused
-			for _, d := range v.Details {
-				if len(r.Details) < maxDetails {
-					r.Details = append(r.Details, d)
-				}
-			}
-		}
-		for name, gs := range p.Groups {
-			dst := groups[name]
-			if dst == nil {
-				dst = map[string][3]float64{}
-				groups[name] = dst
-			}
-			for k, g := range gs {
-				d := dst[k]
-				d[0] += g[0]
-				switch g[2] {
-				case constGroup:
-					// A constant is the same in every part.
-					d[1], d[2] = g[1], constGroup
-				case 1:
-					d[1] += g[1]
-					d[2] = 1
-				}
-				dst[k] = d
-			}
-		}
-		for _, x := range p.Expectations {
-			e := expects[x.Text]
-			if e == nil {
-				cp := x
-				cp.Checks = nil
-				cp.OK = true
-				expects[x.Text] = &cp
-				e = &cp
-				expOrder = append(expOrder, x.Text)
-			}
-			e.Applies = e.Applies || x.Applies
-			e.Checked = e.Checked || x.Checked
-			e.OK = e.OK && (!x.Applies || x.OK)
-		}
+		invs.add(p)
+		expects.add(p)
 		out.Notes = append(out.Notes, prefixed(fmt.Sprintf("part %d: ", p.Part), p.Notes)...)
 	}
 	for name, h := range hists {
@@ -261,9 +178,124 @@ func Merge(parts []*Summary) (*Summary, error) {
 			m.LatencyMs = latencyOf(h)
 		}
 	}
-	for _, name := range invOrder {
-		r := invs[name]
-		if gs, ok := groups[name]; ok && r.Pending {
+	out.Invariants = invs.results()
+	out.Expectations = expects.results()
+	if len(out.Expectations) > 0 {
+		out.Notes = append(out.Notes, "expectations are each part's verdicts combined (one that fails in a part fails the run)")
+	}
+	sort.SliceStable(out.Partitions, func(i, j int) bool { return out.Partitions[i].WriteDemand > out.Partitions[j].WriteDemand })
+	if len(out.Partitions) > 20 {
+		out.Partitions = out.Partitions[:20]
+	}
+	finishOK(out)
+	if len(missing) > 0 {
+		out.OK = false
+	}
+	return out, nil
+}
+
+// sameRun checks that the parts are of one run (scenario, model, scale,
+// parts, seed), each given once, and returns the parts given.
+func sameRun(parts []*Summary) (map[int]bool, error) {
+	first := parts[0]
+	seen := map[int]bool{}
+	for _, p := range parts {
+		if p.Scenario != first.Scenario || p.Model != first.Model || p.Scale != first.Scale || p.Parts != first.Parts || p.Seed != first.Seed {
+			return nil, fmt.Errorf("part %d/%d (%s of %s, scale %g, seed %d) is not of the same run as part %d/%d (%s of %s, scale %g, seed %d)",
+				p.Part, p.Parts, p.Scenario, p.Model, p.Scale, p.Seed, first.Part, first.Parts, first.Scenario, first.Model, first.Scale, first.Seed)
+		}
+		if seen[p.Part] {
+			return nil, fmt.Errorf("part %d/%d given twice", p.Part, p.Parts)
+		}
+		seen[p.Part] = true
+	}
+	return seen, nil
+}
+
+// addOperations adds a part's load statistics to the sums, load by load.
+func addOperations(out, part map[string]*LoadStats) {
+	for name, o := range part {
+		m := out[name]
+		if m == nil {
+			m = &LoadStats{Operation: o.Operation, Outcomes: map[string]int64{}}
+			out[name] = m
+		}
+		m.Offered += o.Offered
+		m.Attempted += o.Attempted
+		m.Completed += o.Completed
+		m.Late += o.Late
+		m.Retried += o.Retried
+		m.Rereads += o.Rereads
+		m.Duplicates += o.Duplicates
+		m.DeadLettered += o.DeadLettered
+		m.Replayed += o.Replayed
+		addCounts(&m.Outcomes, o.Outcomes)
+		addCounts(&m.Throttles, o.Throttles)
+		addCounts(&m.Requests, o.Requests)
+		m.BehindMs.Max = math.Max(m.BehindMs.Max, o.BehindMs.Max)
+		for u, v := range o.Units {
+			if m.Units == nil {
+				m.Units = map[string]Units{}
+			}
+			m.Units[u] = addUnits(m.Units[u], v)
+		}
+	}
+}
+
+// invariantSum adds up the parts' invariant results and, for a sum over
+// the whole, their groups, which only the merge can judge.
+type invariantSum struct {
+	byName map[string]*InvariantResult
+	order  []string
+	groups map[string]map[string][3]float64
+}
+
+func (s *invariantSum) add(p *Summary) {
+	for _, v := range p.Invariants {
+		r := s.byName[v.Name]
+		if r == nil {
+			r = &InvariantResult{Name: v.Name, Description: v.Description, Pending: v.Pending}
+			s.byName[v.Name] = r
+			s.order = append(s.order, v.Name)
+		}
+		r.Checked += v.Checked
+		r.Violations += v.Violations
+		r.Refused += v.Refused
+		for _, d := range v.Details {
+			if len(r.Details) < maxDetails {
+				r.Details = append(r.Details, d)
+			}
+		}
+	}
+	for name, gs := range p.Groups {
+		dst := s.groups[name]
+		if dst == nil {
+			dst = map[string][3]float64{}
+			s.groups[name] = dst
+		}
+		for k, g := range gs {
+			d := dst[k]
+			d[0] += g[0]
+			switch g[2] {
+			case constGroup:
+				// A constant is the same in every part.
+				d[1], d[2] = g[1], constGroup
+			case 1:
+				d[1] += g[1]
+				d[2] = 1
+			}
+			dst[k] = d
+		}
+	}
+}
+
+// results judges every pending sum on the merged groups and returns the
+// invariants in the order the parts gave them.
+func (s *invariantSum) results() []InvariantResult {
+	var out []InvariantResult
+	for _, name := range s.order {
+		r := s.byName[name]
+		if gs, ok := s.groups[name]; ok && r.Pending {
 			r.Pending = false
 			r.Checked, r.Violations, r.Details = 0, 0, nil
 			for _, k := range sortedNames(gs) {
@@ -280,23 +312,41 @@ func Merge(parts []*Summary) (*Summary, error) {
 				}
 			}
 		}
-		out.Invariants = append(out.Invariants, *r)
+		out = append(out, *r)
 	}
-	for _, t := range expOrder {
-		out.Expectations = append(out.Expectations, *expects[t])
+	return out
+}
+
+// expectSum combines the parts' expectation verdicts: one that fails in a
+// part fails the run.
+type expectSum struct {
+	byText map[string]*ExpectResult
+	order  []string
+}
+
+func (s *expectSum) add(p *Summary) {
+	for _, x := range p.Expectations {
+		e := s.byText[x.Text]
+		if e == nil {
+			cp := x
+			cp.Checks = nil
+			cp.OK = true
+			s.byText[x.Text] = &cp
+			e = &cp
+			s.order = append(s.order, x.Text)
+		}
+		e.Applies = e.Applies || x.Applies
+		e.Checked = e.Checked || x.Checked
+		e.OK = e.OK && (!x.Applies || x.OK)
 	}
-	if len(expOrder) > 0 {
-		out.Notes = append(out.Notes, "expectations are each part's verdicts combined (one that fails in a part fails the run)")
+}
+
+func (s *expectSum) results() []ExpectResult {
+	var out []ExpectResult
+	for _, t := range s.order {
+		out = append(out, *s.byText[t])
 	}
-	sort.SliceStable(out.Partitions, func(i, j int) bool { return out.Partitions[i].WriteDemand > out.Partitions[j].WriteDemand })
-	if len(out.Partitions) > 20 {
-		out.Partitions = out.Partitions[:20]
-	}
-	finishOK(out)
-	if len(missing) > 0 {
-		out.OK = false
-	}
-	return out, nil
+	return out
 }
 
 func addCounts(dst *map[string]int64, src map[string]int64) {

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/cardapio/cardapio/catalog"
-	"github.com/cardapio/cardapio/target"
+	"github.com/cardapio/cardapio/endpoint"
 )
 
 // TestMergeParts runs the orders example's month-end lookups as two parts
@@ -26,7 +26,7 @@ func TestMergeParts(t *testing.T) {
 	units := 0
 	for i := range 2 {
 		sums[i], err = Run(context.Background(), m, Options{Scenario: "month-end-lookups", Scale: 0.0002, Speed: 0, Part: i, Parts: 2, Seed: 5,
-			Duration: 20e9, Target: target.Options{Retry: target.NoRetry}, Results: &files[i]})
+			Duration: 20e9, Target: endpoint.Options{Retry: endpoint.NoRetry}, Results: &files[i]})
 		if err != nil {
 			t.Fatal(err)
 		}

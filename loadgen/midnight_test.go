@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/cardapio/cardapio/catalog"
-	"github.com/cardapio/cardapio/target"
+	"github.com/cardapio/cardapio/endpoint"
 )
 
 // runMidnight replays the peak minute of the reference model's
@@ -30,7 +30,7 @@ func runMidnight(t *testing.T, path string) (*Summary, []Second) {
 	}
 	var results bytes.Buffer
 	sum, err := Run(context.Background(), m, Options{Scenario: "midnight-peak", File: f, Scale: 0.01, Population: 0.0004, Speed: 0, Throughput: true,
-		Seed: 3, Target: target.Options{Retry: target.NoRetry}, Results: &results})
+		Seed: 3, Target: endpoint.Options{Retry: endpoint.NoRetry}, Results: &results})
 	if err != nil {
 		t.Fatal(err)
 	}

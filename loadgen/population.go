@@ -11,9 +11,9 @@ import (
 
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/dataset"
+	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/engine"
-	"github.com/cardapio/cardapio/loadgen/dataset"
-	"github.com/cardapio/cardapio/target"
 )
 
 // The population side of a run: the synthetic dataset written into the
@@ -145,7 +145,7 @@ type countSpec struct {
 // loadPopulation makes the population's part, writes it to the tables
 // (unless write is false: the tables already hold it) and collects what
 // the loads need.
-func loadPopulation(ctx context.Context, pop *dataset.Population, part, parts int, tg *target.Target, tables *target.Tables,
+func loadPopulation(ctx context.Context, pop *dataset.Population, part, parts int, tg *endpoint.Target, tables *endpoint.Tables,
 	want []wanted, count []countSpec, skip map[*catalog.Entity]bool, write bool, progress func(done, total int64)) (*populationResult, error) {
 	return populate(ctx, pop, part, parts, tg, tables, want, count, skip, passOptions{write: write}, progress)
 }
@@ -180,7 +180,7 @@ func (ts *tagSpec) id(i int, v string) uint32 {
 }
 
 // populate makes one pass over the population's part.
-func populate(ctx context.Context, pop *dataset.Population, part, parts int, tg *target.Target, tables *target.Tables,
+func populate(ctx context.Context, pop *dataset.Population, part, parts int, tg *endpoint.Target, tables *endpoint.Tables,
 	want []wanted, count []countSpec, skip map[*catalog.Entity]bool, po passOptions, progress func(done, total int64)) (*populationResult, error) {
 	write := po.write
 	blocks, err := pop.Part(part, parts)
@@ -528,7 +528,7 @@ func (c *collector) related(i int, e *catalog.Entity, subj attr.Item, fullOf fun
 
 // flush writes the batches that are full (all of them at the end of a
 // block) to their tables.
-func (c *collector) flush(ctx context.Context, tg *target.Target, tables *target.Tables, all bool) error {
+func (c *collector) flush(ctx context.Context, tg *endpoint.Target, tables *endpoint.Tables, all bool) error {
 	for t, items := range c.batches {
 		for len(items) >= 25 || all && len(items) > 0 {
 			n := min(25, len(items))

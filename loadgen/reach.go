@@ -7,7 +7,7 @@ import (
 
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/catalog"
-	"github.com/cardapio/cardapio/loadgen/dataset"
+	"github.com/cardapio/cardapio/dataset"
 )
 
 // A run reaches few of the population's trees: those holding a subject

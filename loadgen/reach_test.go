@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cardapio/cardapio/catalog"
-	"github.com/cardapio/cardapio/target"
+	"github.com/cardapio/cardapio/endpoint"
 )
 
 // TestCutKeepsOutcomes: the night of the unsharded model, written whole
@@ -30,7 +30,7 @@ func TestCutKeepsOutcomes(t *testing.T) {
 	var sums [2]*Summary
 	for i, whole := range []bool{false, true} {
 		sums[i], err = Run(context.Background(), m, Options{Scenario: "midnight-peak", File: f, Scale: 0.01, Population: 0.0004, Throughput: true,
-			Seed: 3, Target: target.Options{Retry: target.NoRetry}, FullPopulation: whole, MaxInflight: 1})
+			Seed: 3, Target: endpoint.Options{Retry: endpoint.NoRetry}, FullPopulation: whole, MaxInflight: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

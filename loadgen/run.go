@@ -14,10 +14,11 @@ import (
 
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/dataset"
+	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/engine"
 	"github.com/cardapio/cardapio/executor"
-	"github.com/cardapio/cardapio/loadgen/dataset"
-	"github.com/cardapio/cardapio/target"
+	"github.com/cardapio/cardapio/internal/input"
 	"github.com/cardapio/cardapio/throughput"
 )
 
@@ -28,8 +29,8 @@ type Options struct {
 	File     *catalog.ScenarioFile
 	// Target says where the requests go; the zero value is the embedded
 	// engine in process. Its Retry is the client's retry policy (the
-	// zero value: target.Standard).
-	Target target.Options
+	// zero value: endpoint.Standard).
+	Target endpoint.Options
 	// Throughput turns the embedded engine's throughput model on
 	// (partitions, burst, on-demand scaling, GSI back-pressure).
 	Throughput bool
@@ -64,10 +65,10 @@ type Options struct {
 	MaxBehind time.Duration
 	// Duration overrides how long loads given by a rate run.
 	Duration time.Duration
-	// TablePrefix, Keep and Keys choose the tables (target.TableOptions).
+	// TablePrefix, Keep and Keys choose the tables (endpoint.TableOptions).
 	TablePrefix string
 	Keep        bool
-	Keys        target.Keys
+	Keys        catalog.KeyMode
 	// FullPopulation writes every tree of the population, even those
 	// nothing of the run can reach.
 	FullPopulation bool
@@ -98,45 +99,14 @@ type Status struct {
 	ToLoad    int64
 }
 
-// InputError is a run that could not start because of its input (exit
-// 2).
-type InputError struct{ Err error }
-
-func (e *InputError) Error() string { return e.Err.Error() }
-func (e *InputError) Unwrap() error { return e.Err }
-
-func inputErr(format string, args ...any) error { return &InputError{fmt.Errorf(format, args...)} }
+func inputErr(format string, args ...any) error { return input.Errorf(format, args...) }
 
 // Run replays a scenario of m and reports it. The error is for a run that
-// could not be made (bad input: *InputError; a target that failed);
+// could not be made (bad input: *input.Error; a target that failed);
 // everything the run saw is in the Summary, interrupted or not.
 func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
-	if o.Scale == 0 {
-		o.Scale = 1 // the zero Options; the command refuses --scale 0
-	}
-	if !(o.Scale > 0) || math.IsInf(o.Scale, 0) || o.Scale > 1000 {
-		return nil, inputErr("--scale must be a positive number up to 1000, not %v", o.Scale)
-	}
-	if o.Population == 0 {
-		o.Population = o.Scale
-	}
-	if !(o.Population > 0) || math.IsInf(o.Population, 0) || o.Population > o.Scale {
-		return nil, inputErr("--population must be a positive scale up to --scale (%v), not %v", o.Scale, o.Population)
-	}
-	if o.Speed < 0 || math.IsNaN(o.Speed) || math.IsInf(o.Speed, 0) {
-		return nil, inputErr("--speed must be a positive number or max, not %v", o.Speed)
-	}
-	if o.Parts <= 0 {
-		o.Parts = 1
-	}
-	if o.Part < 0 || o.Part >= o.Parts {
-		return nil, inputErr("--part %d/%d: want 0 <= i < n", o.Part, o.Parts)
-	}
-	if o.MaxInflight <= 0 {
-		o.MaxInflight = 256
-	}
-	if o.Wall == nil {
-		o.Wall = realWall{}
+	if err := o.normalize(); err != nil {
+		return nil, err
 	}
 	logf := func(format string, args ...any) {
 		if o.Log != nil {
@@ -154,7 +124,7 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 	}
 	pop, err := dataset.New(m, dataset.Options{Scale: o.Population, Seed: o.Seed, AsOf: asOf})
 	if err != nil {
-		return nil, &InputError{fmt.Errorf("the population: %w", err)}
+		return nil, input.Wrap(fmt.Errorf("the population: %w", err))
 	}
 	// What the run will hold, before it holds anything.
 	if err := fits(footprint(pop, loads, o.Parts, !o.Target.AWS && o.Target.EndpointURL == ""), o); err != nil {
@@ -167,46 +137,11 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 	clock := newClock(day, sc.Start, 0, o.Wall)
 
 	// The target, with the engine on the scenario's clock.
-	to := o.Target
-	if to.Retry.MaxAttempts == 0 {
-		to.Retry = target.Standard
-	}
-	if o.Speed > 1 {
-		to.Retry.Speed = o.Speed
-	}
-	thr := ""
-	if !to.AWS && to.EndpointURL == "" {
-		to.Engine.Now = clock.Now
-		if o.Throughput {
-			tm, err := throughput.New(throughput.Config{Scale: o.Scale, Now: clock.Now, History: 7200})
-			if err != nil {
-				return nil, err
-			}
-			to.Engine.Throughput = tm
-			thr = fmt.Sprintf("throughput model at scale %g on the scenario's clock", o.Scale)
-		}
-		if o.Throughput && o.Speed == 0 && to.Retry.MaxAttempts > 1 {
-			// The clock stands still while requests are in flight: an SDK
-			// retry would wait at the same instant, its bucket never
-			// refilled.
-			return nil, inputErr("--throughput with --speed max sends each request once: give --retry-attempts 1, or a --speed number (60: an hour in a minute)")
-		}
-	} else if o.Throughput {
-		return nil, inputErr("--throughput models the embedded engine's limits; for cardapio serve, start it with --throughput --throughput-scale")
-	}
-	if to.HTTPClient == nil && (to.AWS || to.EndpointURL != "") {
-		// One kept-alive connection per arrival in flight: the SDK's
-		// default keeps 10 a host, and a busier runner would open (and
-		// leave in TIME_WAIT) a connection per request beyond them.
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.MaxIdleConns, tr.MaxIdleConnsPerHost = 2*o.MaxInflight, 2*o.MaxInflight
-		to.HTTPClient = &http.Client{Transport: tr}
-	}
-	tg, err := target.Open(ctx, to)
+	tg, thr, err := openTarget(ctx, o, clock)
 	if err != nil {
-		return nil, &InputError{err}
+		return nil, err
 	}
-	tables, err := tg.CreateTables(ctx, m, target.TableOptions{Prefix: o.TablePrefix, Keys: o.Keys, Warm: true})
+	tables, err := tg.CreateTables(ctx, m, endpoint.TableOptions{Prefix: o.TablePrefix, Keys: o.Keys, Warm: true})
 	if err != nil {
 		return nil, fmt.Errorf("create tables: %w", err)
 	}
@@ -225,71 +160,9 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 	r.sched.start = r.start
 	r.startWorkers(o.MaxInflight)
 	defer close(r.work)
-	ledgerOps := map[*catalog.Operation]bool{}
-	for _, v := range invs {
-		if v.Ledger != nil {
-			ledgerOps[v.Ledger.Operation] = true
-		}
-	}
-	var want []wanted
-	var countSpecs []countSpec
-	counted := map[countSpec]bool{}
-	addCount := func(cs countSpec) {
-		if !counted[cs] {
-			counted[cs] = true
-			countSpecs = append(countSpecs, cs)
-		}
-	}
-	for i := range loads {
-		li := loads[i]
-		l := &loadRun{idx: i, name: li.Name, item: li, plan: li.Plan, op: m.Operation(li.Operation), start: li.Plan.Start,
-			stats: newLoadStats(li.Name), replays: newLoadStats(li.Name + "/replay"), ledger: ledgerOps[m.Operation(li.Operation)]}
-		if l.op == nil {
-			return nil, inputErr("load %s: unknown operation %s", li.Name, li.Operation)
-		}
-		r.loads = append(r.loads, l)
-	}
-	if o.Throughput {
-		if err := scaleFits(r.loads, o.Scale); err != nil {
-			return nil, err
-		}
-	}
-	byName := map[string]*loadRun{}
-	for _, l := range r.loads {
-		byName[l.name] = l
-	}
-	for _, l := range r.loads {
-		if f := l.plan.Follows; f != nil {
-			c := byName[f.Load]
-			if c == nil {
-				return nil, inputErr("load %s follows %s, which is not a load of the run", l.name, f.Load)
-			}
-			l.follows = c
-			c.followers = append(c.followers, l)
-			if l.plan.Cap > 0 {
-				l.cap = int64(math.Max(1, math.Round(l.plan.Cap*r.factor)))
-			}
-		}
-	}
-	for _, l := range r.loads {
-		if err := compileLoad(x, l, invs); err != nil {
-			return nil, &InputError{err}
-		}
-		if s := l.plan.Subjects; s != nil {
-			want = append(want, wanted{load: l.idx, subjects: s, entities: l.entities})
-			for _, a := range s.Largest {
-				addCount(countSpec{s.Entity, a})
-			}
-		}
-		for _, cm := range l.mix {
-			for _, s := range cm.sources {
-				if s.Kind == catalog.SourceSpread {
-					if e := firstCarrier(pop, s.Attr.Name); e != nil {
-						addCount(countSpec{e, s.Attr.Name})
-					}
-				}
-			}
-		}
+	want, countSpecs, err := r.compileLoads(m, loads, invs, pop, o)
+	if err != nil {
+		return nil, err
 	}
 
 	// The population.
@@ -347,6 +220,257 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 	}
 
 	// Subjects.
+	r.pickSubjects(m, pr, o, sum)
+	if ct != nil {
+		notes, err := ct.write(ctx, r)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("interrupted while loading the population")
+			}
+			return nil, fmt.Errorf("load the population: %w", err)
+		}
+		popNotes = append(popNotes, notes...)
+	}
+	sum.Population.Items, sum.Population.ByTable = pr.items, pr.byTable
+	for _, e := range sortedNames(pr.skipped) {
+		sum.Notes = append(sum.Notes, fmt.Sprintf("%d %s items of the population not written: nothing of the run reads them", pr.skipped[e], e))
+	}
+	sum.Notes = append(sum.Notes, popNotes...)
+
+	// The first arrival of every paced load.
+	r.firstArrivals(o, sum)
+	sum.SetupSeconds = o.Wall.Now().Sub(began).Seconds()
+	clock.start(o.Speed)
+	sum.ClockStart = clock.Now().Format(time.RFC3339)
+	logf("%s: %d items loaded in %.1fs; running %s from %s", m.Name, pr.items, sum.SetupSeconds, sc.Name, clock.Now().In(pop.Loc).Format("2006-01-02 15:04"))
+
+	// The run.
+	h := newHeat(tg, tables)
+	runCtx, cancelRun := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelRun()
+	r.runCtx = runCtx
+	h.baseline(runCtx)
+	interrupted := r.play(ctx, runCtx, cancelRun, o, st, h, sum)
+	sum.ClockEnd = clock.Now().Format(time.RFC3339)
+	sum.WallSeconds = o.Wall.Now().Sub(began).Seconds()
+	sum.Interrupted = interrupted
+	if interrupted {
+		r.countPending(sum)
+	}
+	r.summarize(sum, o, h)
+
+	// The invariants.
+	if err := r.checkRun(ctx, m, tg, tables, invs, o, sum, interrupted, began, clock); err != nil {
+		return nil, err
+	}
+	sum.Expectations = judge(sc.Expectations, sum, h)
+	finishOK(sum)
+	sum.WallSeconds = o.Wall.Now().Sub(began).Seconds()
+	r.writeLedger(st, m)
+	st.write(summaryLine{Type: "summary", Summary: sum})
+	return sum, nil
+}
+
+// play runs the scenario's arrivals until the last is answered or ctx is
+// cancelled, sampling the heat and writing a results line every second.
+// An interrupted run drains what is in flight (cancelling it after 10 s)
+// and reports true.
+func (r *runner) play(ctx, runCtx context.Context, cancelRun context.CancelFunc, o Options, st *stream, h *heat, sum *Summary) bool {
+	runStart := o.Wall.Now()
+	r.lastLine = r.clock.Now()
+	tick := make(chan struct{})
+	var tickWG sync.WaitGroup
+	tickWG.Add(1)
+	go func() {
+		defer tickWG.Done()
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				h.sample(runCtx)
+				r.second(st, o.Wall.Now().Sub(runStart), o.Status, h)
+			case <-tick:
+				return
+			}
+		}
+	}()
+	r.sched.run(ctx)
+	sum.RunSeconds = o.Wall.Now().Sub(runStart).Seconds()
+	interrupted := ctx.Err() != nil
+	if interrupted {
+		gctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		r.sched.drain(gctx)
+		cancel()
+		cancelRun()
+		r.sched.drain(context.Background())
+	}
+	close(tick)
+	tickWG.Wait()
+	h.sample(context.WithoutCancel(ctx))
+	r.second(st, o.Wall.Now().Sub(runStart), o.Status, h)
+	return interrupted
+}
+
+// normalize fills in the options' defaults and refuses those out of range
+// (bad input), before anything is opened.
+func (o *Options) normalize() error {
+	if o.Scale == 0 {
+		o.Scale = 1
+	}
+	if !(o.Scale > 0) || math.IsInf(o.Scale, 0) || o.Scale > 1000 {
+		return inputErr("--scale must be a positive number up to 1000, not %v", o.Scale)
+	}
+	if o.Population == 0 {
+		o.Population = o.Scale
+	}
+	if !(o.Population > 0) || math.IsInf(o.Population, 0) || o.Population > o.Scale {
+		return inputErr("--population must be a positive scale up to --scale (%v), not %v", o.Scale, o.Population)
+	}
+	if o.Speed < 0 || math.IsNaN(o.Speed) || math.IsInf(o.Speed, 0) {
+		return inputErr("--speed must be a positive number or max, not %v", o.Speed)
+	}
+	if o.Parts <= 0 {
+		o.Parts = 1
+	}
+	if o.Part < 0 || o.Part >= o.Parts {
+		return inputErr("--part %d/%d: want 0 <= i < n", o.Part, o.Parts)
+	}
+	if o.MaxInflight <= 0 {
+		o.MaxInflight = 256
+	}
+	if o.Wall == nil {
+		o.Wall = realWall{}
+	}
+	return nil
+}
+
+// openTarget opens the run's target: the embedded engine on the
+// scenario's clock (with the throughput model when asked), or an endpoint
+// or AWS with a retry policy and a connection pool sized for the run. thr
+// says which throughput model is in force ("" for none).
+func openTarget(ctx context.Context, o Options, clock *Clock) (*endpoint.Target, string, error) {
+	to := o.Target
+	if to.Retry.MaxAttempts == 0 {
+		to.Retry = endpoint.Standard
+	}
+	if o.Speed > 1 {
+		to.Retry.Speed = o.Speed
+	}
+	thr := ""
+	if !to.AWS && to.EndpointURL == "" {
+		to.Engine.Now = clock.Now
+		if o.Throughput {
+			tm, err := throughput.New(throughput.Config{Scale: o.Scale, Now: clock.Now, History: 7200})
+			if err != nil {
+				return nil, "", err
+			}
+			to.Engine.Throughput = tm
+			thr = fmt.Sprintf("throughput model at scale %g on the scenario's clock", o.Scale)
+		}
+		if o.Throughput && o.Speed == 0 && to.Retry.MaxAttempts > 1 {
+			// The clock stands still while requests are in flight: an SDK
+			// retry would wait at the same instant, its bucket never
+			// refilled.
+			return nil, "", inputErr("--throughput with --speed max sends each request once: give --retry-attempts 1, or a --speed number (60: an hour in a minute)")
+		}
+	} else if o.Throughput {
+		return nil, "", inputErr("--throughput models the embedded engine's limits; for cardapio serve, start it with --throughput --throughput-scale")
+	}
+	if to.HTTPClient == nil && (to.AWS || to.EndpointURL != "") {
+		// One kept-alive connection per arrival in flight: the SDK's
+		// default keeps 10 a host, and a busier runner would open (and
+		// leave in TIME_WAIT) a connection per request beyond them.
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConns, tr.MaxIdleConnsPerHost = 2*o.MaxInflight, 2*o.MaxInflight
+		to.HTTPClient = &http.Client{Transport: tr}
+	}
+	tg, err := endpoint.Open(ctx, to)
+	if err != nil {
+		return nil, "", input.Wrap(err)
+	}
+	return tg, thr, nil
+}
+
+// compileLoads makes the run's loads of the scenario's: each with its
+// operation, the load it follows and its compiled requests. It returns
+// the subjects the population must keep for them and the values it must
+// count (the largest values, the spread sources).
+func (r *runner) compileLoads(m *catalog.Model, loads []*catalog.LoadItem, invs []*catalog.Invariant, pop *dataset.Population, o Options) ([]wanted, []countSpec, error) {
+	x := r.x
+	ledgerOps := map[*catalog.Operation]bool{}
+	for _, v := range invs {
+		if v.Ledger != nil {
+			ledgerOps[v.Ledger.Operation] = true
+		}
+	}
+	var want []wanted
+	var countSpecs []countSpec
+	counted := map[countSpec]bool{}
+	addCount := func(cs countSpec) {
+		if !counted[cs] {
+			counted[cs] = true
+			countSpecs = append(countSpecs, cs)
+		}
+	}
+	for i := range loads {
+		li := loads[i]
+		l := &loadRun{idx: i, name: li.Name, item: li, plan: li.Plan, op: m.Operation(li.Operation), start: li.Plan.Start,
+			stats: newLoadStats(li.Name), replays: newLoadStats(li.Name + "/replay"), ledger: ledgerOps[m.Operation(li.Operation)]}
+		if l.op == nil {
+			return nil, nil, inputErr("load %s: unknown operation %s", li.Name, li.Operation)
+		}
+		r.loads = append(r.loads, l)
+	}
+	if o.Throughput {
+		if err := scaleFits(r.loads, o.Scale); err != nil {
+			return nil, nil, err
+		}
+	}
+	byName := map[string]*loadRun{}
+	for _, l := range r.loads {
+		byName[l.name] = l
+	}
+	for _, l := range r.loads {
+		if f := l.plan.Follows; f != nil {
+			c := byName[f.Load]
+			if c == nil {
+				return nil, nil, inputErr("load %s follows %s, which is not a load of the run", l.name, f.Load)
+			}
+			l.follows = c
+			c.followers = append(c.followers, l)
+			if l.plan.Cap > 0 {
+				l.cap = int64(math.Max(1, math.Round(l.plan.Cap*r.factor)))
+			}
+		}
+	}
+	for _, l := range r.loads {
+		if err := compileLoad(x, l, invs); err != nil {
+			return nil, nil, input.Wrap(err)
+		}
+		if s := l.plan.Subjects; s != nil {
+			want = append(want, wanted{load: l.idx, subjects: s, entities: l.entities})
+			for _, a := range s.Largest {
+				addCount(countSpec{s.Entity, a})
+			}
+		}
+		for _, cm := range l.mix {
+			for _, s := range cm.sources {
+				if s.Kind == catalog.SourceSpread {
+					if e := firstCarrier(pop, s.Attr.Name); e != nil {
+						addCount(countSpec{e, s.Attr.Name})
+					}
+				}
+			}
+		}
+	}
+	return want, countSpecs, nil
+}
+
+// pickSubjects gives every load with subjects those of the population
+// its selection keeps (and the largest values it pins), and notes a load
+// left without any.
+func (r *runner) pickSubjects(m *catalog.Model, pr *populationResult, o Options, sum *Summary) {
 	for _, l := range r.loads {
 		s := l.plan.Subjects
 		if s == nil {
@@ -391,23 +515,12 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 				l.name, o.Population, o.Scale, f, f, o.Scale))
 		}
 	}
-	if ct != nil {
-		notes, err := ct.write(ctx, r)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, fmt.Errorf("interrupted while loading the population")
-			}
-			return nil, fmt.Errorf("load the population: %w", err)
-		}
-		popNotes = append(popNotes, notes...)
-	}
-	sum.Population.Items, sum.Population.ByTable = pr.items, pr.byTable
-	for _, e := range sortedNames(pr.skipped) {
-		sum.Notes = append(sum.Notes, fmt.Sprintf("%d %s items of the population not written: nothing of the run reads them", pr.skipped[e], e))
-	}
-	sum.Notes = append(sum.Notes, popNotes...)
+}
 
-	// The first arrival of every paced load.
+// firstArrivals paces every load that has its own shape and schedules
+// its first arrival; a load of subjects each picked once ends when they
+// run out.
+func (r *runner) firstArrivals(o Options, sum *Summary) {
 	for _, l := range r.loads {
 		if l.plan.Subjects != nil && len(l.subjects) == 0 {
 			continue
@@ -429,59 +542,13 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 			r.sched.push(ev)
 		}
 	}
-	sum.SetupSeconds = o.Wall.Now().Sub(began).Seconds()
-	clock.start(o.Speed)
-	sum.ClockStart = clock.Now().Format(time.RFC3339)
-	logf("%s: %d items loaded in %.1fs; running %s from %s", m.Name, pr.items, sum.SetupSeconds, sc.Name, clock.Now().In(pop.Loc).Format("2006-01-02 15:04"))
+}
 
-	// The run.
-	h := newHeat(tg, tables)
-	runCtx, cancelRun := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancelRun()
-	r.runCtx = runCtx
-	h.baseline(runCtx)
-	runStart := o.Wall.Now()
-	r.lastLine = clock.Now()
-	tick := make(chan struct{})
-	var tickWG sync.WaitGroup
-	tickWG.Add(1)
-	go func() {
-		defer tickWG.Done()
-		t := time.NewTicker(time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-t.C:
-				h.sample(runCtx)
-				r.second(st, o.Wall.Now().Sub(runStart), o.Status, h)
-			case <-tick:
-				return
-			}
-		}
-	}()
-	r.sched.run(ctx)
-	sum.RunSeconds = o.Wall.Now().Sub(runStart).Seconds()
-	interrupted := ctx.Err() != nil
-	if interrupted {
-		gctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		r.sched.drain(gctx)
-		cancel()
-		cancelRun()
-		r.sched.drain(context.Background())
-	}
-	close(tick)
-	tickWG.Wait()
-	h.sample(context.WithoutCancel(ctx))
-	r.second(st, o.Wall.Now().Sub(runStart), o.Status, h)
-	sum.ClockEnd = clock.Now().Format(time.RFC3339)
-	sum.WallSeconds = o.Wall.Now().Sub(began).Seconds()
-	sum.Interrupted = interrupted
-	if interrupted {
-		r.countPending(sum)
-	}
-	r.summarize(sum, o, h)
-
-	// The invariants.
+// checkRun checks the invariants on the tables the run left (none when
+// it was interrupted); with several parts, a sum over the whole is left
+// pending for the merge.
+func (r *runner) checkRun(ctx context.Context, m *catalog.Model, tg *endpoint.Target, tables *endpoint.Tables, invs []*catalog.Invariant,
+	o Options, sum *Summary, interrupted bool, began time.Time, clock *Clock) error {
 	if interrupted {
 		for _, v := range invs {
 			sum.Invariants = append(sum.Invariants, InvariantResult{Name: v.Name, Description: v.Description})
@@ -497,7 +564,7 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 		}
 		res, groups, err := checkInvariants(context.WithoutCancel(ctx), tg, tables.Names(), invs, invariantInput{m: m, messages: msgs, writes: r.writes, part: o.Part, parts: o.Parts, shared: tg.Engine == nil})
 		if err != nil {
-			return nil, err
+			return err
 		}
 		sum.Invariants, sum.Groups = res, groups
 		if o.Parts > 1 {
@@ -508,12 +575,7 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 			}
 		}
 	}
-	sum.Expectations = judge(sc.Expectations, sum, h)
-	finishOK(sum)
-	sum.WallSeconds = o.Wall.Now().Sub(began).Seconds()
-	r.writeLedger(st, m)
-	st.write(summaryLine{Type: "summary", Summary: sum})
-	return sum, nil
+	return nil
 }
 
 // populate writes the population in one pass, or, when the run can
@@ -521,7 +583,7 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 // generates every tree, finds the subjects, counts the values and tags
 // the trees, writing nothing; the cut it returns then writes the trees
 // the run can reach, once the subjects are chosen.
-func (r *runner) populate(ctx context.Context, pop *dataset.Population, o Options, tg *target.Target, tables *target.Tables,
+func (r *runner) populate(ctx context.Context, pop *dataset.Population, o Options, tg *endpoint.Target, tables *endpoint.Tables,
 	want []wanted, countSpecs []countSpec, skip map[*catalog.Entity]bool, progress func(done, total int64)) (*populationResult, *cut, []string, error) {
 	rc := reachPlan(r.loads)
 	var root *dataset.Node
@@ -551,8 +613,8 @@ type cut struct {
 	pr       *populationResult
 	pop      *dataset.Population
 	o        Options
-	tg       *target.Target
-	tables   *target.Tables
+	tg       *endpoint.Target
+	tables   *endpoint.Tables
 	skip     map[*catalog.Entity]bool
 	progress func(done, total int64)
 }

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/loadgen"
-	"github.com/cardapio/cardapio/target"
 )
 
 // The planner against the engine: the same scaled scenario run both ways.
@@ -74,7 +74,7 @@ func TestPlannerAgreesWithEngine(t *testing.T) {
 				t.Fatal(err)
 			}
 			sum, err := loadgen.Run(context.Background(), m, loadgen.Options{Scenario: c.scenario, File: f, Scale: scale, Population: 0.0004,
-				Throughput: true, Seed: 3, Target: target.Options{Retry: target.NoRetry}})
+				Throughput: true, Seed: 3, Target: endpoint.Options{Retry: endpoint.NoRetry}})
 			if err != nil {
 				t.Fatal(err)
 			}

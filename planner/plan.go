@@ -2,7 +2,6 @@ package planner
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"github.com/cardapio/cardapio/capacity"
 	"github.com/cardapio/cardapio/capacity/estimate"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/internal/input"
 	"github.com/cardapio/cardapio/throughput"
 )
 
@@ -67,13 +67,9 @@ type Options struct {
 // Throughput is read and write units a second.
 type Throughput struct{ Read, Write float64 }
 
-// ErrInput marks an error in the options or the scenario (a bad input,
-// not a failure of the planner).
-var ErrInput = errors.New("bad input")
-
-func inputErr(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrInput, fmt.Sprintf(format, args...))
-}
+// inputErr is an error in the options or the scenario (bad input, not a
+// failure of the planner).
+func inputErr(format string, args ...any) error { return input.Errorf(format, args...) }
 
 // find looks a scenario up by name: in Scenarios, then the model's.
 func (o *Options) find(m *catalog.Model) func(string) *catalog.Scenario {
@@ -296,7 +292,7 @@ func run(m *catalog.Model, sc *catalog.Scenario, o Options) (*Result, error) {
 	}
 	loads, roots, refs, plans, err := p.build(sch, rs)
 	if err != nil {
-		return nil, inputErr("scenario %s: %s", sc.Name, strings.TrimPrefix(err.Error(), ErrInput.Error()+": "))
+		return nil, inputErr("scenario %s: %v", sc.Name, err)
 	}
 	res.Loads = plans
 	order := resourceOrder(m, rs)

@@ -1,7 +1,6 @@
 package planner_test
 
 import (
-	"errors"
 	"testing"
 	"time"
 
@@ -9,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/internal/input"
 	"github.com/cardapio/cardapio/planner"
 )
 
@@ -188,7 +188,7 @@ func TestWarm(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 30000.0, resource(t, r, "").Write[0].Limit)
 	_, err = planner.Plan(m, planner.Options{Scenario: "surge", Warm: map[string]planner.Throughput{"": {Read: 40000, Write: 5000}}})
-	require.ErrorIs(t, err, planner.ErrInput)
+	require.True(t, input.Is(err), "%v", err)
 	assert.Contains(t, err.Error(), "below 12,000 read")
 	assert.Contains(t, err.Error(), "only rises")
 }
@@ -209,7 +209,7 @@ func TestBadInput(t *testing.T) {
 	} {
 		_, err := planner.Plan(m, o)
 		require.Error(t, err, name)
-		assert.True(t, errors.Is(err, planner.ErrInput), "%s: %v", name, err)
+		assert.True(t, input.Is(err), "%s: %v", name, err)
 	}
 	assert.Equal(t, 16, m.Index("GSI1").Shards.Count)
 }

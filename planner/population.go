@@ -12,8 +12,8 @@ import (
 	"github.com/cardapio/cardapio/capacity"
 	"github.com/cardapio/cardapio/capacity/estimate"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/dataset"
 	"github.com/cardapio/cardapio/engine"
-	"github.com/cardapio/cardapio/loadgen/dataset"
 	"github.com/cardapio/cardapio/throughput"
 )
 

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -57,20 +59,20 @@ func LoadText(w io.Writer, s *loadgen.Summary) {
 	fmt.Fprintln(w, "\nloads")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "  load\toffered\tattempted\tcompleted\tlate\tp50 ms\tp90 ms\tp99 ms\tp99.9 ms\tmax ms\t")
-	for _, n := range sortedKeys(s.Operations) {
+	for _, n := range slices.Sorted(maps.Keys(s.Operations)) {
 		o := s.Operations[n]
 		l := o.LatencyMs
 		fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t\n", n, o.Offered, o.Attempted, o.Completed, o.Late, l.P50, l.P90, l.P99, l.P999, l.Max)
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "\noutcomes")
-	for _, n := range sortedKeys(s.Operations) {
+	for _, n := range slices.Sorted(maps.Keys(s.Operations)) {
 		o := s.Operations[n]
 		var parts []string
-		for _, k := range sortedKeys(o.Outcomes) {
+		for _, k := range slices.Sorted(maps.Keys(o.Outcomes)) {
 			parts = append(parts, fmt.Sprintf("%s %d", k, o.Outcomes[k]))
 		}
-		for _, k := range sortedKeys(o.Throttles) {
+		for _, k := range slices.Sorted(maps.Keys(o.Throttles)) {
 			parts = append(parts, fmt.Sprintf("throttled by %s %d", k, o.Throttles[k]))
 		}
 		if o.DeadLettered > 0 {
@@ -86,7 +88,7 @@ func LoadText(w io.Writer, s *loadgen.Summary) {
 	}
 	if len(s.Throttles) > 0 {
 		var parts []string
-		for _, k := range sortedKeys(s.Throttles) {
+		for _, k := range slices.Sorted(maps.Keys(s.Throttles)) {
 			parts = append(parts, fmt.Sprintf("%s %d", k, s.Throttles[k]))
 		}
 		fmt.Fprintf(w, "\nthrottled requests by reason: %s\n", strings.Join(parts, ", "))
@@ -97,7 +99,7 @@ func LoadText(w io.Writer, s *loadgen.Summary) {
 		fmt.Fprintln(w, "\nconsumed units (local; peak a second, and at full scale)")
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "  table or index\tRRU\tWRU\tpeak RRU/s\tpeak WRU/s\tpeak WRU/s full scale\t")
-		for _, n := range sortedKeys(s.Units) {
+		for _, n := range slices.Sorted(maps.Keys(s.Units)) {
 			u := s.Units[n]
 			fmt.Fprintf(tw, "  %s\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t\n", n, u.Read, u.Write, u.PeakRead, u.PeakWrite, u.PeakWriteAWS)
 		}
@@ -192,15 +194,6 @@ func WriteJSONFile(path string, v any) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return files.Write(path, b.Bytes())
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // invariantsText prints invariants' verdicts, each violation with its

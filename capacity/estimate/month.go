@@ -70,7 +70,7 @@ type Options struct {
 	// alternative (auto scaling commonly targets 0.7).
 	Utilisation float64
 	// Measured sizes the entities' items for storage, by entity name
-	// (loadgen/dataset.Measure); an entity it lacks is sized by its first
+	// (dataset.Measure); an entity it lacks is sized by its first
 	// sample.
 	Measured map[string]Measured
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/capacity"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/internal/digits"
 )
 
 // Estimator computes the static figures of one model under one set of
@@ -555,14 +556,7 @@ func Num(f float64) string {
 		s = strconv.FormatFloat(f, 'f', 0, 64)
 	}
 	intPart, frac, _ := strings.Cut(s, ".")
-	neg := strings.HasPrefix(intPart, "-")
-	intPart = strings.TrimPrefix(intPart, "-")
-	for i := len(intPart) - 3; i > 0; i -= 3 {
-		intPart = intPart[:i] + "," + intPart[i:]
-	}
-	if neg {
-		intPart = "-" + intPart
-	}
+	intPart = digits.Group(intPart)
 	if frac != "" {
 		if len(frac) > 2 {
 			frac = frac[:2]

@@ -53,7 +53,7 @@ type TableSize struct {
 }
 
 // Measured is what an entity's items weigh as the model's population
-// draws them (loadgen/dataset.Measure): the mean of the items measured.
+// draws them (dataset.Measure): the mean of the items measured.
 // The means follow the shares the model declares (states, optional
 // attributes and their presence rules, values' lengths), which one
 // sample cannot.

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cardapio/cardapio/archive"
-	"github.com/cardapio/cardapio/target"
+	"github.com/cardapio/cardapio/endpoint"
 )
 
 func init() { commands = append(commands, newArchiveCmd) }
@@ -18,7 +18,7 @@ func init() { commands = append(commands, newArchiveCmd) }
 // newArchiveCmd moves a table's TTL deletions into its history table.
 func newArchiveCmd(e *env) *cobra.Command {
 	var o archive.Options
-	var to target.Options
+	var to endpoint.Options
 	cmd := &cobra.Command{
 		Use:   "archive --from TABLE --to TABLE",
 		Short: "Move the items a table's TTL deletes into a history table, reading its stream",
@@ -49,8 +49,8 @@ run.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
-			to.Retry = target.Standard
-			tg, err := target.Open(ctx, to)
+			to.Retry = endpoint.Standard
+			tg, err := endpoint.Open(ctx, to)
 			if err != nil {
 				return badInput(err)
 			}
@@ -58,10 +58,6 @@ run.`,
 				o.Report = func(r archive.Result) { fmt.Fprintf(e.stderr, "archived %d so far\n", r.Archived) }
 			}
 			r, err := archive.Run(ctx, tg.Client, tg.Streams, o)
-			var ie *archive.InputError
-			if errors.As(err, &ie) {
-				return badInput(ie.Err)
-			}
 			if err != nil {
 				return err
 			}

@@ -18,8 +18,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/engine"
-	"github.com/cardapio/cardapio/target"
 	"github.com/cardapio/cardapio/throughput"
 )
 
@@ -55,8 +55,8 @@ func TestArchiveCommand(t *testing.T) {
 	}
 	require.NotNil(t, history)
 	ctx := context.Background()
-	tg := target.InProcess(eng, "", target.NoRetry)
-	ts, err := tg.CreateTables(ctx, m, target.TableOptions{Prefix: "cmd-", OnDemand: true})
+	tg := endpoint.InProcess(eng, "", endpoint.NoRetry)
+	ts, err := tg.CreateTables(ctx, m, endpoint.TableOptions{Prefix: "cmd-", OnDemand: true})
 	require.NoError(t, err)
 	from, to := ts.Name(hot.Name), ts.Name(history.Name)
 	for i := 0; i < 5; i++ {

@@ -18,7 +18,6 @@ import (
 	"github.com/cardapio/cardapio/catalog"
 	"github.com/cardapio/cardapio/internal/files"
 	"github.com/cardapio/cardapio/reports"
-	"github.com/cardapio/cardapio/target"
 )
 
 func init() { commands = append(commands, newBudgetCmd) }
@@ -114,7 +113,7 @@ func runBudget(e *env, o *budgetOptions, path string) error {
 	if o.failOnIncrease && o.baseline == "" {
 		return badInput(errors.New("--fail-on-increase compares with a baseline: give --baseline FILE"))
 	}
-	if o.run.Keys, err = target.ParseKeys(o.keys); err != nil {
+	if o.run.Keys, err = catalog.ParseKeyMode(o.keys); err != nil {
 		return badInput(err)
 	}
 	// The run makes and drops every variant's state (tens of thousands
@@ -125,19 +124,14 @@ func runBudget(e *env, o *budgetOptions, path string) error {
 	// a few hundred MB at most.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(768 << 20))
-	m, err := catalog.LoadWith(path, catalog.Options{ItemSize: capacity.Default().ItemSize})
-	var errs catalog.ErrorList
-	if errors.As(err, &errs) {
-		fmt.Fprintln(e.stderr, errs.Error())
-		if o.files.SARIF != "" {
+	m, err := readModel(path)
+	if err != nil {
+		if errs := (catalog.ErrorList{}); errors.As(err, &errs) && o.files.SARIF != "" {
 			var b bytes.Buffer
 			_ = reports.CheckErrorsSARIF(&b, path, errs, nil)
 			_ = files.Write(o.files.SARIF, b.Bytes())
 		}
-		return reported(ExitBadInput, errs)
-	}
-	if err != nil {
-		return badInput(err)
+		return modelError(e, err)
 	}
 	var base *budget.Report
 	if o.baseline != "" {
@@ -154,11 +148,7 @@ func runBudget(e *env, o *budgetOptions, path string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	rep, err := budget.Run(ctx, m, path, o.run)
-	var ie *budget.InputError
-	switch {
-	case errors.As(err, &ie):
-		return badInput(err)
-	case err != nil:
+	if err != nil {
 		return err
 	}
 	if base != nil {

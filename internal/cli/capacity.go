@@ -16,6 +16,7 @@ import (
 
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/capacity"
+	"github.com/cardapio/cardapio/internal/digits"
 	"github.com/cardapio/cardapio/internal/files"
 )
 
@@ -242,10 +243,4 @@ func groupUnits(f float64) string {
 }
 
 // thousands writes n with thousands separators.
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
+func thousands(n int64) string { return digits.Group(strconv.FormatInt(n, 10)) }

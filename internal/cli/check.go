@@ -75,7 +75,7 @@ accept.`,
 }
 
 func runCheck(e *env, o *checkOptions) error {
-	m, err := catalog.LoadWith(o.path, catalog.Options{ItemSize: capacity.Default().ItemSize})
+	m, err := readModel(o.path)
 	var errs catalog.ErrorList
 	if errors.As(err, &errs) {
 		switch o.format {

@@ -9,8 +9,8 @@ import (
 	"github.com/cardapio/cardapio/capacity"
 	"github.com/cardapio/cardapio/capacity/estimate"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/dataset"
 	"github.com/cardapio/cardapio/internal/files"
-	"github.com/cardapio/cardapio/loadgen/dataset"
 	"github.com/cardapio/cardapio/reports"
 )
 
@@ -98,7 +98,7 @@ func runCost(e *env, o *costOptions, paths []string) error {
 	models := make([]*catalog.Model, 0, len(paths))
 	var bad catalog.ErrorList
 	for _, path := range paths {
-		m, err := catalog.LoadWith(path, catalog.Options{ItemSize: capacity.Default().ItemSize})
+		m, err := readModel(path)
 		var errs catalog.ErrorList
 		switch {
 		case errors.As(err, &errs):

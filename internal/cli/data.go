@@ -12,7 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/cardapio/cardapio/catalog"
-	"github.com/cardapio/cardapio/loadgen/dataset"
+	"github.com/cardapio/cardapio/dataset"
 )
 
 func init() { commands = append(commands, newDataCmd) }
@@ -60,9 +60,13 @@ Exit codes: 0 ok; 1 an internal failure or a failed load; 2 a bad model or flag.
 			if format != "text" && format != "json" {
 				return badInput(fmt.Errorf("--summary must be text or json, not %q", format))
 			}
-			c.Model = "model.yaml"
+			path := "model.yaml"
 			if len(args) == 1 {
-				c.Model = args[0]
+				path = args[0]
+			}
+			m, err := loadModel(e, path)
+			if err != nil {
+				return err
 			}
 			if !quiet {
 				c.Progress = e.stderr
@@ -74,23 +78,18 @@ Exit codes: 0 ok; 1 an internal failure or a failed load; 2 a bad model or flag.
 			c.Ready = func(addr string) {
 				fmt.Fprintf(e.stderr, "serving the loaded engine on http://%s (Ctrl-C stops)\n", addr)
 			}
-			rep, err := dataset.Execute(ctx, c)
-			var ie *dataset.InputError
+			rep, err := dataset.Execute(ctx, m, c)
 			var errs catalog.ErrorList
 			switch {
 			case errors.As(err, &errs):
 				fmt.Fprintln(e.stderr, errs.Error())
 				return reported(ExitBadInput, errs)
-			case errors.As(err, &ie):
-				return badInput(ie.Err)
 			case err != nil:
 				return err
 			}
 			if c.EndpointURL != "" || c.AWS {
-				if m, err := catalog.Load(c.Model); err == nil {
-					if note := dataset.ExpiryNote(m, rep.Summary.AsOf, time.Now()); note != "" {
-						fmt.Fprintln(e.stderr, note)
-					}
+				if note := dataset.ExpiryNote(m, rep.Summary.AsOf, time.Now()); note != "" {
+					fmt.Fprintln(e.stderr, note)
 				}
 			}
 			if format == "json" {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cardapio/cardapio/catalog"
 	"github.com/cardapio/cardapio/generator"
 )
 
@@ -55,7 +56,7 @@ files (named on stderr).`,
 			if len(args) == 1 {
 				path = args[0]
 			}
-			if o.keys != string(generator.Native) && o.keys != string(generator.Synthetic) {
+			if o.keys != string(catalog.KeysNative) && o.keys != string(catalog.KeysSynthetic) {
 				return badInput(fmt.Errorf("--keys must be native or synthetic, not %q", o.keys))
 			}
 			return runGenerate(e, o, path)
@@ -63,7 +64,7 @@ files (named on stderr).`,
 	}
 	c.Flags().StringVar(&o.out, "out", "", "directory of the generated package (default: the model's name)")
 	c.Flags().StringVar(&o.pkg, "package", "", "Go package name (default: the last element of --out)")
-	c.Flags().StringVar(&o.keys, "keys", string(generator.Native), "index keys: native (multi-attribute) or synthetic")
+	c.Flags().StringVar(&o.keys, "keys", string(catalog.KeysNative), "index keys: native (multi-attribute) or synthetic")
 	c.Flags().BoolVar(&o.check, "check", false, "write nothing; exit 3 when the files in --out are stale")
 	c.Flags().BoolVar(&o.force, "force", false, "replace files in --out that cardapio did not write (a symlink itself, never its target)")
 	return c
@@ -86,7 +87,7 @@ func runGenerate(e *env, o *generateOptions, path string) error {
 			o.pkg = notPackage.ReplaceAllString(strings.ToLower(m.Name), "")
 		}
 	}
-	files, err := generator.Generate(m, generator.Options{Package: o.pkg, Keys: generator.Keys(o.keys), Source: filepath.Base(path)})
+	files, err := generator.Generate(m, generator.Options{Package: o.pkg, Keys: catalog.KeyMode(o.keys), Source: filepath.Base(path)})
 	if err != nil {
 		return badInput(fmt.Errorf("%s: %w", path, err))
 	}

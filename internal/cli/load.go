@@ -14,10 +14,10 @@ import (
 	"golang.org/x/term"
 
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/internal/files"
 	"github.com/cardapio/cardapio/loadgen"
 	"github.com/cardapio/cardapio/reports"
-	"github.com/cardapio/cardapio/target"
 )
 
 func init() { commands = append(commands, newLoadCmd) }
@@ -31,7 +31,7 @@ type loadFlags struct {
 }
 
 func newLoadCmd(e *env) *cobra.Command {
-	o := &loadFlags{run: loadgen.Options{Target: target.Options{Retry: target.Standard}}}
+	o := &loadFlags{run: loadgen.Options{Target: endpoint.Options{Retry: endpoint.Standard}}}
 	c := &cobra.Command{
 		Use:   "load [model.yaml] --scenario NAME|FILE",
 		Short: "Replay a scenario (payday, 00h07...) against an engine, open model, and check the model's invariants on the data",
@@ -85,9 +85,9 @@ was interrupted or fell behind --max-behind; 2 bad input; 1 a failure.`,
 	f.BoolVar(&o.run.Target.AWS, "aws", false, "Amazon DynamoDB through the standard configuration chain")
 	f.StringVar(&o.run.Target.Region, "region", "", "AWS region")
 	f.StringVar(&o.run.Target.Profile, "profile", "", "AWS shared configuration profile")
-	rangeVar(f, &o.run.Target.Retry.MaxAttempts, "retry-attempts", target.Standard.MaxAttempts, between(1, 20), "SDK attempts of one request, the first included (1: no retries)")
-	rangeVar(f, &o.run.Target.Retry.MaxBackoff, "retry-max-backoff", target.Standard.MaxBackoff, between(0, 10*time.Minute), "cap of the SDK's backoff between attempts")
-	rangeVar(f, &o.run.Target.Retry.Quota, "retry-quota", target.Standard.Quota, between[uint](0, 1_000_000), "SDK retry token bucket (0: no bucket)")
+	rangeVar(f, &o.run.Target.Retry.MaxAttempts, "retry-attempts", endpoint.Standard.MaxAttempts, between(1, 20), "SDK attempts of one request, the first included (1: no retries)")
+	rangeVar(f, &o.run.Target.Retry.MaxBackoff, "retry-max-backoff", endpoint.Standard.MaxBackoff, between(0, 10*time.Minute), "cap of the SDK's backoff between attempts")
+	rangeVar(f, &o.run.Target.Retry.Quota, "retry-quota", endpoint.Standard.Quota, between[uint](0, 1_000_000), "SDK retry token bucket (0: no bucket)")
 	rangeVar(f, &o.run.MaxInflight, "max-inflight", 256, between(1, 65536), "arrivals in flight at most")
 	rangeVar(f, &o.run.MaxBehind, "max-behind", 0, between(0, week), "fail the run when an arrival starts later than this behind its schedule (0: no limit)")
 	rangeVar(f, &o.run.Duration, "duration", 0, above(0, week), "how long loads given by a rate run (default: their window)")
@@ -124,7 +124,7 @@ func runLoad(ctx context.Context, e *env, o *loadFlags, path string) (rerr error
 			return badInput(fmt.Errorf("--part must be i/n with 0 <= i < n, not %q", o.part))
 		}
 	}
-	if o.run.Keys, err = target.ParseKeys(o.keys); err != nil {
+	if o.run.Keys, err = catalog.ParseKeyMode(o.keys); err != nil {
 		return badInput(err)
 	}
 	m, err := loadModel(e, path)
@@ -169,11 +169,7 @@ func runLoad(ctx context.Context, e *env, o *loadFlags, path string) (rerr error
 	if o.run.Status != nil {
 		fmt.Fprint(e.stderr, "\r\033[K")
 	}
-	var ie *loadgen.InputError
-	switch {
-	case errors.As(err, &ie):
-		return badInput(err)
-	case err != nil:
+	if err != nil {
 		return err
 	}
 	return loadReport(e, o.format, o.summary, sum, time.Since(began))

@@ -6,13 +6,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/loadgen"
 	"github.com/cardapio/cardapio/reports"
-	"github.com/cardapio/cardapio/target"
 )
 
 func newLoadCheckCmd(e *env) *cobra.Command {
-	o := loadgen.CheckOptions{Target: target.Options{Retry: target.Standard}}
+	o := loadgen.CheckOptions{Target: endpoint.Options{Retry: endpoint.Standard}}
 	var format string
 	c := &cobra.Command{
 		Use:   "check [model.yaml] --endpoint-url URL|--aws",
@@ -49,11 +49,7 @@ a failure.`,
 				return err
 			}
 			rep, err := loadgen.Check(cmd.Context(), m, o)
-			var ie *loadgen.InputError
-			switch {
-			case errors.As(err, &ie):
-				return badInput(err)
-			case err != nil:
+			if err != nil {
 				return err
 			}
 			if format == "json" {

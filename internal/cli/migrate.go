@@ -9,6 +9,7 @@ import (
 
 	"github.com/cardapio/cardapio/catalog"
 	"github.com/cardapio/cardapio/internal/files"
+	"github.com/cardapio/cardapio/migrate"
 )
 
 func init() { commands = append(commands, newMigrateCmd) }
@@ -45,7 +46,7 @@ them; the file is written all the same).`,
 			if err != nil {
 				return badInput(err)
 			}
-			out, notes, err := catalog.Migrate(path, data)
+			out, notes, err := migrate.Migrate(path, data)
 			if err != nil {
 				return badInput(err)
 			}

@@ -15,7 +15,7 @@ import (
 // is the reference's, to the cent.
 func TestMigrateReferenceV1(t *testing.T) {
 	dir := t.TempDir()
-	v1, err := os.ReadFile("../../catalog/testdata/migrate/lastro-v1.yaml")
+	v1, err := os.ReadFile("../../migrate/testdata/lastro-v1.yaml")
 	require.NoError(t, err)
 	path := filepath.Join(dir, "model.yaml")
 	require.NoError(t, os.WriteFile(path, v1, 0o640))

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/internal/input"
 	"github.com/cardapio/cardapio/loadgen"
 	"github.com/cardapio/cardapio/planner"
 	"github.com/cardapio/cardapio/reports"
@@ -130,8 +131,8 @@ func runPlan(e *env, p *planOptions, args []string) error {
 			o.Scenarios = file.Scenarios
 		}
 		r, err := planner.Plan(m, o)
-		if errors.Is(err, planner.ErrInput) {
-			return badInput(fmt.Errorf("%s: %s", models[i], strings.TrimPrefix(err.Error(), planner.ErrInput.Error()+": ")))
+		if input.Is(err) {
+			return badInput(fmt.Errorf("%s: %w", models[i], err))
 		} else if err != nil {
 			return err
 		}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cardapio/cardapio/catalog"
 	"github.com/cardapio/cardapio/internal/files"
 	"github.com/cardapio/cardapio/reports/html"
 )
@@ -69,18 +68,19 @@ error: cardapio budget is the gate); 2 a bad model, result file or flag;
 }
 
 func runReport(e *env, o html.Options, out string) error {
+	var err error
+	if o.Model, err = loadModel(e, o.Path); err != nil {
+		return err
+	}
+	if o.Compare != "" {
+		if o.Other, err = loadModel(e, o.Compare); err != nil {
+			return err
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	r, err := html.Collect(ctx, o)
-	var errs catalog.ErrorList
-	var ie *html.InputError
-	switch {
-	case errors.As(err, &errs):
-		fmt.Fprintln(e.stderr, errs.Error())
-		return reported(ExitBadInput, errs)
-	case errors.As(err, &ie):
-		return badInput(err)
-	case err != nil:
+	if err != nil {
 		return err
 	}
 	var b bytes.Buffer

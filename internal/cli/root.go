@@ -12,6 +12,7 @@ import (
 
 	"github.com/cardapio/cardapio/capacity"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/internal/input"
 )
 
 // Exit codes, documented in the README.
@@ -33,7 +34,8 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
-// badInput marks err as the user's input being wrong (exit 2).
+// badInput marks err as the user's input being wrong (exit 2). A library's
+// *input.Error needs no mark: Main maps it to exit 2 itself.
 func badInput(err error) error { return &exitError{code: ExitBadInput, err: err} }
 
 // failed marks a check that ran and did not pass (exit 3); its findings
@@ -55,11 +57,19 @@ func modelError(e *env, err error) error {
 	return badInput(err)
 }
 
-// loadModel reads and resolves the model at path as every command does,
+// readModel reads and resolves the model at path as every command does,
 // with the item size limit of the billing rules (a sample over 400 KB is
-// an error), or returns modelError's exit.
+// an error). Its error is the catalog's: a catalog.ErrorList of
+// positioned errors, or why the file could not be read. Libraries never
+// load a model: they are given the one a command read here.
+func readModel(path string) (*catalog.Model, error) {
+	return catalog.LoadWith(path, catalog.Options{ItemSize: capacity.Default().ItemSize})
+}
+
+// loadModel is readModel with modelError's exit, for the commands that
+// print a refused model's errors as they are.
 func loadModel(e *env, path string) (*catalog.Model, error) {
-	m, err := catalog.LoadWith(path, catalog.Options{ItemSize: capacity.Default().ItemSize})
+	m, err := readModel(path)
 	if err != nil {
 		return nil, modelError(e, err)
 	}
@@ -111,6 +121,12 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "cardapio: %v\n", xe.err)
 		}
 		return xe.code
+	}
+	// Bad input marked by a library (input.Error) is the user's, whichever
+	// library refused it.
+	if input.Is(err) {
+		fmt.Fprintf(stderr, "cardapio: %v\n", err)
+		return ExitBadInput
 	}
 	// A model a library finds wrong for the run (indexes a target cannot
 	// key) is the user's input, positioned in the model.

@@ -52,13 +52,10 @@ type serveConfig struct {
 }
 
 // newServeCmd runs the embedded engine as a DynamoDB endpoint.
-func newServeCmd(e *env) *cobra.Command {
-	var addr string
-	c := serveConfig{}
-	cmd := &cobra.Command{
-		Use:   "serve",
-		Short: "Run the embedded DynamoDB-compatible engine on a local address",
-		Long: `Run the embedded DynamoDB-compatible engine on a local address.
+// serveLong is serve's help: what the engine serves, its limits, memory
+// and security, and the exit codes. It is kept beside the command rather
+// than in it, so that the command reads as what it does.
+const serveLong = `Run the embedded DynamoDB-compatible engine on a local address.
 
 Any SDK or the AWS CLI can use it as an endpoint. By default tables live
 in memory only: every table, item and stream is
@@ -201,13 +198,23 @@ delayed.
 
 Exit codes: 0 after a clean shutdown, 1 on an internal failure, 2 on bad
 flags, a bad credentials or policy file, or an address that cannot be
-listened on.`,
-		Example: `  cardapio serve --addr 127.0.0.1:8000
+listened on.`
+
+const serveExample = `  cardapio serve --addr 127.0.0.1:8000
   cardapio serve --throughput --throughput-scale 0.01 --gsi-lag 50ms
   cardapio serve --credentials keys.json --policy api-t042=tenant-policy.json
   curl http://127.0.0.1:8000` + engine.ThroughputPath + `
-  curl --aws-sigv4 aws:amz:us-east-1:dynamodb --user AKID:SECRET http://127.0.0.1:8000` + engine.ThroughputPath,
-		Args: cobra.NoArgs,
+  curl --aws-sigv4 aws:amz:us-east-1:dynamodb --user AKID:SECRET http://127.0.0.1:8000` + engine.ThroughputPath
+
+func newServeCmd(e *env) *cobra.Command {
+	var addr string
+	c := serveConfig{}
+	cmd := &cobra.Command{
+		Use:     "serve",
+		Short:   "Run the embedded DynamoDB-compatible engine on a local address",
+		Long:    serveLong,
+		Example: serveExample,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := oneArena(); err != nil {
 				fmt.Fprintf(e.stderr, "warning: could not start again with one malloc arena under the address-space limit: %v\n", err)

@@ -2,7 +2,6 @@ package html
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -10,15 +9,18 @@ import (
 	"github.com/cardapio/cardapio/capacity"
 	"github.com/cardapio/cardapio/capacity/estimate"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/dataset"
 	"github.com/cardapio/cardapio/internal/files"
-	"github.com/cardapio/cardapio/loadgen/dataset"
+	"github.com/cardapio/cardapio/internal/input"
 	"github.com/cardapio/cardapio/planner"
 )
 
 // Options say what a report is made of: the model, and for each result
 // either the run Collect makes itself or the file of an earlier run.
 type Options struct {
-	// Path is the model; Compare another model set beside it.
+	// Model is the model, loaded by the command from Path; Other, when
+	// set, another model set beside it, loaded from Compare.
+	Model, Other  *catalog.Model
 	Path, Compare string
 	// Budget is a JSON report of cardapio budget (--format json or
 	// --write-baseline); "" runs the gate now when Measure is set.
@@ -31,13 +33,6 @@ type Options struct {
 	// Now stamps the report; the zero value leaves it unstamped.
 	Now time.Time
 }
-
-// InputError is a problem with what the report was given: a bad model,
-// result file or option (exit 2).
-type InputError struct{ Err error }
-
-func (e *InputError) Error() string { return e.Err.Error() }
-func (e *InputError) Unwrap() error { return e.Err }
 
 // Side is one model's static results: its map, estimate and bill.
 type Side struct {
@@ -85,15 +80,14 @@ type Report struct {
 // Collect makes the report's results: check and cost of the model (and
 // of the compared one), the budget gate run now on the embedded engine
 // or read from an earlier run, and the load and plan result files given.
-// A bad model is returned as its catalog.ErrorList.
 func Collect(ctx context.Context, o Options) (*Report, error) {
-	side, m, err := static(o.Path)
+	side, err := static(o.Path, o.Model)
 	if err != nil {
 		return nil, err
 	}
 	r := &Report{Side: *side, Generated: o.Now}
-	if o.Compare != "" {
-		if r.Other, _, err = static(o.Compare); err != nil {
+	if o.Other != nil {
+		if r.Other, err = static(o.Compare, o.Other); err != nil {
 			return nil, err
 		}
 	}
@@ -101,20 +95,16 @@ func Collect(ctx context.Context, o Options) (*Report, error) {
 	case o.Budget != "":
 		data, err := files.ReadCapped(o.Budget, budget.MaxBaselineBytes, "a report of cardapio budget")
 		if err != nil {
-			return nil, &InputError{err}
+			return nil, input.Wrap(err)
 		}
 		rep, err := ReadBudget(o.Budget, data)
 		if err != nil {
-			return nil, &InputError{err}
+			return nil, input.Wrap(err)
 		}
 		r.Budget, r.BudgetFrom = rep, o.Budget
 	case o.Measure:
-		rep, err := budget.Run(ctx, m, o.Path, o.Run)
-		var ie *budget.InputError
-		switch {
-		case errors.As(err, &ie):
-			return nil, &InputError{err}
-		case err != nil:
+		rep, err := budget.Run(ctx, o.Model, o.Path, o.Run)
+		if err != nil {
 			return nil, err
 		}
 		r.Budget, r.BudgetFrom = rep, "this run, on "+rep.Target
@@ -122,52 +112,45 @@ func Collect(ctx context.Context, o Options) (*Report, error) {
 	if o.Load != "" {
 		f, err := files.Open(o.Load)
 		if err != nil {
-			return nil, &InputError{err}
+			return nil, input.Wrap(err)
 		}
 		r.Load, err = ReadLoad(o.Load, f)
 		_ = f.Close()
 		if err != nil {
-			return nil, &InputError{err}
+			return nil, input.Wrap(err)
 		}
 		r.LoadFrom = o.Load
 	}
 	if o.Plan != "" {
 		data, err := files.ReadCapped(o.Plan, MaxPlanBytes, "a plan")
 		if err != nil {
-			return nil, &InputError{err}
+			return nil, input.Wrap(err)
 		}
 		if r.Plan, err = ReadPlan(o.Plan, data); err != nil {
-			return nil, &InputError{err}
+			return nil, input.Wrap(err)
 		}
 		r.PlanFrom = o.Plan
 	}
 	return r, nil
 }
 
-// static loads a model and works out what check and cost would print.
-func static(path string) (*Side, *catalog.Model, error) {
-	m, err := catalog.LoadWith(path, catalog.Options{ItemSize: capacity.Default().ItemSize})
-	var errs catalog.ErrorList
-	switch {
-	case errors.As(err, &errs):
-		return nil, nil, errs
-	case err != nil:
-		return nil, nil, &InputError{err}
-	}
+// static works out what check and cost would print of model m, read from
+// path.
+func static(path string, m *catalog.Model) (*Side, error) {
 	est := estimate.New(m, capacity.Default())
 	gate, err := budget.Judge(m, capacity.Default(), false)
 	if err != nil {
-		return nil, nil, &InputError{fmt.Errorf("%s: %w", path, err)}
+		return nil, input.Wrap(fmt.Errorf("%s: %w", path, err))
 	}
 	vs, peaks := gate.Variants, gate.Peaks
 	prices := estimate.ModelPrices(capacity.DefaultPrices(), m.Pricing)
 	measured, _ := dataset.Measure(m, capacity.Default()) // storage as cost sizes it
 	bill, err := est.Month(estimate.Options{Prices: prices, Utilisation: 0.7, Measured: measured})
 	if err != nil {
-		return nil, nil, &InputError{fmt.Errorf("%s: %w", path, err)}
+		return nil, input.Wrap(fmt.Errorf("%s: %w", path, err))
 	}
 	return &Side{Path: path, Model: m, Variants: vs, Peaks: peaks, Gate: gate, Bill: bill,
-		Structures: structures(est, bill, prices)}, m, nil
+		Structures: structures(est, bill, prices)}, nil
 }
 
 // structures splits the bill's requests by the table or index that

@@ -3,7 +3,9 @@ package html
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -679,7 +681,7 @@ func (p *page) loadSection(r *Report) {
 	p.reasons("load-reasons", reasons, "The throttling reasons the target returned, counted.", "No request was throttled.")
 	var ub []Bar
 	var urows [][]string
-	for _, k := range sortedKeys(s.Units) {
+	for _, k := range slices.Sorted(maps.Keys(s.Units)) {
 		u := s.Units[k]
 		ub = append(ub, Bar{Label: k, Values: []float64{u.PeakWriteAWS, u.PeakReadAWS}, Texts: []string{estimate.Num(u.PeakWriteAWS) + " WCU/s", estimate.Num(u.PeakReadAWS) + " RCU/s"}})
 		urows = append(urows, []string{k, estimate.Num(u.Write), estimate.Num(u.Read), estimate.Num(u.PeakWriteAWS), estimate.Num(u.PeakReadAWS)})
@@ -825,7 +827,7 @@ func (p *page) loadUnits(l *Load, x []float64, xl func(float64) string, caps *es
 func (p *page) reasons(id string, by map[string]float64, desc, none string) {
 	var bars []Bar
 	var rows [][]string
-	for _, k := range sortedKeys(by) {
+	for _, k := range slices.Sorted(maps.Keys(by)) {
 		v := by[k]
 		bars = append(bars, Bar{Label: k, Values: []float64{v}, Texts: []string{estimate.Num(v)}})
 		rows = append(rows, []string{k, estimate.Num(v)})
@@ -894,15 +896,6 @@ func shortClock(c string) string {
 		return t.Format("15:04:05")
 	}
 	return clip(c, 10)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // --- a plan

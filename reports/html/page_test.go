@@ -8,17 +8,28 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cardapio/cardapio/capacity"
+	"github.com/cardapio/cardapio/catalog"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 var models = []string{"../../model.yaml", "../../examples/orders/model.yaml"}
 
+// load reads a model as the report command does, with the item size limit
+// of the billing rules.
+func load(t testing.TB, path string) *catalog.Model {
+	t.Helper()
+	m, err := catalog.LoadWith(path, catalog.Options{ItemSize: capacity.Default().ItemSize})
+	require.NoError(t, err)
+	return m
+}
+
 // The month split by table and index adds up to the bill's requests, on
 // both example models: the split weighs the variants as the bill does.
 func TestStructuresAddUpToTheBill(t *testing.T) {
 	for _, path := range models {
-		s, _, err := static(path)
+		s, err := static(path, load(t, path))
 		require.NoError(t, err)
 		var usd, wru, rru, storage float64
 		for _, x := range s.Structures {
@@ -39,7 +50,7 @@ func TestStructuresAddUpToTheBill(t *testing.T) {
 // command that produces it, and draws no chart there.
 func TestMissingSectionsSayHowToMakeThem(t *testing.T) {
 	for _, path := range models {
-		r, err := Collect(context.Background(), Options{Path: path})
+		r, err := Collect(context.Background(), Options{Path: path, Model: load(t, path)})
 		require.NoError(t, err)
 		var b bytes.Buffer
 		require.NoError(t, r.Write(&b))
@@ -65,8 +76,8 @@ func TestMissingSectionsSayHowToMakeThem(t *testing.T) {
 }
 
 func TestFullReport(t *testing.T) {
-	r, err := Collect(context.Background(), Options{Path: models[0], Compare: models[1],
-		Load: "testdata/load.jsonl", Plan: "testdata/plan.json"})
+	r, err := Collect(context.Background(), Options{Path: models[0], Model: load(t, models[0]),
+		Compare: models[1], Other: load(t, models[1]), Load: "testdata/load.jsonl", Plan: "testdata/plan.json"})
 	require.NoError(t, err)
 	var b bytes.Buffer
 	require.NoError(t, r.Write(&b))
@@ -138,7 +149,7 @@ func TestBusiestLoads(t *testing.T) {
 // (no engine run) and renders it, with the load and plan fixtures.
 func BenchmarkReport(b *testing.B) {
 	for _, full := range []bool{false, true} {
-		o := Options{Path: models[0]}
+		o := Options{Path: models[0], Model: load(b, models[0])}
 		name := "check+cost"
 		if full {
 			o.Load, o.Plan, name = "testdata/load.jsonl", "testdata/plan.json", "check+cost+load+plan"

@@ -178,7 +178,7 @@ func TestReadPlanFixture(t *testing.T) {
 }
 
 func TestReadBudgetRoundTrip(t *testing.T) {
-	r, err := Collect(context.Background(), Options{Path: "../../examples/orders/model.yaml", Measure: true})
+	r, err := Collect(context.Background(), Options{Path: models[1], Model: load(t, models[1]), Measure: true})
 	require.NoError(t, err)
 	require.NotNil(t, r.Budget)
 	data, err := json.Marshal(r.Budget)
@@ -244,7 +244,7 @@ var fuzzSide *Side
 func render(t *testing.T, r *Report) {
 	t.Helper()
 	if fuzzSide == nil {
-		s, _, err := static("../../examples/orders/model.yaml")
+		s, err := static(models[1], load(t, models[1]))
 		require.NoError(t, err)
 		fuzzSide = s
 	}

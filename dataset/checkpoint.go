@@ -12,6 +12,7 @@ import (
 	"time"
 
 	userfiles "github.com/cardapio/cardapio/internal/files"
+	"github.com/cardapio/cardapio/internal/input"
 )
 
 // Checkpoint records which blocks of a run are done, in a small JSON file
@@ -64,7 +65,7 @@ func OpenCheckpoint(path, fp string, resume bool, blocks int) (*Checkpoint, erro
 		return c, nil
 	}
 	if err != nil {
-		return nil, &InputError{fmt.Errorf("checkpoint %s: %w", path, userfiles.Reason(err))}
+		return nil, input.Wrap(fmt.Errorf("checkpoint %s: %w", path, userfiles.Reason(err)))
 	}
 	var cf checkpointFile
 	if err := json.Unmarshal(data, &cf); err != nil {

@@ -1,51 +1,25 @@
-package catalog
+// Package migrate rewrites a model of an older format version as the
+// current one. It works on the YAML text (only key templates are parsed,
+// with the catalog's parser), so that every byte the new version did not
+// change (comments, blank lines, quoting, folded text) is kept.
+package migrate
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/internal/yamltext"
 	"gopkg.in/yaml.v3"
 )
-
-// FormatVersion is the version of the model format this package writes
-// and reads best. Version 1 is read too, as long as it uses none of the
-// scale fields version 2 replaced; Migrate rewrites one that does.
-const FormatVersion = 2
-
-// v1Scale describes the fields of formatVersion 1's scale section. That
-// section spoke the words of one business (contracts, debtors, tenants,
-// buckets); version 2 says the same things generically: populations on
-// entities, skews and value shares on attributes, a business unit, named
-// peaks. Only the migration reads these names: they are the old format's,
-// not any model's.
-var v1Scale = map[string]string{
-	"contracts":                             "Active contracts",
-	"debtors":                               "Distinct debtors (debtor collections)",
-	"instalmentsPerContract":                "Average instalments per contract",
-	"delinquentShare":                       "Share of contracts in collection",
-	"buckets":                               "Share of delinquent contracts in bucket",
-	"tenants":                               "Tenants",
-	"eventsPerInstalment":                   "Average audit events per instalment",
-	"contactsPerDelinquentContractPerMonth": "Contact attempts per contract in collection per month",
-	"smsShare":                              "Share of contact attempts sent by SMS",
-	"promisesPerDay":                        "Pending promises due per day",
-	"settlementsPerDay":                     "Settlements per ordinary day",
-	"bucketMovesPerMonth":                   "Contracts changing bucket per month",
-	"paydays":                               "Days that drive peaks",
-}
-
-// isV1ScaleField reports whether name is a field of formatVersion 1's
-// scale that version 2 replaced.
-func isV1ScaleField(name string) bool {
-	_, ok := v1Scale[name]
-	return ok && name != "storageGB" && name != "history"
-}
 
 // Migrate rewrites a model of an older format version as the current one,
 // changing only what the new version changed and keeping every other byte
@@ -62,7 +36,7 @@ func isV1ScaleField(name string) bool {
 // at the current version otherwise comes back unchanged with a note.
 func Migrate(name string, data []byte) (out []byte, notes []string, err error) {
 	if bytes.Count(data, []byte("\r")) != bytes.Count(data, []byte("\r\n")) {
-		data = lfBreaks(data) // a lone CR is a line break to YAML: make it one to the lines too
+		data = yamltext.LFBreaks(data) // a lone CR is a line break to YAML: make it one to the lines too
 	}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -81,20 +55,20 @@ func Migrate(name string, data []byte) (out []byte, notes []string, err error) {
 	switch {
 	case fv == nil:
 		return nil, nil, fmt.Errorf("migrate %s: no formatVersion", name)
-	case fv.Value == strconv.Itoa(FormatVersion):
+	case fv.Value == strconv.Itoa(catalog.FormatVersion):
 		m := &migration{t: newText(data), root: root}
 		m.tenants()
 		out := m.t.bytes()
 		if bytes.Equal(out, data) {
 			out = data
 		}
-		return out, append([]string{fmt.Sprintf("%s is already at formatVersion %d", name, FormatVersion)}, m.notes...), nil
+		return out, append([]string{fmt.Sprintf("%s is already at formatVersion %d", name, catalog.FormatVersion)}, m.notes...), nil
 	case fv.Value != "1":
-		return nil, nil, fmt.Errorf("migrate %s: formatVersion %s is not one this version knows (1 or %d)", name, fv.Value, FormatVersion)
+		return nil, nil, fmt.Errorf("migrate %s: formatVersion %s is not one this version knows (1 or %d)", name, fv.Value, catalog.FormatVersion)
 	}
 	t := newText(data)
-	t.replaceAt(fv.Line, fv.Column, len(fv.Value), strconv.Itoa(FormatVersion))
-	notes = append(notes, fmt.Sprintf("formatVersion 1 -> %d", FormatVersion))
+	t.replaceAt(fv.Line, fv.Column, len(fv.Value), strconv.Itoa(catalog.FormatVersion))
+	notes = append(notes, fmt.Sprintf("formatVersion 1 -> %d", catalog.FormatVersion))
 	m := &migration{t: t, root: root}
 	if err := m.scale(); err != nil {
 		return nil, nil, fmt.Errorf("migrate %s: %w", name, err)
@@ -157,7 +131,7 @@ func (m *migration) scale() error {
 			renameKeys(lines, es, renames)
 			m.notes = append(m.notes, "scale.paydays -> scale.peaks (peakFactor -> factor): refer to them by name from volumes (peaks), rates (peaks) and scenarios (peak)")
 			body = append(body, lines...)
-		case isV1ScaleField(k.Value):
+		case catalog.IsV1ScaleField(k.Value):
 			m.moveToFigures(k, v, lines, rel(k))
 		default:
 			body = append(body, lines...)
@@ -181,14 +155,14 @@ func (m *migration) keyInstants() {
 	instants := map[string]*yaml.Node{}
 	for i := 0; i+1 < len(attrs.Content); i += 2 {
 		a := attrs.Content[i+1]
-		if u := mapValue(a, "unit"); u != nil && u.Value == UnitInstant && mapValue(a, "instant") == nil {
+		if u := mapValue(a, "unit"); u != nil && u.Value == catalog.UnitInstant && mapValue(a, "instant") == nil {
 			instants[attrs.Content[i].Value] = a
 		}
 	}
 	inKey := map[string]bool{}
 	each(mapValue(m.root, "entities"), func(_ string, e *yaml.Node) {
 		each(mapValue(e, "key"), func(_ string, tmpl *yaml.Node) {
-			if kt, err := ParseTemplate(tmpl.Value); err == nil {
+			if kt, err := catalog.ParseTemplate(tmpl.Value); err == nil {
 				for _, ph := range kt.Placeholders() {
 					inKey[ph] = true
 				}
@@ -223,7 +197,7 @@ func (m *migration) keyInstants() {
 			}
 		})
 	})
-	for _, name := range sortedKeys(instants) {
+	for _, name := range slices.Sorted(maps.Keys(instants)) {
 		if !inKey[name] {
 			continue
 		}
@@ -347,7 +321,7 @@ func (m *migration) flowScale(key, val *yaml.Node) error {
 			nk.Value = "peaks"
 			out.Content = append(out.Content, nk, c)
 			m.notes = append(m.notes, "scale.paydays -> scale.peaks (peakFactor -> factor)")
-		case isV1ScaleField(k.Value):
+		case catalog.IsV1ScaleField(k.Value):
 			m.moveToFigures(k, v, nil, 0)
 		default:
 			out.Content = append(out.Content, copyNode(k), copyNode(v))
@@ -450,7 +424,7 @@ func (m *migration) moveToFigures(k, v *yaml.Node, lines []string, keyAt int) {
 			comments = append(comments, "  "+s)
 		}
 	}
-	desc := v1Scale[k.Value]
+	desc := catalog.V1Scale[k.Value]
 	var names []string
 	defer func() {
 		m.notes = append(m.notes, fmt.Sprintf("scale.%s -> figures.%s: %s", k.Value, strings.Join(names, ", figures."), reexpress(k.Value)))

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/cardapio/cardapio/internal/input"
 )
 
 // FuzzParsePart: --part text either gives 0 <= i < n or an input error,
@@ -17,7 +19,7 @@ func FuzzParsePart(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		i, n, err := ParsePart(s)
 		if err != nil {
-			var ie *InputError
+			var ie *input.Error
 			if !errors.As(err, &ie) {
 				t.Fatalf("%q: %v is not an input error", s, err)
 			}

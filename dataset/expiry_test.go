@@ -12,7 +12,7 @@ import (
 // those already past (a sensors model served with the default sweep
 // kept 12 of its 23,933 readings' table items, with nothing said).
 func TestExpiryNote(t *testing.T) {
-	ref := loadModel(t, "../../model.yaml")
+	ref := loadModel(t, "../model.yaml")
 	later := time.Date(2026, 12, 1, 15, 0, 0, 0, time.UTC)
 	note := ExpiryNote(ref, "2026-09-24", later)
 	assert.Contains(t, note, "as of 2026-09-24, before today")

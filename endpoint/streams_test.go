@@ -1,4 +1,4 @@
-package target
+package endpoint
 
 import (
 	"context"
@@ -104,7 +104,7 @@ func TestDeleteRetriesWhatFailed(t *testing.T) {
 	defer srv.Close()
 	tg, err := Open(ctx, Options{EndpointURL: srv.URL})
 	require.NoError(t, err)
-	ts, err := tg.CreateTables(ctx, m, TableOptions{Prefix: "r-", Keys: KeysNative, OnDemand: true})
+	ts, err := tg.CreateTables(ctx, m, TableOptions{Prefix: "r-", Keys: catalog.KeysNative, OnDemand: true})
 	require.NoError(t, err)
 	list := func() []string {
 		out, err := tg.Client.ListTables(ctx, &dynamodb.ListTablesInput{})
@@ -121,7 +121,7 @@ func TestDeleteRetriesWhatFailed(t *testing.T) {
 	// Cancelled before its tables are active: none is left behind.
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	_, err = tg.CreateTables(cctx, m, TableOptions{Prefix: "c-", Keys: KeysNative, OnDemand: true})
+	_, err = tg.CreateTables(cctx, m, TableOptions{Prefix: "c-", Keys: catalog.KeysNative, OnDemand: true})
 	require.Error(t, err)
 	assert.Empty(t, list())
 }

@@ -22,7 +22,7 @@ import (
 func repositoryModels(t *testing.T) []string {
 	t.Helper()
 	var out []string
-	root := "../.."
+	root := ".."
 	require.NoError(t, filepath.Walk(root, func(path string, info os.FileInfo, err error) error {
 		if err != nil {
 			return err
@@ -71,7 +71,7 @@ func sizeScale(m *catalog.Model) float64 {
 // generated items sized as cost sizes them.
 func TestStorageAgreesWithCost(t *testing.T) {
 	for _, path := range repositoryModels(t) {
-		t.Run(strings.TrimPrefix(path, "../../"), func(t *testing.T) {
+		t.Run(strings.TrimPrefix(path, "../"), func(t *testing.T) {
 			m := loadModel(t, path)
 			p, err := New(m, Options{Scale: sizeScale(m), Seed: 11, AsOf: time.Date(2026, 9, 24, 0, 0, 0, 0, time.UTC)})
 			require.NoError(t, err)

@@ -11,7 +11,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/cardapio/cardapio/capacity"
-	"github.com/cardapio/cardapio/target"
+	"github.com/cardapio/cardapio/endpoint"
 )
 
 // Request is one run of `cardapio data`: a population, a slice of it, and
@@ -26,7 +26,7 @@ type Request struct {
 	Compression string
 	// Load: Target receives the items (its tables must exist, named by
 	// Tables: model table -> created name; nil names them as the model).
-	Target      *target.Target
+	Target      *endpoint.Target
 	Tables      map[string]string
 	Concurrency int
 	Rate        float64

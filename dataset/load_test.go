@@ -18,21 +18,22 @@ import (
 
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/capacity"
+	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/engine"
-	"github.com/cardapio/cardapio/target"
 )
 
 // engineTarget is a fresh embedded engine with the model's tables.
-func engineTarget(t *testing.T, p *Population) *target.Target {
+func engineTarget(t *testing.T, p *Population) *endpoint.Target {
 	t.Helper()
-	tg := target.InProcess(engine.New(engine.Options{}), "", LoadRetry)
-	_, err := tg.CreateTables(context.Background(), p.Model, target.TableOptions{ModelNames: true, Keys: target.KeysNative})
+	tg := endpoint.InProcess(engine.New(engine.Options{}), "", LoadRetry)
+	_, err := tg.CreateTables(context.Background(), p.Model, endpoint.TableOptions{ModelNames: true, Keys: catalog.KeysNative})
 	require.NoError(t, err)
 	return tg
 }
 
 // count scans a table and counts its items.
-func count(t *testing.T, tg *target.Target, table string) int64 {
+func count(t *testing.T, tg *endpoint.Target, table string) int64 {
 	t.Helper()
 	var n int64
 	pg := dynamodb.NewScanPaginator(tg.Client, &dynamodb.ScanInput{TableName: aws.String(table), Select: types.SelectCount})

@@ -1,4 +1,4 @@
-// Package target connects cardapio's runners (the budget gate, the dataset
+// Package endpoint connects cardapio's runners (the budget gate, the dataset
 // loader, the load generator) to the engine they measure: the embedded
 // engine in process, any DynamoDB-compatible endpoint, or AWS through the
 // standard configuration chain. Every target is reached through the same
@@ -10,7 +10,7 @@
 // a retry token budget by default). A figure that depends on retries must
 // not depend on the SDK's version, so a Target always carries an explicit
 // Retry policy, and reports print it.
-package target
+package endpoint
 
 import (
 	"bytes"

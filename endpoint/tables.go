@@ -1,4 +1,4 @@
-package target
+package endpoint
 
 import (
 	"context"
@@ -15,46 +15,16 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 
-	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/catalog"
 )
-
-// Keys is how the key of a global secondary index with several partition
-// or sort attributes is created on a target.
-type Keys string
-
-// Keys modes.
-const (
-	// KeysNative creates multi-attribute keys, as DynamoDB has had since
-	// November 2025 (and the embedded engine has).
-	KeysNative Keys = "native"
-	// KeysSynthetic creates such an index on the model's synthetic
-	// fallback (indexes.X.synthetic): one concatenated string attribute
-	// per side, which every writer must maintain.
-	KeysSynthetic Keys = "synthetic"
-	// KeysAuto probes the target with a throwaway table and takes native
-	// where it is accepted, synthetic otherwise.
-	KeysAuto Keys = "auto"
-)
-
-// ParseKeys reads a --keys flag.
-func ParseKeys(s string) (Keys, error) {
-	switch k := Keys(s); k {
-	case KeysNative, KeysSynthetic, KeysAuto:
-		return k, nil
-	case "":
-		return KeysAuto, nil
-	}
-	return "", fmt.Errorf("--keys %q: want native, synthetic or auto", s)
-}
 
 // TableOptions say how a model's tables are created.
 type TableOptions struct {
 	// Prefix is put before every table name. Empty means a fresh prefix
 	// unique to this call ("cardapio-<8 hex>-").
 	Prefix string
-	// Keys is the key mode; the zero value is KeysAuto.
-	Keys Keys
+	// Keys is the key mode; the zero value is catalog.KeysAuto.
+	Keys catalog.KeyMode
 	// ModelNames creates the tables under the model's own names (Prefix
 	// ignored): a dataset loaded for people and programs that address
 	// the tables as the model names them.
@@ -83,7 +53,7 @@ type TableOptions struct {
 type Tables struct {
 	Prefix string
 	// Keys is the key mode in force: native or synthetic.
-	Keys Keys
+	Keys catalog.KeyMode
 	// Notes say what the target did not take (a stream, a table class)
 	// and so what the created tables lack compared with the model.
 	Notes []string
@@ -124,14 +94,7 @@ func (ts *Tables) Names() map[string]string {
 }
 
 // Synthetic reports whether x is created on its synthetic keys.
-func (ts *Tables) Synthetic(x *catalog.Index) bool { return UsesSynthetic(x, ts.Keys) }
-
-// UsesSynthetic reports whether index x is keyed on its synthetic
-// fallback under key mode k: only an index whose key has more than one
-// attribute on a side needs one.
-func UsesSynthetic(x *catalog.Index, k Keys) bool {
-	return k == KeysSynthetic && x.Synthetic != nil && (len(x.Partition) > 1 || len(x.Sort) > 1)
-}
+func (ts *Tables) Synthetic(x *catalog.Index) bool { return x.KeyedSynthetic(ts.Keys) }
 
 // CreateTables creates every table of m, with its indexes, TTL and stream,
 // under the options' prefix, and waits until they are active. On failure
@@ -145,16 +108,16 @@ func (t *Target) CreateTables(ctx context.Context, m *catalog.Model, o TableOpti
 		ts.Prefix = UniquePrefix()
 	}
 	if ts.Keys == "" {
-		ts.Keys = KeysAuto
+		ts.Keys = catalog.KeysAuto
 	}
-	if ts.Keys == KeysAuto {
+	if ts.Keys == catalog.KeysAuto {
 		k, err := t.ProbeKeys(ctx, ts.Prefix)
 		if err != nil {
 			return nil, err
 		}
 		ts.Keys = k
 	}
-	if err := CheckKeys(m, ts.Keys); err != nil {
+	if err := m.CheckKeys(ts.Keys); err != nil {
 		return nil, err
 	}
 	for _, tb := range m.Tables {
@@ -169,30 +132,6 @@ func (t *Target) CreateTables(ctx context.Context, m *catalog.Model, o TableOpti
 	return ts, nil
 }
 
-// CheckKeys says, before any table is created, whether the model's
-// indexes can be keyed as k asks: with synthetic keys (a target without
-// multi-attribute keys), every index of several key attributes needs its
-// synthetic fallback. The errors are the model's, positioned at each
-// index (a catalog.ErrorList).
-func CheckKeys(m *catalog.Model, k Keys) error {
-	if k != KeysSynthetic {
-		return nil
-	}
-	var errs catalog.ErrorList
-	for _, x := range m.Indexes {
-		if x.Synthetic == nil && (len(x.Partition) > 1 || len(x.Sort) > 1) {
-			pos, _ := m.Locate("indexes", x.Name)
-			errs = append(errs, &catalog.Error{Pos: pos, Path: "indexes." + x.Name,
-				Msg:  "a key of several attributes, and no synthetic fallback for a target without multi-attribute keys",
-				Hint: "declare indexes." + x.Name + ".synthetic (partition and sort templates), or use a target with multi-attribute keys (--keys native)"})
-		}
-	}
-	if len(errs) == 0 {
-		return nil
-	}
-	return errs
-}
-
 // UniquePrefix returns a table prefix no other run uses:
 // "cardapio-<8 hex>-".
 func UniquePrefix() string {
@@ -202,39 +141,22 @@ func UniquePrefix() string {
 }
 
 // CreateTableInput builds the CreateTable request of a model table under
-// key mode k (native or synthetic), named name.
-func CreateTableInput(m *catalog.Model, tb *catalog.Table, name string, k Keys, onDemand bool) (*dynamodb.CreateTableInput, error) {
-	defs := map[string]types.ScalarAttributeType{}
-	def := func(a string) error {
-		if _, ok := defs[a]; ok {
-			return nil
+// key mode k (native or synthetic), named name, from the table's layout
+// (catalog.Model.Layout, which the generated code and CloudFormation are
+// built from too).
+func CreateTableInput(m *catalog.Model, tb *catalog.Table, name string, k catalog.KeyMode, onDemand bool) (*dynamodb.CreateTableInput, error) {
+	for _, x := range tb.Indexes {
+		if k == catalog.KeysSynthetic && x.MultiKey() && x.Synthetic == nil {
+			return nil, fmt.Errorf("index %s has a multi-attribute key and no synthetic fallback (indexes.%s.synthetic)", x.Name, x.Name)
 		}
-		at := m.Attribute(a)
-		st := types.ScalarAttributeTypeS
-		if at != nil {
-			switch at.Type {
-			case attr.N:
-				st = types.ScalarAttributeTypeN
-			case attr.B:
-				st = types.ScalarAttributeTypeB
-			case attr.S:
-			default:
-				return fmt.Errorf("key attribute %s is %s, not S, N or B", a, at.Type)
-			}
-		}
-		defs[a] = st
-		return nil
 	}
-	in := &dynamodb.CreateTableInput{TableName: aws.String(name)}
-	if err := def(tb.PartitionKey); err != nil {
+	l, err := m.Layout(tb, k)
+	if err != nil {
 		return nil, err
 	}
-	in.KeySchema = []types.KeySchemaElement{{AttributeName: aws.String(tb.PartitionKey), KeyType: types.KeyTypeHash}}
-	if tb.SortKey != "" {
-		if err := def(tb.SortKey); err != nil {
-			return nil, err
-		}
-		in.KeySchema = append(in.KeySchema, types.KeySchemaElement{AttributeName: aws.String(tb.SortKey), KeyType: types.KeyTypeRange})
+	in := &dynamodb.CreateTableInput{TableName: aws.String(name), KeySchema: keySchema(l.Keys)}
+	for _, a := range l.Attributes {
+		in.AttributeDefinitions = append(in.AttributeDefinitions, types.AttributeDefinition{AttributeName: aws.String(a.Name), AttributeType: types.ScalarAttributeType(a.Type.String())})
 	}
 	provisioned := !onDemand && tb.Billing.Mode == "provisioned"
 	throughput := func() *types.ProvisionedThroughput {
@@ -256,73 +178,32 @@ func CreateTableInput(m *catalog.Model, tb *catalog.Table, name string, k Keys, 
 	} else {
 		in.BillingMode = types.BillingModePayPerRequest
 	}
-	for _, x := range tb.Indexes {
-		var ks []types.KeySchemaElement
-		proj := &types.Projection{ProjectionType: types.ProjectionType(x.Projection.Type)}
-		if proj.ProjectionType == "" {
-			proj.ProjectionType = types.ProjectionTypeAll
-		}
-		if x.Projection.Type == "INCLUDE" {
-			proj.NonKeyAttributes = slices.Clone(x.Projection.Attributes)
-		}
-		switch {
-		case UsesSynthetic(x, k):
-			s := x.Synthetic
-			defs[s.Partition.Attribute] = types.ScalarAttributeTypeS
-			ks = append(ks, types.KeySchemaElement{AttributeName: aws.String(s.Partition.Attribute), KeyType: types.KeyTypeHash})
-			if s.Sort != nil {
-				defs[s.Sort.Attribute] = types.ScalarAttributeTypeS
-				ks = append(ks, types.KeySchemaElement{AttributeName: aws.String(s.Sort.Attribute), KeyType: types.KeyTypeRange})
-			}
-			// The natural key attributes are keys no longer: project them,
-			// so that the index's entries hold what they hold natively.
-			if proj.ProjectionType != types.ProjectionTypeAll {
-				proj.ProjectionType = types.ProjectionTypeInclude
-				for _, a := range x.KeyAttributes() {
-					if a != tb.PartitionKey && a != tb.SortKey && !slices.Contains(proj.NonKeyAttributes, a) {
-						proj.NonKeyAttributes = append(proj.NonKeyAttributes, a)
-					}
-				}
-			}
-		case k == KeysSynthetic && (len(x.Partition) > 1 || len(x.Sort) > 1):
-			return nil, fmt.Errorf("index %s has a multi-attribute key and no synthetic fallback (indexes.%s.synthetic)", x.Name, x.Name)
-		default:
-			for _, a := range x.Partition {
-				if err := def(a); err != nil {
-					return nil, fmt.Errorf("index %s: %w", x.Name, err)
-				}
-				ks = append(ks, types.KeySchemaElement{AttributeName: aws.String(a), KeyType: types.KeyTypeHash})
-			}
-			for _, a := range x.Sort {
-				if err := def(a); err != nil {
-					return nil, fmt.Errorf("index %s: %w", x.Name, err)
-				}
-				ks = append(ks, types.KeySchemaElement{AttributeName: aws.String(a), KeyType: types.KeyTypeRange})
-			}
-		}
-		if x.Local {
-			lks := append([]types.KeySchemaElement{{AttributeName: aws.String(tb.PartitionKey), KeyType: types.KeyTypeHash}}, ks...)
-			if len(x.Partition) > 0 && x.Partition[0] == tb.PartitionKey {
-				lks = ks
-			}
-			in.LocalSecondaryIndexes = append(in.LocalSecondaryIndexes, types.LocalSecondaryIndex{IndexName: aws.String(x.Name), KeySchema: lks, Projection: proj})
-			continue
-		}
+	projection := func(x catalog.IndexLayout) *types.Projection {
+		return &types.Projection{ProjectionType: types.ProjectionType(x.Projection), NonKeyAttributes: slices.Clone(x.NonKey)}
+	}
+	for _, x := range l.Global {
 		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, types.GlobalSecondaryIndex{
-			IndexName: aws.String(x.Name), KeySchema: ks, Projection: proj, ProvisionedThroughput: throughput()})
+			IndexName: aws.String(x.Index.Name), KeySchema: keySchema(x.Keys), Projection: projection(x), ProvisionedThroughput: throughput()})
 	}
-	names := make([]string, 0, len(defs))
-	for a := range defs {
-		names = append(names, a)
-	}
-	slices.Sort(names)
-	for _, a := range names {
-		in.AttributeDefinitions = append(in.AttributeDefinitions, types.AttributeDefinition{AttributeName: aws.String(a), AttributeType: defs[a]})
+	for _, x := range l.Local {
+		in.LocalSecondaryIndexes = append(in.LocalSecondaryIndexes, types.LocalSecondaryIndex{IndexName: aws.String(x.Index.Name), KeySchema: keySchema(x.Keys), Projection: projection(x)})
 	}
 	if tb.Stream != nil && tb.Stream.View != "" {
 		in.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewType(tb.Stream.View)}
 	}
 	return in, nil
+}
+
+// keySchema is the SDK's form of a key schema.
+func keySchema(keys []catalog.KeyElement) []types.KeySchemaElement {
+	out := make([]types.KeySchemaElement, len(keys))
+	for i, k := range keys {
+		out[i] = types.KeySchemaElement{AttributeName: aws.String(k.Name), KeyType: types.KeyTypeHash}
+		if k.Range {
+			out[i].KeyType = types.KeyTypeRange
+		}
+	}
+	return out
 }
 
 func (ts *Tables) create(ctx context.Context, m *catalog.Model, tb *catalog.Table, o TableOptions) error {
@@ -443,9 +324,9 @@ func (ts *Tables) Delete(ctx context.Context) error {
 // ProbeKeys finds whether the target takes multi-attribute GSI keys, by
 // creating a throwaway table with one (named after prefix) and deleting
 // it at once.
-func (t *Target) ProbeKeys(ctx context.Context, prefix string) (Keys, error) {
+func (t *Target) ProbeKeys(ctx context.Context, prefix string) (catalog.KeyMode, error) {
 	if t.Kind == Embedded {
-		return KeysNative, nil
+		return catalog.KeysNative, nil
 	}
 	name := prefix + "keys-probe"
 	s := types.ScalarAttributeTypeS
@@ -466,7 +347,7 @@ func (t *Target) ProbeKeys(ctx context.Context, prefix string) (Keys, error) {
 	})
 	if err != nil {
 		if isValidation(err) {
-			return KeysSynthetic, nil
+			return catalog.KeysSynthetic, nil
 		}
 		return "", fmt.Errorf("probe the target for multi-attribute keys: %w", err)
 	}
@@ -476,7 +357,7 @@ func (t *Target) ProbeKeys(ctx context.Context, prefix string) (Keys, error) {
 	if _, err := t.Client.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)}); err != nil {
 		return "", fmt.Errorf("delete the probe table %s: %w", name, err)
 	}
-	return KeysNative, nil
+	return catalog.KeysNative, nil
 }
 
 func isValidation(err error) bool {

@@ -3,7 +3,6 @@ package dataset
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -15,13 +14,14 @@ import (
 	"github.com/cardapio/cardapio/capacity"
 	"github.com/cardapio/cardapio/capacity/estimate"
 	"github.com/cardapio/cardapio/catalog"
-	"github.com/cardapio/cardapio/target"
+	"github.com/cardapio/cardapio/endpoint"
+	"github.com/cardapio/cardapio/internal/input"
 )
 
 // Config is everything `cardapio data` is asked, before anything is
-// opened: the command fills it from flags and calls Execute.
+// opened: the command fills it from flags and calls Execute with the
+// model it loaded.
 type Config struct {
-	Model       string
 	Scale       float64
 	Seed        uint64
 	AsOf        string // YYYY-MM-DD, "" for the model's
@@ -50,14 +50,7 @@ type Config struct {
 	Ready func(addr string)
 }
 
-// InputError is a problem with what was asked (flags, the model): the
-// command exits 2.
-type InputError struct{ Err error }
-
-func (e *InputError) Error() string { return e.Err.Error() }
-func (e *InputError) Unwrap() error { return e.Err }
-
-func bad(format string, args ...any) error { return &InputError{fmt.Errorf(format, args...)} }
+func bad(format string, args ...any) error { return input.Errorf(format, args...) }
 
 // ParsePart reads "i/n" (0 <= i < n).
 func ParsePart(s string) (int, int, error) {
@@ -73,9 +66,9 @@ func ParsePart(s string) (int, int, error) {
 	return i, n, nil
 }
 
-// Execute runs a Config: loads the model, opens the target, creates its
-// tables when asked, produces the population and returns the report.
-func Execute(ctx context.Context, c Config) (*Report, error) {
+// Execute runs a Config on model m: opens the target, creates its tables
+// when asked, produces the population and returns the report.
+func Execute(ctx context.Context, m *catalog.Model, c Config) (*Report, error) {
 	part, parts, err := ParsePart(c.Part)
 	if err != nil {
 		return nil, err
@@ -130,13 +123,9 @@ func Execute(ctx context.Context, c Config) (*Report, error) {
 	// items a large share of its CPU.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(256 << 20))
-	m, err := catalog.LoadWith(c.Model, catalog.Options{ItemSize: capacity.Default().ItemSize})
-	if err != nil {
-		return nil, &InputError{err}
-	}
 	p, err := New(m, Options{Scale: c.Scale, Seed: c.Seed, AsOf: asOf})
 	if err != nil {
-		return nil, &InputError{err}
+		return nil, input.Wrap(err)
 	}
 	rq := Request{Options: p.Opts, Part: part, Parts: parts, Workers: c.Workers, Out: c.Out, Format: c.Format,
 		Compression: c.Compression, Concurrency: c.Concurrency, Rate: c.Rate, Checkpoint: c.Checkpoint, Resume: c.Resume,
@@ -146,28 +135,28 @@ func Execute(ctx context.Context, c Config) (*Report, error) {
 	}
 	// A load: an explicit retry policy (the SDK's default changed in
 	// v1.48); unprocessed items are retried by the loader on top of it.
-	tg, err := target.Open(ctx, target.Options{EndpointURL: c.EndpointURL, AWS: c.AWS, Region: c.Region, Profile: c.Profile,
+	tg, err := endpoint.Open(ctx, endpoint.Options{EndpointURL: c.EndpointURL, AWS: c.AWS, Region: c.Region, Profile: c.Profile,
 		Retry: LoadRetry, HTTPClient: loadHTTPClient(c.Concurrency)})
 	if err != nil {
-		return nil, &InputError{err}
+		return nil, input.Wrap(err)
 	}
 	defer tg.Close()
 	rq.Target = tg
 	create := c.CreateTables || c.Serve
 	if create {
-		keys, err := target.ParseKeys(c.Keys)
+		keys, err := catalog.ParseKeyMode(c.Keys)
 		if err != nil {
-			return nil, &InputError{err}
+			return nil, input.Wrap(err)
 		}
-		if keys == target.KeysSynthetic {
+		if keys == catalog.KeysSynthetic {
 			return nil, bad("--keys synthetic: the population is written with the model's natural index keys; use native or auto on a target with multi-attribute keys")
 		}
 		prefix := c.TablePrefix
-		ts, err := tg.CreateTables(ctx, m, target.TableOptions{Prefix: prefix, ModelNames: prefix == "", Keys: keys})
+		ts, err := tg.CreateTables(ctx, m, endpoint.TableOptions{Prefix: prefix, ModelNames: prefix == "", Keys: keys})
 		if err != nil {
 			return nil, err
 		}
-		if ts.Keys == target.KeysSynthetic {
+		if ts.Keys == catalog.KeysSynthetic {
 			return nil, errors.New("the target has no multi-attribute index keys (it took the synthetic fallback): load it with a target that does, or import from S3")
 		}
 		rq.Tables = ts.Names()
@@ -193,7 +182,7 @@ func Execute(ctx context.Context, c Config) (*Report, error) {
 // (throttled, a 5xx) is sent again up to 8 times with backoff capped at
 // 5 s, without a retry token budget (a long load must not run out of
 // tokens); unprocessed items are the loader's own retries.
-var LoadRetry = target.Retry{MaxAttempts: 8, MaxBackoff: 5 * time.Second}
+var LoadRetry = endpoint.Retry{MaxAttempts: 8, MaxBackoff: 5 * time.Second}
 
 func loadHTTPClient(concurrency int) *http.Client {
 	if concurrency <= 0 {
@@ -206,7 +195,7 @@ func loadHTTPClient(concurrency int) *http.Client {
 }
 
 // serveLoaded serves the loaded embedded engine on addr until ctx ends.
-func serveLoaded(ctx context.Context, tg *target.Target, addr string, ready func(string)) error {
+func serveLoaded(ctx context.Context, tg *endpoint.Target, addr string, ready func(string)) error {
 	if tg.Engine == nil {
 		return errors.New("--addr serves the embedded engine (--serve)")
 	}

@@ -19,7 +19,8 @@ import (
 
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/capacity"
-	"github.com/cardapio/cardapio/target"
+	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/endpoint"
 )
 
 // cpuTime is the process's user and system CPU time: on a shared machine
@@ -101,7 +102,7 @@ func BenchmarkLoadEndpoint(b *testing.B) {
 	// As the data command runs (Execute): GC against a soft limit.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(256 << 20))
-	tg, err := target.Open(ctx, target.Options{EndpointURL: ep, Retry: LoadRetry, HTTPClient: loadHTTPClient(16)})
+	tg, err := endpoint.Open(ctx, endpoint.Options{EndpointURL: ep, Retry: LoadRetry, HTTPClient: loadHTTPClient(16)})
 	require.NoError(b, err)
 	// The raw loop's items: the same population, generated beforehand
 	// (and dropped before the pipeline runs, so that neither run pays for
@@ -134,7 +135,7 @@ func BenchmarkLoadEndpoint(b *testing.B) {
 			c0 := cpuTime()
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
-				ts, err := tg.CreateTables(ctx, p.Model, target.TableOptions{Keys: target.KeysNative})
+				ts, err := tg.CreateTables(ctx, p.Model, endpoint.TableOptions{Keys: catalog.KeysNative})
 				require.NoError(b, err)
 				table := ts.Name(p.Model.Tables[0].Name)
 				b.StartTimer()

@@ -13,10 +13,10 @@ import (
 
 // refModels are the models whose references are checked: both examples,
 // the independent models of the commands' tests and this package's own.
-var refModels = []string{"../../model.yaml", "../../examples/orders/model.yaml",
-	"../../internal/cli/testdata/models/library.yaml", "../../internal/cli/testdata/models/helpdesk.yaml",
-	"../../internal/cli/testdata/models/telemetry.yaml", "testdata/courses.yaml",
-	"testdata/library.yaml", "../../catalog/testdata/valid/dataset.yaml"}
+var refModels = []string{"../model.yaml", "../examples/orders/model.yaml",
+	"../internal/cli/testdata/models/library.yaml", "../internal/cli/testdata/models/helpdesk.yaml",
+	"../internal/cli/testdata/models/telemetry.yaml", "testdata/courses.yaml",
+	"testdata/library.yaml", "../catalog/testdata/valid/dataset.yaml"}
 
 // knownGaps are the references a model's rules do not make name an
 // item, and why.
@@ -87,7 +87,7 @@ func keyOf(m *catalog.Model, e *catalog.Entity, vals map[string]string, sep stri
 // items, are not references.
 func TestReferencesExist(t *testing.T) {
 	for _, path := range refModels {
-		t.Run(strings.TrimPrefix(path, "../../"), func(t *testing.T) {
+		t.Run(strings.TrimPrefix(path, "../"), func(t *testing.T) {
 			m := loadModel(t, path)
 			p := population(t, path, smallScale(path), 5)
 			items, err := p.Items()
@@ -131,7 +131,7 @@ func TestReferencesExist(t *testing.T) {
 						continue
 					}
 					pair := x.entity + " -> " + re.Name
-					if why, ok := knownGaps[strings.TrimPrefix(path, "../../")+": "+pair]; ok {
+					if why, ok := knownGaps[strings.TrimPrefix(path, "../")+": "+pair]; ok {
 						skipped[pair] = why
 						continue
 					}

@@ -16,7 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/cardapio/cardapio/capacity"
-	"github.com/cardapio/cardapio/target"
+	"github.com/cardapio/cardapio/endpoint"
 )
 
 // The load sink writes the population to a table with BatchWriteItem:
@@ -257,7 +257,7 @@ func (s *LoadSink) send(b *batch) error {
 		var res *dynamodb.BatchWriteItemOutput
 		var err error
 		if !answered {
-			res, err = s.o.Client.BatchWriteItem(s.ctx, target.Placeholder(b.table), target.PreEncoded(b.body))
+			res, err = s.o.Client.BatchWriteItem(s.ctx, endpoint.Placeholder(b.table), endpoint.PreEncoded(b.body))
 		} else {
 			res, err = s.o.Client.BatchWriteItem(s.ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{b.table: reqs}})
 		}

@@ -15,7 +15,7 @@ import (
 
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/capacity"
-	"github.com/cardapio/cardapio/target"
+	"github.com/cardapio/cardapio/endpoint"
 )
 
 // grudging is a DynamoDB endpoint that makes a loader work for every
@@ -86,7 +86,7 @@ func TestLoadRetries(t *testing.T) {
 	srv := httptest.NewServer(g)
 	defer srv.Close()
 	ctx := context.Background()
-	tg, err := target.Open(ctx, target.Options{EndpointURL: srv.URL, Retry: target.NoRetry})
+	tg, err := endpoint.Open(ctx, endpoint.Options{EndpointURL: srv.URL, Retry: endpoint.NoRetry})
 	require.NoError(t, err)
 	defer tg.Close()
 	sink := NewLoadSink(ctx, p, LoadOptions{Client: tg.Client, Concurrency: 4, MaxAttempts: 20, Backoff: time.Millisecond, Rules: capacity.Default()})
@@ -111,7 +111,7 @@ func TestLoadRetries(t *testing.T) {
 		_, _ = w.Write([]byte(`{"__type":"com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException","message":"no"}`))
 	}))
 	defer never.Close()
-	tg2, err := target.Open(ctx, target.Options{EndpointURL: never.URL, Retry: target.NoRetry})
+	tg2, err := endpoint.Open(ctx, endpoint.Options{EndpointURL: never.URL, Retry: endpoint.NoRetry})
 	require.NoError(t, err)
 	defer tg2.Close()
 	sink2 := NewLoadSink(ctx, p, LoadOptions{Client: tg2.Client, Concurrency: 2, MaxAttempts: 3, Backoff: time.Millisecond, Rules: capacity.Default()})

@@ -1,4 +1,4 @@
-package catalog
+package migrate
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cardapio/cardapio/catalog"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -17,7 +18,7 @@ import (
 func TestOldTenant(t *testing.T) {
 	data, err := os.ReadFile("../model.yaml")
 	require.NoError(t, err)
-	ref, err := Parse("model.yaml", data)
+	ref, err := catalog.Parse("model.yaml", data)
 	require.NoError(t, err)
 
 	src := string(data)
@@ -32,13 +33,13 @@ func TestOldTenant(t *testing.T) {
 		require.Contains(t, src, old)
 		src = strings.Replace(src, old, repl, 1)
 	}
-	m, err := Parse("model.yaml", []byte(src))
+	m, err := catalog.Parse("model.yaml", []byte(src))
 	require.NoError(t, err)
 	assert.Equal(t, map[string]string{"tenantId": "largest"}, scenario(m, "midnight-0007").Load[0].Focus, "tenant: largest is focus on the skewed attribute")
 	assert.Nil(t, scenario(m, "midnight-0007").Load[1].Focus)
-	var old []Finding
+	var old []catalog.Finding
 	for _, f := range m.Warnings {
-		if f.Code == CodeOldField {
+		if f.Code == catalog.CodeOldField {
 			old = append(old, f)
 		}
 	}
@@ -57,7 +58,7 @@ func TestOldTenant(t *testing.T) {
 	assert.Equal(t, string(data), string(out), "the migration gives back the model as the new format says it")
 
 	bad := strings.Replace(src, "tenant: any", "tenant: biggest", 1)
-	_, err = Parse("model.yaml", []byte(bad))
+	_, err = catalog.Parse("model.yaml", []byte(bad))
 	require.Error(t, err)
 	before := bad[:strings.Index(bad, "tenant: biggest")+len("tenant: ")]
 	line, col := strings.Count(before, "\n")+1, len(before)-strings.LastIndex(before, "\n")
@@ -128,11 +129,11 @@ scenarios:
 	assert.Contains(t, notes, "scenarios.a.load[1].tenant: left as it is: write focus: {ATTRIBUTE: largest} with the attribute whose largest value takes the load")
 }
 
-func scenario(m *Model, name string) Scenario {
+func scenario(m *catalog.Model, name string) catalog.Scenario {
 	for _, s := range m.Scenarios {
 		if s.Name == name {
 			return s
 		}
 	}
-	return Scenario{}
+	return catalog.Scenario{}
 }

@@ -299,12 +299,40 @@ func (p *Population) instantFormat(attrName string) instFormat {
 
 // link resolves names across nodes, once every node has its slots.
 func (p *Population) link(n *Node) error {
-	c := n.comp
-	e := n.Entity
-	er := n.Rules
-	var errs []string
-	fail := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
+	l := &linker{p: p, n: n, c: n.comp, er: n.Rules}
+	l.relations()
+	l.conditions()
+	l.states()
+	if l.c.ref == nil {
+		l.c.ref = p.implicitRef(n)
+	}
+	l.rules()
+	l.coins()
+	l.fields()
+	if len(l.errs) > 0 {
+		return errors.New(strings.Join(l.errs, "; "))
+	}
+	return nil
+}
 
+// linker is the linking of one node: its compiled form, filled phase by
+// phase, and the problems found, reported together.
+type linker struct {
+	p    *Population
+	n    *Node
+	c    *compiled
+	er   *catalog.EntityRules
+	errs []string
+}
+
+func (l *linker) fail(format string, args ...any) {
+	l.errs = append(l.errs, fmt.Sprintf(format, args...))
+}
+
+// relations plans the node's reference (ref) and group, keeping the
+// nodes they walk through.
+func (l *linker) relations() {
+	p, n, c, er, fail := l.p, l.n, l.c, l.er, l.fail
 	if er != nil && er.Ref != nil {
 		t := p.Node(er.Ref.Entity.Name)
 		if t == nil {
@@ -339,6 +367,12 @@ func (p *Population) link(n *Node) error {
 			}
 		}
 	}
+}
+
+// conditions compiles which parents have items of the node (the
+// catalog's population.where, the rules' when) and what counts them.
+func (l *linker) conditions() {
+	p, n, c, e, er, fail := l.p, l.n, l.c, l.n.Entity, l.er, l.fail
 	// The catalog's population.where: only the parents that match have
 	// items of the entity.
 	if pop := e.Population; n.Parent != nil && pop != nil {
@@ -372,7 +406,12 @@ func (p *Population) link(n *Node) error {
 			c.count = nm
 		}
 	}
-	// States.
+}
+
+// states compiles the node's states: their shares, what each sets or
+// leaves absent, and when each applies.
+func (l *linker) states() {
+	p, n, c, er, fail := l.p, l.n, l.c, l.er, l.fail
 	if er != nil && len(er.States) > 0 {
 		c.states = er.States
 		w := make([]float64, len(er.States))
@@ -409,10 +448,13 @@ func (p *Population) link(n *Node) error {
 			c.stateWhen = append(c.stateWhen, terms)
 		}
 	}
-	if c.ref == nil {
-		c.ref = p.implicitRef(n)
-	}
-	// Slot rules.
+}
+
+// rules compiles every slot's rule and presence rules, orders the
+// slots, and makes the node wait for the children its rules read through
+// their parent's aggregates.
+func (l *linker) rules() {
+	p, n, c, er, fail := l.p, l.n, l.c, l.er, l.fail
 	for i, s := range c.slots {
 		var rl *catalog.Rule
 		if er != nil {
@@ -461,7 +503,7 @@ func (p *Population) link(n *Node) error {
 			}
 		}
 	}
-	if len(errs) == 0 {
+	if len(l.errs) == 0 {
 		if err := c.order(); err != nil {
 			fail("%v", err)
 		}
@@ -494,6 +536,12 @@ func (p *Population) link(n *Node) error {
 			}
 		}
 	}
+}
+
+// coins decides how optional attributes without a rule are carried:
+// by a coin, shared by the optional attributes that key one index.
+func (l *linker) coins() {
+	p, c, er := l.p, l.c, l.er
 	// An optional attribute without a rule is carried by half of the
 	// items; the optional attributes that key one index share their coin.
 	for _, s := range c.slots {
@@ -520,7 +568,12 @@ func (p *Population) link(n *Node) error {
 	for _, s := range c.slots {
 		s.tossed = s.coin != 0 && s.presence == catalog.Optional && s.rule != "copy" && len(s.when) == 0 && len(s.unless) == 0 && !ruled(er, s)
 	}
-	// The item's fields.
+}
+
+// fields lays out the item's output fields (keys, discriminator,
+// stored attributes) and its encoder.
+func (l *linker) fields() {
+	c, e, fail := l.c, l.n.Entity, l.fail
 	if e.Table != nil {
 		for ki, k := range e.Key {
 			kf := keyField{name: k.Attribute, tmpl: k.Template}
@@ -557,10 +610,6 @@ func (p *Population) link(n *Node) error {
 		c.enc = newItemEncoder(c)
 		c.tableKey = hashString(e.Table.Name)
 	}
-	if len(errs) > 0 {
-		return errors.New(strings.Join(errs, "; "))
-	}
-	return nil
 }
 
 // orderKids puts each node's children in generation order, once every

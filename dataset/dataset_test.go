@@ -33,7 +33,7 @@ import (
 // models are the models every test runs on: the two examples, the
 // catalog's dataset corpus model and a model written from the format's
 // documentation alone.
-var models = []string{"../../model.yaml", "../../catalog/testdata/valid/dataset.yaml", "../../examples/orders/model.yaml", "testdata/library.yaml"}
+var models = []string{"../model.yaml", "../catalog/testdata/valid/dataset.yaml", "../examples/orders/model.yaml", "testdata/library.yaml"}
 
 func loadModel(t testing.TB, path string) *catalog.Model {
 	t.Helper()
@@ -495,8 +495,8 @@ func TestNoPersonalDataInLogs(t *testing.T) {
 				{Out: t.TempDir(), Format: "jsonl", Compression: "none"},
 				{Serve: true},
 			} {
-				c.Model, c.Scale, c.Seed, c.AsOf, c.Progress = path, smallScale(path)/4, 1, "2026-09-24", &logs
-				rep, err := Execute(context.Background(), c)
+				c.Scale, c.Seed, c.AsOf, c.Progress = smallScale(path)/4, 1, "2026-09-24", &logs
+				rep, err := Execute(context.Background(), p.Model, c)
 				require.NoError(t, err)
 				require.NoError(t, rep.Summary.Text(&logs))
 				require.NoError(t, rep.JSON(&logs))

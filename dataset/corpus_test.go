@@ -20,7 +20,7 @@ import (
 // checks and the key checks, keys are unique, and two worker counts give
 // the same bytes.
 func TestCorpus(t *testing.T) {
-	paths, err := filepath.Glob("../../catalog/testdata/valid/*.yaml")
+	paths, err := filepath.Glob("../catalog/testdata/valid/*.yaml")
 	require.NoError(t, err)
 	require.NotEmpty(t, paths)
 	for _, path := range paths {
