@@ -93,7 +93,8 @@ func TestHostileSARIF(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "r.sarif")
 	require.NoError(t, os.WriteFile(path, b.Bytes(), 0o644))
 	require.NoError(t, readers.SARIF(path))
-	assert.True(t, strings.Contains(b.String(), `"uri": "dir/mo`+"`"+`del|.yaml"`))
+	// Relative to the repository root, and a URI: its backtick and pipe escaped.
+	assert.Contains(t, b.String(), `"uri": "reports/dir/mo%60del%7C.yaml"`)
 }
 
 // hostileStrings are what no text or Markdown output may print raw.

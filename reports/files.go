@@ -2,9 +2,11 @@ package reports
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 
 	"github.com/cardapio/cardapio/budget"
+	"github.com/cardapio/cardapio/catalog"
 	"github.com/cardapio/cardapio/internal/files"
 )
 
@@ -42,4 +44,40 @@ func (f Files) WriteBudget(r *budget.Report) error {
 		}
 	}
 	return nil
+}
+
+// WriteFailure writes, for a run of the gate on model that ended with
+// err before its verdict, every named file but the baseline (a run that
+// measured nothing is no baseline), each saying what happened: the
+// model's errors at their lines when it does not load, else err. A CI
+// step that reads them finds the reason, not a stale or missing file.
+func (f Files) WriteFailure(model string, err error) error {
+	var errs catalog.ErrorList
+	var other error
+	if !errors.As(err, &errs) {
+		other = err
+	}
+	outs := []struct {
+		path   string
+		render func(*bytes.Buffer) error
+	}{
+		{f.JUnit, func(b *bytes.Buffer) error { return failureJUnit(b, model, errs, other) }},
+		{f.Markdown, func(b *bytes.Buffer) error { failureMarkdown(b, model, errs, other); return nil }},
+		{f.SARIF, func(b *bytes.Buffer) error { return errorsSARIF(b, "budget", model, errs, other, RuleNoVerdict) }},
+	}
+	var first error
+	for _, o := range outs {
+		if o.path == "" {
+			continue
+		}
+		var b bytes.Buffer
+		werr := o.render(&b)
+		if werr == nil {
+			werr = files.Write(o.path, b.Bytes())
+		}
+		if werr != nil && first == nil {
+			first = fmt.Errorf("write %s: %w", o.path, werr)
+		}
+	}
+	return first
 }

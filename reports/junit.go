@@ -1,14 +1,18 @@
 package reports
 
 import (
+	"encoding/xml"
 	"fmt"
 	"io"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/jstemmer/go-junit-report/v2/junit"
 
 	"github.com/cardapio/cardapio/budget"
 	"github.com/cardapio/cardapio/capacity/estimate"
+	"github.com/cardapio/cardapio/catalog"
 )
 
 // BudgetJUnit writes the gate's report as JUnit XML, the format the test
@@ -22,7 +26,8 @@ import (
 // The XML types are those of go-junit-report's junit package, a
 // maintained writer of the format many CI systems are tested against.
 func BudgetJUnit(w io.Writer, r *budget.Report) error {
-	suite := junit.Testsuite{Name: r.Name, File: r.Model, Time: seconds(r.Duration.Seconds())}
+	s := newSuite(r.Name, r.Model, r.Duration)
+	suite := &s.Testsuite
 	for _, p := range [][2]string{{"model", r.Model}, {"target", r.Target}, {"keys", r.Keys}, {"retry", r.Retry}, {"tablePrefix", r.TablePrefix}} {
 		suite.AddProperty(p[0], p[1])
 	}
@@ -43,21 +48,73 @@ func BudgetJUnit(w io.Writer, r *budget.Report) error {
 			tc.Error = &junit.Result{Message: xmlSafe(firstLine(res.Explanation)), Type: "NotMeasured", Data: xmlSafe(res.Explanation)}
 		}
 		tc.SystemOut = &junit.Output{Data: xmlSafe(stepLines(res))}
-		suite.AddTestcase(tc)
+		s.add(tc, res.At)
 	}
 	// What check finds fails here too, one case each, in check's words.
 	for _, f := range r.Check.Findings {
 		tc := junit.Testcase{Name: f.Kind + " " + f.Name, Classname: r.Name + ".check", Time: seconds(0)}
 		tc.Failure = &junit.Result{Message: xmlSafe(firstLine(findingText(f))), Type: findingType[f.Kind], Data: xmlSafe(findingText(f))}
-		suite.AddTestcase(tc)
+		s.add(tc, f.At)
 	}
-	suites := junit.Testsuites{Name: "cardapio budget"}
-	suites.AddSuite(suite)
-	suites.Time = suite.Time
-	if _, err := io.WriteString(w, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"); err != nil {
+	return s.write(w)
+}
+
+// suite is a JUnit test suite whose cases carry the file and line of
+// the model they are about (GitLab and the annotating actions link a
+// failure there), attributes the Jenkins schema allows and go-junit-
+// report's types lack.
+type suite struct {
+	junit.Testsuite
+	Testcases []testcase `xml:"testcase,omitempty"`
+}
+
+type testcase struct {
+	junit.Testcase
+	File string `xml:"file,attr,omitempty"`
+	Line int    `xml:"line,attr,omitempty"`
+}
+
+// newSuite starts the suite of a run of d on model, stamped with when
+// the run started and the host it ran on.
+func newSuite(name, model string, d time.Duration) *suite {
+	s := &suite{Testsuite: junit.Testsuite{Name: name, File: model, Time: seconds(d.Seconds())}}
+	s.Timestamp = time.Now().Add(-d).UTC().Format("2006-01-02T15:04:05Z")
+	if h, err := os.Hostname(); err == nil {
+		s.Hostname = xmlSafe(h)
+	}
+	return s
+}
+
+// add adds a case about the model's line at (its file when at names
+// one, else the suite's).
+func (s *suite) add(tc junit.Testcase, at budget.Location) {
+	s.AddTestcase(tc) // counts it
+	s.Testsuite.Testcases = nil
+	c := testcase{Testcase: tc}
+	if at.Line > 0 {
+		c.File, c.Line = s.File, at.Line
+		if at.File != "" {
+			c.File = at.File
+		}
+	}
+	s.Testcases = append(s.Testcases, c)
+}
+
+func (s *suite) write(w io.Writer) error {
+	doc := struct {
+		junit.Testsuites
+		Suites []*suite `xml:"testsuite"`
+	}{Testsuites: junit.Testsuites{Name: "cardapio budget", Time: s.Time, Tests: s.Tests, Errors: s.Errors, Failures: s.Failures}, Suites: []*suite{s}}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}
-	return suites.WriteXML(w)
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "\t")
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
 }
 
 // xmlSafe replaces the characters XML 1.0 cannot hold (most control
@@ -129,4 +186,23 @@ func stepLines(res *budget.Result) string {
 		}
 	}
 	return b.String()
+}
+
+// failureJUnit writes the JUnit report of a run that ended without a
+// verdict: one erroring case per model error, at its line, or one for
+// what stopped the run.
+func failureJUnit(w io.Writer, model string, errs catalog.ErrorList, other error) error {
+	s := newSuite(model, model, 0)
+	for _, e := range errs {
+		tc := junit.Testcase{Name: "model error " + e.Path, Classname: "model", Time: seconds(0)}
+		msg := errorText(e)
+		tc.Error = &junit.Result{Message: xmlSafe(msg), Type: "ModelError", Data: xmlSafe(msg)}
+		s.add(tc, fromPos(e.Pos, e.Path))
+	}
+	if other != nil {
+		tc := junit.Testcase{Name: "budget", Classname: "cardapio", Time: seconds(0)}
+		tc.Error = &junit.Result{Message: xmlSafe(firstLine(other.Error())), Type: "NoVerdict", Data: xmlSafe(other.Error())}
+		s.add(tc, budget.Location{})
+	}
+	return s.write(w)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cardapio/cardapio/budget"
 	"github.com/cardapio/cardapio/capacity/estimate"
+	"github.com/cardapio/cardapio/catalog"
 )
 
 // BudgetMarkdown writes the gate's report in GitHub-flavoured Markdown,
@@ -220,4 +221,20 @@ func mdFence(s string) string {
 		}
 	}
 	return strings.Repeat("`", max(3, longest+1))
+}
+
+// failureMarkdown writes the Markdown report of a run that ended
+// without a verdict: the model's errors at their lines, or what stopped
+// the run.
+func failureMarkdown(w io.Writer, model string, errs catalog.ErrorList, other error) {
+	fmt.Fprintf(w, "### cardapio budget: no verdict on `%s`\n\n", mdCode(model))
+	if len(errs) > 0 {
+		fmt.Fprintf(w, "The model does not load; nothing was measured.\n\n")
+		for _, e := range errs {
+			fmt.Fprintf(w, "- `%s:%d:%d`: %s\n", mdCode(model), e.Pos.Line, e.Pos.Col, mdText(errorText(e)))
+		}
+	}
+	if other != nil {
+		fmt.Fprintf(w, "The run stopped before its verdict; nothing was judged.\n\n%s\n", mdText(sentence(other.Error())))
+	}
 }

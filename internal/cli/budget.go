@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -105,8 +104,17 @@ cardapio or the target failed.`,
 	return c
 }
 
-func runBudget(e *env, o *budgetOptions, path string) error {
-	var err error
+func runBudget(e *env, o *budgetOptions, path string) (err error) {
+	// A run that ends before its report still writes every file asked
+	// for, each saying why there is no verdict.
+	done := false
+	defer func() {
+		if err != nil && !done {
+			if werr := o.files.WriteFailure(path, err); werr != nil {
+				fmt.Fprintln(e.stderr, "cardapio:", werr)
+			}
+		}
+	}()
 	if o.format != "text" && o.format != "json" {
 		return badInput(fmt.Errorf("--format must be text or json, not %q", o.format))
 	}
@@ -126,11 +134,6 @@ func runBudget(e *env, o *budgetOptions, path string) error {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(768 << 20))
 	m, err := readModel(path)
 	if err != nil {
-		if errs := (catalog.ErrorList{}); errors.As(err, &errs) && o.files.SARIF != "" {
-			var b bytes.Buffer
-			_ = reports.CheckErrorsSARIF(&b, path, errs, nil)
-			_ = files.Write(o.files.SARIF, b.Bytes())
-		}
 		return modelError(e, err)
 	}
 	var base *budget.Report
@@ -161,6 +164,7 @@ func runBudget(e *env, o *budgetOptions, path string) error {
 	} else {
 		reports.BudgetText(e.stdout, rep)
 	}
+	done = true
 	if err := o.files.WriteBudget(rep); err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -24,11 +25,17 @@ func budgetGolden(t *testing.T, name, got string) { t.Helper(); goldenFile(t, "b
 var (
 	secondsRe = regexp.MustCompile(`"seconds": [0-9.e-]+`)
 	timeRe    = regexp.MustCompile(`time="[0-9.]+"`)
+	stampRe   = regexp.MustCompile(` hostname="[^"]*"| timestamp="[^"]*"`)
+	rootRe    = regexp.MustCompile(`"uri": "file:///[^"]*"`)
 )
 
-// stable removes what changes from run to run: durations.
+// stable removes what changes from run to run and machine to machine:
+// durations, the start and host of a JUnit suite, and the directory the
+// repository is in (the SARIF logs' %SRCROOT%).
 func stable(s string) string {
 	s = secondsRe.ReplaceAllString(s, `"seconds": 0`)
+	s = stampRe.ReplaceAllString(s, "")
+	s = rootRe.ReplaceAllString(s, `"uri": "file:///SRCROOT/"`)
 	return timeRe.ReplaceAllString(s, `time="0.000"`)
 }
 
@@ -193,7 +200,7 @@ func TestBudgetBadInput(t *testing.T) {
 }
 
 // TestCheckSARIF: check --format sarif positions the review findings
-// (accepted ones suppressed with their reason) and every static excess
+// the model does not accept and every static excess
 // with its causes; a bad model gives its errors.
 func TestCheckSARIF(t *testing.T) {
 	dir := t.TempDir()
@@ -207,18 +214,22 @@ func TestCheckSARIF(t *testing.T) {
 	} {
 		r := runCLI([]string{"check", "--format", "sarif", c.model}, nil)
 		require.Equal(t, c.code, r.code, "%s: %s", c.name, r.stderr)
-		goldenFile(t, "check", c.name+".sarif", r.stdout)
+		goldenFile(t, "check", c.name+".sarif", stable(r.stdout))
 		path := filepath.Join(dir, c.name+".sarif")
 		require.NoError(t, os.WriteFile(path, []byte(r.stdout), 0o644))
 		require.NoError(t, readers.SARIF(path), c.name)
 	}
 	over := runCLI([]string{"check", "--format", "sarif", "testdata/check/over.yaml"}, nil).stdout
 	for _, s := range []string{`"ruleId": "budget-exceeded"`, `"ruleId": "budget-cause"`, `"fullyQualifiedName": "indexes.GSI2.partition[1]"`,
-		`"fullyQualifiedName": "operations.MoveBucket.budgets.move.wru"`, `"uri": "testdata/check/over.yaml"`} {
+		`"fullyQualifiedName": "operations.MoveBucket.budgets.move.wru"`, `"uri": "internal/cli/testdata/check/over.yaml"`,
+		`"uriBaseId": "%SRCROOT%"`, `"id": "cardapio/check/internal/cli/testdata/check/over.yaml/"`} {
 		assert.Contains(t, over, s)
 	}
 	ref := runCLI([]string{"check", "--format", "sarif", "../../model.yaml"}, nil).stdout
-	assert.Contains(t, ref, `"kind": "external"`, "the accepted warning is suppressed")
+	// Accepted warnings are left out: code scanning has no use for
+	// suppressions, and an accepted finding is no alert.
+	assert.NotContains(t, ref, "suppressions")
+	assert.NotContains(t, ref, "review/no-version")
 	assert.NotContains(t, ref, "budget-exceeded")
 }
 
@@ -250,5 +261,98 @@ func TestBudgetOnMoto(t *testing.T) {
 	require.Equal(t, len(b.Results), len(a.Results))
 	for i := range a.Results {
 		assert.Equal(t, b.Results[i], a.Results[i])
+	}
+}
+
+// TestSARIFPlaces: the model's URI is relative to the repository root
+// whatever the working directory (the tests run in internal/cli) and
+// however the path is given; outside a repository it is relative to the
+// model's directory. check's and budget's logs have their own
+// categories, so one upload takes both.
+func TestSARIFPlaces(t *testing.T) {
+	dir := t.TempDir()
+	abs, err := filepath.Abs("testdata/check/over.yaml")
+	require.NoError(t, err)
+	const uri = `"uri": "internal/cli/testdata/check/over.yaml"`
+	var logs []string
+	for i, model := range []string{"testdata/check/over.yaml", abs} {
+		r := runCLI([]string{"check", "--format", "sarif", model}, nil)
+		require.Equal(t, ExitFailed, r.code, r.stderr)
+		assert.Contains(t, r.stdout, uri, model)
+		assert.NotContains(t, r.stdout, `"uri": "file:///`+"internal", model)
+		path := filepath.Join(dir, fmt.Sprintf("check%d.sarif", i))
+		require.NoError(t, os.WriteFile(path, []byte(r.stdout), 0o644))
+		logs = append(logs, path)
+	}
+	budgetLog := filepath.Join(dir, "budget.sarif")
+	r := runCLI([]string{"budget", "--only", "MoveBucket", "--sarif", budgetLog, abs}, nil)
+	require.Equal(t, ExitFailed, r.code, r.stderr)
+	data, err := os.ReadFile(budgetLog)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), uri)
+	assert.Contains(t, string(data), `"id": "cardapio/budget/internal/cli/testdata/check/over.yaml/"`)
+	require.NoError(t, readers.SARIF(logs[0], budgetLog), "one upload of check's and budget's logs")
+	assert.ErrorContains(t, readers.SARIF(logs[0], logs[1]), "share the category")
+
+	// Outside any repository: relative to the model's own directory.
+	src, err := os.ReadFile(abs)
+	require.NoError(t, err)
+	outside := filepath.Join(dir, "m", "model.yaml")
+	require.NoError(t, os.MkdirAll(filepath.Dir(outside), 0o755))
+	require.NoError(t, os.WriteFile(outside, src, 0o644))
+	r = runCLI([]string{"check", "--format", "sarif", outside}, nil)
+	require.Equal(t, ExitFailed, r.code, r.stderr)
+	assert.Contains(t, r.stdout, `"uri": "model.yaml"`)
+	path := filepath.Join(dir, "outside.sarif")
+	require.NoError(t, os.WriteFile(path, []byte(r.stdout), 0o644))
+	require.NoError(t, readers.SARIF(path))
+}
+
+// TestBudgetNoVerdictOutputs: a run that ends before its verdict (a
+// model that does not load, exit 2; a target that does not answer, exit
+// 1) writes every file asked for, each saying what happened, and no
+// baseline.
+func TestBudgetNoVerdictOutputs(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+		want []string
+	}{
+		{"bad model", []string{"testdata/check/bad.yaml"}, ExitBadInput, []string{"model-error", "ModelError", "does not load"}},
+		{"no target", []string{"--endpoint-url", "http://127.0.0.1:1", "--only", "MoveBucket", "testdata/check/over.yaml"}, ExitInternal, []string{"no-verdict", "NoVerdict", "stopped before its verdict"}},
+	} {
+		dir := t.TempDir()
+		files := map[string]string{"junit.xml": "--junit", "md": "--markdown", "sarif": "--sarif", "baseline.json": "--write-baseline"}
+		args := []string{"budget"}
+		for name, flag := range files {
+			args = append(args, flag, filepath.Join(dir, name))
+		}
+		r := runCLI(append(args, c.args...), nil)
+		require.Equal(t, c.code, r.code, "%s: %s", c.name, r.stderr)
+		var all string
+		for _, name := range []string{"junit.xml", "md", "sarif"} {
+			data, err := os.ReadFile(filepath.Join(dir, name))
+			require.NoError(t, err, "%s: %s written", c.name, name)
+			all += string(data)
+		}
+		for _, s := range c.want {
+			assert.Contains(t, all, s, c.name)
+		}
+		_, err := os.Stat(filepath.Join(dir, "baseline.json"))
+		assert.True(t, os.IsNotExist(err), "%s: a run that measured nothing is no baseline", c.name)
+		require.NoError(t, readers.SARIF(filepath.Join(dir, "sarif")), c.name)
+		if err := readers.JUnitXSD(filepath.Join(dir, "junit.xml"), "../../reports/testdata/junit.xsd"); !errors.Is(err, readers.ErrMissing) {
+			require.NoError(t, err, c.name)
+		}
+		if _, _, err := readers.Markdown(filepath.Join(dir, "md")); !errors.Is(err, readers.ErrMissing) {
+			require.NoError(t, err, c.name)
+		}
+		junit, err := os.ReadFile(filepath.Join(dir, "junit.xml"))
+		require.NoError(t, err)
+		if c.code == ExitBadInput {
+			assert.Regexp(t, `<testcase [^>]*file="testdata/check/bad.yaml" line="[1-9][0-9]*"`, string(junit))
+		}
+		assert.Regexp(t, `<testsuite [^>]*hostname="[^"]+"[^>]*timestamp="[0-9T:-]+Z"`, string(junit))
 	}
 }

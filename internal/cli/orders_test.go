@@ -34,7 +34,7 @@ func TestCheckOrdersGolden(t *testing.T) {
 
 	out, _, code = runCheckCLI("check", "--format", "sarif", "../../examples/orders/model.yaml")
 	require.Equal(t, ExitOK, code)
-	checkGolden(t, "orders.sarif", out)
+	checkGolden(t, "orders.sarif", stable(out))
 }
 
 func TestCostOrdersGolden(t *testing.T) {

@@ -174,10 +174,45 @@ func unescape(s string) string {
 	return strings.NewReplacer("&amp;", "&", "&lt;", "<", "&gt;", ">", "&quot;", `"`, "&#39;", "'").Replace(s)
 }
 
-// SARIF validates a SARIF log against the SARIF 2.1.0 schema twice:
-// go-sarif's own validation of the document it reads back, and the raw
-// bytes against the same published schema with an independent validator.
-func SARIF(file string) error {
+// SARIF validates SARIF logs against the SARIF 2.1.0 schema twice
+// (go-sarif's own validation of the document it reads back, and the raw
+// bytes against the same published schema with an independent
+// validator) and against the rules GitHub code scanning applies on
+// upload (GitHub's rules of the SARIF Multitool, and what one upload of
+// several logs needs): see GitHub. Logs given together must have
+// distinct categories, as one upload step given them all requires.
+func SARIF(files ...string) error {
+	cats := map[string]string{}
+	for _, f := range files {
+		if err := sarifFile(f); err != nil {
+			return fmt.Errorf("%s: %w", f, err)
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		var log struct {
+			Runs []struct {
+				Auto struct {
+					ID string `json:"id"`
+				} `json:"automationDetails"`
+			} `json:"runs"`
+		}
+		if err := json.Unmarshal(data, &log); err != nil {
+			return err
+		}
+		for _, r := range log.Runs {
+			cat := r.Auto.ID[:strings.LastIndex(r.Auto.ID, "/")+1]
+			if prev, ok := cats[cat]; ok {
+				return fmt.Errorf("%s and %s share the category %q: one upload cannot carry both", prev, f, cat)
+			}
+			cats[cat] = f
+		}
+	}
+	return nil
+}
+
+func sarifFile(file string) error {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return err
@@ -213,7 +248,159 @@ func SARIF(file string) error {
 	if err := sch.Validate(inst); err != nil {
 		return fmt.Errorf("SARIF 2.1.0 schema: %w", err)
 	}
+	return GitHub(data)
+}
+
+// GitHub checks a SARIF log against what GitHub code scanning requires
+// or reads: every rule has help (text and Markdown); the tool names its
+// version; no -1 stands where the schema means absent or non-negative;
+// every run has an automation id (its category); every artifact URI is
+// relative, under a base the run defines; every result has a
+// primaryLocationLineHash fingerprint and a region with its end;
+// suppressions are on every result or none; every [text](id) link of a
+// message names a related location.
+func GitHub(data []byte) error {
+	var doc any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&doc); err != nil {
+		return err
+	}
+	if err := noMinusOne(doc, "$"); err != nil {
+		return err
+	}
+	rep, err := sarif.FromBytes(data)
+	if err != nil {
+		return err
+	}
+	for i, run := range rep.Runs {
+		at := func(format string, a ...any) error {
+			return fmt.Errorf("runs[%d]: "+format, append([]any{i}, a...)...)
+		}
+		d := run.Tool.Driver
+		if d == nil || d.Version == nil && d.SemanticVersion == nil {
+			return at("tool.driver has no version or semanticVersion")
+		}
+		for _, r := range d.Rules {
+			if r.Help == nil || r.Help.Text == nil || *r.Help.Text == "" || r.Help.Markdown == nil || *r.Help.Markdown == "" {
+				return at("rule %s has no help text and Markdown", str(r.ID))
+			}
+		}
+		if run.AutomationDetails == nil || str(run.AutomationDetails.ID) == "" {
+			return at("no automationDetails.id: its category would be the tool's name alone")
+		}
+		uri := func(l *sarif.ArtifactLocation) error {
+			if l == nil || l.URI == nil {
+				return nil
+			}
+			u := *l.URI
+			if l.URIBaseID == nil {
+				return at("artifact URI %q has no uriBaseId", u)
+			}
+			if _, ok := run.OriginalUriBaseIds[*l.URIBaseID]; !ok {
+				return at("uriBaseId %s is not among originalUriBaseIds", *l.URIBaseID)
+			}
+			if strings.Contains(u, ":") || strings.HasPrefix(u, "/") || u == ".." || strings.HasPrefix(u, "../") {
+				return at("artifact URI %q is not relative to its base", u)
+			}
+			return nil
+		}
+		for _, a := range run.Artifacts {
+			if err := uri(a.Location); err != nil {
+				return err
+			}
+		}
+		suppressed := 0
+		for j, r := range run.Results {
+			if r.PartialFingerprints["primaryLocationLineHash"] == "" {
+				return at("results[%d] has no primaryLocationLineHash", j)
+			}
+			if len(r.Suppressions) > 0 {
+				suppressed++
+			}
+			for _, l := range r.Locations {
+				if err := region(l, uri); err != nil {
+					return at("results[%d]: %v", j, err)
+				}
+			}
+			ids := map[string]bool{}
+			for _, l := range r.RelatedLocations {
+				if err := region(l, uri); err != nil {
+					return at("results[%d] related: %v", j, err)
+				}
+				ids[fmt.Sprint(l.ID)] = true
+			}
+			text := ""
+			if r.Message != nil {
+				text = str(r.Message.Text)
+			}
+			for _, m := range linkRe.FindAllStringSubmatch(text, -1) {
+				if !ids[m[1]] {
+					return at("results[%d] links to related location %s, which it does not have", j, m[1])
+				}
+			}
+			if len(r.RelatedLocations) > 0 && !linkRe.MatchString(text) {
+				return at("results[%d]: its related locations are not linked from its message", j)
+			}
+		}
+		if suppressed != 0 && suppressed != len(run.Results) {
+			return at("%d of %d results carry suppressions: all or none must", suppressed, len(run.Results))
+		}
+	}
 	return nil
+}
+
+// linkRe is an embedded link to a location, [text](id), whose opening
+// bracket is not escaped.
+var linkRe = regexp.MustCompile(`(?:^|[^\\])\[(?:[^\]\\]|\\.)*\]\((\d+)\)`)
+
+func region(l *sarif.Location, uri func(*sarif.ArtifactLocation) error) error {
+	p := l.PhysicalLocation
+	if p == nil {
+		return errors.New("a location without a physical location")
+	}
+	if err := uri(p.ArtifactLocation); err != nil {
+		return err
+	}
+	r := p.Region
+	if r == nil || r.StartLine == nil || r.EndLine == nil || r.EndColumn == nil || r.StartColumn == nil {
+		return errors.New("a region without its start and end line and column")
+	}
+	if *r.EndLine < *r.StartLine || *r.EndLine == *r.StartLine && *r.EndColumn <= *r.StartColumn {
+		return fmt.Errorf("region %d:%d-%d:%d ends before it starts", *r.StartLine, *r.StartColumn, *r.EndLine, *r.EndColumn)
+	}
+	return nil
+}
+
+// noMinusOne finds a -1 anywhere in the document: the schema allows it
+// nowhere cardapio writes a number (a length, index, rank, offset, id).
+func noMinusOne(v any, path string) error {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if err := noMinusOne(e, path+"."+k); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for i, e := range x {
+			if err := noMinusOne(e, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+	case json.Number:
+		if f, err := x.Float64(); err == nil && f < 0 {
+			return fmt.Errorf("%s is %s: the spec means absent or non-negative", path, x)
+		}
+	}
+	return nil
+}
+
+func str(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // sarifSchema takes the SARIF 2.1.0 JSON Schema out of the go-sarif
