@@ -14,7 +14,7 @@ import (
 // for an entity no GSI holds, and otherwise at most what the item's
 // entries and their overheads can weigh beyond the item itself.
 func TestMeasureGSIShare(t *testing.T) {
-	for _, path := range []string{"../../model.yaml", "../../examples/orders/model.yaml"} {
+	for _, path := range []string{"../model.yaml", "../examples/orders/model.yaml"} {
 		m := loadModel(t, path)
 		got, err := Measure(m, capacity.Default())
 		require.NoError(t, err)

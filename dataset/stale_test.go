@@ -17,7 +17,7 @@ import (
 // prefix holding only this run's objects, every manifest there lists
 // exactly what is there, and files the sink did not name are kept.
 func TestRerunReplacesObjects(t *testing.T) {
-	p := population(t, "../../examples/orders/model.yaml", smallScale("orders"), 1)
+	p := population(t, "../examples/orders/model.yaml", smallScale("orders"), 1)
 	dir := t.TempDir()
 	run := func(o FileOptions) {
 		t.Helper()

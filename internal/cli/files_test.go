@@ -132,7 +132,7 @@ func TestInputsRefuseWhatIsNotAFile(t *testing.T) {
 // nothing else.
 func TestMigrateWritesWhatThePathIs(t *testing.T) {
 	dir := t.TempDir()
-	v1, err := os.ReadFile("../../catalog/testdata/migrate/lastro-v1.yaml")
+	v1, err := os.ReadFile("../../migrate/testdata/lastro-v1.yaml")
 	require.NoError(t, err)
 	target := filepath.Join(dir, "models", "model.yaml")
 	require.NoError(t, os.MkdirAll(filepath.Dir(target), 0o755))
