@@ -112,13 +112,20 @@ func vetOutside(t *testing.T, pkgs map[string]generator.Files) string {
 	for name, files := range pkgs {
 		require.NoError(t, generator.Write(filepath.Join(dir, name), files))
 	}
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	cmd := exec.Command(goBin, "vet", "./...")
+	runGo(t, dir, "vet", "./...")
+	return dir
+}
+
+// runGo runs the go command in a module of generated packages, offline,
+// and returns what it printed; it fails the test if the command fails.
+func runGo(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
 	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "go vet of the generated packages outside the module:\n%s", out)
-	return dir
+	require.NoError(t, err, "go %v of the generated packages outside the module:\n%s", args, out)
+	return string(out)
 }
 
 // TestGoldensBuildOutside compiles and vets every golden package in a
