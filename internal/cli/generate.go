@@ -32,6 +32,9 @@ workbench.json. The Go code imports only the standard library and
 aws-sdk-go-v2 and talks to DynamoDB through an interface *dynamodb.Client
 satisfies.
 
+Without --package, the package is the one the generated files already in
+--out declare, else --out's base name, else the model's name.
+
 --keys synthetic keys multi-attribute indexes by their synthetic
 attributes, for engines without multi-attribute keys.
 
@@ -78,6 +81,12 @@ func runGenerate(e *env, o *generateOptions, path string) error {
 	}
 	if o.out == "" {
 		o.out = notPackage.ReplaceAllString(strings.ToLower(m.Name), "")
+	}
+	if o.pkg == "" {
+		// A generation already there keeps its package.
+		if o.pkg, err = generator.DeclaredPackage(o.out); err != nil {
+			return err
+		}
 	}
 	if o.pkg == "" {
 		o.pkg = notPackage.ReplaceAllString(strings.ToLower(filepath.Base(filepath.Clean(o.out))), "")
