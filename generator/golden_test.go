@@ -2,12 +2,14 @@ package generator_test
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -113,7 +115,58 @@ func vetOutside(t *testing.T, pkgs map[string]generator.Files) string {
 		require.NoError(t, generator.Write(filepath.Join(dir, name), files))
 	}
 	runGo(t, dir, "vet", "./...")
+	if !testing.Short() {
+		cmd := exec.Command(staticcheck(t), "./...")
+		cmd.Dir = dir
+		cmd.Env = goEnv()
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "staticcheck of the generated packages:\n%s", out)
+	}
 	return dir
+}
+
+// goEnv is the environment the go command and staticcheck run in beside
+// generated packages: offline, this toolchain first on the path.
+func goEnv() []string {
+	return append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off",
+		"PATH="+filepath.Join(runtime.GOROOT(), "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
+
+// staticcheckDir holds the staticcheck binary the tests built, removed
+// when they end.
+var staticcheckDir string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if staticcheckDir != "" {
+		_ = os.RemoveAll(staticcheckDir)
+	}
+	os.Exit(code)
+}
+
+var staticcheckBin = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "staticcheck")
+	if err != nil {
+		return "", err
+	}
+	staticcheckDir = dir
+	bin := filepath.Join(dir, "staticcheck")
+	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, "honnef.co/go/tools/cmd/staticcheck")
+	cmd.Dir = ".."
+	cmd.Env = append(os.Environ(), "GOPROXY=off")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("%w\n%s", err, out)
+	}
+	return bin, nil
+})
+
+// staticcheck returns the staticcheck this module's go.mod names as a
+// tool, built once.
+func staticcheck(t *testing.T) string {
+	t.Helper()
+	bin, err := staticcheckBin()
+	require.NoError(t, err, "building staticcheck")
+	return bin
 }
 
 // runGo runs the go command in a module of generated packages, offline,
@@ -122,7 +175,7 @@ func runGo(t *testing.T, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
+	cmd.Env = goEnv()
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "go %v of the generated packages outside the module:\n%s", args, out)
 	return string(out)
