@@ -190,3 +190,13 @@ func TestGoldensBuildOutside(t *testing.T) {
 	}
 	vetOutside(t, pkgs)
 }
+
+// Enum values that begin with a digit follow their type's name as they
+// are, not behind an X.
+func TestEnumConstNames(t *testing.T) {
+	src := string(generate(t, "testdata/colliding-names.yaml", "colliding", generator.Native)["entities.go"])
+	for _, want := range []string{"BankID033 ", "BankID341 ", "BankIDX ", "Bank1_033 ", "Bank1_1x "} {
+		assert.Contains(t, src, want)
+	}
+	assert.NotContains(t, src, "BankIDX033")
+}
