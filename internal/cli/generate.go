@@ -32,9 +32,6 @@ workbench.json. The Go code imports only the standard library and
 aws-sdk-go-v2 and talks to DynamoDB through an interface *dynamodb.Client
 satisfies.
 
-Without --package, the package is the one the generated files already in
---out declare, else --out's base name, else the model's name.
-
 --keys synthetic keys multi-attribute indexes by their synthetic
 attributes, for engines without multi-attribute keys.
 
