@@ -200,3 +200,28 @@ func TestEnumConstNames(t *testing.T) {
 	}
 	assert.NotContains(t, src, "BankIDX033")
 }
+
+// A limit that is one term of a condition among others names its error
+// Refused, not LimitReached: the error means every way the condition
+// fails.
+func TestLimitAmongOtherTerms(t *testing.T) {
+	m, err := catalog.Load("../model.yaml")
+	require.NoError(t, err)
+	var limits []string
+	for _, op := range m.Operations {
+		for _, st := range op.Steps {
+			if st.Request == nil || st.ConditionKind(m, op) != catalog.FailLimitReached {
+				continue
+			}
+			name := st.Request.Entity.Table.PartitionKey
+			st.Request.Condition = "(" + st.Request.Condition + ") AND attribute_exists(" + name + ")"
+			limits = append(limits, op.Name)
+		}
+	}
+	require.NotEmpty(t, limits, "the model has no limit to widen")
+	files, err := generator.Generate(m, generator.Options{Package: "widened", Keys: generator.Native, Source: "model.yaml"})
+	require.NoError(t, err)
+	src := string(files["errors.go"])
+	assert.NotContains(t, src, "LimitReached =")
+	assert.Contains(t, src, "Refused =")
+}
