@@ -472,49 +472,19 @@ func (p *plan) planConstructor(ep *entityPlan) error {
 		if c == nil {
 			continue
 		}
-		switch c.Kind {
-		case catalog.KindHashMod:
-			in := ep.field(c.Input)
-			cp := p.computedFor(f.Attr.Name)
-			if in == nil || cp == nil {
-				continue
-			}
-			val := cp.Func + "(x." + in.Name + ")"
-			if in.Pointer {
-				fmt.Fprintf(&b, "if x.%s != nil {\n", in.Name)
-				val = cp.Func + "(*x." + in.Name + ")"
-			}
-			if f.Pointer {
-				fmt.Fprintf(&b, "%s := %s\nx.%s = &%s\n", f.Var, val, f.Name, f.Var)
-			} else {
-				fmt.Fprintf(&b, "x.%s = %s\n", f.Name, val)
-			}
-			if in.Pointer {
-				b.WriteString("}\n")
-			}
-		case catalog.KindTemplate:
-			ok := true
-			for _, ph := range c.Template.Placeholders() {
-				if g := ep.field(ph); g == nil || g.Pointer {
-					ok = false
-				}
-			}
-			if !ok || f.T.kind != kString || f.T.enum != nil {
-				continue
-			}
-			x, err := p.templateExpr(c.Template, func(name string) (string, *gotype, bool) {
-				g := ep.field(name)
-				return "x." + g.Name, g.T, true
-			})
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(&b, "{\nvar k keyBuilder\nv := %s\nif k.err != nil {\nreturn %s{}, fmt.Errorf(\"%s: %s: %%w\", k.err)\n}\n", x, ep.Name, ep.E.Name, f.Attr.Name)
-			if f.Pointer {
-				b.WriteString("x." + f.Name + " = &v\n}\n")
-			} else {
-				b.WriteString("x." + f.Name + " = v\n}\n")
-			}
+		fill, err := p.fillComputed(ep, f)
+		if err != nil {
+			return err
+		}
+		if fill == "" {
+			continue
+		}
+		// A computed attribute the presence rules forbid in the item's
+		// state is left out rather than filled and then refused.
+		if cond, ok := p.presenceCond(ep, f.Attr.Name); ok && f.Pointer {
+			fmt.Fprintf(&b, "if %s {\n%s} else {\nx.%s = nil\n}\n", cond, fill, f.Name)
+		} else {
+			b.WriteString(fill)
 		}
 	}
 	p.use("checks")
@@ -544,6 +514,70 @@ func (p *plan) planConstructor(ep *entityPlan) error {
 	fmt.Fprintf(&b, "if err := v.err(%s); err != nil {\nreturn %s{}, err\n}\nreturn x, nil\n", quote(ep.E.Name), ep.Name)
 	ep.NewBody = b.String()
 	return nil
+}
+
+// fillComputed returns the statements setting a computed field of NewX
+// from the fields it is computed from; none when they are not all there.
+func (p *plan) fillComputed(ep *entityPlan, f *fieldPlan) (string, error) {
+	c := f.Attr.Computed
+	var b strings.Builder
+	switch c.Kind {
+	case catalog.KindHashMod:
+		in := ep.field(c.Input)
+		cp := p.computedFor(f.Attr.Name)
+		if in == nil || cp == nil {
+			return "", nil
+		}
+		val := cp.Func + "(x." + in.Name + ")"
+		if in.Pointer {
+			fmt.Fprintf(&b, "if x.%s != nil {\n", in.Name)
+			val = cp.Func + "(*x." + in.Name + ")"
+		}
+		if f.Pointer {
+			fmt.Fprintf(&b, "%s := %s\nx.%s = &%s\n", f.Var, val, f.Name, f.Var)
+		} else {
+			fmt.Fprintf(&b, "x.%s = %s\n", f.Name, val)
+		}
+		if in.Pointer {
+			b.WriteString("}\n")
+		}
+	case catalog.KindTemplate:
+		ok := true
+		for _, ph := range c.Template.Placeholders() {
+			if g := ep.field(ph); g == nil || g.Pointer {
+				ok = false
+			}
+		}
+		if !ok || f.T.kind != kString || f.T.enum != nil {
+			return "", nil
+		}
+		x, err := p.templateExpr(c.Template, func(name string) (string, *gotype, bool) {
+			g := ep.field(name)
+			return "x." + g.Name, g.T, true
+		})
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(&b, "{\nvar k keyBuilder\nv := %s\nif k.err != nil {\nreturn %s{}, fmt.Errorf(\"%s: %s: %%w\", k.err)\n}\n", x, ep.Name, ep.E.Name, f.Attr.Name)
+		if f.Pointer {
+			b.WriteString("x." + f.Name + " = &v\n}\n")
+		} else {
+			b.WriteString("x." + f.Name + " = v\n}\n")
+		}
+	}
+	return b.String(), nil
+}
+
+// presenceCond returns the condition under which the entity may carry an
+// attribute, if it has when or unless rules.
+func (p *plan) presenceCond(ep *entityPlan, name string) (string, bool) {
+	for _, ea := range ep.E.Attributes {
+		if ea.Name == name {
+			cond, _, ok := p.presenceRule(ep, ea)
+			return cond, ok
+		}
+	}
+	return "", false
 }
 
 // valueChecks returns the statements checking a value against its
@@ -633,32 +667,16 @@ func (p *plan) regexVar(a *catalog.Attribute) string {
 func (p *plan) presenceChecks(ep *entityPlan) []string {
 	var out []string
 	for _, ea := range ep.E.Attributes {
-		if len(ea.When) == 0 && len(ea.Unless) == 0 {
-			continue
-		}
 		f := ep.field(ea.Name)
 		if f == nil || !(f.Pointer || f.T.nilable()) {
 			continue
 		}
-		when, ok1 := p.conditionExpr(ep, ea.When)
-		unless, ok2 := p.conditionExpr(ep, ea.Unless)
-		if !ok1 || !ok2 {
+		cond, rule, ok := p.presenceRule(ep, ea)
+		if !ok {
 			continue
 		}
-		allowed := []string{}
-		var words []string
-		if when != "" {
-			allowed = append(allowed, when)
-			words = append(words, "while "+conditionWords(ea.When))
-		}
-		if unless != "" {
-			allowed = append(allowed, "!("+unless+")")
-			words = append(words, "unless "+conditionWords(ea.Unless))
-		}
-		cond := strings.Join(allowed, " && ")
-		rule := strings.Join(words, " and ")
 		p.use("checks")
-		out = append(out, fmt.Sprintf("if x.%s != nil && !(%s) {\nv.add(errors.New(%s))\n}", f.Name, cond,
+		out = append(out, fmt.Sprintf("if x.%s != nil && %s {\nv.add(errors.New(%s))\n}", f.Name, not(cond),
 			quote(ea.Name+" is carried only "+rule)))
 		if ea.Presence == catalog.Required {
 			out = append(out, fmt.Sprintf("if x.%s == nil && (%s) {\nv.add(errors.New(%s))\n}", f.Name, cond,
@@ -666,6 +684,65 @@ func (p *plan) presenceChecks(ep *entityPlan) []string {
 		}
 	}
 	return out
+}
+
+// presenceRule returns the Go condition under which the entity may carry
+// an attribute with when or unless rules, and the rule in the model's
+// words; ok is false when the attribute has no such rule or it cannot be
+// said in Go.
+func (p *plan) presenceRule(ep *entityPlan, ea catalog.EntityAttr) (cond, rule string, ok bool) {
+	if len(ea.When) == 0 && len(ea.Unless) == 0 {
+		return "", "", false
+	}
+	when, ok1 := p.conditionExpr(ep, ea.When)
+	unless, ok2 := p.conditionExpr(ep, ea.Unless)
+	if !ok1 || !ok2 {
+		return "", "", false
+	}
+	var allowed, words []string
+	if when != "" {
+		allowed = append(allowed, when)
+		words = append(words, "while "+conditionWords(ea.When))
+	}
+	if unless != "" {
+		allowed = append(allowed, not(unless))
+		words = append(words, "unless "+conditionWords(ea.Unless))
+	}
+	return strings.Join(allowed, " && "), strings.Join(words, " and "), true
+}
+
+// not negates a Go condition, dropping a negation it already has rather
+// than doubling it.
+func not(cond string) string {
+	if inner, ok := strings.CutPrefix(cond, "!("); ok && strings.HasSuffix(inner, ")") && closes(cond, 1) == len(cond)-1 {
+		return inner[:len(inner)-1]
+	}
+	return "!(" + cond + ")"
+}
+
+// closes returns the index of the parenthesis closing the one at open in
+// s, skipping string literals; -1 if none does.
+func closes(s string, open int) int {
+	depth := 0
+	for i := open; i < len(s); i++ {
+		switch s[i] {
+		case '"', '`':
+			q := s[i]
+			for i++; i < len(s) && s[i] != q; i++ {
+				if s[i] == '\\' && q == '"' {
+					i++
+				}
+			}
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 // conditionExpr prints the Go condition that every term holds: the

@@ -6,7 +6,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/expr"
 )
 
 // failurePlan is one declared failure of a step: a condition that fails
@@ -61,7 +63,8 @@ var (
 //   - an optimistic lock (a condition on an attribute of unit version):
 //     VersionConflict;
 //   - a counter held under a limit: the operation's object, LimitReached
-//     (ClaimContact: ContactLimitReached);
+//     (ClaimContact: ContactLimitReached); Refused when the condition reads
+//     other attributes too, so a limit is one reason among several;
 //   - any other condition: the first words of the meaning.
 func (p *plan) failureName(op *catalog.Operation, st *catalog.Step, q *catalog.Request, missing bool) string {
 	ent := ""
@@ -87,9 +90,28 @@ func (p *plan) failureName(op *catalog.Operation, st *catalog.Step, q *catalog.R
 	case catalog.FailVersionConflict:
 		return "VersionConflict"
 	case catalog.FailLimitReached:
+		if len(conditionAttrs(q)) > 1 {
+			// The counter is one term of several: reaching a limit is
+			// one way among others to fail.
+			return objectOf(op.Name, ent) + "Refused"
+		}
 		return objectOf(op.Name, ent) + "LimitReached"
 	}
 	return meaningName(f.Meaning, exported(st.ID)+"Failed")
+}
+
+// conditionAttrs returns the attributes a request's condition reads; none
+// when it does not parse.
+func conditionAttrs(q *catalog.Request) []string {
+	values := map[string]attr.Value{}
+	for _, nv := range q.Values {
+		values[nv.Name] = attr.Num("0")
+	}
+	c, err := expr.NewScope(q.Names, values).Condition(q.Condition)
+	if err != nil {
+		return nil
+	}
+	return c.Attrs()
 }
 
 // irregular are past participles that do not end in -ed.

@@ -2,12 +2,14 @@ package generator_test
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -112,13 +114,71 @@ func vetOutside(t *testing.T, pkgs map[string]generator.Files) string {
 	for name, files := range pkgs {
 		require.NoError(t, generator.Write(filepath.Join(dir, name), files))
 	}
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	cmd := exec.Command(goBin, "vet", "./...")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "go vet of the generated packages outside the module:\n%s", out)
+	runGo(t, dir, "vet", "./...")
+	if !testing.Short() {
+		cmd := exec.Command(staticcheck(t), "./...")
+		cmd.Dir = dir
+		cmd.Env = goEnv()
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "staticcheck of the generated packages:\n%s", out)
+	}
 	return dir
+}
+
+// goEnv is the environment the go command and staticcheck run in beside
+// generated packages: offline, this toolchain first on the path.
+func goEnv() []string {
+	return append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off",
+		"PATH="+filepath.Join(runtime.GOROOT(), "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
+
+// staticcheckDir holds the staticcheck binary the tests built, removed
+// when they end.
+var staticcheckDir string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if staticcheckDir != "" {
+		_ = os.RemoveAll(staticcheckDir)
+	}
+	os.Exit(code)
+}
+
+var staticcheckBin = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "staticcheck")
+	if err != nil {
+		return "", err
+	}
+	staticcheckDir = dir
+	bin := filepath.Join(dir, "staticcheck")
+	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, "honnef.co/go/tools/cmd/staticcheck")
+	cmd.Dir = ".."
+	cmd.Env = append(os.Environ(), "GOPROXY=off")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("%w\n%s", err, out)
+	}
+	return bin, nil
+})
+
+// staticcheck returns the staticcheck this module's go.mod names as a
+// tool, built once.
+func staticcheck(t *testing.T) string {
+	t.Helper()
+	bin, err := staticcheckBin()
+	require.NoError(t, err, "building staticcheck")
+	return bin
+}
+
+// runGo runs the go command in a module of generated packages, offline,
+// and returns what it printed; it fails the test if the command fails.
+func runGo(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), args...)
+	cmd.Dir = dir
+	cmd.Env = goEnv()
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "go %v of the generated packages outside the module:\n%s", args, out)
+	return string(out)
 }
 
 // TestGoldensBuildOutside compiles and vets every golden package in a
@@ -129,4 +189,39 @@ func TestGoldensBuildOutside(t *testing.T) {
 		pkgs[g.pkg] = generate(t, g.model, g.pkg, g.keys)
 	}
 	vetOutside(t, pkgs)
+}
+
+// Enum values that begin with a digit follow their type's name as they
+// are, not behind an X.
+func TestEnumConstNames(t *testing.T) {
+	src := string(generate(t, "testdata/colliding-names.yaml", "colliding", catalog.KeysNative)["entities.go"])
+	for _, want := range []string{"BankID033 ", "BankID341 ", "BankIDX ", "Bank1_033 ", "Bank1_1x "} {
+		assert.Contains(t, src, want)
+	}
+	assert.NotContains(t, src, "BankIDX033")
+}
+
+// A limit that is one term of a condition among others names its error
+// Refused, not LimitReached: the error means every way the condition
+// fails.
+func TestLimitAmongOtherTerms(t *testing.T) {
+	m, err := catalog.Load("../model.yaml")
+	require.NoError(t, err)
+	var limits []string
+	for _, op := range m.Operations {
+		for _, st := range op.Steps {
+			if st.Request == nil || st.ConditionKind(m, op) != catalog.FailLimitReached {
+				continue
+			}
+			name := st.Request.Entity.Table.PartitionKey
+			st.Request.Condition = "(" + st.Request.Condition + ") AND attribute_exists(" + name + ")"
+			limits = append(limits, op.Name)
+		}
+	}
+	require.NotEmpty(t, limits, "the model has no limit to widen")
+	files, err := generator.Generate(m, generator.Options{Package: "widened", Keys: catalog.KeysNative, Source: "model.yaml"})
+	require.NoError(t, err)
+	src := string(files["errors.go"])
+	assert.NotContains(t, src, "LimitReached =")
+	assert.Contains(t, src, "Refused =")
 }

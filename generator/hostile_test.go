@@ -10,10 +10,8 @@ import (
 	"go/token"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -260,14 +258,8 @@ func TestHostilePackagesBuild(t *testing.T) {
 		}
 	}
 	dir := vetOutside(t, pkgs)
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
 	for _, args := range [][]string{{"generate", "-n", "./..."}, {"generate", "./..."}} {
-		cmd := exec.Command(goBin, args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "go %v:\n%s", args, out)
-		require.Empty(t, string(out), "go %v runs commands", args)
+		require.Empty(t, runGo(t, dir, args...), "go %v runs commands", args)
 	}
 	for _, f := range []string{"pwned", "u2028"} {
 		matches, _ := filepath.Glob(filepath.Join(dir, "*", f))

@@ -198,6 +198,21 @@ func (p *plan) discriminator(name string) bool {
 	return false
 }
 
+// enumConst names the constant of an enum value: the type's name, then
+// the value's; a value that begins with a digit follows the type's name
+// as it is (BankID033, not BankIDX033), after an underscore when the
+// type's name ends in one.
+func enumConst(typ, v string) string {
+	n := exported(v)
+	if startsDigit(v) {
+		n = strings.TrimPrefix(n, "X")
+		if endsDigit(typ) {
+			n = "_" + n
+		}
+	}
+	return typ + n
+}
+
 // enumOf returns the enum type of a string attribute with an enum (the
 // discriminators excepted: their values are the entities themselves).
 func (p *plan) enumOf(a *catalog.Attribute) *enumPlan {
@@ -210,9 +225,9 @@ func (p *plan) enumOf(a *catalog.Attribute) *enumPlan {
 	e := &enumPlan{Attr: a, Name: p.names.claim("enum:"+a.Name, exported(a.Name), "Value")}
 	seen := map[string]bool{}
 	for _, v := range a.Enum {
-		c := e.Name + exported(v)
+		c := enumConst(e.Name, v)
 		for i := 2; seen[c]; i++ {
-			c = fmt.Sprintf("%s%s%d", e.Name, exported(v), i)
+			c = fmt.Sprintf("%s%d", enumConst(e.Name, v), i)
 		}
 		seen[c] = true
 		c = p.names.claim("enumvalue:"+a.Name+":"+v, c, "Value")

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"text/template"
+	"unicode"
 
 	"github.com/cardapio/cardapio/catalog"
 )
@@ -330,21 +331,68 @@ func (p *plan) packageDoc() string {
 
 type prefixPlan struct{ Name, Tag, Meaning string }
 
-// prefixes names the prefix dictionary's constants after their meaning.
+// prefixes names the prefix dictionary's constants after the entity a tag
+// identifies (the last tag of its item key), else after a short meaning
+// that is a name rather than a description, else after the tag.
 func (p *plan) prefixes() []prefixPlan {
+	ident := p.identifiedBy()
+	base := func(pr catalog.Prefix) string {
+		if i := strings.IndexAny(pr.Meaning, "(,;:"); i > 0 {
+			return exported(pr.Meaning[:i])
+		}
+		return exported(pr.Meaning)
+	}
+	shared := map[string]int{}
+	for _, pr := range p.m.Prefixes {
+		shared[base(pr)]++
+	}
 	var out []prefixPlan
 	for _, pr := range p.m.Prefixes {
 		meaning := pr.Meaning
-		base := meaning
-		if i := strings.IndexAny(base, "(,;:"); i > 0 {
-			base = base[:i]
-		}
-		name := "Prefix" + exported(base)
-		if len(words(base)) > 4 || strings.TrimSpace(base) == "" {
-			name = "Prefix" + exported(pr.Tag)
+		name := "Prefix" + exported(pr.Tag)
+		ws := words(base(pr))
+		if len(ident[pr.Tag]) == 1 {
+			name = "Prefix" + ident[pr.Tag][0].Name
+		} else if len(ws) > 0 && len(ws) <= 3 && shared[base(pr)] == 1 && !slices.Contains([]string{"a", "an", "the"}, strings.ToLower(ws[0])) {
+			name = "Prefix" + base(pr)
 		}
 		name = p.names.claim("prefix:"+pr.Tag, name, exported(pr.Tag))
 		out = append(out, prefixPlan{Name: name, Tag: pr.Tag, Meaning: strings.TrimSuffix(prose(meaning), ".")})
+	}
+	return out
+}
+
+// identifiedBy maps each tag to the entities whose item key ends on it:
+// the last tag among the literals of the sort key's template (the
+// partition key's when the table has none).
+func (p *plan) identifiedBy() map[string][]*entityPlan {
+	tags := map[string]bool{}
+	for _, pr := range p.m.Prefixes {
+		tags[pr.Tag] = true
+	}
+	out := map[string][]*entityPlan{}
+	for _, ep := range p.entities {
+		ka := ep.E.Table.KeyAttributes()
+		last := ka[len(ka)-1]
+		for _, k := range ep.E.Key {
+			if k.Attribute != last || k.Template == nil {
+				continue
+			}
+			tag := ""
+			for _, part := range k.Template.Parts {
+				if part.Attr != "" {
+					continue
+				}
+				for _, w := range strings.FieldsFunc(part.Literal, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' && r != '-' }) {
+					if tags[w] {
+						tag = w
+					}
+				}
+			}
+			if tag != "" {
+				out[tag] = append(out[tag], ep)
+			}
+		}
 	}
 	return out
 }

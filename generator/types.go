@@ -232,10 +232,18 @@ func (p *plan) decoder(t *gotype) string {
 // literal returns a Go expression of type types.AttributeValue for a
 // constant value of the model.
 func (p *plan) literal(v attr.Value) string {
+	return avLiteral(v, func(s string) string {
+		p.use("stringValue")
+		return "stringValue(" + quote(s) + ")"
+	})
+}
+
+// avLiteral returns a Go expression of type types.AttributeValue for v,
+// its strings written by str.
+func avLiteral(v attr.Value, str func(string) string) string {
 	switch v.Type {
 	case attr.S:
-		p.use("stringValue")
-		return "stringValue(" + quote(v.Str) + ")"
+		return str(v.Str)
 	case attr.N:
 		return "&types.AttributeValueMemberN{Value: " + quote(v.Str) + "}"
 	case attr.B:
@@ -263,13 +271,13 @@ func (p *plan) literal(v attr.Value) string {
 	case attr.L:
 		parts := make([]string, len(v.List))
 		for i, e := range v.List {
-			parts[i] = p.literal(e)
+			parts[i] = avLiteral(e, str)
 		}
 		return "&types.AttributeValueMemberL{Value: []types.AttributeValue{" + strings.Join(parts, ", ") + "}}"
 	case attr.M:
 		parts := make([]string, len(v.Map))
 		for i, f := range v.Map {
-			parts[i] = quote(f.Name) + ": " + p.literal(f.Value)
+			parts[i] = quote(f.Name) + ": " + avLiteral(f.Value, str)
 		}
 		return "&types.AttributeValueMemberM{Value: map[string]types.AttributeValue{" + strings.Join(parts, ", ") + "}}"
 	}

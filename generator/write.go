@@ -7,6 +7,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"io"
 	"io/fs"
 	"maps"
@@ -365,4 +367,51 @@ func Stale(dir string, f Files) ([]string, error) {
 	out = append(out, orph...)
 	slices.Sort(out)
 	return out, nil
+}
+
+// maxListed bounds the directory entries DeclaredPackage looks through.
+const maxListed = 4096
+
+// DeclaredPackage returns the package that the Go files cardapio
+// generated in dir declare, "" when dir holds none: a regeneration or a
+// check without a package name keeps the one the files already have
+// rather than one derived from the directory's name.
+func DeclaredPackage(dir string) (string, error) {
+	root, err := os.OpenRoot(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	defer root.Close()
+	d, err := root.Open(".")
+	if err != nil {
+		return "", err
+	}
+	entries, err := d.ReadDir(maxListed)
+	d.Close()
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", err
+	}
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	for _, en := range entries {
+		n := en.Name()
+		if !en.Type().IsRegular() || !strings.HasSuffix(n, ".go") || strings.HasSuffix(n, "_test.go") {
+			continue
+		}
+		head, err := readHead(root, n, 64<<10)
+		if err != nil {
+			return "", err
+		}
+		if !owned(head) {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), n, head, parser.PackageClauseOnly)
+		if err != nil {
+			continue
+		}
+		return f.Name.Name, nil
+	}
+	return "", nil
 }

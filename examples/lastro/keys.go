@@ -20,24 +20,24 @@ const (
 	PrefixAgreement = "AG"
 	// PrefixCharge is "CHG": charge (Pix txid or boleto number).
 	PrefixCharge = "CHG"
-	// PrefixContactAttempt is "CONTACT": contact attempt.
-	PrefixContactAttempt = "CONTACT"
-	// PrefixChargesPolicy is "CP": charges policy (versioned).
-	PrefixChargesPolicy = "CP"
+	// PrefixContact is "CONTACT": contact attempt.
+	PrefixContact = "CONTACT"
+	// PrefixPolicy is "CP": charges policy (versioned).
+	PrefixPolicy = "CP"
 	// PrefixContract is "CT": contract.
 	PrefixContract = "CT"
 	// PrefixDebtor is "D": debtor.
 	PrefixDebtor = "D"
 	// PrefixEvent is "EV": event (audit trail of one instalment).
 	PrefixEvent = "EV"
-	// PrefixInstalment is "IN": instalment.
-	PrefixInstalment = "IN"
-	// PrefixDailyContactCounter is "LIMIT": daily contact counter.
-	PrefixDailyContactCounter = "LIMIT"
-	// PrefixDebtorProfile is "PROFILE": debtor profile.
-	PrefixDebtorProfile = "PROFILE"
-	// PrefixPaymentPromise is "PROMISE": payment promise.
-	PrefixPaymentPromise = "PROMISE"
+	// PrefixInstallment is "IN": instalment.
+	PrefixInstallment = "IN"
+	// PrefixLimit is "LIMIT": daily contact counter.
+	PrefixLimit = "LIMIT"
+	// PrefixProfile is "PROFILE": debtor profile.
+	PrefixProfile = "PROFILE"
+	// PrefixPromise is "PROMISE": payment promise.
+	PrefixPromise = "PROMISE"
 	// PrefixSettlement is "STL": settlement.
 	PrefixSettlement = "STL"
 	// PrefixTenant is "T": tenant.

@@ -325,8 +325,12 @@ func (Order) ItemType() string { return "ORDER" }
 // value, numbers within their zero padding). Every problem is reported at
 // once.
 func NewOrder(x Order) (Order, error) {
-	queueShard := QueueShardOf(x.OrderID)
-	x.QueueShard = &queueShard
+	if x.Status == StatusPlaced || x.Status == StatusPaid || x.Status == StatusPicking {
+		queueShard := QueueShardOf(x.OrderID)
+		x.QueueShard = &queueShard
+	} else {
+		x.QueueShard = nil
+	}
 	var v checks
 	v.add(checkPattern("orderId", x.OrderID, orderIDPattern))
 	if x.Attempts != nil {
@@ -374,7 +378,7 @@ func NewOrder(x Order) (Order, error) {
 	if x.ClaimedBy == nil && (x.QueueStatus != nil && *x.QueueStatus == QueueStatusInProgress) {
 		v.add(errors.New("claimedBy is required while queueStatus is IN_PROGRESS"))
 	}
-	if x.InvoiceID != nil && !(!(x.Status == StatusPlaced)) {
+	if x.InvoiceID != nil && x.Status == StatusPlaced {
 		v.add(errors.New("invoiceId is carried only unless status is PLACED"))
 	}
 	if x.QueueShard != nil && !(x.Status == StatusPlaced || x.Status == StatusPaid || x.Status == StatusPicking) {

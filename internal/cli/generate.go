@@ -81,6 +81,12 @@ func runGenerate(e *env, o *generateOptions, path string) error {
 		o.out = notPackage.ReplaceAllString(strings.ToLower(m.Name), "")
 	}
 	if o.pkg == "" {
+		// A generation already there keeps its package.
+		if o.pkg, err = generator.DeclaredPackage(o.out); err != nil {
+			return err
+		}
+	}
+	if o.pkg == "" {
 		o.pkg = notPackage.ReplaceAllString(strings.ToLower(filepath.Base(filepath.Clean(o.out))), "")
 		if o.pkg == "" || o.pkg[0] < 'a' || o.pkg[0] > 'z' {
 			// A directory such as ./001 names no package: the model does.

@@ -14,16 +14,16 @@ const Separator = "#"
 
 // The model's key prefixes.
 const (
-	// PrefixExt is "EXT": lookup of an external id.
-	PrefixExt = "EXT"
-	// PrefixExternalSystem is "INVOICE": external system, the invoicing service.
-	PrefixExternalSystem = "INVOICE"
-	// PrefixNote is "NOTE": support note on an order.
-	PrefixNote = "NOTE"
+	// PrefixExternalRef is "EXT": lookup of an external id.
+	PrefixExternalRef = "EXT"
+	// PrefixInvoice is "INVOICE": external system, the invoicing service.
+	PrefixInvoice = "INVOICE"
+	// PrefixOrderNote is "NOTE": support note on an order.
+	PrefixOrderNote = "NOTE"
 	// PrefixOrder is "ORDER": order (the item collection of one order).
 	PrefixOrder = "ORDER"
-	// PrefixExternalSystemPayment is "PAYMENT": external system, the payment provider.
-	PrefixExternalSystemPayment = "PAYMENT"
+	// PrefixPayment is "PAYMENT": external system, the payment provider.
+	PrefixPayment = "PAYMENT"
 )
 
 // OrdersKey is the primary key of an item of table orders.
