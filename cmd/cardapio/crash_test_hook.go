@@ -1,0 +1,45 @@
+//go:build crashtest
+
+package main
+
+import (
+	"os"
+	"runtime/debug"
+	"syscall"
+	"time"
+)
+
+// The crashtest build crashes the run as CARDAPIO_TEST_CRASH says, the
+// ways the runtime exits 2: an unrecovered panic in a goroutine, memory
+// exhausted under an address-space limit, a stack overflow; or a death
+// by SIGKILL, as the kernel's out-of-memory killer deals it.
+func init() {
+	testCrash = func() {
+		switch os.Getenv("CARDAPIO_TEST_CRASH") {
+		case "panic":
+			go func() { panic("crash test") }()
+			time.Sleep(time.Minute)
+		case "oom":
+			lim := syscall.Rlimit{Cur: 1 << 30, Max: 1 << 30}
+			if err := syscall.Setrlimit(syscall.RLIMIT_AS, &lim); err != nil {
+				panic(err)
+			}
+			var keep [][]byte
+			for {
+				b := make([]byte, 64<<20)
+				for i := range b {
+					b[i] = 1
+				}
+				keep = append(keep, b)
+			}
+		case "stack":
+			debug.SetMaxStack(1 << 20)
+			var f func(int) int
+			f = func(n int) int { return f(n+1) + 1 }
+			f(0)
+		case "kill":
+			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			time.Sleep(time.Minute)
+		}
+	}
+}
