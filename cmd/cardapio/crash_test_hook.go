@@ -1,4 +1,4 @@
-//go:build crashtest
+//go:build crashtest && unix
 
 package main
 
@@ -12,7 +12,8 @@ import (
 // The crashtest build crashes the run as CARDAPIO_TEST_CRASH says, the
 // ways the runtime exits 2: an unrecovered panic in a goroutine, memory
 // exhausted under an address-space limit, a stack overflow; or a death
-// by SIGKILL, as the kernel's out-of-memory killer deals it.
+// by SIGKILL, as the kernel's out-of-memory killer deals it. "sleep"
+// waits, before any signal is handled, to be stopped.
 func init() {
 	testCrash = func() {
 		switch os.Getenv("CARDAPIO_TEST_CRASH") {
@@ -37,6 +38,9 @@ func init() {
 			var f func(int) int
 			f = func(n int) int { return f(n+1) + 1 }
 			f(0)
+		case "sleep":
+			// Not a crash: a run that handles no signal yet.
+			time.Sleep(time.Minute)
 		case "kill":
 			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 			time.Sleep(time.Minute)
