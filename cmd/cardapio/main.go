@@ -5,7 +5,9 @@ import (
 	"os"
 
 	"github.com/cardapio/cardapio/internal/cli"
-	"github.com/cardapio/cardapio/internal/supervise"
+	// The process runs under supervision, started before the other inits:
+	// a crash of the runtime exits 1, never the 2 of bad input.
+	_ "github.com/cardapio/cardapio/internal/supervise/start"
 )
 
 // testCrash crashes the run on demand in a build with the crashtest tag,
@@ -13,8 +15,6 @@ import (
 var testCrash = func() {}
 
 func main() {
-	os.Exit(supervise.Main(func() int {
-		testCrash()
-		return cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	}))
+	testCrash()
+	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

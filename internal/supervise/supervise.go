@@ -8,7 +8,8 @@
 // arguments and the standard streams inherited as they are (a pipe, a
 // terminal or /dev/stdout behave exactly as without it), and hands it a
 // pipe that the runtime writes its crash report to (debug.SetCrashOutput)
-// in addition to stderr. The parent waits, forwards the signals that stop
+// in addition to stderr (see Start, and package start, which calls it
+// early). The parent waits, forwards the signals that stop
 // a run, and exits with the child's code, except that a crash, or a death
 // by a signal it did not forward (the kernel's out-of-memory killer sends
 // SIGKILL), exits 1: cardapio itself failed.
@@ -38,23 +39,23 @@ const crashFD = "3"
 // written for cardapio's documented codes would know.
 const ExitCrash = 1
 
-// Main runs run under supervision and returns the process's exit code.
-// In the child, or when supervision is off or cannot start, it calls run
-// in this process.
-func Main(run func() int) int {
+// Start supervises this process. In the parent it starts the child and
+// exits with the code it decides; it returns in the child, when
+// supervision is off, or when the child cannot be started (the command
+// then runs in this process, unsupervised). It is called from the init of
+// package start, before the program's other inits.
+func Start() {
 	if fd, ok := os.LookupEnv(childEnv); ok {
 		os.Unsetenv(childEnv)
 		child(fd)
-		return run()
+		return
 	}
 	if os.Getenv(Env) == "0" {
-		return run()
+		return
 	}
-	code, ok := parent()
-	if !ok {
-		return run()
+	if code, ok := parent(); ok {
+		os.Exit(code)
 	}
-	return code
 }
 
 // child sends the runtime's crash report to the pipe the parent gave it.
