@@ -105,14 +105,17 @@ func TestExitsPassThrough(t *testing.T) {
 	}
 }
 
-// serve stops cleanly on SIGTERM and SIGINT sent to the parent, with the
-// exit it has in one process.
+// serve stops cleanly on SIGTERM and SIGINT sent to the parent, or to
+// its process group as Ctrl-C in a terminal sends it (then the child has
+// it twice: from the terminal and forwarded), with the exit it has in one
+// process.
 func TestServeStopsOnSignal(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
-		for _, alone := range []bool{false, true} {
-			t.Run(sig.String()+map[bool]string{false: " supervised", true: " alone"}[alone], func(t *testing.T) {
+		for _, how := range []string{"supervised", "group", "alone"} {
+			t.Run(sig.String()+" "+how, func(t *testing.T) {
 				cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0")
-				if alone {
+				cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+				if how == "alone" {
 					cmd.Env = append(os.Environ(), "CARDAPIO_SUPERVISE=0")
 				}
 				var stderr bytes.Buffer
@@ -124,7 +127,11 @@ func TestServeStopsOnSignal(t *testing.T) {
 				line, err := bufio.NewReader(out).ReadString('\n')
 				require.NoError(t, err, stderr.String())
 				require.Contains(t, line, "listening")
-				require.NoError(t, cmd.Process.Signal(sig))
+				if how == "group" {
+					require.NoError(t, syscall.Kill(-cmd.Process.Pid, sig))
+				} else {
+					require.NoError(t, cmd.Process.Signal(sig))
+				}
 				done := make(chan error, 1)
 				go func() { done <- cmd.Wait() }()
 				select {
