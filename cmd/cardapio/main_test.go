@@ -108,12 +108,16 @@ func TestExitsPassThrough(t *testing.T) {
 // serve stops cleanly on SIGTERM and SIGINT sent to the parent, or to
 // its process group as Ctrl-C in a terminal sends it (then the child has
 // it twice: from the terminal and forwarded), with the exit it has in one
-// process.
+// process. Under an address-space limit serve starts itself again (one
+// malloc arena), which the child does as a supervisor of its own.
 func TestServeStopsOnSignal(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
-		for _, how := range []string{"supervised", "group", "alone"} {
+		for _, how := range []string{"supervised", "group", "alone", "ulimit"} {
 			t.Run(sig.String()+" "+how, func(t *testing.T) {
 				cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0")
+				if how == "ulimit" {
+					cmd = exec.Command("sh", "-c", `ulimit -v 4194304 && exec "$0" serve --addr 127.0.0.1:0`, bin)
+				}
 				cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 				if how == "alone" {
 					cmd.Env = append(os.Environ(), "CARDAPIO_SUPERVISE=0")
