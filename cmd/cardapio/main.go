@@ -7,7 +7,7 @@ import (
 	"github.com/cardapio/cardapio/internal/cli"
 	// The process runs under supervision, started before the other inits:
 	// a crash of the runtime exits 1, never the 2 of bad input.
-	_ "github.com/cardapio/cardapio/internal/supervise/start"
+	_ "github.com/cardapio/cardapio/internal/supervise"
 )
 
 // testCrash crashes the run on demand in a build with the crashtest tag,
