@@ -36,6 +36,8 @@
 # Environment: PORT (default 4600), CARDAPIO (a built binary; default:
 # built from this tree).
 set -euo pipefail
+# Measure cardapio itself: one process, not a supervisor and its child.
+export CARDAPIO_SUPERVISE=0
 
 die() { echo "adversarial.sh: $*" >&2; exit 2; }
 probes=("$@")

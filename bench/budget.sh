@@ -25,6 +25,8 @@
 #                 round (sides "embedded-before", "serve-before"), so that
 #                 before and after are measured in the same run.
 set -euo pipefail
+# Measure cardapio itself: one process, not a supervisor and its child.
+export CARDAPIO_SUPERVISE=0
 cd "$(dirname "$0")/.."
 
 rounds=${1:-10}

@@ -6,6 +6,8 @@
 #
 # The stream and the binary go to a temporary directory, removed on exit.
 set -euo pipefail
+# Measure cardapio itself: one process, not a supervisor and its child.
+export CARDAPIO_SUPERVISE=0
 lines=${1:-2000000}
 root=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)

@@ -19,6 +19,8 @@
 # When SUITE_DIR has no node_modules, the suite's lockfile (which pins
 # versions the registry no longer serves) is set aside and `npm install` run.
 set -euo pipefail
+# Measure cardapio itself: one process, not a supervisor and its child.
+export CARDAPIO_SUPERVISE=0
 
 die() { echo "conformance.sh: $*" >&2; exit 2; }
 

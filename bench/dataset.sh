@@ -64,6 +64,8 @@
 #   PORT         cardapio serve's loopback port for load (default 4591)
 #   LOAD_SCALE   population loaded per run (default 0.0002, ~80,000 items)
 set -euo pipefail
+# Measure cardapio itself: one process, not a supervisor and its child.
+export CARDAPIO_SUPERVISE=0
 
 die() { echo "dataset.sh: $*" >&2; exit 2; }
 

@@ -18,6 +18,8 @@
 # Everything else goes to stderr, so stdout can be eval'ed. The server is
 # detached; its pid and log sit in the prefix as dynalite-PORT.{pid,log}.
 set -euo pipefail
+# Measure cardapio itself: one process, not a supervisor and its child.
+export CARDAPIO_SUPERVISE=0
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 prefix=${DYNALITE_PREFIX:-$repo/.tools}

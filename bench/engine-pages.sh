@@ -23,6 +23,8 @@
 #   PUTS   puts per writers' sub-benchmark (default 100000)
 #   OPS    operations per cost sub-benchmark (default 200000)
 set -euo pipefail
+# Measure cardapio itself: one process, not a supervisor and its child.
+export CARDAPIO_SUPERVISE=0
 cd "$(dirname "$0")/.."
 
 rounds=${1:-3}

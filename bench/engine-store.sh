@@ -25,6 +25,8 @@
 #   PUTS  puts of BenchmarkPutItemInProcess (default 300000)
 #   QUERIES  queries of BenchmarkQuery50 (default 3000)
 set -euo pipefail
+# Measure cardapio itself: one process, not a supervisor and its child.
+export CARDAPIO_SUPERVISE=0
 cd "$(dirname "$0")/.."
 
 rounds=${1:-5}

@@ -9,6 +9,8 @@
 # On a machine shared with other work the wall time measures the queue as
 # much as the program; the CPU time is what the command itself costs.
 set -euo pipefail
+# Measure cardapio itself: one process, not a supervisor and its child.
+export CARDAPIO_SUPERVISE=0
 runs=${1:-20}
 root=$(cd "$(dirname "$0")/.." && pwd)
 model=${2:-$root/model.yaml}

@@ -50,6 +50,8 @@
 # DYNALITE_PREFIX (npm prefix holding dynalite, default /work/tools when
 # it has one, else <repo>/.tools), SERVE_ARGS (more cardapio serve flags).
 set -euo pipefail
+# Measure cardapio itself: one process, not a supervisor and its child.
+export CARDAPIO_SUPERVISE=0
 
 die() { echo "latency.sh: $*" >&2; exit 2; }
 rounds=${1:-5}

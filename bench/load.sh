@@ -21,6 +21,8 @@
 # Environment:
 #   SERVE_PORT    loopback port of cardapio serve (default 4591)
 set -euo pipefail
+# Measure cardapio itself: one process, not a supervisor and its child.
+export CARDAPIO_SUPERVISE=0
 cd "$(dirname "$0")/.."
 
 rounds=${1:-5}

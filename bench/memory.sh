@@ -37,6 +37,8 @@
 # it stops answering before a million; raw is then its own), SERVE_ARGS
 # (more flags for cardapio serve's limit side).
 set -euo pipefail
+# Measure cardapio itself: one process, not a supervisor and its child.
+export CARDAPIO_SUPERVISE=0
 
 die() { echo "memory.sh: $*" >&2; exit 2; }
 runs=${1:-3}

@@ -12,6 +12,8 @@
 #
 # Usage: bench/midnight.sh [ROUNDS]    (default 3)
 set -euo pipefail
+# Measure cardapio itself: one process, not a supervisor and its child.
+export CARDAPIO_SUPERVISE=0
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
 work=$(mktemp -d)

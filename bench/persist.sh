@@ -32,6 +32,8 @@
 # benchmark line, prefixed by its round), summary.txt (the tables);
 # with AGAINST, raw-against.txt and summary-against.txt for REV.
 set -euo pipefail
+# Measure cardapio itself: one process, not a supervisor and its child.
+export CARDAPIO_SUPERVISE=0
 
 rounds=${1:-7}
 benchtime=${BENCHTIME:-2s}

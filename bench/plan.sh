@@ -16,6 +16,8 @@
 # independent of the number of items is a ratio near 1), and the load
 # average before and after. A run must exit 0 or 3 (a verdict).
 set -euo pipefail
+# Measure cardapio itself: one process, not a supervisor and its child.
+export CARDAPIO_SUPERVISE=0
 cd "$(dirname "$0")/.."
 
 rounds=${1:-3}

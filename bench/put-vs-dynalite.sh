@@ -37,6 +37,8 @@
 #   ENGINE_PUTS, DYNALITE_PUTS   puts per run (default 40000, 12000)
 #   DYNALITE_PREFIX, ...         passed on to bench/dynalite.sh
 set -euo pipefail
+# Measure cardapio itself: one process, not a supervisor and its child.
+export CARDAPIO_SUPERVISE=0
 
 die() { echo "put-vs-dynalite.sh: $*" >&2; exit 2; }
 

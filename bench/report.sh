@@ -12,6 +12,8 @@
 # Environment: ROUNDS (default 3), CARDAPIO (a built binary; default:
 # built from this tree).
 set -euo pipefail
+# Measure cardapio itself: one process, not a supervisor and its child.
+export CARDAPIO_SUPERVISE=0
 cd "$(dirname "$0")/.."
 model=${1:-model.yaml}
 rounds=${ROUNDS:-3}

@@ -56,6 +56,8 @@
 # five loopback ports, default 4590), BASE (a revision for the in-process
 # put, none by default).
 set -euo pipefail
+# Measure cardapio itself: one process, not a supervisor and its child.
+export CARDAPIO_SUPERVISE=0
 
 die() { echo "trust-overhead.sh: $*" >&2; exit 2; }
 rounds=${1:-12}
