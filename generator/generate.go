@@ -23,6 +23,11 @@ type Options struct {
 	// Source is the model's file name as the header names it; the base
 	// name of Model.Source when empty.
 	Source string
+	// TablePrefix is the table name prefix the tables are deployed with:
+	// the default of the template's TableNamePrefix and the prefix the
+	// tenant policies (iam-TABLE.json, iam.go) name the tables with, so
+	// the policy file and the template's inline policy grant one table.
+	TablePrefix string
 }
 
 // Files maps file names (no directories) to their content.
@@ -58,6 +63,9 @@ func Generate(m *catalog.Model, o Options) (Files, error) {
 	}
 	if o.Keys != catalog.KeysNative && o.Keys != catalog.KeysSynthetic {
 		return nil, fmt.Errorf("keys %q: want native or synthetic", o.Keys)
+	}
+	if err := CheckTablePrefix(m, o.TablePrefix); err != nil {
+		return nil, err
 	}
 	if o.Source == "" {
 		o.Source = filepath.Base(m.Source)
@@ -115,7 +123,7 @@ func Generate(m *catalog.Model, o Options) (Files, error) {
 		if t.Isolation == nil {
 			continue
 		}
-		pol, err := TablePolicy(m, t.Name, "")
+		pol, err := PrefixedTablePolicy(m, t.Name, "", o.TablePrefix)
 		if err != nil {
 			return nil, err
 		}

@@ -47,7 +47,7 @@ type wbFile struct {
 func TestWorkbenchExport(t *testing.T) {
 	m, err := catalog.Load("../model.yaml")
 	require.NoError(t, err)
-	b, err := generator.Workbench(m, generator.Options{Source: "model.yaml"})
+	b, err := generator.Workbench(m, generator.Options{Source: "model.yaml", Keys: catalog.KeysSynthetic})
 	require.NoError(t, err)
 	var wb wbFile
 	require.NoError(t, json.Unmarshal(b, &wb))
@@ -79,7 +79,7 @@ func TestWorkbenchExport(t *testing.T) {
 		assert.Len(t, tb.TableFacets, len(mt.Entities))
 	}
 	assert.Positive(t, samples)
-	// GSI1 has three partition attributes: Workbench shows its synthetic key,
+	// GSI1 has three partition attributes: with synthetic keys Workbench shows its synthetic key,
 	// and the samples carry it.
 	col := wb.DataModel[0]
 	require.Equal(t, "collections", col.TableName)

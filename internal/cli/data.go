@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -34,7 +35,11 @@ the layout DynamoDB's import from S3 reads: DIR/<table>/data/ holds only
 data objects (import each table from that prefix), objects sized as AWS
 advises (about 4,000,000 items of under 1 KB each), --compression zstd,
 gzip or none, and DIR/manifest.json lists every object with its items,
-bytes and SHA-256 and MD5 checksums. --format jsonl writes plain items.
+bytes and SHA-256 and MD5 checksums, outside every data prefix. The text
+summary ends with the aws dynamodb import-table command of each table:
+its S3 key prefix and its --table-creation-parameters (key schema,
+attribute definitions, global secondary indexes and their projections,
+billing mode) from the model. --format jsonl writes plain items.
 
 --serve loads the population into the embedded engine (with --addr, it
 then serves it there until interrupted); --endpoint-url URL and --aws load
@@ -95,7 +100,15 @@ Exit codes: 0 ok; 1 an internal failure or a failed load; 2 a bad model or flag.
 			if format == "json" {
 				return rep.JSON(e.stdout)
 			}
-			return rep.Summary.Text(e.stdout)
+			if err := rep.Summary.Text(e.stdout); err != nil || c.Out == "" {
+				return err
+			}
+			note, err := dataset.ImportNote(m, c.Out, rep.Manifest)
+			if err != nil {
+				return err
+			}
+			_, err = io.WriteString(e.stdout, "\n"+note)
+			return err
 		},
 	}
 	f := cmd.Flags()

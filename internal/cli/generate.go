@@ -17,6 +17,7 @@ func init() { commands = append(commands, newGenerateCmd) }
 
 type generateOptions struct {
 	out, pkg, keys string
+	prefix         string
 	check, force   bool
 }
 
@@ -32,6 +33,12 @@ beside it cloudformation.yaml, the tenant IAM policy (iam-TABLE.json) and
 workbench.json. The Go code imports only the standard library and
 aws-sdk-go-v2 and talks to DynamoDB through an interface *dynamodb.Client
 satisfies.
+
+--table-prefix P is the prefix the tables are deployed with: the default
+of the template's TableNamePrefix parameter and the prefix the tenant
+policy (iam-TABLE.json, iam.go) names the tables with, so the policy file
+grants the same tables as the template's inline policy. A table that
+declares no tenant isolation gets no policy file; generate says so.
 
 --keys synthetic keys multi-attribute indexes by their synthetic
 attributes, for engines without multi-attribute keys.
@@ -65,6 +72,7 @@ files (named on stderr).`,
 	c.Flags().StringVar(&o.out, "out", "", "directory of the generated package (default: the model's name)")
 	c.Flags().StringVar(&o.pkg, "package", "", "Go package name (default: the last element of --out)")
 	c.Flags().StringVar(&o.keys, "keys", string(catalog.KeysNative), "index keys: native (multi-attribute) or synthetic")
+	c.Flags().StringVar(&o.prefix, "table-prefix", "", "table name prefix the template defaults to and the IAM policy names")
 	c.Flags().BoolVar(&o.check, "check", false, "write nothing; exit 3 when the files in --out are stale")
 	c.Flags().BoolVar(&o.force, "force", false, "replace files in --out that cardapio did not write (a symlink itself, never its target)")
 	return c
@@ -93,7 +101,7 @@ func runGenerate(e *env, o *generateOptions, path string) error {
 			o.pkg = notPackage.ReplaceAllString(strings.ToLower(m.Name), "")
 		}
 	}
-	files, err := generator.Generate(m, generator.Options{Package: o.pkg, Keys: catalog.KeyMode(o.keys), Source: filepath.Base(path)})
+	files, err := generator.Generate(m, generator.Options{Package: o.pkg, Keys: catalog.KeyMode(o.keys), Source: filepath.Base(path), TablePrefix: o.prefix})
 	if err != nil {
 		return badInput(fmt.Errorf("%s: %w", path, err))
 	}
@@ -103,8 +111,12 @@ func runGenerate(e *env, o *generateOptions, path string) error {
 			return err
 		}
 		if len(stale) > 0 {
-			fmt.Fprintf(e.stderr, "cardapio: %s is stale against %s: %s\nhint: regenerate with cardapio generate %s --out %s --package %s --keys %s\n",
-				o.out, path, strings.Join(stale, ", "), path, o.out, o.pkg, o.keys)
+			pre := ""
+			if o.prefix != "" {
+				pre = " --table-prefix " + o.prefix
+			}
+			fmt.Fprintf(e.stderr, "cardapio: %s is stale against %s: %s\nhint: regenerate with cardapio generate %s --out %s --package %s --keys %s%s\n",
+				o.out, path, strings.Join(stale, ", "), path, o.out, o.pkg, o.keys, pre)
 			return failed(fmt.Errorf("%d stale files", len(stale)))
 		}
 		fmt.Fprintf(e.stdout, "ok: %s is up to date with %s (%d files)\n", o.out, path, len(files))
@@ -117,5 +129,8 @@ func runGenerate(e *env, o *generateOptions, path string) error {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "wrote %d files to %s (package %s, %s keys)\n", len(files), o.out, o.pkg, o.keys)
+	for _, n := range generator.PolicyNotes(m) {
+		fmt.Fprintf(e.stdout, "note: %s\n", n)
+	}
 	return nil
 }

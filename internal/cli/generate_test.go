@@ -130,3 +130,26 @@ func TestGenerateRefusesForeignFiles(t *testing.T) {
 	r = runCLI(append(args, "--check"), nil)
 	assert.Equal(t, ExitOK, r.code, r.stderr)
 }
+
+// TestGenerateTablePrefix: --table-prefix names the tables in the policy
+// file and defaults the template's prefix; a bad prefix is bad input; a
+// model whose tables declare no isolation is told why it has no policy.
+func TestGenerateTablePrefix(t *testing.T) {
+	dir := t.TempDir()
+	r := runCLI([]string{"generate", "../../model.yaml", "--out", dir, "--table-prefix", "prod-"}, nil)
+	require.Equal(t, 0, r.code, r.stderr)
+	pol, err := os.ReadFile(filepath.Join(dir, "iam-collections.json"))
+	require.NoError(t, err)
+	assert.Contains(t, string(pol), `table/prod-collections"`)
+	r = runCLI([]string{"generate", "../../model.yaml", "--out", dir, "--check"}, nil)
+	assert.Equal(t, ExitFailed, r.code)
+	assert.Contains(t, r.stderr, "cloudformation.yaml")
+
+	r = runCLI([]string{"generate", "../../model.yaml", "--out", t.TempDir(), "--table-prefix", "a*"}, nil)
+	assert.Equal(t, ExitBadInput, r.code)
+	assert.Contains(t, r.stderr, "table prefix")
+
+	r = runCLI([]string{"generate", "../../examples/orders/model.yaml", "--out", t.TempDir()}, nil)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "no iam-orders.json: table orders declares no tenant isolation")
+}
