@@ -115,3 +115,48 @@ func TestCloudFormation(t *testing.T) {
 	hist := doc.Resources["CollectionsHistoryTable"].Properties
 	assert.Equal(t, "STANDARD_INFREQUENT_ACCESS", hist["TableClass"])
 }
+
+// TestCloudFormationHostileText gives the model's free text that reaches
+// the template (its description, an index's purpose, a tenant policy's
+// leading keys) YAML of its own: it stays a scalar or a comment, and the
+// template declares the same resources and outputs as before.
+func TestCloudFormationHostileText(t *testing.T) {
+	m, err := catalog.Load("testdata/hostile-text.yaml")
+	require.NoError(t, err)
+	keys := func(n *yaml.Node) []string {
+		var out []string
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			out = append(out, n.Content[i].Value)
+		}
+		return out
+	}
+	shape := func() (top, res, outs []string) {
+		b, err := generator.CloudFormation(m, generator.Options{Source: "model.yaml\nEvil: 1"})
+		require.NoError(t, err)
+		var doc yaml.Node
+		require.NoError(t, yaml.Unmarshal(b, &doc), string(b))
+		root := doc.Content[0]
+		for i := 0; i+1 < len(root.Content); i += 2 {
+			switch root.Content[i].Value {
+			case "Resources":
+				res = keys(root.Content[i+1])
+			case "Outputs":
+				outs = keys(root.Content[i+1])
+			}
+		}
+		return keys(root), res, outs
+	}
+	top, res, outs := shape()
+	assert.Equal(t, []string{"AWSTemplateFormatVersion", "Description", "Parameters", "Resources", "Outputs"}, top)
+	require.Contains(t, res, "OrdersTenantPolicy")
+	const hostile = "x\"\n'Evil': !Ref y\n# z: |\n- \u2028\x00\ufeff ---\n..."
+	m.Description = hostile
+	m.Tables[0].Isolation.LeadingKeys = hostile + "${aws:PrincipalTag/customerId}"
+	for _, x := range m.Indexes {
+		x.Description = hostile
+	}
+	top2, res2, outs2 := shape()
+	assert.Equal(t, top, top2)
+	assert.Equal(t, res, res2)
+	assert.Equal(t, outs, outs2)
+}

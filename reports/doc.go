@@ -6,7 +6,8 @@
 //
 // Renderers take results that libraries computed and never compute a
 // figure themselves: every number they print comes from catalog,
-// capacity/estimate or budget. Commands stay thin because the layout
+// capacity/estimate, cost or budget. The HTML report's results are
+// gathered by reports/collect and rendered by reports/html. Commands stay thin because the layout
 // lives here, and one result can be written in several formats from one
 // run.
 package reports

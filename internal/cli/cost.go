@@ -9,7 +9,7 @@ import (
 	"github.com/cardapio/cardapio/capacity"
 	"github.com/cardapio/cardapio/capacity/estimate"
 	"github.com/cardapio/cardapio/catalog"
-	"github.com/cardapio/cardapio/dataset"
+	"github.com/cardapio/cardapio/cost"
 	"github.com/cardapio/cardapio/internal/files"
 	"github.com/cardapio/cardapio/reports"
 )
@@ -72,7 +72,7 @@ Exit codes: 0 ok; 2 a model, the price file or a flag is invalid.`,
 	}
 	c.Flags().StringVar(&o.format, "format", "text", "output format: text or json")
 	c.Flags().StringVar(&o.prices, "prices", "", "price file (YAML or JSON) overriding the model's and the default prices")
-	rangeVar(c.Flags(), &o.utilisation, "utilisation", 0.7, above(0.0, 1), "target utilisation of the provisioned alternative")
+	rangeVar(c.Flags(), &o.utilisation, "utilisation", cost.DefaultUtilisation, above(0.0, 1), "target utilisation of the provisioned alternative")
 	c.Flags().BoolVar(&o.compare, "compare", false, "compare two models: cost --compare A.yaml B.yaml")
 	return c
 }
@@ -114,17 +114,9 @@ func runCost(e *env, o *costOptions, paths []string) error {
 	}
 	var bills []*estimate.Bill
 	for i, m := range models {
-		path := paths[i]
-		prices := estimate.ModelPrices(capacity.DefaultPrices(), m.Pricing)
-		if file != nil {
-			prices = estimate.Overlay(prices, *file)
-		}
-		// Storage sizes items as the model's population draws them; a
-		// model the generator cannot draw is sized by its samples.
-		measured, _ := dataset.Measure(m, capacity.Default())
-		b, err := estimate.New(m, capacity.Default()).Month(estimate.Options{Prices: prices, Utilisation: o.utilisation, Measured: measured})
+		b, err := cost.Month(m, cost.Options{Prices: file, Utilisation: o.utilisation})
 		if err != nil {
-			return badInput(fmt.Errorf("%s: %w", path, err))
+			return badInput(fmt.Errorf("%s: %w", paths[i], err))
 		}
 		bills = append(bills, b)
 	}

@@ -13,13 +13,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cardapio/cardapio/internal/files"
-	"github.com/cardapio/cardapio/reports/html"
+	"github.com/cardapio/cardapio/reports/collect"
 )
 
 func init() { commands = append(commands, newReportCmd) }
 
 func newReportCmd(e *env) *cobra.Command {
-	o := html.Options{Measure: true}
+	o := collect.Options{Measure: true}
 	var out string
 	var noMeasure bool
 	c := &cobra.Command{
@@ -67,7 +67,7 @@ error: cardapio budget is the gate); 2 a bad model, result file or flag;
 	return c
 }
 
-func runReport(e *env, o html.Options, out string) error {
+func runReport(e *env, o collect.Options, out string) error {
 	var err error
 	if o.Model, err = loadModel(e, o.Path); err != nil {
 		return err
@@ -79,7 +79,7 @@ func runReport(e *env, o html.Options, out string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	r, err := html.Collect(ctx, o)
+	r, err := collect.Report(ctx, o)
 	if err != nil {
 		return err
 	}

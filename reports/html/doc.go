@@ -4,13 +4,15 @@
 // model against another, a load run's timelines and a plan's hot
 // partitions over time.
 //
-// It is a package of its own because the report gathers what several
-// commands find (check, cost, budget, load, plan) into one file people
+// It is a package of its own because the report sets what several
+// commands find (check, cost, budget, load, plan) in one file people
 // open at a design review, on a projector at a workshop, or as a CI
-// artifact: check, cost and the budget gate on the embedded engine are
-// called here as libraries; load and plan results are read from the
-// files those runs wrote, with capped, positioned readers. A section
-// without its results says so and gives the command that makes them.
+// artifact. It renders a Report it is given and computes nothing:
+// reports/collect gathers the results (check, cost and the budget gate
+// run as libraries); the load and plan results, and an earlier gate's
+// report, are read from the files those runs wrote with the capped,
+// positioned readers here. A section without its results says so and
+// gives the command that makes them.
 //
 // The file needs nothing else: the style is inline, the charts are SVG
 // drawn by this package (bars, lines, a heatmap, axes with ticks and

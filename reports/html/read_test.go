@@ -2,8 +2,6 @@ package html
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -177,18 +175,8 @@ func TestReadPlanFixture(t *testing.T) {
 	assert.Greater(t, p.Throttled.Reasons["IndexWriteKeyRangeThroughputExceeded"], 0.0)
 }
 
-func TestReadBudgetRoundTrip(t *testing.T) {
-	r, err := Collect(context.Background(), Options{Path: models[1], Model: load(t, models[1]), Measure: true})
-	require.NoError(t, err)
-	require.NotNil(t, r.Budget)
-	data, err := json.Marshal(r.Budget)
-	require.NoError(t, err)
-	back, err := ReadBudget("budget.json", data)
-	require.NoError(t, err)
-	assert.Equal(t, r.Budget.Summary, back.Summary)
-	assert.Len(t, back.Results, len(r.Budget.Results))
-
-	_, err = ReadBudget("budget.json", []byte("{\n \"results\": [{\"operation\": 1}]}"))
+func TestReadBudgetErrorsArePositioned(t *testing.T) {
+	_, err := ReadBudget("budget.json", []byte("{\n \"results\": [{\"operation\": 1}]}"))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "budget.json: line 2")
 	_, err = ReadBudget("budget.json", []byte(start+"\n"+second("c", 1)))
@@ -239,12 +227,17 @@ func FuzzReadBudget(f *testing.F) {
 
 var fuzzSide *Side
 
+// SideOf loads a model and works out its static results as the report
+// command does; the external tests set it (reports/collect imports this
+// package).
+var SideOf func(path string) (*Side, error)
+
 // render writes a report of the orders example with r's results, and
 // checks it is one document.
 func render(t *testing.T, r *Report) {
 	t.Helper()
 	if fuzzSide == nil {
-		s, err := static(models[1], load(t, models[1]))
+		s, err := SideOf(models[1])
 		require.NoError(t, err)
 		fuzzSide = s
 	}
