@@ -589,234 +589,12 @@ func (r *resolver) shapeOf(ptr string, sc *Scenario, op *Operation, l rawLoad, w
 			}
 			s = &Shape{Kind: kind, Points: []RatePoint{{0, rr.From}, {window, rr.To}}}
 		case "points", "steps":
-			var pts [][2]json.RawMessage
-			if err := json.Unmarshal(raw, &pts); err != nil || len(pts) == 0 {
-				r.errf(kp, "%s is a list of [offset, rate] pairs, such as [[0s, 0], [10m, 2000]]", kind)
-				return nil
-			}
-			s = &Shape{Kind: kind}
-			for i, pt := range pts {
-				var off string
-				var rate float64
-				if json.Unmarshal(pt[0], &off) != nil || json.Unmarshal(pt[1], &rate) != nil {
-					r.errf(fmt.Sprintf("%s/%d", kp, i), "a point is [offset, rate], such as [10m, 2000]")
-					return nil
-				}
-				d, err := scenarioDuration(off)
-				if err != nil || d < 0 {
-					r.errf(fmt.Sprintf("%s/%d/0", kp, i), "%q is not a duration of at most a week", off)
-					return nil
-				}
-				if rate < 0 {
-					r.errf(fmt.Sprintf("%s/%d/1", kp, i), "a rate cannot be negative")
-					return nil
-				}
-				if n := len(s.Points); n > 0 && d < s.Points[n-1].At {
-					r.errf(fmt.Sprintf("%s/%d/0", kp, i), "offsets must not go back in time (%s after %s)", off, s.Points[n-1].At)
-					return nil
-				}
-				if kind == "steps" && len(s.Points) > 0 {
-					s.Points = append(s.Points, RatePoint{d, s.Points[len(s.Points)-1].PerSecond})
-				}
-				s.Points = append(s.Points, RatePoint{d, rate})
-			}
-			end := window
-			if end == 0 {
-				end = s.Points[len(s.Points)-1].At
-				if kind == "steps" {
-					end = sc.Duration
-				}
-			}
-			last := s.Points[len(s.Points)-1]
-			if end < last.At {
-				r.errf(kp, "the shape runs past the load's window (%s)", window)
-				return nil
-			}
-			if end > last.At {
-				rate := last.PerSecond
-				if kind == "points" {
-					rate = 0
-					s.Points = append(s.Points, RatePoint{last.At, 0})
-				}
-				s.Points = append(s.Points, RatePoint{end, rate})
-			}
-			if s.Points[0].At > 0 {
-				s.Points = append([]RatePoint{{0, 0}, {s.Points[0].At, 0}}, s.Points...)
-			}
+			s = r.shapePoints(kp, kind, raw, sc, window)
 		case "bursts":
-			var b struct {
-				At     []string `json:"at"`
-				Every  string   `json:"every"`
-				Window string   `json:"window"`
-			}
-			if err := json.Unmarshal(raw, &b); err != nil {
-				r.errf(kp, "bursts is {at: [HH:MM, ...] or every: DURATION, window: DURATION}")
-				return nil
-			}
-			bw, err := scenarioDuration(b.Window)
-			if err != nil || bw <= 0 {
-				r.errf(kp+"/window", "a burst needs a positive window, not %q", b.Window)
-				return nil
-			}
-			if l.Count <= 0 {
-				r.errAt(ptr, true, "", "bursts share the load's count: give count")
-				return nil
-			}
-			var starts []time.Duration
-			switch {
-			case len(b.At) > 0 && b.Every == "":
-				for i, a := range b.At {
-					t, ok := clockTime(a)
-					if !ok {
-						r.errf(fmt.Sprintf("%s/at/%d", kp, i), "%q is not a time of day (HH:MM)", a)
-						return nil
-					}
-					off := t - sc.Start
-					if l.At != "" {
-						st, _ := clockTime(l.At)
-						off = t - st
-					}
-					if off < 0 {
-						r.errf(fmt.Sprintf("%s/at/%d", kp, i), "the burst at %s comes before the load starts", a)
-						return nil
-					}
-					if n := len(starts); n > 0 && off < starts[n-1]+bw {
-						r.errf(fmt.Sprintf("%s/at/%d", kp, i), "bursts overlap: give them in order, a window apart")
-						return nil
-					}
-					starts = append(starts, off)
-				}
-			case b.Every != "" && len(b.At) == 0:
-				ev, err := scenarioDuration(b.Every)
-				if err != nil || ev < bw {
-					r.errf(kp+"/every", "every must be a duration at least the burst's window")
-					return nil
-				}
-				span := window
-				if span == 0 {
-					span = sc.Duration
-				}
-				for t := time.Duration(0); t+bw <= span; t += ev {
-					starts = append(starts, t)
-				}
-				if len(starts) == 0 {
-					r.errf(kp, "no burst fits in the load's window")
-					return nil
-				}
-			default:
-				r.errf(kp, "give at (clock times) or every, one of them")
-				return nil
-			}
-			s = &Shape{Kind: kind}
-			per := 1 / bw.Seconds()
-			prev := time.Duration(0)
-			for _, st := range starts {
-				if st > prev || len(s.Points) == 0 {
-					s.Points = append(s.Points, RatePoint{prev, 0}, RatePoint{st, 0})
-				}
-				s.Points = append(s.Points, RatePoint{st, per}, RatePoint{st + bw, per}, RatePoint{st + bw, 0})
-				prev = st + bw
-			}
-			if window > prev {
-				s.Points = append(s.Points, RatePoint{window, 0})
-			}
+			s = r.shapeBursts(ptr, kp, raw, sc, l, window)
 		case "curve":
-			var c struct {
-				Points [][2]json.RawMessage `json:"points"`
-				Peak   string               `json:"peak"`
-			}
-			if err := json.Unmarshal(raw, &c); err != nil || len(c.Points) < 2 {
-				r.errf(kp, `a curve is {points: [["00:00", WEIGHT], ["12:00", WEIGHT], ...], peak: NAME}, weights over the day`)
-				return nil
-			}
-			type cp struct {
-				t time.Duration
-				w float64
-			}
-			var cps []cp
-			for i, pt := range c.Points {
-				var hm string
-				var w float64
-				if json.Unmarshal(pt[0], &hm) != nil || json.Unmarshal(pt[1], &w) != nil || w < 0 {
-					r.errf(fmt.Sprintf("%s/points/%d", kp, i), `a curve point is ["HH:MM", WEIGHT], the weight not negative`)
-					return nil
-				}
-				t, ok := clockTime(hm)
-				if !ok {
-					r.errf(fmt.Sprintf("%s/points/%d/0", kp, i), "%q is not a time of day (HH:MM)", hm)
-					return nil
-				}
-				if n := len(cps); n > 0 && t <= cps[n-1].t {
-					r.errf(fmt.Sprintf("%s/points/%d/0", kp, i), "curve points go forward in time")
-					return nil
-				}
-				cps = append(cps, cp{t, w})
-			}
-			// Weights wrap around the day: the value at t is linear
-			// between the points around it.
-			at := func(t time.Duration) float64 {
-				t = ((t % (24 * time.Hour)) + 24*time.Hour) % (24 * time.Hour)
-				for i := range cps {
-					if t < cps[i].t {
-						a := cps[(i-1+len(cps))%len(cps)]
-						if i == 0 {
-							a.t -= 24 * time.Hour
-						}
-						b := cps[i]
-						return a.w + (b.w-a.w)*float64(t-a.t)/float64(b.t-a.t)
-					}
-				}
-				a, b := cps[len(cps)-1], cps[0]
-				b.t += 24 * time.Hour
-				return a.w + (b.w-a.w)*float64(t-a.t)/float64(b.t-a.t)
-			}
-			// The day's total at the curve's weights.
-			day := 0.0
-			const step = 5 * time.Minute
-			for t := time.Duration(0); t < 24*time.Hour; t += step {
-				day += (at(t) + at(t+step)) / 2 * step.Seconds()
-			}
-			if day <= 0 {
-				r.errf(kp+"/points", "the curve's weights are all zero")
-				return nil
-			}
-			count := l.Count
-			if count == 0 {
-				if op == nil || op.Volume.PerDay == nil {
-					r.errAt(ptr, true, "", "a curve without count takes the operation's volume.perDay: declare it, or give count")
-					return nil
-				}
-				count = *op.Volume.PerDay
-				factor := 1.0
-				peak := sc.Peak
-				if c.Peak != "" {
-					if peak = r.m.Peak(c.Peak); peak == nil {
-						r.errAt(kp+"/peak", false, r.peakHint(c.Peak), "unknown peak %q", c.Peak)
-						return nil
-					}
-				}
-				if peak != nil && peak.Factor > 0 {
-					factor = peak.Factor
-				}
-				count *= factor
-			}
-			span := window
-			if span == 0 {
-				span = 24 * time.Hour
-			}
-			start := sc.Start
-			if l.At != "" {
-				start, _ = clockTime(l.At)
-			}
-			s = &Shape{Kind: kind}
-			for t := time.Duration(0); t <= span; t += step {
-				s.Points = append(s.Points, RatePoint{t, at(start+t) * count / day})
-			}
-			if last := s.Points[len(s.Points)-1]; last.At < span {
-				s.Points = append(s.Points, RatePoint{span, at(start+span) * count / day})
-			}
 			// A curve's rates are absolute: the day's count at its weights.
-			return s
+			return r.shapeCurve(ptr, kp, raw, sc, op, l, window)
 		default:
 			r.errAt(kp, true, didYouMean(kind, []string{"ramp", "points", "steps", "bursts", "curve"}), "unknown shape %q", kind)
 			return nil
@@ -835,6 +613,248 @@ func (r *resolver) shapeOf(ptr string, sc *Scenario, op *Operation, l rawLoad, w
 	}
 	if l.PeakPerSecond != nil && math.Abs(s.Peak()-*l.PeakPerSecond) > 0.01*s.Peak()+1e-9 {
 		r.errf(ptr+"/peakPerSecond", "the shape peaks at %.4g a second, not %v: the peak gate reads peakPerSecond", s.Peak(), *l.PeakPerSecond)
+	}
+	return s
+}
+
+// shapePoints reads a points or steps shape: [offset, rate] pairs, held
+// flat between them for steps, filled out to the load's window.
+func (r *resolver) shapePoints(kp, kind string, raw json.RawMessage, sc *Scenario, window time.Duration) *Shape {
+	var pts [][2]json.RawMessage
+	if err := json.Unmarshal(raw, &pts); err != nil || len(pts) == 0 {
+		r.errf(kp, "%s is a list of [offset, rate] pairs, such as [[0s, 0], [10m, 2000]]", kind)
+		return nil
+	}
+	s := &Shape{Kind: kind}
+	for i, pt := range pts {
+		var off string
+		var rate float64
+		if json.Unmarshal(pt[0], &off) != nil || json.Unmarshal(pt[1], &rate) != nil {
+			r.errf(fmt.Sprintf("%s/%d", kp, i), "a point is [offset, rate], such as [10m, 2000]")
+			return nil
+		}
+		d, err := scenarioDuration(off)
+		if err != nil || d < 0 {
+			r.errf(fmt.Sprintf("%s/%d/0", kp, i), "%q is not a duration of at most a week", off)
+			return nil
+		}
+		if rate < 0 {
+			r.errf(fmt.Sprintf("%s/%d/1", kp, i), "a rate cannot be negative")
+			return nil
+		}
+		if n := len(s.Points); n > 0 && d < s.Points[n-1].At {
+			r.errf(fmt.Sprintf("%s/%d/0", kp, i), "offsets must not go back in time (%s after %s)", off, s.Points[n-1].At)
+			return nil
+		}
+		if kind == "steps" && len(s.Points) > 0 {
+			s.Points = append(s.Points, RatePoint{d, s.Points[len(s.Points)-1].PerSecond})
+		}
+		s.Points = append(s.Points, RatePoint{d, rate})
+	}
+	end := window
+	if end == 0 {
+		end = s.Points[len(s.Points)-1].At
+		if kind == "steps" {
+			end = sc.Duration
+		}
+	}
+	last := s.Points[len(s.Points)-1]
+	if end < last.At {
+		r.errf(kp, "the shape runs past the load's window (%s)", window)
+		return nil
+	}
+	if end > last.At {
+		rate := last.PerSecond
+		if kind == "points" {
+			rate = 0
+			s.Points = append(s.Points, RatePoint{last.At, 0})
+		}
+		s.Points = append(s.Points, RatePoint{end, rate})
+	}
+	if s.Points[0].At > 0 {
+		s.Points = append([]RatePoint{{0, 0}, {s.Points[0].At, 0}}, s.Points...)
+	}
+	return s
+}
+
+// shapeBursts reads a bursts shape: equal bursts at clock times or at a
+// period, sharing the load's count.
+func (r *resolver) shapeBursts(ptr, kp string, raw json.RawMessage, sc *Scenario, l rawLoad, window time.Duration) *Shape {
+	var b struct {
+		At     []string `json:"at"`
+		Every  string   `json:"every"`
+		Window string   `json:"window"`
+	}
+	if err := json.Unmarshal(raw, &b); err != nil {
+		r.errf(kp, "bursts is {at: [HH:MM, ...] or every: DURATION, window: DURATION}")
+		return nil
+	}
+	bw, err := scenarioDuration(b.Window)
+	if err != nil || bw <= 0 {
+		r.errf(kp+"/window", "a burst needs a positive window, not %q", b.Window)
+		return nil
+	}
+	if l.Count <= 0 {
+		r.errAt(ptr, true, "", "bursts share the load's count: give count")
+		return nil
+	}
+	var starts []time.Duration
+	switch {
+	case len(b.At) > 0 && b.Every == "":
+		for i, a := range b.At {
+			t, ok := clockTime(a)
+			if !ok {
+				r.errf(fmt.Sprintf("%s/at/%d", kp, i), "%q is not a time of day (HH:MM)", a)
+				return nil
+			}
+			off := t - sc.Start
+			if l.At != "" {
+				st, _ := clockTime(l.At)
+				off = t - st
+			}
+			if off < 0 {
+				r.errf(fmt.Sprintf("%s/at/%d", kp, i), "the burst at %s comes before the load starts", a)
+				return nil
+			}
+			if n := len(starts); n > 0 && off < starts[n-1]+bw {
+				r.errf(fmt.Sprintf("%s/at/%d", kp, i), "bursts overlap: give them in order, a window apart")
+				return nil
+			}
+			starts = append(starts, off)
+		}
+	case b.Every != "" && len(b.At) == 0:
+		ev, err := scenarioDuration(b.Every)
+		if err != nil || ev < bw {
+			r.errf(kp+"/every", "every must be a duration at least the burst's window")
+			return nil
+		}
+		span := window
+		if span == 0 {
+			span = sc.Duration
+		}
+		for t := time.Duration(0); t+bw <= span; t += ev {
+			starts = append(starts, t)
+		}
+		if len(starts) == 0 {
+			r.errf(kp, "no burst fits in the load's window")
+			return nil
+		}
+	default:
+		r.errf(kp, "give at (clock times) or every, one of them")
+		return nil
+	}
+	s := &Shape{Kind: "bursts"}
+	per := 1 / bw.Seconds()
+	prev := time.Duration(0)
+	for _, st := range starts {
+		if st > prev || len(s.Points) == 0 {
+			s.Points = append(s.Points, RatePoint{prev, 0}, RatePoint{st, 0})
+		}
+		s.Points = append(s.Points, RatePoint{st, per}, RatePoint{st + bw, per}, RatePoint{st + bw, 0})
+		prev = st + bw
+	}
+	if window > prev {
+		s.Points = append(s.Points, RatePoint{window, 0})
+	}
+	return s
+}
+
+// shapeCurve reads a curve shape: weights over the day, scaled to the
+// load's count or the operation's daily volume at the peak's factor.
+func (r *resolver) shapeCurve(ptr, kp string, raw json.RawMessage, sc *Scenario, op *Operation, l rawLoad, window time.Duration) *Shape {
+	var c struct {
+		Points [][2]json.RawMessage `json:"points"`
+		Peak   string               `json:"peak"`
+	}
+	if err := json.Unmarshal(raw, &c); err != nil || len(c.Points) < 2 {
+		r.errf(kp, `a curve is {points: [["00:00", WEIGHT], ["12:00", WEIGHT], ...], peak: NAME}, weights over the day`)
+		return nil
+	}
+	type cp struct {
+		t time.Duration
+		w float64
+	}
+	var cps []cp
+	for i, pt := range c.Points {
+		var hm string
+		var w float64
+		if json.Unmarshal(pt[0], &hm) != nil || json.Unmarshal(pt[1], &w) != nil || w < 0 {
+			r.errf(fmt.Sprintf("%s/points/%d", kp, i), `a curve point is ["HH:MM", WEIGHT], the weight not negative`)
+			return nil
+		}
+		t, ok := clockTime(hm)
+		if !ok {
+			r.errf(fmt.Sprintf("%s/points/%d/0", kp, i), "%q is not a time of day (HH:MM)", hm)
+			return nil
+		}
+		if n := len(cps); n > 0 && t <= cps[n-1].t {
+			r.errf(fmt.Sprintf("%s/points/%d/0", kp, i), "curve points go forward in time")
+			return nil
+		}
+		cps = append(cps, cp{t, w})
+	}
+	// Weights wrap around the day: the value at t is linear
+	// between the points around it.
+	at := func(t time.Duration) float64 {
+		t = ((t % (24 * time.Hour)) + 24*time.Hour) % (24 * time.Hour)
+		for i := range cps {
+			if t < cps[i].t {
+				a := cps[(i-1+len(cps))%len(cps)]
+				if i == 0 {
+					a.t -= 24 * time.Hour
+				}
+				b := cps[i]
+				return a.w + (b.w-a.w)*float64(t-a.t)/float64(b.t-a.t)
+			}
+		}
+		a, b := cps[len(cps)-1], cps[0]
+		b.t += 24 * time.Hour
+		return a.w + (b.w-a.w)*float64(t-a.t)/float64(b.t-a.t)
+	}
+	// The day's total at the curve's weights.
+	day := 0.0
+	const step = 5 * time.Minute
+	for t := time.Duration(0); t < 24*time.Hour; t += step {
+		day += (at(t) + at(t+step)) / 2 * step.Seconds()
+	}
+	if day <= 0 {
+		r.errf(kp+"/points", "the curve's weights are all zero")
+		return nil
+	}
+	count := l.Count
+	if count == 0 {
+		if op == nil || op.Volume.PerDay == nil {
+			r.errAt(ptr, true, "", "a curve without count takes the operation's volume.perDay: declare it, or give count")
+			return nil
+		}
+		count = *op.Volume.PerDay
+		factor := 1.0
+		peak := sc.Peak
+		if c.Peak != "" {
+			if peak = r.m.Peak(c.Peak); peak == nil {
+				r.errAt(kp+"/peak", false, r.peakHint(c.Peak), "unknown peak %q", c.Peak)
+				return nil
+			}
+		}
+		if peak != nil && peak.Factor > 0 {
+			factor = peak.Factor
+		}
+		count *= factor
+	}
+	span := window
+	if span == 0 {
+		span = 24 * time.Hour
+	}
+	start := sc.Start
+	if l.At != "" {
+		start, _ = clockTime(l.At)
+	}
+	s := &Shape{Kind: "curve"}
+	for t := time.Duration(0); t <= span; t += step {
+		s.Points = append(s.Points, RatePoint{t, at(start+t) * count / day})
+	}
+	if last := s.Points[len(s.Points)-1]; last.At < span {
+		s.Points = append(s.Points, RatePoint{span, at(start+span) * count / day})
 	}
 	return s
 }
