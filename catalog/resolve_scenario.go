@@ -1019,32 +1019,7 @@ func (c *loadScope) source(ptr string, prm *Param, raw json.RawMessage) *Source 
 				return nil
 			}
 		case SourceDate:
-			type shift struct {
-				Years, Months, Days, Hours, Minutes, Seconds int
-			}
-			var d struct {
-				From string
-				shift
-				Step *shift
-			}
-			dec := json.NewDecoder(strings.NewReader(string(body)))
-			dec.DisallowUnknownFields()
-			if err := dec.Decode(&d); err != nil {
-				c.r.errf(kp, "a date is {from: clock|asOf|PATH, years, months, days, hours, minutes, seconds, step: {days: ...}}")
-				return nil
-			}
-			s.Date = &DateShift{Years: d.Years, Months: d.Months, Days: d.Days, Hours: d.Hours, Minutes: d.Minutes, Secs: d.Seconds}
-			if d.Step != nil {
-				st := d.Step
-				s.Date.Step = &DateShift{Years: st.Years, Months: st.Months, Days: st.Days, Hours: st.Hours, Minutes: st.Minutes, Secs: st.Seconds}
-			}
-			if d.From != "" {
-				if s.Date.From = c.path(kp+"/from", d.From); s.Date.From == nil {
-					return nil
-				}
-			}
-			if !dateParam(prm) {
-				c.r.errf(kp, "parameter %s is not a civil date, an instant nor epoch seconds (its attribute's unit says which)", prm.Name)
+			if !c.sourceDate(s, kp, body, prm) {
 				return nil
 			}
 		case SourceClock:
@@ -1060,61 +1035,11 @@ func (c *loadScope) source(ptr string, prm *Param, raw json.RawMessage) *Source 
 				return nil
 			}
 		case SourceMap:
-			var mm struct {
-				From    string                     `json:"from"`
-				Values  map[string]json.RawMessage `json:"values"`
-				Default json.RawMessage            `json:"default"`
-			}
-			if json.Unmarshal(body, &mm) != nil || mm.From == "" || len(mm.Values) == 0 {
-				c.r.errf(kp, "a map is {from: PATH, values: {FROM: TO, ...}, default: VALUE}")
+			if !c.sourceMap(s, kp, body, prm) {
 				return nil
-			}
-			if s.Path = c.path(kp+"/from", mm.From); s.Path == nil {
-				return nil
-			}
-			for _, k := range slices.Sorted(maps.Keys(mm.Values)) {
-				v, err := c.literal(mm.Values[k], prm)
-				if err != nil {
-					c.r.errf(kp+"/values/"+escapePtr(k), "parameter %s: %v", prm.Name, err)
-					return nil
-				}
-				s.Map = append(s.Map, MapEntry{From: k, To: v})
-			}
-			if len(mm.Default) > 0 {
-				v, err := c.literal(mm.Default, prm)
-				if err != nil {
-					c.r.errf(kp+"/default", "parameter %s: %v", prm.Name, err)
-					return nil
-				}
-				s.Default = &v
 			}
 		case SourceOneOf:
-			var list []json.RawMessage
-			var weights map[string]float64
-			switch {
-			case json.Unmarshal(body, &list) == nil && len(list) > 0:
-				for i, e := range list {
-					v, err := c.literal(e, prm)
-					if err != nil {
-						c.r.errf(fmt.Sprintf("%s/%d", kp, i), "parameter %s: %v", prm.Name, err)
-						return nil
-					}
-					s.Choices, s.Weights = append(s.Choices, v), append(s.Weights, 1)
-				}
-			case json.Unmarshal(body, &weights) == nil && len(weights) > 0:
-				for _, k := range slices.Sorted(maps.Keys(weights)) {
-					v, err := c.literal(json.RawMessage(strconv.Quote(k)), prm)
-					if prm.Type == attr.N {
-						v, err = c.literal(json.RawMessage(k), prm)
-					}
-					if err != nil || weights[k] < 0 {
-						c.r.errf(kp+"/"+escapePtr(k), "parameter %s: %v", prm.Name, err)
-						return nil
-					}
-					s.Choices, s.Weights = append(s.Choices, v), append(s.Weights, weights[k])
-				}
-			default:
-				c.r.errf(kp, "oneOf is a list of values or a mapping of values to weights")
+			if !c.sourceOneOf(s, kp, body, prm) {
 				return nil
 			}
 		case SourceSequence:
@@ -1136,20 +1061,9 @@ func (c *loadScope) source(ptr string, prm *Param, raw json.RawMessage) *Source 
 			if !ok {
 				return nil
 			}
-			x := c.r.m.Index(t)
-			if x == nil {
-				var names []string
-				for _, i := range c.r.m.Indexes {
-					names = append(names, i.Name)
-				}
-				c.r.errAt(kp, false, didYouMean(t, names), "unknown index %q", t)
+			if !c.sourceShards(s, kp, t) {
 				return nil
 			}
-			if x.Shards == nil {
-				c.r.errf(kp, "index %s is not sharded", t)
-				return nil
-			}
-			s.Index = x
 		case SourceSpread:
 			t, ok := str()
 			if !ok {
@@ -1187,6 +1101,128 @@ func (c *loadScope) source(ptr string, prm *Param, raw json.RawMessage) *Source 
 		}
 	}
 	return s
+}
+
+// sourceDate reads a date source: a shift from the clock, asOf or a path,
+// with an optional step per arrival. It reports false on an error.
+func (c *loadScope) sourceDate(s *Source, kp string, body json.RawMessage, prm *Param) bool {
+	type shift struct {
+		Years, Months, Days, Hours, Minutes, Seconds int
+	}
+	var d struct {
+		From string
+		shift
+		Step *shift
+	}
+	dec := json.NewDecoder(strings.NewReader(string(body)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&d); err != nil {
+		c.r.errf(kp, "a date is {from: clock|asOf|PATH, years, months, days, hours, minutes, seconds, step: {days: ...}}")
+		return false
+	}
+	s.Date = &DateShift{Years: d.Years, Months: d.Months, Days: d.Days, Hours: d.Hours, Minutes: d.Minutes, Secs: d.Seconds}
+	if d.Step != nil {
+		st := d.Step
+		s.Date.Step = &DateShift{Years: st.Years, Months: st.Months, Days: st.Days, Hours: st.Hours, Minutes: st.Minutes, Secs: st.Seconds}
+	}
+	if d.From != "" {
+		if s.Date.From = c.path(kp+"/from", d.From); s.Date.From == nil {
+			return false
+		}
+	}
+	if !dateParam(prm) {
+		c.r.errf(kp, "parameter %s is not a civil date, an instant nor epoch seconds (its attribute's unit says which)", prm.Name)
+		return false
+	}
+	return true
+}
+
+// sourceMap reads a map source: values looked up from a path, with a
+// default. It reports false on an error.
+func (c *loadScope) sourceMap(s *Source, kp string, body json.RawMessage, prm *Param) bool {
+	var mm struct {
+		From    string                     `json:"from"`
+		Values  map[string]json.RawMessage `json:"values"`
+		Default json.RawMessage            `json:"default"`
+	}
+	if json.Unmarshal(body, &mm) != nil || mm.From == "" || len(mm.Values) == 0 {
+		c.r.errf(kp, "a map is {from: PATH, values: {FROM: TO, ...}, default: VALUE}")
+		return false
+	}
+	if s.Path = c.path(kp+"/from", mm.From); s.Path == nil {
+		return false
+	}
+	for _, k := range slices.Sorted(maps.Keys(mm.Values)) {
+		v, err := c.literal(mm.Values[k], prm)
+		if err != nil {
+			c.r.errf(kp+"/values/"+escapePtr(k), "parameter %s: %v", prm.Name, err)
+			return false
+		}
+		s.Map = append(s.Map, MapEntry{From: k, To: v})
+	}
+	if len(mm.Default) > 0 {
+		v, err := c.literal(mm.Default, prm)
+		if err != nil {
+			c.r.errf(kp+"/default", "parameter %s: %v", prm.Name, err)
+			return false
+		}
+		s.Default = &v
+	}
+	return true
+}
+
+// sourceOneOf reads a oneOf source: a list of values, or values and
+// their weights. It reports false on an error.
+func (c *loadScope) sourceOneOf(s *Source, kp string, body json.RawMessage, prm *Param) bool {
+	var list []json.RawMessage
+	var weights map[string]float64
+	switch {
+	case json.Unmarshal(body, &list) == nil && len(list) > 0:
+		for i, e := range list {
+			v, err := c.literal(e, prm)
+			if err != nil {
+				c.r.errf(fmt.Sprintf("%s/%d", kp, i), "parameter %s: %v", prm.Name, err)
+				return false
+			}
+			s.Choices, s.Weights = append(s.Choices, v), append(s.Weights, 1)
+		}
+	case json.Unmarshal(body, &weights) == nil && len(weights) > 0:
+		for _, k := range slices.Sorted(maps.Keys(weights)) {
+			v, err := c.literal(json.RawMessage(strconv.Quote(k)), prm)
+			if prm.Type == attr.N {
+				v, err = c.literal(json.RawMessage(k), prm)
+			}
+			if err != nil || weights[k] < 0 {
+				c.r.errf(kp+"/"+escapePtr(k), "parameter %s: %v", prm.Name, err)
+				return false
+			}
+			s.Choices, s.Weights = append(s.Choices, v), append(s.Weights, weights[k])
+		}
+	default:
+		c.r.errf(kp, "oneOf is a list of values or a mapping of values to weights")
+		return false
+	}
+	return true
+}
+
+// sourceShards reads a shards source: a sharded index by name. It
+// reports false on an error.
+func (c *loadScope) sourceShards(s *Source, kp, t string) bool {
+	x := c.r.m.Index(t)
+	if x == nil {
+		var names []string
+		for _, i := range c.r.m.Indexes {
+			names = append(names, i.Name)
+		}
+		c.r.errAt(kp, false, didYouMean(t, names), "unknown index %q", t)
+		return false
+	}
+	if x.Shards == nil {
+		c.r.errf(kp, "index %s is not sharded", t)
+		return false
+	}
+	s.Index = x
+	return true
 }
 
 // dateParam reports whether a parameter holds a date: a civil date, an
