@@ -291,6 +291,44 @@ func (r *resolver) load(ptr string, sc *Scenario, l rawLoad) LoadItem {
 	}
 	pl := &LoadPlan{Start: sc.Start, Retries: 3}
 	li.Plan = pl
+	r.loadTiming(ptr, sc, op, l, pl)
+	if op == nil {
+		return li
+	}
+	ctx := &loadScope{r: r, op: op, names: l.Names, values: l.Values, ptr: ptr}
+	if l.Subjects != nil {
+		pl.Subjects = r.subjects(ptr+"/subjects", ctx, l.Subjects, l.Focus)
+	}
+	if l.Follows != nil {
+		pl.Follows = &Follows{Load: l.Follows.Load, Each: l.Follows.Each, Outcome: l.Follows.Outcome}
+		if pl.Follows.Each == "" {
+			pl.Follows.Each = EachArrival
+		}
+		if pl.Follows.Outcome == "" {
+			pl.Follows.Outcome = "ok"
+		}
+		if l.Follows.After != "" {
+			if d, err := scenarioDuration(l.Follows.After); err == nil && d >= 0 {
+				pl.Follows.After = d
+			} else {
+				r.errf(ptr+"/follows/after", "%q is not a duration of at most a week", l.Follows.After)
+			}
+		}
+		if l.Subjects != nil {
+			r.errAt(ptr+"/subjects", true, "", "a load that follows another takes its subjects from it: drop subjects")
+		}
+	}
+	ctx.load = &li
+	r.loadMix(ptr, ctx, op, l, pl)
+	pl.Params = ctx.sources(ptr+"/params", l.Params, true)
+	r.loadRecovery(ptr, l, pl)
+	return li
+}
+
+// loadTiming resolves when a load runs: its start (at or after the
+// scenario's), retries, and its arrivals, a shape of its own or those of
+// the load it follows, spaced by its window.
+func (r *resolver) loadTiming(ptr string, sc *Scenario, op *Operation, l rawLoad, pl *LoadPlan) {
 	switch {
 	case l.At != "" && l.After != "":
 		r.errAt(ptr+"/after", true, "", "give at or after, not both")
@@ -342,33 +380,11 @@ func (r *resolver) load(ptr string, sc *Scenario, l rawLoad) LoadItem {
 		}
 		r.checkRate(ptr+field, pl.Shape)
 	}
-	if op == nil {
-		return li
-	}
-	ctx := &loadScope{r: r, op: op, names: l.Names, values: l.Values, ptr: ptr}
-	if l.Subjects != nil {
-		pl.Subjects = r.subjects(ptr+"/subjects", ctx, l.Subjects, l.Focus)
-	}
-	if l.Follows != nil {
-		pl.Follows = &Follows{Load: l.Follows.Load, Each: l.Follows.Each, Outcome: l.Follows.Outcome}
-		if pl.Follows.Each == "" {
-			pl.Follows.Each = EachArrival
-		}
-		if pl.Follows.Outcome == "" {
-			pl.Follows.Outcome = "ok"
-		}
-		if l.Follows.After != "" {
-			if d, err := scenarioDuration(l.Follows.After); err == nil && d >= 0 {
-				pl.Follows.After = d
-			} else {
-				r.errf(ptr+"/follows/after", "%q is not a duration of at most a week", l.Follows.After)
-			}
-		}
-		if l.Subjects != nil {
-			r.errAt(ptr+"/subjects", true, "", "a load that follows another takes its subjects from it: drop subjects")
-		}
-	}
-	ctx.load = &li
+}
+
+// loadMix resolves a load's variants: one variant, a mix of shares and
+// conditions, or the operation's first successful budget.
+func (r *resolver) loadMix(ptr string, ctx *loadScope, op *Operation, l rawLoad, pl *LoadPlan) {
 	if l.Variant != "" && len(l.Mix) > 0 {
 		r.errAt(ptr+"/mix", true, "", "give variant or mix, not both")
 	}
@@ -404,7 +420,11 @@ func (r *resolver) load(ptr string, sc *Scenario, l rawLoad) LoadItem {
 		}
 		pl.Mix = []MixEntry{{Variant: v, Share: 1}}
 	}
-	pl.Params = ctx.sources(ptr+"/params", l.Params, true)
+}
+
+// loadRecovery resolves a load's duplicate deliveries and its dead-letter
+// replay.
+func (r *resolver) loadRecovery(ptr string, l rawLoad, pl *LoadPlan) {
 	if d := l.Duplicates; d != nil {
 		pl.Duplicates = &Duplicates{Share: d.Share}
 		if d.Share <= 0 || d.Share >= 1 {
@@ -442,7 +462,6 @@ func (r *resolver) load(ptr string, sc *Scenario, l rawLoad) LoadItem {
 		}
 		pl.DeadLetter = dl
 	}
-	return li
 }
 
 func (r *resolver) variantRef(ptr string, op *Operation, v string) {
