@@ -1200,7 +1200,23 @@ func (p *Population) ruleGen(n *Node, s *slot, rl *catalog.Rule) (genFn, []name,
 
 // sizeGen compiles a size rule: the element count of a list, map or set,
 // or the characters of a string.
-func (p *Population) sizeGen(n *Node, s *slot, ref string) (genFn, []name, bool, error) {
+func (p *Population) sizeGen(n *Node, _ *slot, ref string) (genFn, []name, bool, error) {
+	return p.ofName(n, ref, func(g *gen, v attr.Value, _ *rng) attr.Value {
+		switch v.Type {
+		case attr.L:
+			return g.num(int64(len(v.List)))
+		case attr.M:
+			return g.num(int64(len(v.Map)))
+		case attr.SS, attr.NS, attr.BS:
+			return g.num(int64(len(v.Set)))
+		}
+		return g.num(int64(utf8.RuneCountInString(v.Str)))
+	})
+}
+
+// ofName compiles a rule that turns the value of a name in scope into
+// the attribute's; an absent value leaves the attribute absent.
+func (p *Population) ofName(n *Node, ref string, fn func(g *gen, v attr.Value, r *rng) attr.Value) (genFn, []name, bool, error) {
 	nm, ok := p.resolve(n, ref)
 	if !ok {
 		return nil, nil, false, fmt.Errorf("%s is not in scope", ref)
@@ -1210,15 +1226,7 @@ func (p *Population) sizeGen(n *Node, s *slot, ref string) (genFn, []name, bool,
 		if !ok {
 			return attr.Value{}, false
 		}
-		switch v.Type {
-		case attr.L:
-			return g.num(int64(len(v.List))), true
-		case attr.M:
-			return g.num(int64(len(v.Map))), true
-		case attr.SS, attr.NS, attr.BS:
-			return g.num(int64(len(v.Set))), true
-		}
-		return g.num(int64(utf8.RuneCountInString(v.Str))), true
+		return fn(g, v, r), true
 	}, []name{nm}, false, nil
 }
 
@@ -1367,19 +1375,11 @@ func (p *Population) casesGen(n *Node, s *slot, rl *catalog.Rule) (genFn, []name
 
 // encryptGen compiles an encrypt rule: the named string sealed under the
 // model's key.
-func (p *Population) encryptGen(n *Node, s *slot, ref string) (genFn, []name, bool, error) {
-	nm, ok := p.resolve(n, ref)
-	if !ok {
-		return nil, nil, false, fmt.Errorf("%s is not in scope", ref)
-	}
-	return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
-		v, ok := g.get(f, nm)
-		if !ok {
-			return attr.Value{}, false
-		}
+func (p *Population) encryptGen(n *Node, _ *slot, ref string) (genFn, []name, bool, error) {
+	return p.ofName(n, ref, func(g *gen, v attr.Value, r *rng) attr.Value {
 		b := appendEncrypt(g.scratch[:0], g.aead(p.Model.Name), r, []byte(v.Str))
-		return attr.Value{Type: attr.B, Str: g.keepBytes(b)}, true
-	}, []name{nm}, false, nil
+		return attr.Value{Type: attr.B, Str: g.keepBytes(b)}
+	})
 }
 
 func (o operand) names() []name {
