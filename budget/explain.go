@@ -319,6 +319,8 @@ func (x *explainer) causes(st Action, unit string) []Cause {
 	return out
 }
 
+// cause explains one line of an estimate in words. It stays one switch,
+// one case a billing rule, so each rule's explanation reads beside its kin.
 func (x *explainer) cause(st *Action, r *stepRef, l estimate.Line) (Cause, bool) {
 	label := "the item"
 	if r != nil && r.entity != nil {

@@ -663,6 +663,8 @@ var ruleKinds = []RuleKind{RuleValue, RuleValues, RuleCopy, RuleTemplate, RuleSu
 
 // rule reads one rule mapping. want is the type of the attribute it
 // fills (Invalid for a variable), a the attribute or nil.
+// The larger kinds are read by the rule* methods below, which fill rl
+// and report false when the rule cannot be read.
 func (d *datasetResolver) rule(ptr string, raw json.RawMessage, scope map[string]attr.Type, want attr.Type, a *Attribute) *Rule {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
@@ -697,28 +699,9 @@ func (d *datasetResolver) rule(ptr string, raw json.RawMessage, scope map[string
 	}
 	switch kind {
 	case RuleValue:
-		v, err := decodeAny(body)
-		if err != nil {
-			d.errf(kp, "%v", err)
+		if !d.ruleValue(rl, kp, body, scope, a) {
 			return nil
 		}
-		var tv attr.Value
-		if a != nil && (a.Type == attr.L || a.Type == attr.M) {
-			// A list or map may hold "{name}" templates, rendered per item.
-			tv, err = inferValue(v)
-			if err == nil {
-				d.valueTemplates(kp, tv, scope)
-			}
-		} else if a != nil {
-			tv, err = typedValue(v, a.Type, a)
-		} else {
-			tv, err = inferValue(v)
-		}
-		if err != nil {
-			d.errf(kp, "%v", err)
-			return nil
-		}
-		rl.Value = &tv
 	case RuleValues:
 		var dist Distribution
 		if err := json.Unmarshal(body, &dist); err != nil {
@@ -734,26 +717,9 @@ func (d *datasetResolver) rule(ptr string, raw json.RawMessage, scope map[string
 			}
 		}
 	case RuleSplit:
-		var n string
-		if err := json.Unmarshal(body, &n); err != nil || n == "" {
-			d.errf(kp, "split takes the name of the parent's number the siblings share")
+		if !d.ruleSplit(rl, ptr, kp, body, scope, want) {
 			return nil
 		}
-		t, ok := scope[n]
-		switch {
-		case !ok:
-			d.errAt(kp, false, didYouMean(n, slices.Sorted(maps.Keys(scope))), "%s is not in scope", n)
-			return nil
-		case t != attr.N:
-			d.errf(kp, "%s is %s: split shares a number", n, t)
-			return nil
-		}
-		if ent := d.entityOfPtr(ptr); ent != nil && d.entityScope(ent)[n] != attr.Invalid {
-			d.errAt(kp, false, "split a number of the parent item", "%s is %s's own: split shares a parent's number among its items", n, ent.Name)
-			return nil
-		}
-		d.wantNumber(kp, want)
-		rl.Name = n
 	case RuleCopy, RuleEncrypt:
 		var s string
 		if err := json.Unmarshal(body, &s); err != nil || s == "" {
@@ -769,29 +735,8 @@ func (d *datasetResolver) rule(ptr string, raw json.RawMessage, scope map[string
 		}
 		rl.Name = s
 	case RuleTemplate:
-		var s string
-		if err := json.Unmarshal(body, &s); err != nil {
-			d.errf(kp, "template takes a string such as \"{contractId}#{seq:03}\"")
+		if !d.ruleTemplate(rl, kp, body, scope, want) {
 			return nil
-		}
-		t, err := ParseTemplate(s)
-		if err != nil {
-			d.errf(kp, "%v", err)
-			return nil
-		}
-		for _, ph := range t.Placeholders() {
-			if _, ok := scope[ph]; !ok {
-				d.errAt(kp, false, didYouMean(ph, slices.Sorted(maps.Keys(scope))), "placeholder {%s} is not in scope", ph)
-			}
-		}
-		for i := range t.Parts {
-			if t.Parts[i].Attr != "" {
-				t.Parts[i].Type = scope[t.Parts[i].Attr]
-			}
-		}
-		rl.Template = t
-		if want != attr.S && want != attr.Invalid {
-			d.errf(kp, "a template renders a string: the attribute must be S, not %s", want)
 		}
 	case RuleSum:
 		rl.Sum = d.operands(kp, body, scope, true)
@@ -810,35 +755,8 @@ func (d *datasetResolver) rule(ptr string, raw json.RawMessage, scope map[string
 			d.errAt(kp, true, "give the attribute unit civilDate, instant or epochSeconds", "a date rule fills a date; %s has no date unit", a.Name)
 		}
 	case RuleCases:
-		var items []json.RawMessage
-		if err := json.Unmarshal(body, &items); err != nil || len(items) == 0 {
-			d.errf(kp, "cases is a list of rules, each with an optional when")
+		if !d.ruleCases(rl, kp, body, scope, want, a) {
 			return nil
-		}
-		for i, it := range items {
-			cp := fmt.Sprintf("%s/%d", kp, i)
-			var cm map[string]json.RawMessage
-			if err := json.Unmarshal(it, &cm); err != nil {
-				d.errf(cp, "a case is a rule with an optional when")
-				continue
-			}
-			c := &Case{}
-			if w, ok := cm["when"]; ok {
-				var wm map[string]json.RawMessage
-				if err := json.Unmarshal(w, &wm); err != nil {
-					d.errf(cp+"/when", "when is a mapping of names to values or comparisons")
-				} else {
-					c.When = d.cond(cp+"/when", wm, scope)
-				}
-				delete(cm, "when")
-			} else if i < len(items)-1 {
-				d.errAt(cp, true, "put the case without when last", "a case without when always holds, so the cases after it never run")
-			}
-			rest, _ := json.Marshal(cm)
-			c.Rule = d.rule(cp, rest, scope, want, a)
-			if c.Rule != nil {
-				rl.Cases = append(rl.Cases, c)
-			}
 		}
 	case RuleAggregate:
 		rl.Agg = d.aggregate(kp, body, rl, want)
@@ -859,37 +777,12 @@ func (d *datasetResolver) rule(ptr string, raw json.RawMessage, scope map[string
 		}
 		rl.Format = s
 	case RuleSize:
-		var n string
-		if err := json.Unmarshal(body, &n); err != nil || n == "" {
-			d.errf(kp, "size takes the name of a list, map, set or string in scope")
+		if !d.ruleSize(rl, kp, body, scope, want) {
 			return nil
 		}
-		t, ok := scope[n]
-		switch {
-		case !ok:
-			d.errAt(kp, false, didYouMean(n, slices.Sorted(maps.Keys(scope))), "%s is not in scope", n)
-			return nil
-		case t == attr.N || t == attr.BOOL || t == attr.NULL:
-			d.errf(kp, "%s is %s: size counts the elements of a list, map or set, or the characters of a string", n, t)
-			return nil
-		}
-		d.wantNumber(kp, want)
-		rl.Name = n
 	case RuleList:
-		var rl2 struct {
-			Count json.RawMessage `json:"count"`
-		}
-		if err := json.Unmarshal(body, &rl2); err != nil || len(rl2.Count) == 0 {
-			d.errf(kp, "list is {count: N, a name, or [low, high]}")
+		if !d.ruleList(rl, kp, body, scope, want) {
 			return nil
-		}
-		op, ok := d.operand(kp+"/count", rl2.Count, scope, true)
-		if !ok {
-			return nil
-		}
-		rl.Count = &op
-		if want != attr.L && want != attr.Invalid {
-			d.errf(kp, "list gives a list: the attribute must be L, not %s", want)
 		}
 	case RuleDefault:
 		var b bool
@@ -917,6 +810,167 @@ func (d *datasetResolver) rule(ptr string, raw json.RawMessage, scope map[string
 		return nil
 	}
 	return rl
+}
+
+// ruleValue reads a value rule, typed by its attribute.
+func (d *datasetResolver) ruleValue(rl *Rule, kp string, body json.RawMessage, scope map[string]attr.Type, a *Attribute) bool {
+	v, err := decodeAny(body)
+	if err != nil {
+		d.errf(kp, "%v", err)
+		return false
+	}
+	var tv attr.Value
+	if a != nil && (a.Type == attr.L || a.Type == attr.M) {
+		// A list or map may hold "{name}" templates, rendered per item.
+		tv, err = inferValue(v)
+		if err == nil {
+			d.valueTemplates(kp, tv, scope)
+		}
+	} else if a != nil {
+		tv, err = typedValue(v, a.Type, a)
+	} else {
+		tv, err = inferValue(v)
+	}
+	if err != nil {
+		d.errf(kp, "%v", err)
+		return false
+	}
+	rl.Value = &tv
+	return true
+}
+
+// ruleSplit reads a split rule: a parent's number shared among its items.
+func (d *datasetResolver) ruleSplit(rl *Rule, ptr, kp string, body json.RawMessage, scope map[string]attr.Type, want attr.Type) bool {
+	n, t, ok := d.scopedName(kp, body, scope, "split takes the name of the parent's number the siblings share")
+	if !ok {
+		return false
+	}
+	if t != attr.N {
+		d.errf(kp, "%s is %s: split shares a number", n, t)
+		return false
+	}
+	if ent := d.entityOfPtr(ptr); ent != nil && d.entityScope(ent)[n] != attr.Invalid {
+		d.errAt(kp, false, "split a number of the parent item", "%s is %s's own: split shares a parent's number among its items", n, ent.Name)
+		return false
+	}
+	d.wantNumber(kp, want)
+	rl.Name = n
+	return true
+}
+
+// ruleTemplate reads a template rule, its placeholders typed from scope.
+func (d *datasetResolver) ruleTemplate(rl *Rule, kp string, body json.RawMessage, scope map[string]attr.Type, want attr.Type) bool {
+	var s string
+	if err := json.Unmarshal(body, &s); err != nil {
+		d.errf(kp, "template takes a string such as \"{contractId}#{seq:03}\"")
+		return false
+	}
+	t, err := ParseTemplate(s)
+	if err != nil {
+		d.errf(kp, "%v", err)
+		return false
+	}
+	for _, ph := range t.Placeholders() {
+		if _, ok := scope[ph]; !ok {
+			d.errAt(kp, false, didYouMean(ph, slices.Sorted(maps.Keys(scope))), "placeholder {%s} is not in scope", ph)
+		}
+	}
+	for i := range t.Parts {
+		if t.Parts[i].Attr != "" {
+			t.Parts[i].Type = scope[t.Parts[i].Attr]
+		}
+	}
+	rl.Template = t
+	if want != attr.S && want != attr.Invalid {
+		d.errf(kp, "a template renders a string: the attribute must be S, not %s", want)
+	}
+	return true
+}
+
+// ruleCases reads a cases rule: rules tried in order, each with an optional when.
+func (d *datasetResolver) ruleCases(rl *Rule, kp string, body json.RawMessage, scope map[string]attr.Type, want attr.Type, a *Attribute) bool {
+	var items []json.RawMessage
+	if err := json.Unmarshal(body, &items); err != nil || len(items) == 0 {
+		d.errf(kp, "cases is a list of rules, each with an optional when")
+		return false
+	}
+	for i, it := range items {
+		cp := fmt.Sprintf("%s/%d", kp, i)
+		var cm map[string]json.RawMessage
+		if err := json.Unmarshal(it, &cm); err != nil {
+			d.errf(cp, "a case is a rule with an optional when")
+			continue
+		}
+		c := &Case{}
+		if w, ok := cm["when"]; ok {
+			var wm map[string]json.RawMessage
+			if err := json.Unmarshal(w, &wm); err != nil {
+				d.errf(cp+"/when", "when is a mapping of names to values or comparisons")
+			} else {
+				c.When = d.cond(cp+"/when", wm, scope)
+			}
+			delete(cm, "when")
+		} else if i < len(items)-1 {
+			d.errAt(cp, true, "put the case without when last", "a case without when always holds, so the cases after it never run")
+		}
+		rest, _ := json.Marshal(cm)
+		c.Rule = d.rule(cp, rest, scope, want, a)
+		if c.Rule != nil {
+			rl.Cases = append(rl.Cases, c)
+		}
+	}
+	return true
+}
+
+// scopedName reads a rule's body that names something in scope, and
+// its type; usage is the error when the body is not a name.
+func (d *datasetResolver) scopedName(kp string, body json.RawMessage, scope map[string]attr.Type, usage string) (string, attr.Type, bool) {
+	var n string
+	if err := json.Unmarshal(body, &n); err != nil || n == "" {
+		d.errf(kp, "%s", usage)
+		return "", attr.Invalid, false
+	}
+	t, ok := scope[n]
+	if !ok {
+		d.errAt(kp, false, didYouMean(n, slices.Sorted(maps.Keys(scope))), "%s is not in scope", n)
+		return "", attr.Invalid, false
+	}
+	return n, t, true
+}
+
+// ruleSize reads a size rule: the element or character count of a name in scope.
+func (d *datasetResolver) ruleSize(rl *Rule, kp string, body json.RawMessage, scope map[string]attr.Type, want attr.Type) bool {
+	n, t, ok := d.scopedName(kp, body, scope, "size takes the name of a list, map, set or string in scope")
+	if !ok {
+		return false
+	}
+	if t == attr.N || t == attr.BOOL || t == attr.NULL {
+		d.errf(kp, "%s is %s: size counts the elements of a list, map or set, or the characters of a string", n, t)
+		return false
+	}
+	d.wantNumber(kp, want)
+	rl.Name = n
+	return true
+}
+
+// ruleList reads a list rule: its count a number, a name or a range.
+func (d *datasetResolver) ruleList(rl *Rule, kp string, body json.RawMessage, scope map[string]attr.Type, want attr.Type) bool {
+	var rl2 struct {
+		Count json.RawMessage `json:"count"`
+	}
+	if err := json.Unmarshal(body, &rl2); err != nil || len(rl2.Count) == 0 {
+		d.errf(kp, "list is {count: N, a name, or [low, high]}")
+		return false
+	}
+	op, ok := d.operand(kp+"/count", rl2.Count, scope, true)
+	if !ok {
+		return false
+	}
+	rl.Count = &op
+	if want != attr.L && want != attr.Invalid {
+		d.errf(kp, "list gives a list: the attribute must be L, not %s", want)
+	}
+	return true
 }
 
 // entityOfPtr returns the entity of a /dataset/entities/NAME/... pointer.

@@ -17,158 +17,189 @@ const (
 
 func (r *resolver) resolveIndexes() {
 	for _, name := range slices.Sorted(maps.Keys(r.raw.Indexes)) {
-		ri := r.raw.Indexes[name]
-		base := p("indexes", name)
-		x := &Index{Name: name, Alias: ri.Alias, Local: ri.Kind == "local", Description: ri.Description, Owner: ri.Owner,
-			Partition: ri.Partition, Sort: ri.Sort, Projection: ri.Projection, Shards: ri.Shards, Alarm: ri.Alarm, Unsharded: ri.Unsharded}
-		if _, clash := r.tables[name]; clash {
-			r.errAt(base, true, "", "index %s has the name of a table", name)
+		r.resolveIndex(name)
+	}
+}
+
+// resolveIndex resolves one index: its table, key attributes, projection
+// and shards, the entities that enter it and the sparse declaration.
+func (r *resolver) resolveIndex(name string) {
+	ri := r.raw.Indexes[name]
+	base := p("indexes", name)
+	x := &Index{Name: name, Alias: ri.Alias, Local: ri.Kind == "local", Description: ri.Description, Owner: ri.Owner,
+		Partition: ri.Partition, Sort: ri.Sort, Projection: ri.Projection, Shards: ri.Shards, Alarm: ri.Alarm, Unsharded: ri.Unsharded}
+	if _, clash := r.tables[name]; clash {
+		r.errAt(base, true, "", "index %s has the name of a table", name)
+	}
+	x.Table = r.tableRef(base, ri.Table)
+	r.indexKeys(name, ri)
+	if x.Local {
+		if x.Table != nil && (len(ri.Partition) != 1 || ri.Partition[0] != x.Table.PartitionKey) {
+			r.errf(base+"/partition", "a local index shares the table's partition key %s", x.Table.PartitionKey)
 		}
-		x.Table = r.tableRef(base, ri.Table)
-		seen := map[string]string{}
-		for _, side := range []struct {
-			field string
-			attrs []string
-		}{{"partition", ri.Partition}, {"sort", ri.Sort}} {
-			if len(side.attrs) > MaxKeyAttributes {
-				r.broken[name] = true
-				r.errf(p("indexes", name, side.field), "a %s key has at most %d attributes, this one has %d", side.field, MaxKeyAttributes, len(side.attrs))
-			}
-			for i, an := range side.attrs {
-				ptr := p("indexes", name, side.field, i)
-				if prev, dup := seen[an]; dup {
-					r.errf(ptr, "%s is already in the %s key", an, prev)
-					continue
-				}
-				seen[an] = side.field
-				a := r.attrRef(ptr, an)
-				if a == nil {
-					r.broken[name] = true
-					continue
-				}
-				if !a.Type.IsScalar() {
-					r.errf(ptr, "index key attribute %s must be S, N or B, not %s", an, a.Type)
-				}
-				if a.CalendarDerived {
-					r.errAt(ptr, false, "store the fact it is derived from and derive it at read time", "%s changes with the calendar: as an index key every item would move in the index every night", an)
-				}
-				if a.PII {
-					r.errAt(ptr, false, "keys leak into logs, streams and metrics", "%s is personal data (pii) and must never be an index key", an)
-				}
-				if !a.Stored {
-					r.errf(ptr, "%s is not stored, so it cannot be an index key", an)
-				}
-				r.checkKeyInstant(ptr, a, "index key attribute "+an)
-			}
+		if len(ri.Sort) != 1 {
+			r.errf(base+"/sort", "a local index has exactly one sort attribute")
 		}
-		if x.Local {
-			if x.Table != nil && (len(ri.Partition) != 1 || ri.Partition[0] != x.Table.PartitionKey) {
-				r.errf(base+"/partition", "a local index shares the table's partition key %s", x.Table.PartitionKey)
-			}
-			if len(ri.Sort) != 1 {
-				r.errf(base+"/sort", "a local index has exactly one sort attribute")
-			}
+	}
+	r.indexProjection(name, base, x)
+	if x.Shards != nil && !r.broken[name] {
+		r.indexShards(base, x)
+	}
+	if ri.Synthetic != nil {
+		x.Synthetic = &Synthetic{}
+		x.Synthetic.Partition = r.syntheticKey(base+"/synthetic/partition", ri.Synthetic.Partition, x.Partition)
+		if ri.Synthetic.Sort != nil {
+			x.Synthetic.Sort = r.syntheticKey(base+"/synthetic/sort", ri.Synthetic.Sort, x.Sort)
+		} else if len(x.Sort) > 0 {
+			r.errAt(base+"/synthetic", true, "", "the index has a sort key: the fallback needs synthetic.sort")
 		}
-		switch x.Projection.Type {
-		case "INCLUDE":
-			if len(x.Projection.Attributes) == 0 {
-				r.errf(base+"/projection", "INCLUDE needs the list of attributes")
-			}
-		default:
-			if len(x.Projection.Attributes) > 0 {
-				r.errf(base+"/projection/attributes", "%s projection takes no attribute list", x.Projection.Type)
+	}
+	r.idx[name] = x
+	r.m.Indexes = append(r.m.Indexes, x)
+	if x.Table != nil {
+		x.Table.Indexes = append(x.Table.Indexes, x)
+	}
+	// Which entities enter the index: those carrying every key attribute.
+	for _, e := range r.m.Entities {
+		if e.Table != x.Table {
+			continue
+		}
+		enters := true
+		for _, an := range x.KeyAttributes() {
+			pr := e.Has(an)
+			if pr == "" || pr == KeyOnly {
+				enters = false
 			}
 		}
-		pseen := map[string]bool{}
-		for i, an := range x.Projection.Attributes {
-			ptr := p("indexes", name, "projection", "attributes", i)
-			if pseen[an] {
-				r.errf(ptr, "%s is listed twice", an)
-			}
-			pseen[an] = true
-			if a := r.attrRef(ptr, an); a != nil && !a.Stored {
-				r.errf(ptr, "%s is not stored, so it cannot be projected", an)
-			}
+		if enters {
+			x.Entries = append(x.Entries, e)
+			e.Indexes = append(e.Indexes, x)
 		}
-		if x.Shards != nil && !r.broken[name] {
-			ptr := base + "/shards/attribute"
-			in := false
-			for _, a := range x.Partition {
-				in = in || a == x.Shards.Attribute
-			}
-			if !in {
-				r.errf(ptr, "shard attribute %s must be part of the partition key", x.Shards.Attribute)
-			}
-			if a := r.attrRef(ptr, x.Shards.Attribute); a != nil {
-				if a.Type != attr.N {
-					r.errf(ptr, "shard attribute %s must be a number", a.Name)
-				}
-				if a.Computed == nil || a.Computed.Kind != KindHashMod {
-					r.errAt(ptr, false, "declare computed: {kind: hashMod, hash: fnv1a32, input: ..., modulo: N} on it", "shard attribute %s must be computed, not random, so every item always knows its shard", a.Name)
-				} else if a.Computed.Modulo != x.Shards.Count {
-					r.errf(base+"/shards/count", "%d shards, but %s is computed modulo %d", x.Shards.Count, a.Name, a.Computed.Modulo)
-				}
-			}
+	}
+	if ri.Sparse != nil {
+		x.Sparse = &Sparse{Entities: ri.Sparse.Entities, Note: ri.Sparse.Note}
+	}
+	if ri.Sparse != nil && !r.broken[name] {
+		r.indexSparse(name, base, x, ri)
+	}
+}
+
+// indexKeys checks an index's key attributes: at most MaxKeyAttributes a
+// side, each once, stored scalars that never move with the calendar and
+// never personal data.
+func (r *resolver) indexKeys(name string, ri rawIndex) {
+	seen := map[string]string{}
+	for _, side := range []struct {
+		field string
+		attrs []string
+	}{{"partition", ri.Partition}, {"sort", ri.Sort}} {
+		if len(side.attrs) > MaxKeyAttributes {
+			r.broken[name] = true
+			r.errf(p("indexes", name, side.field), "a %s key has at most %d attributes, this one has %d", side.field, MaxKeyAttributes, len(side.attrs))
 		}
-		if ri.Synthetic != nil {
-			x.Synthetic = &Synthetic{}
-			x.Synthetic.Partition = r.syntheticKey(base+"/synthetic/partition", ri.Synthetic.Partition, x.Partition)
-			if ri.Synthetic.Sort != nil {
-				x.Synthetic.Sort = r.syntheticKey(base+"/synthetic/sort", ri.Synthetic.Sort, x.Sort)
-			} else if len(x.Sort) > 0 {
-				r.errAt(base+"/synthetic", true, "", "the index has a sort key: the fallback needs synthetic.sort")
-			}
-		}
-		r.idx[name] = x
-		r.m.Indexes = append(r.m.Indexes, x)
-		if x.Table != nil {
-			x.Table.Indexes = append(x.Table.Indexes, x)
-		}
-		// Which entities enter the index: those carrying every key attribute.
-		for _, e := range r.m.Entities {
-			if e.Table != x.Table {
+		for i, an := range side.attrs {
+			ptr := p("indexes", name, side.field, i)
+			if prev, dup := seen[an]; dup {
+				r.errf(ptr, "%s is already in the %s key", an, prev)
 				continue
 			}
-			enters := true
+			seen[an] = side.field
+			a := r.attrRef(ptr, an)
+			if a == nil {
+				r.broken[name] = true
+				continue
+			}
+			if !a.Type.IsScalar() {
+				r.errf(ptr, "index key attribute %s must be S, N or B, not %s", an, a.Type)
+			}
+			if a.CalendarDerived {
+				r.errAt(ptr, false, "store the fact it is derived from and derive it at read time", "%s changes with the calendar: as an index key every item would move in the index every night", an)
+			}
+			if a.PII {
+				r.errAt(ptr, false, "keys leak into logs, streams and metrics", "%s is personal data (pii) and must never be an index key", an)
+			}
+			if !a.Stored {
+				r.errf(ptr, "%s is not stored, so it cannot be an index key", an)
+			}
+			r.checkKeyInstant(ptr, a, "index key attribute "+an)
+		}
+	}
+}
+
+// indexProjection checks an index's projection: INCLUDE lists its
+// attributes, each once and stored; the other types list none.
+func (r *resolver) indexProjection(name, base string, x *Index) {
+	switch x.Projection.Type {
+	case "INCLUDE":
+		if len(x.Projection.Attributes) == 0 {
+			r.errf(base+"/projection", "INCLUDE needs the list of attributes")
+		}
+	default:
+		if len(x.Projection.Attributes) > 0 {
+			r.errf(base+"/projection/attributes", "%s projection takes no attribute list", x.Projection.Type)
+		}
+	}
+	pseen := map[string]bool{}
+	for i, an := range x.Projection.Attributes {
+		ptr := p("indexes", name, "projection", "attributes", i)
+		if pseen[an] {
+			r.errf(ptr, "%s is listed twice", an)
+		}
+		pseen[an] = true
+		if a := r.attrRef(ptr, an); a != nil && !a.Stored {
+			r.errf(ptr, "%s is not stored, so it cannot be projected", an)
+		}
+	}
+}
+
+// indexShards checks a sharded index: its shard attribute is a number in
+// the partition key, computed by hashMod modulo the shard count.
+func (r *resolver) indexShards(base string, x *Index) {
+	ptr := base + "/shards/attribute"
+	in := false
+	for _, a := range x.Partition {
+		in = in || a == x.Shards.Attribute
+	}
+	if !in {
+		r.errf(ptr, "shard attribute %s must be part of the partition key", x.Shards.Attribute)
+	}
+	if a := r.attrRef(ptr, x.Shards.Attribute); a != nil {
+		if a.Type != attr.N {
+			r.errf(ptr, "shard attribute %s must be a number", a.Name)
+		}
+		if a.Computed == nil || a.Computed.Kind != KindHashMod {
+			r.errAt(ptr, false, "declare computed: {kind: hashMod, hash: fnv1a32, input: ..., modulo: N} on it", "shard attribute %s must be computed, not random, so every item always knows its shard", a.Name)
+		} else if a.Computed.Modulo != x.Shards.Count {
+			r.errf(base+"/shards/count", "%d shards, but %s is computed modulo %d", x.Shards.Count, a.Name, a.Computed.Modulo)
+		}
+	}
+}
+
+// indexSparse checks a sparse declaration against the entities that
+// carry every key attribute of the index.
+func (r *resolver) indexSparse(name, base string, x *Index, ri rawIndex) {
+	declared := map[string]bool{}
+	for i, en := range ri.Sparse.Entities {
+		ptr := p("indexes", name, "sparse", "entities", i)
+		e, ok := r.ents[en]
+		if !ok {
+			r.errAt(ptr, false, didYouMean(en, slices.Sorted(maps.Keys(r.ents))), "unknown entity %q", en)
+			continue
+		}
+		declared[en] = true
+		if !containsEntity(x.Entries, e) {
+			var missing []string
 			for _, an := range x.KeyAttributes() {
-				pr := e.Has(an)
-				if pr == "" || pr == KeyOnly {
-					enters = false
+				if pr := e.Has(an); pr == "" || pr == KeyOnly {
+					missing = append(missing, an)
 				}
 			}
-			if enters {
-				x.Entries = append(x.Entries, e)
-				e.Indexes = append(e.Indexes, x)
-			}
+			r.errf(ptr, "%s never enters %s: it does not carry %s", en, name, strings.Join(missing, ", "))
 		}
-		if ri.Sparse != nil {
-			x.Sparse = &Sparse{Entities: ri.Sparse.Entities, Note: ri.Sparse.Note}
-		}
-		if ri.Sparse != nil && !r.broken[name] {
-			declared := map[string]bool{}
-			for i, en := range ri.Sparse.Entities {
-				ptr := p("indexes", name, "sparse", "entities", i)
-				e, ok := r.ents[en]
-				if !ok {
-					r.errAt(ptr, false, didYouMean(en, slices.Sorted(maps.Keys(r.ents))), "unknown entity %q", en)
-					continue
-				}
-				declared[en] = true
-				if !containsEntity(x.Entries, e) {
-					var missing []string
-					for _, an := range x.KeyAttributes() {
-						if pr := e.Has(an); pr == "" || pr == KeyOnly {
-							missing = append(missing, an)
-						}
-					}
-					r.errf(ptr, "%s never enters %s: it does not carry %s", en, name, strings.Join(missing, ", "))
-				}
-			}
-			for _, e := range x.Entries {
-				if !declared[e.Name] && len(declared) > 0 {
-					r.errAt(base+"/sparse/entities", false, "add it to sparse.entities, or drop a key attribute from the entity", "%s carries every key attribute of %s, so its items enter the index", e.Name, name)
-				}
-			}
+	}
+	for _, e := range x.Entries {
+		if !declared[e.Name] && len(declared) > 0 {
+			r.errAt(base+"/sparse/entities", false, "add it to sparse.entities, or drop a key attribute from the entity", "%s carries every key attribute of %s, so its items enter the index", e.Name, name)
 		}
 	}
 }

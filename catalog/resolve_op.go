@@ -413,47 +413,8 @@ func (r *resolver) request(ptr string, scope *opScope, kind StepKind, rr *rawReq
 		ReturnValues: rr.ReturnValues, ReturnValuesOnConditionCheckFailure: rr.ReturnValuesOnConditionCheckFailure,
 		ConsistentRead: rr.ConsistentRead, Order: rr.Order, PageSize: rr.PageSize, Shards: rr.Shards,
 		OnConditionFailed: rr.OnConditionFailed, OnMissing: rr.OnMissing, sep: r.m.Separator}
-	if rr.Entity != "" {
-		e, ok := r.ents[rr.Entity]
-		if !ok {
-			r.errAt(ptr+"/entity", false, didYouMean(rr.Entity, slices.Sorted(maps.Keys(r.ents))), "unknown entity %q", rr.Entity)
-			return nil
-		}
-		q.Entity = e
-		q.Table = e.Table
-	} else if kind != Query && kind != Scan {
-		r.errAt(ptr, true, "", "%s names the entity it reads or writes", an(string(kind)))
+	if !r.requestTarget(ptr, kind, q, rr) {
 		return nil
-	}
-	if rr.Table != "" {
-		t, ok := r.tables[rr.Table]
-		if !ok {
-			r.errAt(ptr+"/table", false, didYouMean(rr.Table, slices.Sorted(maps.Keys(r.tables))), "unknown table %q", rr.Table)
-			return nil
-		}
-		if q.Table != nil && q.Table != t {
-			r.errf(ptr+"/table", "entity %s lives in table %s, not %s", q.Entity.Name, q.Table.Name, t.Name)
-		}
-		q.Table = t
-	}
-	if rr.Index != "" {
-		x, ok := r.idx[rr.Index]
-		if !ok {
-			r.errAt(ptr+"/index", false, didYouMean(rr.Index, slices.Sorted(maps.Keys(r.idx))), "unknown index %q", rr.Index)
-			return nil
-		}
-		if q.Table != nil && x.Table != q.Table {
-			r.errf(ptr+"/index", "index %s belongs to table %s", x.Name, x.Table.Name)
-		}
-		q.Index, q.Table = x, x.Table
-	}
-	if q.Table == nil {
-		if len(r.m.Tables) == 1 {
-			q.Table = r.m.Tables[0]
-		} else {
-			r.errAt(ptr, true, "", "%s names its table, index or entity", an(string(kind)))
-			return nil
-		}
 	}
 	e := q.Entity
 	// Keys.
@@ -467,13 +428,7 @@ func (r *resolver) request(ptr string, scope *opScope, kind StepKind, rr *rawReq
 		// The question's consistency is checked where the step names its
 		// pattern (consistency.go); here only the read itself.
 		r.checkReadShape(ptr, "", q.Index, "Query", q.ConsistentRead, q.Shards)
-		if q.Index != nil && q.Index.Projection.Type != "ALL" {
-			for i, a := range q.Projection {
-				if !q.Index.Projects(a) {
-					r.errf(fmt.Sprintf("%s/projection/%d", ptr, i), "index %s does not project %s", q.Index.Name, a)
-				}
-			}
-		}
+		r.indexProjects(ptr, q)
 		if rr.Matches == nil {
 			r.errAt(ptr, true, "list the entity samples a page matches, for the static estimate", "a query needs matches")
 		}
@@ -482,57 +437,10 @@ func (r *resolver) request(ptr string, scope *opScope, kind StepKind, rr *rawReq
 		if q.Index != nil && !q.Index.Local && q.ConsistentRead {
 			r.errf(ptr+"/consistentRead", "global index %s cannot be read with strong consistency", q.Index.Name)
 		}
-		if q.Index != nil && q.Index.Projection.Type != "ALL" {
-			for i, a := range q.Projection {
-				if !q.Index.Projects(a) {
-					r.errf(fmt.Sprintf("%s/projection/%d", ptr, i), "index %s does not project %s", q.Index.Name, a)
-				}
-			}
-		}
+		r.indexProjects(ptr, q)
 		r.matches(ptr, q, rr) // optional: without them the scan reads everything
 	case Put:
-		if rr.Item == nil {
-			r.errAt(ptr, true, "", "a put needs its item")
-		}
-		for _, an := range slices.Sorted(maps.Keys(rr.Item)) {
-			iptr := ptr + "/item/" + escapePtr(an)
-			a := r.attrRef(iptr, an)
-			if a == nil {
-				continue
-			}
-			if e != nil && (e.Has(an) == "" || e.Has(an) == KeyOnly) {
-				r.errAt(iptr, true, "", "entity %s does not store %s", e.Name, an)
-				continue
-			}
-			o, err := parseOperand(rr.Item[an])
-			if err != nil {
-				r.errf(iptr, "%v", err)
-				continue
-			}
-			r.checkOperand(iptr, o, a, scope.avail)
-			r.checkLiteral(iptr, o, a)
-			q.Item = append(q.Item, Assign{an, o})
-		}
-		if e != nil {
-			var missing []string
-			for _, ea := range e.Attributes {
-				// A required attribute with a presence rule is absent in
-				// some states: the put may leave it out.
-				if ea.Presence == Required && len(ea.When) == 0 && len(ea.Unless) == 0 && !r.broken["presence:"+e.Name+"."+ea.Name] && !naturalKey(e, ea.Name) {
-					if _, ok := rr.Item[ea.Name]; !ok {
-						missing = append(missing, ea.Name)
-					}
-				}
-			}
-			if len(missing) > 0 {
-				r.errAt(ptr+"/item", true, "", "a put of %s must write its required attributes: %s", e.Name, strings.Join(missing, ", "))
-			}
-			items := map[string]Operand{}
-			for _, a := range q.Item {
-				items[a.Attribute] = a.Value
-			}
-			q.Key = r.stepKey(ptr, scope, e, q.Table, rr.Key, items)
-		}
+		r.putItem(ptr, scope, e, q, rr)
 	default:
 		if e != nil {
 			q.Key = r.stepKey(ptr, scope, e, q.Table, rr.Key, nil)
@@ -563,38 +471,151 @@ func (r *resolver) request(ptr string, scope *opScope, kind StepKind, rr *rawReq
 		r.errf(ptr+"/returnValues", "transaction actions do not return values")
 	}
 	r.expressions(ptr, scope, q, rr, kind)
-	// Samples for the static estimate.
 	if e != nil {
-		need := func(field string, v *string) string {
-			if v == nil {
-				r.errAt(ptr, true, "name the sample the estimate uses, or absent", "%s needs %s", an(string(kind)), field)
-				return ""
-			}
-			r.sampleRef(ptr+"/"+field, e, *v)
-			return *v
-		}
-		switch kind {
-		case Get:
-			q.Sample = need("sample", rr.Sample)
-		case Put, Update:
-			q.Before = need("before", rr.Before)
-			// after is optional: the catalog computes the item a write
-			// leaves, and checks a named after against it (images.go).
-			if rr.After != nil {
-				r.sampleRef(ptr+"/after", e, *rr.After)
-				q.After = *rr.After
-			}
-			if q.After == Absent {
-				r.errf(ptr+"/after", "%s leaves an item behind; after cannot be absent", an(string(kind)))
-			}
-		case Delete:
-			q.Before = need("before", rr.Before)
-			q.After = Absent
-		case ConditionCheck:
-			q.Before = need("before", rr.Before)
-		}
+		r.requestSamples(ptr, kind, e, q, rr)
 	}
 	return q
+}
+
+// requestTarget resolves the entity, table and index a request names; a
+// request naming none of them reads the model's only table. It reports
+// false when the request addresses nothing.
+func (r *resolver) requestTarget(ptr string, kind StepKind, q *Request, rr *rawRequest) bool {
+	if rr.Entity != "" {
+		e, ok := r.ents[rr.Entity]
+		if !ok {
+			r.errAt(ptr+"/entity", false, didYouMean(rr.Entity, slices.Sorted(maps.Keys(r.ents))), "unknown entity %q", rr.Entity)
+			return false
+		}
+		q.Entity = e
+		q.Table = e.Table
+	} else if kind != Query && kind != Scan {
+		r.errAt(ptr, true, "", "%s names the entity it reads or writes", an(string(kind)))
+		return false
+	}
+	if rr.Table != "" {
+		t, ok := r.tables[rr.Table]
+		if !ok {
+			r.errAt(ptr+"/table", false, didYouMean(rr.Table, slices.Sorted(maps.Keys(r.tables))), "unknown table %q", rr.Table)
+			return false
+		}
+		if q.Table != nil && q.Table != t {
+			r.errf(ptr+"/table", "entity %s lives in table %s, not %s", q.Entity.Name, q.Table.Name, t.Name)
+		}
+		q.Table = t
+	}
+	if rr.Index != "" {
+		x, ok := r.idx[rr.Index]
+		if !ok {
+			r.errAt(ptr+"/index", false, didYouMean(rr.Index, slices.Sorted(maps.Keys(r.idx))), "unknown index %q", rr.Index)
+			return false
+		}
+		if q.Table != nil && x.Table != q.Table {
+			r.errf(ptr+"/index", "index %s belongs to table %s", x.Name, x.Table.Name)
+		}
+		q.Index, q.Table = x, x.Table
+	}
+	if q.Table == nil {
+		if len(r.m.Tables) == 1 {
+			q.Table = r.m.Tables[0]
+		} else {
+			r.errAt(ptr, true, "", "%s names its table, index or entity", an(string(kind)))
+			return false
+		}
+	}
+	return true
+}
+
+// indexProjects checks that a read of an index asks only for the
+// attributes the index projects.
+func (r *resolver) indexProjects(ptr string, q *Request) {
+	if q.Index != nil && q.Index.Projection.Type != "ALL" {
+		for i, a := range q.Projection {
+			if !q.Index.Projects(a) {
+				r.errf(fmt.Sprintf("%s/projection/%d", ptr, i), "index %s does not project %s", q.Index.Name, a)
+			}
+		}
+	}
+}
+
+// putItem resolves a put's item: attributes the entity stores, each
+// operand checked, the required ones present, and the key built from it.
+func (r *resolver) putItem(ptr string, scope *opScope, e *Entity, q *Request, rr *rawRequest) {
+	if rr.Item == nil {
+		r.errAt(ptr, true, "", "a put needs its item")
+	}
+	for _, an := range slices.Sorted(maps.Keys(rr.Item)) {
+		iptr := ptr + "/item/" + escapePtr(an)
+		a := r.attrRef(iptr, an)
+		if a == nil {
+			continue
+		}
+		if e != nil && (e.Has(an) == "" || e.Has(an) == KeyOnly) {
+			r.errAt(iptr, true, "", "entity %s does not store %s", e.Name, an)
+			continue
+		}
+		o, err := parseOperand(rr.Item[an])
+		if err != nil {
+			r.errf(iptr, "%v", err)
+			continue
+		}
+		r.checkOperand(iptr, o, a, scope.avail)
+		r.checkLiteral(iptr, o, a)
+		q.Item = append(q.Item, Assign{an, o})
+	}
+	if e != nil {
+		var missing []string
+		for _, ea := range e.Attributes {
+			// A required attribute with a presence rule is absent in
+			// some states: the put may leave it out.
+			if ea.Presence == Required && len(ea.When) == 0 && len(ea.Unless) == 0 && !r.broken["presence:"+e.Name+"."+ea.Name] && !naturalKey(e, ea.Name) {
+				if _, ok := rr.Item[ea.Name]; !ok {
+					missing = append(missing, ea.Name)
+				}
+			}
+		}
+		if len(missing) > 0 {
+			r.errAt(ptr+"/item", true, "", "a put of %s must write its required attributes: %s", e.Name, strings.Join(missing, ", "))
+		}
+		items := map[string]Operand{}
+		for _, a := range q.Item {
+			items[a.Attribute] = a.Value
+		}
+		q.Key = r.stepKey(ptr, scope, e, q.Table, rr.Key, items)
+	}
+}
+
+// requestSamples resolves the samples a step names for the static
+// estimate: before and after for writes, the read item for a get.
+func (r *resolver) requestSamples(ptr string, kind StepKind, e *Entity, q *Request, rr *rawRequest) {
+	need := func(field string, v *string) string {
+		if v == nil {
+			r.errAt(ptr, true, "name the sample the estimate uses, or absent", "%s needs %s", an(string(kind)), field)
+			return ""
+		}
+		r.sampleRef(ptr+"/"+field, e, *v)
+		return *v
+	}
+	switch kind {
+	case Get:
+		q.Sample = need("sample", rr.Sample)
+	case Put, Update:
+		q.Before = need("before", rr.Before)
+		// after is optional: the catalog computes the item a write
+		// leaves, and checks a named after against it (images.go).
+		if rr.After != nil {
+			r.sampleRef(ptr+"/after", e, *rr.After)
+			q.After = *rr.After
+		}
+		if q.After == Absent {
+			r.errf(ptr+"/after", "%s leaves an item behind; after cannot be absent", an(string(kind)))
+		}
+	case Delete:
+		q.Before = need("before", rr.Before)
+		q.After = Absent
+	case ConditionCheck:
+		q.Before = need("before", rr.Before)
+	}
 }
 
 // stepKey builds the key a step addresses: each table key attribute the

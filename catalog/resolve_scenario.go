@@ -291,6 +291,44 @@ func (r *resolver) load(ptr string, sc *Scenario, l rawLoad) LoadItem {
 	}
 	pl := &LoadPlan{Start: sc.Start, Retries: 3}
 	li.Plan = pl
+	r.loadTiming(ptr, sc, op, l, pl)
+	if op == nil {
+		return li
+	}
+	ctx := &loadScope{r: r, op: op, names: l.Names, values: l.Values, ptr: ptr}
+	if l.Subjects != nil {
+		pl.Subjects = r.subjects(ptr+"/subjects", ctx, l.Subjects, l.Focus)
+	}
+	if l.Follows != nil {
+		pl.Follows = &Follows{Load: l.Follows.Load, Each: l.Follows.Each, Outcome: l.Follows.Outcome}
+		if pl.Follows.Each == "" {
+			pl.Follows.Each = EachArrival
+		}
+		if pl.Follows.Outcome == "" {
+			pl.Follows.Outcome = "ok"
+		}
+		if l.Follows.After != "" {
+			if d, err := scenarioDuration(l.Follows.After); err == nil && d >= 0 {
+				pl.Follows.After = d
+			} else {
+				r.errf(ptr+"/follows/after", "%q is not a duration of at most a week", l.Follows.After)
+			}
+		}
+		if l.Subjects != nil {
+			r.errAt(ptr+"/subjects", true, "", "a load that follows another takes its subjects from it: drop subjects")
+		}
+	}
+	ctx.load = &li
+	r.loadMix(ptr, ctx, op, l, pl)
+	pl.Params = ctx.sources(ptr+"/params", l.Params, true)
+	r.loadRecovery(ptr, l, pl)
+	return li
+}
+
+// loadTiming resolves when a load runs: its start (at or after the
+// scenario's), retries, and its arrivals, a shape of its own or those of
+// the load it follows, spaced by its window.
+func (r *resolver) loadTiming(ptr string, sc *Scenario, op *Operation, l rawLoad, pl *LoadPlan) {
 	switch {
 	case l.At != "" && l.After != "":
 		r.errAt(ptr+"/after", true, "", "give at or after, not both")
@@ -342,33 +380,11 @@ func (r *resolver) load(ptr string, sc *Scenario, l rawLoad) LoadItem {
 		}
 		r.checkRate(ptr+field, pl.Shape)
 	}
-	if op == nil {
-		return li
-	}
-	ctx := &loadScope{r: r, op: op, names: l.Names, values: l.Values, ptr: ptr}
-	if l.Subjects != nil {
-		pl.Subjects = r.subjects(ptr+"/subjects", ctx, l.Subjects, l.Focus)
-	}
-	if l.Follows != nil {
-		pl.Follows = &Follows{Load: l.Follows.Load, Each: l.Follows.Each, Outcome: l.Follows.Outcome}
-		if pl.Follows.Each == "" {
-			pl.Follows.Each = EachArrival
-		}
-		if pl.Follows.Outcome == "" {
-			pl.Follows.Outcome = "ok"
-		}
-		if l.Follows.After != "" {
-			if d, err := scenarioDuration(l.Follows.After); err == nil && d >= 0 {
-				pl.Follows.After = d
-			} else {
-				r.errf(ptr+"/follows/after", "%q is not a duration of at most a week", l.Follows.After)
-			}
-		}
-		if l.Subjects != nil {
-			r.errAt(ptr+"/subjects", true, "", "a load that follows another takes its subjects from it: drop subjects")
-		}
-	}
-	ctx.load = &li
+}
+
+// loadMix resolves a load's variants: one variant, a mix of shares and
+// conditions, or the operation's first successful budget.
+func (r *resolver) loadMix(ptr string, ctx *loadScope, op *Operation, l rawLoad, pl *LoadPlan) {
 	if l.Variant != "" && len(l.Mix) > 0 {
 		r.errAt(ptr+"/mix", true, "", "give variant or mix, not both")
 	}
@@ -404,7 +420,11 @@ func (r *resolver) load(ptr string, sc *Scenario, l rawLoad) LoadItem {
 		}
 		pl.Mix = []MixEntry{{Variant: v, Share: 1}}
 	}
-	pl.Params = ctx.sources(ptr+"/params", l.Params, true)
+}
+
+// loadRecovery resolves a load's duplicate deliveries and its dead-letter
+// replay.
+func (r *resolver) loadRecovery(ptr string, l rawLoad, pl *LoadPlan) {
 	if d := l.Duplicates; d != nil {
 		pl.Duplicates = &Duplicates{Share: d.Share}
 		if d.Share <= 0 || d.Share >= 1 {
@@ -442,7 +462,6 @@ func (r *resolver) load(ptr string, sc *Scenario, l rawLoad) LoadItem {
 		}
 		pl.DeadLetter = dl
 	}
-	return li
 }
 
 func (r *resolver) variantRef(ptr string, op *Operation, v string) {
@@ -589,234 +608,12 @@ func (r *resolver) shapeOf(ptr string, sc *Scenario, op *Operation, l rawLoad, w
 			}
 			s = &Shape{Kind: kind, Points: []RatePoint{{0, rr.From}, {window, rr.To}}}
 		case "points", "steps":
-			var pts [][2]json.RawMessage
-			if err := json.Unmarshal(raw, &pts); err != nil || len(pts) == 0 {
-				r.errf(kp, "%s is a list of [offset, rate] pairs, such as [[0s, 0], [10m, 2000]]", kind)
-				return nil
-			}
-			s = &Shape{Kind: kind}
-			for i, pt := range pts {
-				var off string
-				var rate float64
-				if json.Unmarshal(pt[0], &off) != nil || json.Unmarshal(pt[1], &rate) != nil {
-					r.errf(fmt.Sprintf("%s/%d", kp, i), "a point is [offset, rate], such as [10m, 2000]")
-					return nil
-				}
-				d, err := scenarioDuration(off)
-				if err != nil || d < 0 {
-					r.errf(fmt.Sprintf("%s/%d/0", kp, i), "%q is not a duration of at most a week", off)
-					return nil
-				}
-				if rate < 0 {
-					r.errf(fmt.Sprintf("%s/%d/1", kp, i), "a rate cannot be negative")
-					return nil
-				}
-				if n := len(s.Points); n > 0 && d < s.Points[n-1].At {
-					r.errf(fmt.Sprintf("%s/%d/0", kp, i), "offsets must not go back in time (%s after %s)", off, s.Points[n-1].At)
-					return nil
-				}
-				if kind == "steps" && len(s.Points) > 0 {
-					s.Points = append(s.Points, RatePoint{d, s.Points[len(s.Points)-1].PerSecond})
-				}
-				s.Points = append(s.Points, RatePoint{d, rate})
-			}
-			end := window
-			if end == 0 {
-				end = s.Points[len(s.Points)-1].At
-				if kind == "steps" {
-					end = sc.Duration
-				}
-			}
-			last := s.Points[len(s.Points)-1]
-			if end < last.At {
-				r.errf(kp, "the shape runs past the load's window (%s)", window)
-				return nil
-			}
-			if end > last.At {
-				rate := last.PerSecond
-				if kind == "points" {
-					rate = 0
-					s.Points = append(s.Points, RatePoint{last.At, 0})
-				}
-				s.Points = append(s.Points, RatePoint{end, rate})
-			}
-			if s.Points[0].At > 0 {
-				s.Points = append([]RatePoint{{0, 0}, {s.Points[0].At, 0}}, s.Points...)
-			}
+			s = r.shapePoints(kp, kind, raw, sc, window)
 		case "bursts":
-			var b struct {
-				At     []string `json:"at"`
-				Every  string   `json:"every"`
-				Window string   `json:"window"`
-			}
-			if err := json.Unmarshal(raw, &b); err != nil {
-				r.errf(kp, "bursts is {at: [HH:MM, ...] or every: DURATION, window: DURATION}")
-				return nil
-			}
-			bw, err := scenarioDuration(b.Window)
-			if err != nil || bw <= 0 {
-				r.errf(kp+"/window", "a burst needs a positive window, not %q", b.Window)
-				return nil
-			}
-			if l.Count <= 0 {
-				r.errAt(ptr, true, "", "bursts share the load's count: give count")
-				return nil
-			}
-			var starts []time.Duration
-			switch {
-			case len(b.At) > 0 && b.Every == "":
-				for i, a := range b.At {
-					t, ok := clockTime(a)
-					if !ok {
-						r.errf(fmt.Sprintf("%s/at/%d", kp, i), "%q is not a time of day (HH:MM)", a)
-						return nil
-					}
-					off := t - sc.Start
-					if l.At != "" {
-						st, _ := clockTime(l.At)
-						off = t - st
-					}
-					if off < 0 {
-						r.errf(fmt.Sprintf("%s/at/%d", kp, i), "the burst at %s comes before the load starts", a)
-						return nil
-					}
-					if n := len(starts); n > 0 && off < starts[n-1]+bw {
-						r.errf(fmt.Sprintf("%s/at/%d", kp, i), "bursts overlap: give them in order, a window apart")
-						return nil
-					}
-					starts = append(starts, off)
-				}
-			case b.Every != "" && len(b.At) == 0:
-				ev, err := scenarioDuration(b.Every)
-				if err != nil || ev < bw {
-					r.errf(kp+"/every", "every must be a duration at least the burst's window")
-					return nil
-				}
-				span := window
-				if span == 0 {
-					span = sc.Duration
-				}
-				for t := time.Duration(0); t+bw <= span; t += ev {
-					starts = append(starts, t)
-				}
-				if len(starts) == 0 {
-					r.errf(kp, "no burst fits in the load's window")
-					return nil
-				}
-			default:
-				r.errf(kp, "give at (clock times) or every, one of them")
-				return nil
-			}
-			s = &Shape{Kind: kind}
-			per := 1 / bw.Seconds()
-			prev := time.Duration(0)
-			for _, st := range starts {
-				if st > prev || len(s.Points) == 0 {
-					s.Points = append(s.Points, RatePoint{prev, 0}, RatePoint{st, 0})
-				}
-				s.Points = append(s.Points, RatePoint{st, per}, RatePoint{st + bw, per}, RatePoint{st + bw, 0})
-				prev = st + bw
-			}
-			if window > prev {
-				s.Points = append(s.Points, RatePoint{window, 0})
-			}
+			s = r.shapeBursts(ptr, kp, raw, sc, l, window)
 		case "curve":
-			var c struct {
-				Points [][2]json.RawMessage `json:"points"`
-				Peak   string               `json:"peak"`
-			}
-			if err := json.Unmarshal(raw, &c); err != nil || len(c.Points) < 2 {
-				r.errf(kp, `a curve is {points: [["00:00", WEIGHT], ["12:00", WEIGHT], ...], peak: NAME}, weights over the day`)
-				return nil
-			}
-			type cp struct {
-				t time.Duration
-				w float64
-			}
-			var cps []cp
-			for i, pt := range c.Points {
-				var hm string
-				var w float64
-				if json.Unmarshal(pt[0], &hm) != nil || json.Unmarshal(pt[1], &w) != nil || w < 0 {
-					r.errf(fmt.Sprintf("%s/points/%d", kp, i), `a curve point is ["HH:MM", WEIGHT], the weight not negative`)
-					return nil
-				}
-				t, ok := clockTime(hm)
-				if !ok {
-					r.errf(fmt.Sprintf("%s/points/%d/0", kp, i), "%q is not a time of day (HH:MM)", hm)
-					return nil
-				}
-				if n := len(cps); n > 0 && t <= cps[n-1].t {
-					r.errf(fmt.Sprintf("%s/points/%d/0", kp, i), "curve points go forward in time")
-					return nil
-				}
-				cps = append(cps, cp{t, w})
-			}
-			// Weights wrap around the day: the value at t is linear
-			// between the points around it.
-			at := func(t time.Duration) float64 {
-				t = ((t % (24 * time.Hour)) + 24*time.Hour) % (24 * time.Hour)
-				for i := range cps {
-					if t < cps[i].t {
-						a := cps[(i-1+len(cps))%len(cps)]
-						if i == 0 {
-							a.t -= 24 * time.Hour
-						}
-						b := cps[i]
-						return a.w + (b.w-a.w)*float64(t-a.t)/float64(b.t-a.t)
-					}
-				}
-				a, b := cps[len(cps)-1], cps[0]
-				b.t += 24 * time.Hour
-				return a.w + (b.w-a.w)*float64(t-a.t)/float64(b.t-a.t)
-			}
-			// The day's total at the curve's weights.
-			day := 0.0
-			const step = 5 * time.Minute
-			for t := time.Duration(0); t < 24*time.Hour; t += step {
-				day += (at(t) + at(t+step)) / 2 * step.Seconds()
-			}
-			if day <= 0 {
-				r.errf(kp+"/points", "the curve's weights are all zero")
-				return nil
-			}
-			count := l.Count
-			if count == 0 {
-				if op == nil || op.Volume.PerDay == nil {
-					r.errAt(ptr, true, "", "a curve without count takes the operation's volume.perDay: declare it, or give count")
-					return nil
-				}
-				count = *op.Volume.PerDay
-				factor := 1.0
-				peak := sc.Peak
-				if c.Peak != "" {
-					if peak = r.m.Peak(c.Peak); peak == nil {
-						r.errAt(kp+"/peak", false, r.peakHint(c.Peak), "unknown peak %q", c.Peak)
-						return nil
-					}
-				}
-				if peak != nil && peak.Factor > 0 {
-					factor = peak.Factor
-				}
-				count *= factor
-			}
-			span := window
-			if span == 0 {
-				span = 24 * time.Hour
-			}
-			start := sc.Start
-			if l.At != "" {
-				start, _ = clockTime(l.At)
-			}
-			s = &Shape{Kind: kind}
-			for t := time.Duration(0); t <= span; t += step {
-				s.Points = append(s.Points, RatePoint{t, at(start+t) * count / day})
-			}
-			if last := s.Points[len(s.Points)-1]; last.At < span {
-				s.Points = append(s.Points, RatePoint{span, at(start+span) * count / day})
-			}
 			// A curve's rates are absolute: the day's count at its weights.
-			return s
+			return r.shapeCurve(ptr, kp, raw, sc, op, l, window)
 		default:
 			r.errAt(kp, true, didYouMean(kind, []string{"ramp", "points", "steps", "bursts", "curve"}), "unknown shape %q", kind)
 			return nil
@@ -835,6 +632,248 @@ func (r *resolver) shapeOf(ptr string, sc *Scenario, op *Operation, l rawLoad, w
 	}
 	if l.PeakPerSecond != nil && math.Abs(s.Peak()-*l.PeakPerSecond) > 0.01*s.Peak()+1e-9 {
 		r.errf(ptr+"/peakPerSecond", "the shape peaks at %.4g a second, not %v: the peak gate reads peakPerSecond", s.Peak(), *l.PeakPerSecond)
+	}
+	return s
+}
+
+// shapePoints reads a points or steps shape: [offset, rate] pairs, held
+// flat between them for steps, filled out to the load's window.
+func (r *resolver) shapePoints(kp, kind string, raw json.RawMessage, sc *Scenario, window time.Duration) *Shape {
+	var pts [][2]json.RawMessage
+	if err := json.Unmarshal(raw, &pts); err != nil || len(pts) == 0 {
+		r.errf(kp, "%s is a list of [offset, rate] pairs, such as [[0s, 0], [10m, 2000]]", kind)
+		return nil
+	}
+	s := &Shape{Kind: kind}
+	for i, pt := range pts {
+		var off string
+		var rate float64
+		if json.Unmarshal(pt[0], &off) != nil || json.Unmarshal(pt[1], &rate) != nil {
+			r.errf(fmt.Sprintf("%s/%d", kp, i), "a point is [offset, rate], such as [10m, 2000]")
+			return nil
+		}
+		d, err := scenarioDuration(off)
+		if err != nil || d < 0 {
+			r.errf(fmt.Sprintf("%s/%d/0", kp, i), "%q is not a duration of at most a week", off)
+			return nil
+		}
+		if rate < 0 {
+			r.errf(fmt.Sprintf("%s/%d/1", kp, i), "a rate cannot be negative")
+			return nil
+		}
+		if n := len(s.Points); n > 0 && d < s.Points[n-1].At {
+			r.errf(fmt.Sprintf("%s/%d/0", kp, i), "offsets must not go back in time (%s after %s)", off, s.Points[n-1].At)
+			return nil
+		}
+		if kind == "steps" && len(s.Points) > 0 {
+			s.Points = append(s.Points, RatePoint{d, s.Points[len(s.Points)-1].PerSecond})
+		}
+		s.Points = append(s.Points, RatePoint{d, rate})
+	}
+	end := window
+	if end == 0 {
+		end = s.Points[len(s.Points)-1].At
+		if kind == "steps" {
+			end = sc.Duration
+		}
+	}
+	last := s.Points[len(s.Points)-1]
+	if end < last.At {
+		r.errf(kp, "the shape runs past the load's window (%s)", window)
+		return nil
+	}
+	if end > last.At {
+		rate := last.PerSecond
+		if kind == "points" {
+			rate = 0
+			s.Points = append(s.Points, RatePoint{last.At, 0})
+		}
+		s.Points = append(s.Points, RatePoint{end, rate})
+	}
+	if s.Points[0].At > 0 {
+		s.Points = append([]RatePoint{{0, 0}, {s.Points[0].At, 0}}, s.Points...)
+	}
+	return s
+}
+
+// shapeBursts reads a bursts shape: equal bursts at clock times or at a
+// period, sharing the load's count.
+func (r *resolver) shapeBursts(ptr, kp string, raw json.RawMessage, sc *Scenario, l rawLoad, window time.Duration) *Shape {
+	var b struct {
+		At     []string `json:"at"`
+		Every  string   `json:"every"`
+		Window string   `json:"window"`
+	}
+	if err := json.Unmarshal(raw, &b); err != nil {
+		r.errf(kp, "bursts is {at: [HH:MM, ...] or every: DURATION, window: DURATION}")
+		return nil
+	}
+	bw, err := scenarioDuration(b.Window)
+	if err != nil || bw <= 0 {
+		r.errf(kp+"/window", "a burst needs a positive window, not %q", b.Window)
+		return nil
+	}
+	if l.Count <= 0 {
+		r.errAt(ptr, true, "", "bursts share the load's count: give count")
+		return nil
+	}
+	var starts []time.Duration
+	switch {
+	case len(b.At) > 0 && b.Every == "":
+		for i, a := range b.At {
+			t, ok := clockTime(a)
+			if !ok {
+				r.errf(fmt.Sprintf("%s/at/%d", kp, i), "%q is not a time of day (HH:MM)", a)
+				return nil
+			}
+			off := t - sc.Start
+			if l.At != "" {
+				st, _ := clockTime(l.At)
+				off = t - st
+			}
+			if off < 0 {
+				r.errf(fmt.Sprintf("%s/at/%d", kp, i), "the burst at %s comes before the load starts", a)
+				return nil
+			}
+			if n := len(starts); n > 0 && off < starts[n-1]+bw {
+				r.errf(fmt.Sprintf("%s/at/%d", kp, i), "bursts overlap: give them in order, a window apart")
+				return nil
+			}
+			starts = append(starts, off)
+		}
+	case b.Every != "" && len(b.At) == 0:
+		ev, err := scenarioDuration(b.Every)
+		if err != nil || ev < bw {
+			r.errf(kp+"/every", "every must be a duration at least the burst's window")
+			return nil
+		}
+		span := window
+		if span == 0 {
+			span = sc.Duration
+		}
+		for t := time.Duration(0); t+bw <= span; t += ev {
+			starts = append(starts, t)
+		}
+		if len(starts) == 0 {
+			r.errf(kp, "no burst fits in the load's window")
+			return nil
+		}
+	default:
+		r.errf(kp, "give at (clock times) or every, one of them")
+		return nil
+	}
+	s := &Shape{Kind: "bursts"}
+	per := 1 / bw.Seconds()
+	prev := time.Duration(0)
+	for _, st := range starts {
+		if st > prev || len(s.Points) == 0 {
+			s.Points = append(s.Points, RatePoint{prev, 0}, RatePoint{st, 0})
+		}
+		s.Points = append(s.Points, RatePoint{st, per}, RatePoint{st + bw, per}, RatePoint{st + bw, 0})
+		prev = st + bw
+	}
+	if window > prev {
+		s.Points = append(s.Points, RatePoint{window, 0})
+	}
+	return s
+}
+
+// shapeCurve reads a curve shape: weights over the day, scaled to the
+// load's count or the operation's daily volume at the peak's factor.
+func (r *resolver) shapeCurve(ptr, kp string, raw json.RawMessage, sc *Scenario, op *Operation, l rawLoad, window time.Duration) *Shape {
+	var c struct {
+		Points [][2]json.RawMessage `json:"points"`
+		Peak   string               `json:"peak"`
+	}
+	if err := json.Unmarshal(raw, &c); err != nil || len(c.Points) < 2 {
+		r.errf(kp, `a curve is {points: [["00:00", WEIGHT], ["12:00", WEIGHT], ...], peak: NAME}, weights over the day`)
+		return nil
+	}
+	type cp struct {
+		t time.Duration
+		w float64
+	}
+	var cps []cp
+	for i, pt := range c.Points {
+		var hm string
+		var w float64
+		if json.Unmarshal(pt[0], &hm) != nil || json.Unmarshal(pt[1], &w) != nil || w < 0 {
+			r.errf(fmt.Sprintf("%s/points/%d", kp, i), `a curve point is ["HH:MM", WEIGHT], the weight not negative`)
+			return nil
+		}
+		t, ok := clockTime(hm)
+		if !ok {
+			r.errf(fmt.Sprintf("%s/points/%d/0", kp, i), "%q is not a time of day (HH:MM)", hm)
+			return nil
+		}
+		if n := len(cps); n > 0 && t <= cps[n-1].t {
+			r.errf(fmt.Sprintf("%s/points/%d/0", kp, i), "curve points go forward in time")
+			return nil
+		}
+		cps = append(cps, cp{t, w})
+	}
+	// Weights wrap around the day: the value at t is linear
+	// between the points around it.
+	at := func(t time.Duration) float64 {
+		t = ((t % (24 * time.Hour)) + 24*time.Hour) % (24 * time.Hour)
+		for i := range cps {
+			if t < cps[i].t {
+				a := cps[(i-1+len(cps))%len(cps)]
+				if i == 0 {
+					a.t -= 24 * time.Hour
+				}
+				b := cps[i]
+				return a.w + (b.w-a.w)*float64(t-a.t)/float64(b.t-a.t)
+			}
+		}
+		a, b := cps[len(cps)-1], cps[0]
+		b.t += 24 * time.Hour
+		return a.w + (b.w-a.w)*float64(t-a.t)/float64(b.t-a.t)
+	}
+	// The day's total at the curve's weights.
+	day := 0.0
+	const step = 5 * time.Minute
+	for t := time.Duration(0); t < 24*time.Hour; t += step {
+		day += (at(t) + at(t+step)) / 2 * step.Seconds()
+	}
+	if day <= 0 {
+		r.errf(kp+"/points", "the curve's weights are all zero")
+		return nil
+	}
+	count := l.Count
+	if count == 0 {
+		if op == nil || op.Volume.PerDay == nil {
+			r.errAt(ptr, true, "", "a curve without count takes the operation's volume.perDay: declare it, or give count")
+			return nil
+		}
+		count = *op.Volume.PerDay
+		factor := 1.0
+		peak := sc.Peak
+		if c.Peak != "" {
+			if peak = r.m.Peak(c.Peak); peak == nil {
+				r.errAt(kp+"/peak", false, r.peakHint(c.Peak), "unknown peak %q", c.Peak)
+				return nil
+			}
+		}
+		if peak != nil && peak.Factor > 0 {
+			factor = peak.Factor
+		}
+		count *= factor
+	}
+	span := window
+	if span == 0 {
+		span = 24 * time.Hour
+	}
+	start := sc.Start
+	if l.At != "" {
+		start, _ = clockTime(l.At)
+	}
+	s := &Shape{Kind: "curve"}
+	for t := time.Duration(0); t <= span; t += step {
+		s.Points = append(s.Points, RatePoint{t, at(start+t) * count / day})
+	}
+	if last := s.Points[len(s.Points)-1]; last.At < span {
+		s.Points = append(s.Points, RatePoint{span, at(start+span) * count / day})
 	}
 	return s
 }
@@ -999,32 +1038,7 @@ func (c *loadScope) source(ptr string, prm *Param, raw json.RawMessage) *Source 
 				return nil
 			}
 		case SourceDate:
-			type shift struct {
-				Years, Months, Days, Hours, Minutes, Seconds int
-			}
-			var d struct {
-				From string
-				shift
-				Step *shift
-			}
-			dec := json.NewDecoder(strings.NewReader(string(body)))
-			dec.DisallowUnknownFields()
-			if err := dec.Decode(&d); err != nil {
-				c.r.errf(kp, "a date is {from: clock|asOf|PATH, years, months, days, hours, minutes, seconds, step: {days: ...}}")
-				return nil
-			}
-			s.Date = &DateShift{Years: d.Years, Months: d.Months, Days: d.Days, Hours: d.Hours, Minutes: d.Minutes, Secs: d.Seconds}
-			if d.Step != nil {
-				st := d.Step
-				s.Date.Step = &DateShift{Years: st.Years, Months: st.Months, Days: st.Days, Hours: st.Hours, Minutes: st.Minutes, Secs: st.Seconds}
-			}
-			if d.From != "" {
-				if s.Date.From = c.path(kp+"/from", d.From); s.Date.From == nil {
-					return nil
-				}
-			}
-			if !dateParam(prm) {
-				c.r.errf(kp, "parameter %s is not a civil date, an instant nor epoch seconds (its attribute's unit says which)", prm.Name)
+			if !c.sourceDate(s, kp, body, prm) {
 				return nil
 			}
 		case SourceClock:
@@ -1040,61 +1054,11 @@ func (c *loadScope) source(ptr string, prm *Param, raw json.RawMessage) *Source 
 				return nil
 			}
 		case SourceMap:
-			var mm struct {
-				From    string                     `json:"from"`
-				Values  map[string]json.RawMessage `json:"values"`
-				Default json.RawMessage            `json:"default"`
-			}
-			if json.Unmarshal(body, &mm) != nil || mm.From == "" || len(mm.Values) == 0 {
-				c.r.errf(kp, "a map is {from: PATH, values: {FROM: TO, ...}, default: VALUE}")
+			if !c.sourceMap(s, kp, body, prm) {
 				return nil
-			}
-			if s.Path = c.path(kp+"/from", mm.From); s.Path == nil {
-				return nil
-			}
-			for _, k := range slices.Sorted(maps.Keys(mm.Values)) {
-				v, err := c.literal(mm.Values[k], prm)
-				if err != nil {
-					c.r.errf(kp+"/values/"+escapePtr(k), "parameter %s: %v", prm.Name, err)
-					return nil
-				}
-				s.Map = append(s.Map, MapEntry{From: k, To: v})
-			}
-			if len(mm.Default) > 0 {
-				v, err := c.literal(mm.Default, prm)
-				if err != nil {
-					c.r.errf(kp+"/default", "parameter %s: %v", prm.Name, err)
-					return nil
-				}
-				s.Default = &v
 			}
 		case SourceOneOf:
-			var list []json.RawMessage
-			var weights map[string]float64
-			switch {
-			case json.Unmarshal(body, &list) == nil && len(list) > 0:
-				for i, e := range list {
-					v, err := c.literal(e, prm)
-					if err != nil {
-						c.r.errf(fmt.Sprintf("%s/%d", kp, i), "parameter %s: %v", prm.Name, err)
-						return nil
-					}
-					s.Choices, s.Weights = append(s.Choices, v), append(s.Weights, 1)
-				}
-			case json.Unmarshal(body, &weights) == nil && len(weights) > 0:
-				for _, k := range slices.Sorted(maps.Keys(weights)) {
-					v, err := c.literal(json.RawMessage(strconv.Quote(k)), prm)
-					if prm.Type == attr.N {
-						v, err = c.literal(json.RawMessage(k), prm)
-					}
-					if err != nil || weights[k] < 0 {
-						c.r.errf(kp+"/"+escapePtr(k), "parameter %s: %v", prm.Name, err)
-						return nil
-					}
-					s.Choices, s.Weights = append(s.Choices, v), append(s.Weights, weights[k])
-				}
-			default:
-				c.r.errf(kp, "oneOf is a list of values or a mapping of values to weights")
+			if !c.sourceOneOf(s, kp, body, prm) {
 				return nil
 			}
 		case SourceSequence:
@@ -1116,20 +1080,9 @@ func (c *loadScope) source(ptr string, prm *Param, raw json.RawMessage) *Source 
 			if !ok {
 				return nil
 			}
-			x := c.r.m.Index(t)
-			if x == nil {
-				var names []string
-				for _, i := range c.r.m.Indexes {
-					names = append(names, i.Name)
-				}
-				c.r.errAt(kp, false, didYouMean(t, names), "unknown index %q", t)
+			if !c.sourceShards(s, kp, t) {
 				return nil
 			}
-			if x.Shards == nil {
-				c.r.errf(kp, "index %s is not sharded", t)
-				return nil
-			}
-			s.Index = x
 		case SourceSpread:
 			t, ok := str()
 			if !ok {
@@ -1167,6 +1120,128 @@ func (c *loadScope) source(ptr string, prm *Param, raw json.RawMessage) *Source 
 		}
 	}
 	return s
+}
+
+// sourceDate reads a date source: a shift from the clock, asOf or a path,
+// with an optional step per arrival. It reports false on an error.
+func (c *loadScope) sourceDate(s *Source, kp string, body json.RawMessage, prm *Param) bool {
+	type shift struct {
+		Years, Months, Days, Hours, Minutes, Seconds int
+	}
+	var d struct {
+		From string
+		shift
+		Step *shift
+	}
+	dec := json.NewDecoder(strings.NewReader(string(body)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&d); err != nil {
+		c.r.errf(kp, "a date is {from: clock|asOf|PATH, years, months, days, hours, minutes, seconds, step: {days: ...}}")
+		return false
+	}
+	s.Date = &DateShift{Years: d.Years, Months: d.Months, Days: d.Days, Hours: d.Hours, Minutes: d.Minutes, Secs: d.Seconds}
+	if d.Step != nil {
+		st := d.Step
+		s.Date.Step = &DateShift{Years: st.Years, Months: st.Months, Days: st.Days, Hours: st.Hours, Minutes: st.Minutes, Secs: st.Seconds}
+	}
+	if d.From != "" {
+		if s.Date.From = c.path(kp+"/from", d.From); s.Date.From == nil {
+			return false
+		}
+	}
+	if !dateParam(prm) {
+		c.r.errf(kp, "parameter %s is not a civil date, an instant nor epoch seconds (its attribute's unit says which)", prm.Name)
+		return false
+	}
+	return true
+}
+
+// sourceMap reads a map source: values looked up from a path, with a
+// default. It reports false on an error.
+func (c *loadScope) sourceMap(s *Source, kp string, body json.RawMessage, prm *Param) bool {
+	var mm struct {
+		From    string                     `json:"from"`
+		Values  map[string]json.RawMessage `json:"values"`
+		Default json.RawMessage            `json:"default"`
+	}
+	if json.Unmarshal(body, &mm) != nil || mm.From == "" || len(mm.Values) == 0 {
+		c.r.errf(kp, "a map is {from: PATH, values: {FROM: TO, ...}, default: VALUE}")
+		return false
+	}
+	if s.Path = c.path(kp+"/from", mm.From); s.Path == nil {
+		return false
+	}
+	for _, k := range slices.Sorted(maps.Keys(mm.Values)) {
+		v, err := c.literal(mm.Values[k], prm)
+		if err != nil {
+			c.r.errf(kp+"/values/"+escapePtr(k), "parameter %s: %v", prm.Name, err)
+			return false
+		}
+		s.Map = append(s.Map, MapEntry{From: k, To: v})
+	}
+	if len(mm.Default) > 0 {
+		v, err := c.literal(mm.Default, prm)
+		if err != nil {
+			c.r.errf(kp+"/default", "parameter %s: %v", prm.Name, err)
+			return false
+		}
+		s.Default = &v
+	}
+	return true
+}
+
+// sourceOneOf reads a oneOf source: a list of values, or values and
+// their weights. It reports false on an error.
+func (c *loadScope) sourceOneOf(s *Source, kp string, body json.RawMessage, prm *Param) bool {
+	var list []json.RawMessage
+	var weights map[string]float64
+	switch {
+	case json.Unmarshal(body, &list) == nil && len(list) > 0:
+		for i, e := range list {
+			v, err := c.literal(e, prm)
+			if err != nil {
+				c.r.errf(fmt.Sprintf("%s/%d", kp, i), "parameter %s: %v", prm.Name, err)
+				return false
+			}
+			s.Choices, s.Weights = append(s.Choices, v), append(s.Weights, 1)
+		}
+	case json.Unmarshal(body, &weights) == nil && len(weights) > 0:
+		for _, k := range slices.Sorted(maps.Keys(weights)) {
+			v, err := c.literal(json.RawMessage(strconv.Quote(k)), prm)
+			if prm.Type == attr.N {
+				v, err = c.literal(json.RawMessage(k), prm)
+			}
+			if err != nil || weights[k] < 0 {
+				c.r.errf(kp+"/"+escapePtr(k), "parameter %s: %v", prm.Name, err)
+				return false
+			}
+			s.Choices, s.Weights = append(s.Choices, v), append(s.Weights, weights[k])
+		}
+	default:
+		c.r.errf(kp, "oneOf is a list of values or a mapping of values to weights")
+		return false
+	}
+	return true
+}
+
+// sourceShards reads a shards source: a sharded index by name. It
+// reports false on an error.
+func (c *loadScope) sourceShards(s *Source, kp, t string) bool {
+	x := c.r.m.Index(t)
+	if x == nil {
+		var names []string
+		for _, i := range c.r.m.Indexes {
+			names = append(names, i.Name)
+		}
+		c.r.errAt(kp, false, didYouMean(t, names), "unknown index %q", t)
+		return false
+	}
+	if x.Shards == nil {
+		c.r.errf(kp, "index %s is not sharded", t)
+		return false
+	}
+	s.Index = x
+	return true
 }
 
 // dateParam reports whether a parameter holds a date: a civil date, an

@@ -1150,7 +1150,6 @@ func (p *Population) templateGen(n *Node, s *slot, t *catalog.KeyTemplate) (genF
 
 // ruleGen compiles a model rule.
 func (p *Population) ruleGen(n *Node, s *slot, rl *catalog.Rule) (genFn, []name, bool, error) {
-	want := s.typ
 	switch rl.Kind {
 	case catalog.RuleValue:
 		v := *rl.Value
@@ -1166,164 +1165,25 @@ func (p *Population) ruleGen(n *Node, s *slot, rl *catalog.Rule) (genFn, []name,
 		g, deps, late, _, err := p.defaultGen(n, s)
 		return g, deps, late, err
 	case catalog.RuleSize:
-		nm, ok := p.resolve(n, rl.Name)
-		if !ok {
-			return nil, nil, false, fmt.Errorf("%s is not in scope", rl.Name)
-		}
-		return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
-			v, ok := g.get(f, nm)
-			if !ok {
-				return attr.Value{}, false
-			}
-			switch v.Type {
-			case attr.L:
-				return g.num(int64(len(v.List))), true
-			case attr.M:
-				return g.num(int64(len(v.Map))), true
-			case attr.SS, attr.NS, attr.BS:
-				return g.num(int64(len(v.Set))), true
-			}
-			return g.num(int64(utf8.RuneCountInString(v.Str))), true
-		}, []name{nm}, false, nil
+		return p.sizeGen(n, s, rl.Name)
 	case catalog.RuleList:
-		count, err := p.operand(n, *rl.Count)
-		if err != nil {
-			return nil, nil, false, err
-		}
-		a := s.a
-		var elem *attr.Value
-		if sv, ok := p.sampleOf(n, a); ok && sv.Type == attr.L && len(sv.List) > 0 {
-			elem = &sv.List[0]
-		}
-		return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
-			x, ok := g.numOf(f, &count, r)
-			if !ok {
-				return attr.Value{}, false
-			}
-			k := min(max(x.int(), 0), 10_000)
-			out := make([]attr.Value, k)
-			for i := range out {
-				switch {
-				case elem != nil:
-					var d *catalog.Domain
-					if a.Items != nil {
-						d = &a.Items.Domain
-					}
-					out[i] = g.like(*elem, d, r)
-				case a.Items != nil:
-					out[i] = g.memberValue(a.Items, r)
-				default:
-					out[i] = attr.Str(g.keepBytes(appendRandom(g.scratch[:0], r, alnum, 8)))
-				}
-			}
-			return attr.ListOf(out...), true
-		}, count.names(), false, nil
+		return p.listGen(n, s, *rl.Count)
 	case catalog.RuleAbsent:
 		return func(*gen, *frame, *rng) (attr.Value, bool) { return attr.Value{}, false }, nil, false, nil
 	case catalog.RuleValues:
 		g, deps, _, _, err := p.distGen(n, s, rl.Values)
 		return g, deps, false, err
 	case catalog.RuleCopy:
-		nm, ok := p.resolve(n, rl.Name)
-		if !ok {
-			return nil, nil, false, fmt.Errorf("%s is not in scope", rl.Name)
-		}
-		if nm.up == 0 && nm.builtin == 0 && nm.slot == n.comp.byName[s.name] {
-			nm, ok = p.resolveUp(n, rl.Name)
-			if !ok {
-				return nil, nil, false, fmt.Errorf("copies itself")
-			}
-		}
-		return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
-			v, ok := g.get(f, nm)
-			if ok && nm.builtin == bAsOf && s.unit != catalog.UnitCivilDate {
-				return g.dateValue(g.pop.AsOf, s), true
-			}
-			return v, ok
-		}, []name{nm}, false, nil
+		return p.copyGen(n, s, rl.Name)
 	case catalog.RuleTemplate:
 		g, deps, late, _, err := p.templateGen(n, s, rl.Template)
 		return g, deps, late, err
 	case catalog.RuleSum, catalog.RuleMin, catalog.RuleMax:
-		var plus, minus []operand
-		var deps []name
-		for _, list := range []struct {
-			src []catalog.SynthOperand
-			dst *[]operand
-		}{{rl.Sum, &plus}, {rl.Minus, &minus}, {rl.Operands, &plus}} {
-			for _, a := range list.src {
-				op, err := p.operand(n, a)
-				if err != nil {
-					return nil, nil, false, err
-				}
-				*list.dst = append(*list.dst, op)
-				deps = append(deps, op.names()...)
-			}
-		}
-		kind := rl.Kind
-		return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
-			var acc num
-			for i := range plus {
-				x, ok := g.numOf(f, &plus[i], r)
-				if !ok {
-					return attr.Value{}, false
-				}
-				switch {
-				case i == 0:
-					acc = x
-				case kind == catalog.RuleSum:
-					acc = acc.add(x)
-				case kind == catalog.RuleMin && x.less(acc):
-					acc = x
-				case kind == catalog.RuleMax && acc.less(x):
-					acc = x
-				}
-			}
-			for i := range minus {
-				x, ok := g.numOf(f, &minus[i], r)
-				if !ok {
-					return attr.Value{}, false
-				}
-				acc = acc.add(x.neg())
-			}
-			return g.numValue(acc), true
-		}, deps, false, nil
+		return p.arithGen(n, s, rl)
 	case catalog.RuleDate:
 		return p.dateGen(n, s, rl.Date)
 	case catalog.RuleCases:
-		type cs struct {
-			when []cterm
-			g    genFn
-		}
-		var cases []cs
-		var deps []name
-		late := false
-		for _, c := range rl.Cases {
-			var when []cterm
-			for _, t := range c.When {
-				ct, err := p.term(n, t)
-				if err != nil {
-					return nil, nil, false, err
-				}
-				when = append(when, ct)
-				deps = append(deps, ct.names()...)
-			}
-			g, d, l, err := p.ruleGen(n, s, c.Rule)
-			if err != nil {
-				return nil, nil, false, err
-			}
-			deps = append(deps, d...)
-			late = late || l
-			cases = append(cases, cs{when, g})
-		}
-		return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
-			for _, c := range cases {
-				if g.holds(f, c.when) {
-					return c.g(g, f, r)
-				}
-			}
-			return attr.Value{}, false
-		}, deps, late, nil
+		return p.casesGen(n, s, rl)
 	case catalog.RuleAggregate:
 		return p.aggGen(n, s, rl.Agg)
 	case catalog.RuleSplit:
@@ -1333,21 +1193,193 @@ func (p *Population) ruleGen(n *Node, s *slot, rl *catalog.Rule) (genFn, []name,
 	case catalog.RuleFormat:
 		return p.formatGen(n, s, rl.Format)
 	case catalog.RuleEncrypt:
-		nm, ok := p.resolve(n, rl.Name)
-		if !ok {
-			return nil, nil, false, fmt.Errorf("%s is not in scope", rl.Name)
+		return p.encryptGen(n, s, rl.Name)
+	}
+	return nil, nil, false, fmt.Errorf("unknown rule kind %q", rl.Kind)
+}
+
+// sizeGen compiles a size rule: the element count of a list, map or set,
+// or the characters of a string.
+func (p *Population) sizeGen(n *Node, _ *slot, ref string) (genFn, []name, bool, error) {
+	return p.ofName(n, ref, func(g *gen, v attr.Value, _ *rng) attr.Value {
+		switch v.Type {
+		case attr.L:
+			return g.num(int64(len(v.List)))
+		case attr.M:
+			return g.num(int64(len(v.Map)))
+		case attr.SS, attr.NS, attr.BS:
+			return g.num(int64(len(v.Set)))
 		}
-		return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
-			v, ok := g.get(f, nm)
+		return g.num(int64(utf8.RuneCountInString(v.Str)))
+	})
+}
+
+// ofName compiles a rule that turns the value of a name in scope into
+// the attribute's; an absent value leaves the attribute absent.
+func (p *Population) ofName(n *Node, ref string, fn func(g *gen, v attr.Value, r *rng) attr.Value) (genFn, []name, bool, error) {
+	nm, ok := p.resolve(n, ref)
+	if !ok {
+		return nil, nil, false, fmt.Errorf("%s is not in scope", ref)
+	}
+	return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
+		v, ok := g.get(f, nm)
+		if !ok {
+			return attr.Value{}, false
+		}
+		return fn(g, v, r), true
+	}, []name{nm}, false, nil
+}
+
+// listGen compiles a list rule: a list of a drawn length (at most 10,000),
+// its elements like the sample's first or drawn from the attribute's items.
+func (p *Population) listGen(n *Node, s *slot, c catalog.SynthOperand) (genFn, []name, bool, error) {
+	count, err := p.operand(n, c)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	a := s.a
+	var elem *attr.Value
+	if sv, ok := p.sampleOf(n, a); ok && sv.Type == attr.L && len(sv.List) > 0 {
+		elem = &sv.List[0]
+	}
+	return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
+		x, ok := g.numOf(f, &count, r)
+		if !ok {
+			return attr.Value{}, false
+		}
+		k := min(max(x.int(), 0), 10_000)
+		out := make([]attr.Value, k)
+		for i := range out {
+			switch {
+			case elem != nil:
+				var d *catalog.Domain
+				if a.Items != nil {
+					d = &a.Items.Domain
+				}
+				out[i] = g.like(*elem, d, r)
+			case a.Items != nil:
+				out[i] = g.memberValue(a.Items, r)
+			default:
+				out[i] = attr.Str(g.keepBytes(appendRandom(g.scratch[:0], r, alnum, 8)))
+			}
+		}
+		return attr.ListOf(out...), true
+	}, count.names(), false, nil
+}
+
+// copyGen compiles a copy rule; an attribute that copies its own name
+// copies the one of the item above.
+func (p *Population) copyGen(n *Node, s *slot, ref string) (genFn, []name, bool, error) {
+	nm, ok := p.resolve(n, ref)
+	if !ok {
+		return nil, nil, false, fmt.Errorf("%s is not in scope", ref)
+	}
+	if nm.up == 0 && nm.builtin == 0 && nm.slot == n.comp.byName[s.name] {
+		nm, ok = p.resolveUp(n, ref)
+		if !ok {
+			return nil, nil, false, fmt.Errorf("copies itself")
+		}
+	}
+	return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
+		v, ok := g.get(f, nm)
+		if ok && nm.builtin == bAsOf && s.unit != catalog.UnitCivilDate {
+			return g.dateValue(g.pop.AsOf, s), true
+		}
+		return v, ok
+	}, []name{nm}, false, nil
+}
+
+// arithGen compiles a sum, min or max rule over its operands.
+func (p *Population) arithGen(n *Node, s *slot, rl *catalog.Rule) (genFn, []name, bool, error) {
+	var plus, minus []operand
+	var deps []name
+	for _, list := range []struct {
+		src []catalog.SynthOperand
+		dst *[]operand
+	}{{rl.Sum, &plus}, {rl.Minus, &minus}, {rl.Operands, &plus}} {
+		for _, a := range list.src {
+			op, err := p.operand(n, a)
+			if err != nil {
+				return nil, nil, false, err
+			}
+			*list.dst = append(*list.dst, op)
+			deps = append(deps, op.names()...)
+		}
+	}
+	kind := rl.Kind
+	return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
+		var acc num
+		for i := range plus {
+			x, ok := g.numOf(f, &plus[i], r)
 			if !ok {
 				return attr.Value{}, false
 			}
-			b := appendEncrypt(g.scratch[:0], g.aead(p.Model.Name), r, []byte(v.Str))
-			return attr.Value{Type: attr.B, Str: g.keepBytes(b)}, true
-		}, []name{nm}, false, nil
+			switch {
+			case i == 0:
+				acc = x
+			case kind == catalog.RuleSum:
+				acc = acc.add(x)
+			case kind == catalog.RuleMin && x.less(acc):
+				acc = x
+			case kind == catalog.RuleMax && acc.less(x):
+				acc = x
+			}
+		}
+		for i := range minus {
+			x, ok := g.numOf(f, &minus[i], r)
+			if !ok {
+				return attr.Value{}, false
+			}
+			acc = acc.add(x.neg())
+		}
+		return g.numValue(acc), true
+	}, deps, false, nil
+}
+
+// casesGen compiles a cases rule: the first case whose when holds.
+func (p *Population) casesGen(n *Node, s *slot, rl *catalog.Rule) (genFn, []name, bool, error) {
+	type cs struct {
+		when []cterm
+		g    genFn
 	}
-	_ = want
-	return nil, nil, false, fmt.Errorf("unknown rule kind %q", rl.Kind)
+	var cases []cs
+	var deps []name
+	late := false
+	for _, c := range rl.Cases {
+		var when []cterm
+		for _, t := range c.When {
+			ct, err := p.term(n, t)
+			if err != nil {
+				return nil, nil, false, err
+			}
+			when = append(when, ct)
+			deps = append(deps, ct.names()...)
+		}
+		g, d, l, err := p.ruleGen(n, s, c.Rule)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		deps = append(deps, d...)
+		late = late || l
+		cases = append(cases, cs{when, g})
+	}
+	return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
+		for _, c := range cases {
+			if g.holds(f, c.when) {
+				return c.g(g, f, r)
+			}
+		}
+		return attr.Value{}, false
+	}, deps, late, nil
+}
+
+// encryptGen compiles an encrypt rule: the named string sealed under the
+// model's key.
+func (p *Population) encryptGen(n *Node, _ *slot, ref string) (genFn, []name, bool, error) {
+	return p.ofName(n, ref, func(g *gen, v attr.Value, r *rng) attr.Value {
+		b := appendEncrypt(g.scratch[:0], g.aead(p.Model.Name), r, []byte(v.Str))
+		return attr.Value{Type: attr.B, Str: g.keepBytes(b)}
+	})
 }
 
 func (o operand) names() []name {

@@ -493,48 +493,93 @@ func (e *Engine) updateTable(_ context.Context, in *UpdateTableInput) (*UpdateTa
 		in.StreamSpecification == nil && in.SSESpecification == nil && in.WarmThroughput == nil {
 		return nil, validationf("At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required")
 	}
+	billing, throughput, err := updatedBilling(t, in)
+	if err != nil {
+		return nil, err
+	}
+	streamOn, streamView, err := updatedStream(t, in)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.writable(); err != nil {
+		return nil, err
+	}
+	// Validate every index change before applying any.
+	defs, err := updatedDefs(t, in)
+	if err != nil {
+		return nil, err
+	}
+	oldBilling := t.billing
+	t.billing = billing
+	creates, deletes, err := e.indexChanges(t, in, defs)
+	if err != nil {
+		t.billing = oldBilling
+		return nil, err
+	}
+	applyUpdate(t, in, throughput, creates, deletes)
+	if in.StreamSpecification != nil {
+		if streamOn {
+			e.enableStream(t, streamView)
+		} else {
+			e.disableStream(t)
+		}
+	}
+	e.logDef(t)
+	e.schemaChanged(t, t.describe(), false)
+	return &UpdateTableOutput{TableDescription: e.updatingDesc(t, creates)}, nil
+}
+
+// updatedBilling checks an update's billing mode and throughput against
+// the table's, and returns what they become.
+func updatedBilling(t *table, in *UpdateTableInput) (string, ProvisionedThroughputDescription, error) {
+	var err error
 	billing := t.billing
 	if in.BillingMode != "" {
 		if billing, err = checkBilling(in.BillingMode); err != nil {
-			return nil, err
+			return "", ProvisionedThroughputDescription{}, err
 		}
 	}
 	throughput := t.throughput
 	if in.ProvisionedThroughput != nil && billing == "PROVISIONED" && t.billing == "PROVISIONED" && len(in.GlobalSecondaryIndexUpdates) == 0 &&
 		in.ProvisionedThroughput.ReadCapacityUnits != nil && in.ProvisionedThroughput.WriteCapacityUnits != nil &&
 		*in.ProvisionedThroughput.ReadCapacityUnits == t.throughput.ReadCapacityUnits && *in.ProvisionedThroughput.WriteCapacityUnits == t.throughput.WriteCapacityUnits {
-		return nil, validationf("The provisioned throughput for the table will not change. The requested value equals the current value. Current ReadCapacityUnits provisioned for the table: %d. Requested ReadCapacityUnits: %d. Current WriteCapacityUnits provisioned for the table: %d. Requested WriteCapacityUnits: %d. Refer to the Amazon DynamoDB Developer Guide for current limits and how to request higher limits.",
+		return "", ProvisionedThroughputDescription{}, validationf("The provisioned throughput for the table will not change. The requested value equals the current value. Current ReadCapacityUnits provisioned for the table: %d. Requested ReadCapacityUnits: %d. Current WriteCapacityUnits provisioned for the table: %d. Requested WriteCapacityUnits: %d. Refer to the Amazon DynamoDB Developer Guide for current limits and how to request higher limits.",
 			t.throughput.ReadCapacityUnits, *in.ProvisionedThroughput.ReadCapacityUnits, t.throughput.WriteCapacityUnits, *in.ProvisionedThroughput.WriteCapacityUnits)
 	}
 	if in.ProvisionedThroughput != nil || billing != t.billing {
 		if billing == "PAY_PER_REQUEST" && in.ProvisionedThroughput == nil {
 			throughput = ProvisionedThroughputDescription{}
 		} else if throughput, err = checkThroughput(in.ProvisionedThroughput, billing, ""); err != nil {
-			return nil, err
+			return "", ProvisionedThroughputDescription{}, err
 		}
 	}
-	var streamOn bool
-	var streamView string
+	return billing, throughput, nil
+}
+
+// updatedStream checks an update's stream specification: no index
+// created or deleted with it, and a change of the stream's state.
+func updatedStream(t *table, in *UpdateTableInput) (on bool, view string, err error) {
 	if sp := in.StreamSpecification; sp != nil {
-		if streamOn, streamView, err = checkStreamSpec(sp, false); err != nil {
-			return nil, err
+		if on, view, err = checkStreamSpec(sp, false); err != nil {
+			return false, "", err
 		}
 		for _, u := range in.GlobalSecondaryIndexUpdates {
 			if u.Create != nil || u.Delete != nil {
-				return nil, invalidParam("You cannot create or delete index while changing stream status")
+				return false, "", invalidParam("You cannot create or delete index while changing stream status")
 			}
 		}
 		switch {
-		case streamOn && t.stream != nil:
-			return nil, validationf("Table already has an enabled stream: TableName: %s", t.name)
-		case !streamOn && t.stream == nil:
-			return nil, validationf("Table has no stream to disable: TableName: %s", t.name)
+		case on && t.stream != nil:
+			return false, "", validationf("Table already has an enabled stream: TableName: %s", t.name)
+		case !on && t.stream == nil:
+			return false, "", validationf("Table has no stream to disable: TableName: %s", t.name)
 		}
 	}
-	if err := e.writable(); err != nil {
-		return nil, err
-	}
-	// Validate every index change before applying any.
+	return on, view, nil
+}
+
+// updatedDefs merges an update's attribute definitions into the table's.
+func updatedDefs(t *table, in *UpdateTableInput) (map[string]attr.Type, error) {
 	defs := map[string]attr.Type{}
 	for _, d := range t.attrs {
 		defs[d.AttributeName], _ = attr.ParseType(d.AttributeType)
@@ -551,8 +596,12 @@ func (e *Engine) updateTable(_ context.Context, in *UpdateTableInput) (*UpdateTa
 			defs[n] = typ
 		}
 	}
-	oldBilling := t.billing
-	t.billing = billing
+	return defs, nil
+}
+
+// indexChanges checks every index change of an update before any is
+// applied, and returns the indexes to create and the names to delete.
+func (e *Engine) indexChanges(t *table, in *UpdateTableInput, defs map[string]attr.Type) ([]*index, map[string]bool, error) {
 	var creates []*index
 	deletes := map[string]bool{}
 	if len(in.GlobalSecondaryIndexUpdates) > 1 {
@@ -563,8 +612,7 @@ func (e *Engine) updateTable(_ context.Context, in *UpdateTableInput) (*UpdateTa
 			}
 		}
 		if creating > 1 {
-			t.billing = oldBilling
-			return nil, &Error{Type: ErrLimitExceeded, Message: "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table"}
+			return nil, nil, &Error{Type: ErrLimitExceeded, Message: "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table"}
 		}
 	}
 	for i, u := range in.GlobalSecondaryIndexUpdates {
@@ -572,37 +620,37 @@ func (e *Engine) updateTable(_ context.Context, in *UpdateTableInput) (*UpdateTa
 		switch {
 		case u.Create != nil:
 			if t.findIndex(u.Create.IndexName) != nil {
-				t.billing = oldBilling
-				return nil, invalidParam("Attempting to create an index which already exists")
+				return nil, nil, invalidParam("Attempting to create an index which already exists")
 			}
 			ix, err := e.newGSI(t, u.Create, defs, field+".create")
 			if err != nil {
-				t.billing = oldBilling
-				return nil, err
+				return nil, nil, err
 			}
 			creates = append(creates, ix)
 		case u.Delete != nil:
 			ix := t.findIndex(u.Delete.IndexName)
 			if ix == nil || ix.local {
-				t.billing = oldBilling
-				return nil, notFound("Requested resource not found: Index: " + u.Delete.IndexName + " not found")
+				return nil, nil, notFound("Requested resource not found: Index: " + u.Delete.IndexName + " not found")
 			}
 			deletes[ix.name] = true
 		case u.Update != nil:
 			ix := t.findIndex(u.Update.IndexName)
 			if ix == nil || ix.local {
-				t.billing = oldBilling
-				return nil, notFound("Requested resource not found: Index: " + u.Update.IndexName + " not found")
+				return nil, nil, notFound("Requested resource not found: Index: " + u.Update.IndexName + " not found")
 			}
 		default:
-			t.billing = oldBilling
-			return nil, validationf("One or more parameter values were invalid: One of GlobalSecondaryIndexUpdate.Create, Update or Delete must be specified")
+			return nil, nil, validationf("One or more parameter values were invalid: One of GlobalSecondaryIndexUpdate.Create, Update or Delete must be specified")
 		}
 	}
 	if len(t.gsis)-len(deletes)+len(creates) > maxGSIs {
-		t.billing = oldBilling
-		return nil, invalidParam("GlobalSecondaryIndex count exceeds the per-table limit of %d", maxGSIs)
+		return nil, nil, invalidParam("GlobalSecondaryIndex count exceeds the per-table limit of %d", maxGSIs)
 	}
+	return creates, deletes, nil
+}
+
+// applyUpdate applies a checked update: throughput and settings, index
+// updates, deletes and creates (backfilled before it returns).
+func applyUpdate(t *table, in *UpdateTableInput, throughput ProvisionedThroughputDescription, creates []*index, deletes map[string]bool) {
 	t.throughput = throughput
 	if in.DeletionProtectionEnabled != nil {
 		t.protect = *in.DeletionProtectionEnabled
@@ -660,17 +708,12 @@ func (e *Engine) updateTable(_ context.Context, in *UpdateTableInput) (*UpdateTa
 	for _, ix := range creates {
 		t.backfill(ix)
 	}
-	if in.StreamSpecification != nil {
-		if streamOn {
-			e.enableStream(t, streamView)
-		} else {
-			e.disableStream(t)
-		}
-	}
-	e.logDef(t)
-	e.schemaChanged(t, t.describe(), false)
-	// The change is complete at once, but UpdateTable answers, as
-	// DynamoDB does, with the table UPDATING and new indexes CREATING.
+}
+
+// updatingDesc describes a table after UpdateTable. The change is
+// complete at once, but UpdateTable answers, as DynamoDB does, with the
+// table UPDATING and new indexes CREATING.
+func (e *Engine) updatingDesc(t *table, creates []*index) *TableDescription {
 	d := e.describe(t)
 	d.TableStatus = "UPDATING"
 	for i := range d.GlobalSecondaryIndexes {
@@ -681,7 +724,7 @@ func (e *Engine) updateTable(_ context.Context, in *UpdateTableInput) (*UpdateTa
 			}
 		}
 	}
-	return &UpdateTableOutput{TableDescription: d}, nil
+	return d
 }
 
 func keySchemaOf(hash, rng []keyAttr) []KeySchemaElement {

@@ -113,34 +113,9 @@ func (e *Engine) TransactWriteItems(ctx context.Context, in *TransactWriteItemsI
 // transactWrite runs a TransactWriteItems request once its token, if any,
 // is reserved.
 func (e *Engine) transactWrite(ctx context.Context, in *TransactWriteItemsInput, want bool, level capacity.Level, d [32]byte) (*TransactWriteItemsOutput, error) {
-	var err error
-	var names []string
-	for i, a := range in.TransactItems {
-		n := 0
-		for _, set := range []bool{a.ConditionCheck != nil, a.Put != nil, a.Delete != nil, a.Update != nil} {
-			if set {
-				n++
-			}
-		}
-		if n != 1 {
-			return nil, validationf("TransactItems can only contain one of Check, Put, Update or Delete (action %d)", i+1)
-		}
-		switch {
-		case a.ConditionCheck != nil:
-			names = append(names, a.ConditionCheck.TableName)
-		case a.Put != nil:
-			names = append(names, a.Put.TableName)
-		case a.Delete != nil:
-			names = append(names, a.Delete.TableName)
-		case a.Update != nil:
-			names = append(names, a.Update.TableName)
-		}
-	}
-	for i := range names {
-		if err := checkTableName(names[i], "transactItems.member.tableName"); err != nil {
-			return nil, err
-		}
-		names[i] = tableName(names[i])
+	names, err := txTableNames(in)
+	if err != nil {
+		return nil, err
 	}
 	if err := e.writable(); err != nil {
 		return nil, err
@@ -196,29 +171,9 @@ func (e *Engine) transactWrite(ctx context.Context, in *TransactWriteItemsInput,
 	if total > maxTransactBytes {
 		return nil, validationf("Transaction request size of %d bytes exceeds the maximum allowed size of %d bytes", total, maxTransactBytes)
 	}
-	reasons := make([]CancellationReason, len(writes))
-	failed := false
-	for i, w := range writes {
-		reasons[i].Code = "None"
-		err := w.run()
-		if err == nil {
-			continue
-		}
-		failed = true
-		var ee *Error
-		if !asError(err, &ee) {
-			return nil, err
-		}
-		switch ee.Type {
-		case ErrConditionalCheckFailed:
-			reasons[i] = CancellationReason{Code: "ConditionalCheckFailed", Message: ee.Message, Item: ee.Item}
-		case ErrValidation:
-			reasons[i] = CancellationReason{Code: "ValidationError", Message: ee.Message}
-		case ErrTransactionConflict:
-			reasons[i] = CancellationReason{Code: "TransactionConflict", Message: ee.Message}
-		default:
-			return nil, err
-		}
+	reasons, failed, err := runTx(writes)
+	if err != nil {
+		return nil, err
 	}
 	if failed {
 		// The output carries what the cancelled transaction billed, for
@@ -268,6 +223,72 @@ func (e *Engine) transactWrite(ctx context.Context, in *TransactWriteItemsInput,
 		e.tokens.finish(in.ClientRequestToken, tokenEntry{digest: d, at: e.opts.Now(), replay: replay})
 	}
 	return &TransactWriteItemsOutput{ConsumedCapacity: consumedList(want, level, per)}, nil
+}
+
+// txTableNames checks that each action of a transaction is one of
+// check, put, update or delete, and returns the table names they name.
+func txTableNames(in *TransactWriteItemsInput) ([]string, error) {
+	var names []string
+	for i, a := range in.TransactItems {
+		n := 0
+		for _, set := range []bool{a.ConditionCheck != nil, a.Put != nil, a.Delete != nil, a.Update != nil} {
+			if set {
+				n++
+			}
+		}
+		if n != 1 {
+			return nil, validationf("TransactItems can only contain one of Check, Put, Update or Delete (action %d)", i+1)
+		}
+		switch {
+		case a.ConditionCheck != nil:
+			names = append(names, a.ConditionCheck.TableName)
+		case a.Put != nil:
+			names = append(names, a.Put.TableName)
+		case a.Delete != nil:
+			names = append(names, a.Delete.TableName)
+		case a.Update != nil:
+			names = append(names, a.Update.TableName)
+		}
+	}
+	for i := range names {
+		if err := checkTableName(names[i], "transactItems.member.tableName"); err != nil {
+			return nil, err
+		}
+		names[i] = tableName(names[i])
+	}
+	return names, nil
+}
+
+// runTx runs a transaction's prepared writes, each against its condition,
+// and returns why each would cancel it ("None" for the ones that hold).
+// An error other than a failed condition, a validation or a conflict
+// ends it at once.
+func runTx(writes []*write) ([]CancellationReason, bool, error) {
+	reasons := make([]CancellationReason, len(writes))
+	failed := false
+	for i, w := range writes {
+		reasons[i].Code = "None"
+		err := w.run()
+		if err == nil {
+			continue
+		}
+		failed = true
+		var ee *Error
+		if !asError(err, &ee) {
+			return nil, false, err
+		}
+		switch ee.Type {
+		case ErrConditionalCheckFailed:
+			reasons[i] = CancellationReason{Code: "ConditionalCheckFailed", Message: ee.Message, Item: ee.Item}
+		case ErrValidation:
+			reasons[i] = CancellationReason{Code: "ValidationError", Message: ee.Message}
+		case ErrTransactionConflict:
+			reasons[i] = CancellationReason{Code: "TransactionConflict", Message: ee.Message}
+		default:
+			return nil, false, err
+		}
+	}
+	return reasons, failed, nil
 }
 
 func asError(err error, target **Error) bool {

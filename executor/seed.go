@@ -531,60 +531,8 @@ func (s *seeder) match(ctx context.Context, sp *StepPlan, mt catalog.Match, cond
 	if !ok || sample == nil {
 		return fmt.Errorf("no such sample")
 	}
-	vals := s.templateValues(e, sample)
-	fixed := map[string]bool{}
-	// Equalities on the entity's own attributes (an index's natural
-	// keys) set them; conditions on a table key set the placeholders the
-	// rendered value determines.
-	for _, c := range conds {
-		if k := keyPart(e, c.attr); k != nil {
-			if c.op == catalog.OpEq {
-				if m, ok := k.Template.Match(c.vals[0].Str); ok {
-					for ph, text := range m {
-						vals[ph], fixed[ph] = typed(s.x.m, ph, text), true
-					}
-				}
-			} else if c.op == catalog.OpBeginsWith {
-				for ph, text := range prefixValues(k.Template, c.vals[0].Str) {
-					vals[ph], fixed[ph] = typed(s.x.m, ph, text), true
-				}
-			}
-			continue
-		}
-		if c.op == catalog.OpEq {
-			vals[c.attr], fixed[c.attr] = c.vals[0], true
-		}
-	}
-	build := func(vals map[string]attr.Value) (attr.Item, error) {
-		it := sample
-		changed := map[string]bool{}
-		for name, v := range vals {
-			if p := e.Has(name); (p == catalog.Required || p == catalog.Optional) && keyPart(e, name) == nil {
-				if old, ok := sample.Get(name); !ok || !attr.Equal(old, v) {
-					changed[name] = true
-					it = it.With(name, v)
-				}
-			}
-		}
-		// Computed attributes follow their inputs; a fixed one is checked
-		// against them (accept refuses an incoherent item).
-		it = s.recompute(e, it, changed, fixed)
-		tv := make(map[string]attr.Value, len(vals)+len(it))
-		for n, v := range vals {
-			tv[n] = v
-		}
-		for _, f := range it {
-			tv[f.Name] = f.Value
-		}
-		for _, k := range e.Key {
-			str, err := k.Template.Render(tv)
-			if err != nil {
-				return nil, err
-			}
-			it = it.With(k.Attribute, attr.Str(str))
-		}
-		return it, nil
-	}
+	vals, fixed := s.fixedValues(e, sample, conds)
+	build := s.builder(e, sample, fixed)
 	// Every item keeps the size of the first accepted (the sample with
 	// what the query fixes), so the pages sum as the static estimate sums
 	// them.
@@ -696,6 +644,71 @@ func (s *seeder) match(ctx context.Context, sp *StepPlan, mt catalog.Match, cond
 		s.out.Notes = append(s.out.Notes, fmt.Sprintf("%s: only %d of the %d distinct items asked for keep the sample's size (%d B) by varying %s; the others differ", e.Name, sized, mt.Count, size, free))
 	}
 	return nil
+}
+
+// fixedValues returns the template values of a sample with what the
+// conditions fix set, and which of them they fix. Equalities on the
+// entity's own attributes (an index's natural keys) set them; conditions
+// on a table key set the placeholders the rendered value determines.
+func (s *seeder) fixedValues(e *catalog.Entity, sample attr.Item, conds []cond) (map[string]attr.Value, map[string]bool) {
+	vals := s.templateValues(e, sample)
+	fixed := map[string]bool{}
+	for _, c := range conds {
+		if k := keyPart(e, c.attr); k != nil {
+			if c.op == catalog.OpEq {
+				if m, ok := k.Template.Match(c.vals[0].Str); ok {
+					for ph, text := range m {
+						vals[ph], fixed[ph] = typed(s.x.m, ph, text), true
+					}
+				}
+			} else if c.op == catalog.OpBeginsWith {
+				for ph, text := range prefixValues(k.Template, c.vals[0].Str) {
+					vals[ph], fixed[ph] = typed(s.x.m, ph, text), true
+				}
+			}
+			continue
+		}
+		if c.op == catalog.OpEq {
+			vals[c.attr], fixed[c.attr] = c.vals[0], true
+		}
+	}
+	return vals, fixed
+}
+
+// builder returns how match builds an item from template values: the
+// sample with the stored attributes that differ, its computed attributes
+// recomputed and its key rendered.
+func (s *seeder) builder(e *catalog.Entity, sample attr.Item, fixed map[string]bool) func(map[string]attr.Value) (attr.Item, error) {
+	return func(vals map[string]attr.Value) (attr.Item, error) {
+		it := sample
+		changed := map[string]bool{}
+		for name, v := range vals {
+			if p := e.Has(name); (p == catalog.Required || p == catalog.Optional) && keyPart(e, name) == nil {
+				if old, ok := sample.Get(name); !ok || !attr.Equal(old, v) {
+					changed[name] = true
+					it = it.With(name, v)
+				}
+			}
+		}
+		// Computed attributes follow their inputs; a fixed one is checked
+		// against them (accept refuses an incoherent item).
+		it = s.recompute(e, it, changed, fixed)
+		tv := make(map[string]attr.Value, len(vals)+len(it))
+		for n, v := range vals {
+			tv[n] = v
+		}
+		for _, f := range it {
+			tv[f.Name] = f.Value
+		}
+		for _, k := range e.Key {
+			str, err := k.Template.Render(tv)
+			if err != nil {
+				return nil, err
+			}
+			it = it.With(k.Attribute, attr.Str(str))
+		}
+		return it, nil
+	}
 }
 
 // holdsUnchanged reports whether first passes the conditions and the

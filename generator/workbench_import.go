@@ -119,6 +119,26 @@ func (w *wbImport) attr(name, typ, doc string) {
 
 var dynamoTypes = map[string]bool{"S": true, "N": true, "B": true, "BOOL": true, "NULL": true, "M": true, "L": true, "SS": true, "NS": true, "BS": true}
 
+// attrDef reads an {AttributeName, AttributeType} object at p; want
+// opens the error when it is no object. ok is false when it names no
+// attribute cardapio can use (the error is recorded).
+func (w *wbImport) attrDef(o *jnode, p, want string, typeRequired bool) (name, typ string, tn *jnode, ok bool) {
+	if o.kind != 'o' {
+		w.errAt(o, p, "%s, got %s", want, kindName(o.kind))
+		return "", "", nil, false
+	}
+	name, nn := w.str(o, "AttributeName", p, true)
+	typ, tn = w.str(o, "AttributeType", p, typeRequired)
+	if name == "" {
+		return "", "", nil, false
+	}
+	if !attrNameRe.MatchString(name) {
+		w.errAt(nn, p+".AttributeName", "attribute name %q: cardapio names are a letter then letters, digits or '_'; rename it in Workbench", name)
+		return "", "", nil, false
+	}
+	return name, typ, tn, true
+}
+
 // keyAttrs reads a KeyAttributes object: PartitionKey and SortKey, each
 // one attribute object or an array of them (a multi-attribute key).
 func (w *wbImport) keyAttrs(n *jnode, path string, scalarOnly bool) (part, sort []string) {
@@ -146,17 +166,8 @@ func (w *wbImport) keyAttrs(n *jnode, path string, scalarOnly bool) (part, sort 
 			if v.kind == 'a' {
 				p = fmt.Sprintf("%s[%d]", p, i)
 			}
-			if o.kind != 'o' {
-				w.errAt(o, p, "want an object {AttributeName, AttributeType}, got %s", kindName(o.kind))
-				continue
-			}
-			name, nn := w.str(o, "AttributeName", p, true)
-			typ, tn := w.str(o, "AttributeType", p, true)
-			if name == "" {
-				continue
-			}
-			if !attrNameRe.MatchString(name) {
-				w.errAt(nn, p+".AttributeName", "attribute name %q: cardapio names are a letter then letters, digits or '_'; rename it in Workbench", name)
+			name, typ, tn, ok := w.attrDef(o, p, "want an object {AttributeName, AttributeType}", true)
+			if !ok {
 				continue
 			}
 			if typ != "" && (!dynamoTypes[typ] || scalarOnly && typ != "S" && typ != "N" && typ != "B") {
@@ -399,42 +410,8 @@ func (w *wbImport) table(n *jnode, path string, seen map[string]bool) {
 	if t.sk != "" && w.attrs[t.sk].doc == "" {
 		w.attrs[t.sk].doc = "Sort key of table " + name + "."
 	}
-	for i, a := range w.list(n, "NonKeyAttributes", path) {
-		p := fmt.Sprintf("%s.NonKeyAttributes[%d]", path, i)
-		if a.kind != 'o' {
-			w.errAt(a, p, "want {AttributeName, AttributeType}, got %s", kindName(a.kind))
-			continue
-		}
-		an, ann := w.str(a, "AttributeName", p, true)
-		typ, tn := w.str(a, "AttributeType", p, false)
-		if an == "" {
-			continue
-		}
-		if !attrNameRe.MatchString(an) {
-			w.errAt(ann, p+".AttributeName", "attribute name %q: cardapio names are a letter then letters, digits or '_'; rename it in Workbench", an)
-			continue
-		}
-		if typ != "" && !dynamoTypes[typ] {
-			w.errAt(tn, p+".AttributeType", "unknown attribute type %q", typ)
-			typ = ""
-		}
-		w.attr(an, typ, "")
-	}
-	if bm, bn := w.str(n, "BillingMode", path, false); bm == "PROVISIONED" {
-		t.billing = "provisioned"
-		t.read, t.write = 1, 1
-		if pt := n.get("ProvisionedCapacitySettings").get("ProvisionedThroughput"); pt != nil {
-			for key, dst := range map[string]*int64{"ReadCapacityUnits": &t.read, "WriteCapacityUnits": &t.write} {
-				if v := pt.get(key); v != nil && v.kind == 'n' {
-					if u, err := strconv.ParseInt(v.str, 10, 64); err == nil && u > 0 {
-						*dst = u
-					}
-				}
-			}
-		}
-	} else if bm != "" && bm != "PAY_PER_REQUEST" {
-		w.errAt(bn, path+".BillingMode", "billing mode %q: want PAY_PER_REQUEST or PROVISIONED", bm)
-	}
+	w.nonKeyAttrs(n, path)
+	w.billing(t, n, path)
 	facetNames := map[string]bool{}
 	for i, fn := range w.list(n, "TableFacets", path) {
 		f := w.facet(t, fn, fmt.Sprintf("%s.TableFacets[%d]", path, i))
@@ -454,46 +431,9 @@ func (w *wbImport) table(n *jnode, path string, seen map[string]bool) {
 			w.errAt(xn, p, "want an index object, got %s", kindName(xn.kind))
 			continue
 		}
-		x := &impIndex{table: name}
-		iname, in := w.str(xn, "IndexName", p, true)
-		if iname == "" {
+		x := w.index(xn, p, name)
+		if x == nil {
 			continue
-		}
-		if !tableNameRe.MatchString(iname) {
-			w.errAt(in, p+".IndexName", "index name %q: DynamoDB names have 3 to 255 letters, digits, '_', '-' or '.'", iname)
-			continue
-		}
-		x.name = iname
-		x.partition, x.sort = w.keyAttrs(xn.get("KeyAttributes"), p+".KeyAttributes", true)
-		if len(x.partition) == 0 {
-			w.errAt(xn, p, "an index needs KeyAttributes.PartitionKey")
-			continue
-		}
-		if len(x.partition) > 4 || len(x.sort) > 4 {
-			w.errAt(xn, p+".KeyAttributes", "at most 4 partition and 4 sort attributes")
-			continue
-		}
-		x.projection = "ALL"
-		if pr := xn.get("Projection"); pr != nil {
-			pt, ptn := w.str(pr, "ProjectionType", p+".Projection", false)
-			switch pt {
-			case "", "ALL":
-			case "KEYS_ONLY", "INCLUDE":
-				x.projection = pt
-			default:
-				w.errAt(ptn, p+".Projection.ProjectionType", "projection %q: want ALL, KEYS_ONLY or INCLUDE", pt)
-			}
-			for j, a := range w.list(pr, "NonKeyAttributes", p+".Projection") {
-				if a.kind != 's' || !attrNameRe.MatchString(a.str) {
-					w.errAt(a, fmt.Sprintf("%s.Projection.NonKeyAttributes[%d]", p, j), "want an attribute name")
-					continue
-				}
-				w.attr(a.str, "", "")
-				x.include = append(x.include, a.str)
-			}
-			if x.projection == "INCLUDE" && len(x.include) == 0 {
-				x.projection = "KEYS_ONLY"
-			}
 		}
 		t.indexes = append(t.indexes, x)
 	}
@@ -533,6 +473,89 @@ func (w *wbImport) table(n *jnode, path string, seen map[string]bool) {
 	}
 	t.disc = discriminator(t)
 	w.tables = append(w.tables, t)
+}
+
+// nonKeyAttrs reads a table's NonKeyAttributes into the attribute set.
+func (w *wbImport) nonKeyAttrs(n *jnode, path string) {
+	for i, a := range w.list(n, "NonKeyAttributes", path) {
+		p := fmt.Sprintf("%s.NonKeyAttributes[%d]", path, i)
+		an, typ, tn, ok := w.attrDef(a, p, "want {AttributeName, AttributeType}", false)
+		if !ok {
+			continue
+		}
+		if typ != "" && !dynamoTypes[typ] {
+			w.errAt(tn, p+".AttributeType", "unknown attribute type %q", typ)
+			typ = ""
+		}
+		w.attr(an, typ, "")
+	}
+}
+
+// billing reads a table's billing mode and provisioned capacity, one
+// unit each unless Workbench gives more.
+func (w *wbImport) billing(t *impTable, n *jnode, path string) {
+	if bm, bn := w.str(n, "BillingMode", path, false); bm == "PROVISIONED" {
+		t.billing = "provisioned"
+		t.read, t.write = 1, 1
+		if pt := n.get("ProvisionedCapacitySettings").get("ProvisionedThroughput"); pt != nil {
+			for key, dst := range map[string]*int64{"ReadCapacityUnits": &t.read, "WriteCapacityUnits": &t.write} {
+				if v := pt.get(key); v != nil && v.kind == 'n' {
+					if u, err := strconv.ParseInt(v.str, 10, 64); err == nil && u > 0 {
+						*dst = u
+					}
+				}
+			}
+		}
+	} else if bm != "" && bm != "PAY_PER_REQUEST" {
+		w.errAt(bn, path+".BillingMode", "billing mode %q: want PAY_PER_REQUEST or PROVISIONED", bm)
+	}
+}
+
+// index reads one GlobalSecondaryIndexes entry of table; nil when it
+// cannot be read (the error is recorded).
+func (w *wbImport) index(xn *jnode, p, table string) *impIndex {
+	x := &impIndex{table: table}
+	iname, in := w.str(xn, "IndexName", p, true)
+	if iname == "" {
+		return nil
+	}
+	if !tableNameRe.MatchString(iname) {
+		w.errAt(in, p+".IndexName", "index name %q: DynamoDB names have 3 to 255 letters, digits, '_', '-' or '.'", iname)
+		return nil
+	}
+	x.name = iname
+	x.partition, x.sort = w.keyAttrs(xn.get("KeyAttributes"), p+".KeyAttributes", true)
+	if len(x.partition) == 0 {
+		w.errAt(xn, p, "an index needs KeyAttributes.PartitionKey")
+		return nil
+	}
+	if len(x.partition) > 4 || len(x.sort) > 4 {
+		w.errAt(xn, p+".KeyAttributes", "at most 4 partition and 4 sort attributes")
+		return nil
+	}
+	x.projection = "ALL"
+	if pr := xn.get("Projection"); pr != nil {
+		pt, ptn := w.str(pr, "ProjectionType", p+".Projection", false)
+		switch pt {
+		case "", "ALL":
+		case "KEYS_ONLY", "INCLUDE":
+			x.projection = pt
+		default:
+			w.errAt(ptn, p+".Projection.ProjectionType", "projection %q: want ALL, KEYS_ONLY or INCLUDE", pt)
+		}
+		for j, a := range w.list(pr, "NonKeyAttributes", p+".Projection") {
+			if a.kind != 's' || !attrNameRe.MatchString(a.str) {
+				w.errAt(a, fmt.Sprintf("%s.Projection.NonKeyAttributes[%d]", p, j), "want an attribute name")
+				continue
+			}
+			w.attr(a.str, "", "")
+			x.include = append(x.include, a.str)
+		}
+		if x.projection == "INCLUDE" && len(x.include) == 0 {
+			x.projection = "KEYS_ONLY"
+		}
+	}
+	return x
 }
 
 func (w *wbImport) item(n *jnode, path string) (attr.Item, bool) {

@@ -199,16 +199,6 @@ func populate(ctx context.Context, pop *dataset.Population, part, parts int, tg 
 		// Batches wait on the network: more of them in flight.
 		workers *= 8
 	}
-	type blockOut struct {
-		subjects [][]*Context
-		missing  []int64
-		counts   map[string]counts
-		items    int64
-		byTable  map[string]int64
-		skipped  map[string]int64
-		tags     *treeTags
-		trees    int64
-	}
 	outs := make([]blockOut, len(blocks))
 	var next atomic.Int64
 	var done atomic.Int64
@@ -301,35 +291,52 @@ func populate(ctx context.Context, pop *dataset.Population, part, parts int, tg 
 	res.tags = make([]*treeTags, len(outs))
 	for i, o := range outs {
 		res.tags[i] = o.tags
-		res.trees += o.trees
-		for k, v := range o.skipped {
-			res.skipped[k] += v
+		res.add(o)
+	}
+	return res, nil
+}
+
+// blockOut is what one block of the population yields.
+type blockOut struct {
+	subjects [][]*Context
+	missing  []int64
+	counts   map[string]counts
+	items    int64
+	byTable  map[string]int64
+	skipped  map[string]int64
+	tags     *treeTags
+	trees    int64
+}
+
+// add merges one block's output into the population's result.
+func (res *populationResult) add(o blockOut) {
+	res.trees += o.trees
+	for k, v := range o.skipped {
+		res.skipped[k] += v
+	}
+	res.items += o.items
+	for k, v := range o.byTable {
+		res.byTable[k] += v
+	}
+	for l, s := range o.subjects {
+		res.subjects[l] = append(res.subjects[l], s...)
+		res.missing[l] += o.missing[l]
+	}
+	for e, cs := range o.counts {
+		dst := res.counts[e]
+		if dst == nil {
+			dst = counts{}
+			res.counts[e] = dst
 		}
-		res.items += o.items
-		for k, v := range o.byTable {
-			res.byTable[k] += v
-		}
-		for l, s := range o.subjects {
-			res.subjects[l] = append(res.subjects[l], s...)
-			res.missing[l] += o.missing[l]
-		}
-		for e, cs := range o.counts {
-			dst := res.counts[e]
-			if dst == nil {
-				dst = counts{}
-				res.counts[e] = dst
+		for a, vs := range cs {
+			if dst[a] == nil {
+				dst[a] = map[string]int64{}
 			}
-			for a, vs := range cs {
-				if dst[a] == nil {
-					dst[a] = map[string]int64{}
-				}
-				for v, n := range vs {
-					dst[a][v] += n
-				}
+			for v, n := range vs {
+				dst[a][v] += n
 			}
 		}
 	}
-	return res, nil
 }
 
 // collector gathers one worker's trees.

@@ -174,12 +174,7 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 		expected += b.Items
 	}
 	logf("%s: loading the population at scale %g (about %.0f items%s) into %s", m.Name, o.Population, expected/float64(o.Parts), partWord(o.Part, o.Parts), tg.Name)
-	var loaded, toLoad int64
-	var lmu sync.Mutex
 	progress := func(done, total int64) {
-		lmu.Lock()
-		loaded, toLoad = done, total
-		lmu.Unlock()
 		if o.Status != nil {
 			o.Status(Status{Phase: "loading", Wall: o.Wall.Now().Sub(began), Loaded: done, ToLoad: total})
 		}
@@ -196,22 +191,7 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 		}
 		return nil, fmt.Errorf("load the population: %w", err)
 	}
-	_ = loaded
-	_ = toLoad
-	sum := &Summary{Scenario: sc.Name, Model: m.Name, File: sc.File, Part: o.Part, Parts: o.Parts, Scale: o.Scale, Speed: o.Speed, PopulationScale: popScale(o), Seed: o.Seed,
-		AsOf: pop.AsOf.Format("2006-01-02"), Target: tg.Name, Tables: tables.Names(), Retry: tg.Retry.String(), Keys: string(tables.Keys), Throughput: thr,
-		Operations: map[string]*LoadStats{}, Throttles: map[string]int64{}, Units: map[string]Units{},
-		Population: PopulationStats{Subjects: map[string]int64{}, Largest: map[string]string{}, Loaded: true}}
-	for _, n := range tables.Notes {
-		sum.Notes = append(sum.Notes, n)
-	}
-	if o.Keep {
-		var kept []string
-		for _, tb := range m.Tables {
-			kept = append(kept, tables.Name(tb.Name))
-		}
-		sum.Notes = append(sum.Notes, "tables kept: "+strings.Join(kept, ", ")+" (cardapio load check --table-prefix "+tables.Prefix+" checks the invariants on them again)")
-	}
+	sum := newSummary(sc, m, o, pop, tg, tables, thr)
 	r.counts = pr.counts
 	for _, cs := range countSpecs {
 		if vs := pr.counts[cs.entity.Name][cs.attr]; len(vs) > 0 {
@@ -269,6 +249,26 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 	r.writeLedger(st, m)
 	st.write(summaryLine{Type: "summary", Summary: sum})
 	return sum, nil
+}
+
+// newSummary opens a run's summary: what runs, where, at which scale,
+// and the notes on the tables.
+func newSummary(sc *catalog.Scenario, m *catalog.Model, o Options, pop *dataset.Population, tg *endpoint.Target, tables *endpoint.Tables, thr string) *Summary {
+	sum := &Summary{Scenario: sc.Name, Model: m.Name, File: sc.File, Part: o.Part, Parts: o.Parts, Scale: o.Scale, Speed: o.Speed, PopulationScale: popScale(o), Seed: o.Seed,
+		AsOf: pop.AsOf.Format("2006-01-02"), Target: tg.Name, Tables: tables.Names(), Retry: tg.Retry.String(), Keys: string(tables.Keys), Throughput: thr,
+		Operations: map[string]*LoadStats{}, Throttles: map[string]int64{}, Units: map[string]Units{},
+		Population: PopulationStats{Subjects: map[string]int64{}, Largest: map[string]string{}, Loaded: true}}
+	for _, n := range tables.Notes {
+		sum.Notes = append(sum.Notes, n)
+	}
+	if o.Keep {
+		var kept []string
+		for _, tb := range m.Tables {
+			kept = append(kept, tables.Name(tb.Name))
+		}
+		sum.Notes = append(sum.Notes, "tables kept: "+strings.Join(kept, ", ")+" (cardapio load check --table-prefix "+tables.Prefix+" checks the invariants on them again)")
+	}
+	return sum
 }
 
 // play runs the scenario's arrivals until the last is answered or ctx is

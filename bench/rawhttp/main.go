@@ -110,30 +110,10 @@ func main() {
 	}
 	switch *op {
 	case "create":
-		defs := `{"AttributeName":"` + *pkName + `","AttributeType":"S"}`
-		ks := `{"AttributeName":"` + *pkName + `","KeyType":"HASH"}`
-		if *skName != "" {
-			defs += `,{"AttributeName":"` + *skName + `","AttributeType":"S"}`
-			ks += `,{"AttributeName":"` + *skName + `","KeyType":"RANGE"}`
-		}
-		_, err := send("CreateTable", []byte(`{"TableName":"`+*table+`","AttributeDefinitions":[`+defs+`],"KeySchema":[`+ks+`],"BillingMode":"PAY_PER_REQUEST"}`))
-		if err != nil && !strings.Contains(err.Error(), "ResourceInUse") {
-			fail(err)
-		}
+		create(send, *table, *pkName, *skName)
 		return
 	case "gen":
-		w := bufio.NewWriter(os.Stdout)
-		for k := range *keys {
-			b := append([]byte(`{"Item":{"PK":{"S":"user#`), strconv.Itoa(k/10)...)
-			b = append(b, `"},"SK":{"S":"item#`...)
-			b = appendKey(b, k%10)
-			b = append(b, `"},"name":{"S":"Maria da Silva"},"email":{"S":"maria.silva@example.com"},"balance":{"N":"1234.56"},"active":{"BOOL":true},"note":{"S":"`...)
-			b = append(b, pad[:190]...)
-			w.Write(append(b, "\"}}}\n"...))
-		}
-		if err := w.Flush(); err != nil {
-			fail(err)
-		}
+		gen(*keys)
 		return
 	case "load":
 		fmt.Println(load(send, *file, *table, *clients))
@@ -232,6 +212,38 @@ func main() {
 	}
 	fmt.Printf("%s %d %.0f %d %d %d %d %d %.1f %d %.1f\n", *op, h.TotalCount(), float64(h.TotalCount())/wall.Seconds(),
 		h.ValueAtQuantile(50), h.ValueAtQuantile(90), h.ValueAtQuantile(99), h.ValueAtQuantile(99.9), h.Max(), server, cycles, gcCPU)
+}
+
+// create makes the table the benchmark writes: a string partition key,
+// an optional string sort key, on demand. A table already there is kept.
+func create(send func(string, []byte) ([]byte, error), table, pkName, skName string) {
+	defs := `{"AttributeName":"` + pkName + `","AttributeType":"S"}`
+	ks := `{"AttributeName":"` + pkName + `","KeyType":"HASH"}`
+	if skName != "" {
+		defs += `,{"AttributeName":"` + skName + `","AttributeType":"S"}`
+		ks += `,{"AttributeName":"` + skName + `","KeyType":"RANGE"}`
+	}
+	_, err := send("CreateTable", []byte(`{"TableName":"`+table+`","AttributeDefinitions":[`+defs+`],"KeySchema":[`+ks+`],"BillingMode":"PAY_PER_REQUEST"}`))
+	if err != nil && !strings.Contains(err.Error(), "ResourceInUse") {
+		fail(err)
+	}
+}
+
+// gen writes keys items of about 400 bytes to standard output, one
+// DynamoDB JSON line each, ten a partition, for -op load.
+func gen(keys int) {
+	w := bufio.NewWriter(os.Stdout)
+	for k := range keys {
+		b := append([]byte(`{"Item":{"PK":{"S":"user#`), strconv.Itoa(k/10)...)
+		b = append(b, `"},"SK":{"S":"item#`...)
+		b = appendKey(b, k%10)
+		b = append(b, `"},"name":{"S":"Maria da Silva"},"email":{"S":"maria.silva@example.com"},"balance":{"N":"1234.56"},"active":{"BOOL":true},"note":{"S":"`...)
+		b = append(b, pad[:190]...)
+		w.Write(append(b, "\"}}}\n"...))
+	}
+	if err := w.Flush(); err != nil {
+		fail(err)
+	}
 }
 
 // collector reads the collector's completed cycles and CPU seconds from

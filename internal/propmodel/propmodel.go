@@ -21,6 +21,9 @@ import (
 // fallback, with each projection), access patterns on the table and the
 // index, and operations (a conditional put, a versioned update, a read
 // that binds, a transaction) with their budgets.
+//
+// Random stays one function: it writes one YAML document top to bottom,
+// and every section reads the handful of choices drawn at its top.
 func Random(seed uint64) string {
 	r := rand.New(rand.NewPCG(seed, 99))
 	var b strings.Builder
