@@ -1124,19 +1124,9 @@ func TestSecret(model, value string) []byte {
 }
 
 func (p *Population) templateGen(n *Node, s *slot, t *catalog.KeyTemplate) (genFn, []name, bool, string, error) {
-	var refs []name
-	var deps []name
-	for _, part := range t.Parts {
-		if part.Attr == "" {
-			refs = append(refs, name{})
-			continue
-		}
-		nm, ok := p.resolve(n, part.Attr)
-		if !ok {
-			return nil, nil, false, "", fmt.Errorf("template placeholder {%s} is not in scope", part.Attr)
-		}
-		refs = append(refs, nm)
-		deps = append(deps, nm)
+	refs, deps, err := p.templateRefs(n, t)
+	if err != nil {
+		return nil, nil, false, "", fmt.Errorf("template %w", err)
 	}
 	sep := p.Model.Separator
 	return func(g *gen, f *frame, r *rng) (attr.Value, bool) {
@@ -1832,6 +1822,25 @@ func (p *Population) splitGen(n *Node, s *slot, total string) (genFn, []name, bo
 	}, []name{nm}, false, nil
 }
 
+// templateRefs resolves the placeholders of template t in n's scope:
+// refs holds one name per part (the zero name for a literal part), deps
+// the names read.
+func (p *Population) templateRefs(n *Node, t *catalog.KeyTemplate) (refs, deps []name, err error) {
+	for _, part := range t.Parts {
+		if part.Attr == "" {
+			refs = append(refs, name{})
+			continue
+		}
+		nm, ok := p.resolve(n, part.Attr)
+		if !ok {
+			return nil, nil, fmt.Errorf("placeholder {%s} is not in scope", part.Attr)
+		}
+		refs = append(refs, nm)
+		deps = append(deps, nm)
+	}
+	return refs, deps, nil
+}
+
 // templatedValue compiles a list or map value whose strings hold
 // "{name}" templates (a list of the item's external ids); ok is false
 // when it holds none.
@@ -1847,19 +1856,11 @@ func (p *Population) templatedValue(n *Node, v attr.Value) (func(*gen, *frame) (
 				return func(*gen, *frame) (attr.Value, bool) { return v, true }, nil
 			}
 			any = true
-			var refs []name
-			for _, part := range t.Parts {
-				if part.Attr == "" {
-					refs = append(refs, name{})
-					continue
-				}
-				nm, ok := p.resolve(n, part.Attr)
-				if !ok {
-					return nil, fmt.Errorf("placeholder {%s} is not in scope", part.Attr)
-				}
-				refs = append(refs, nm)
-				deps = append(deps, nm)
+			refs, used, err := p.templateRefs(n, t)
+			if err != nil {
+				return nil, err
 			}
+			deps = append(deps, used...)
 			// A value that is one placeholder keeps the name's type.
 			if len(t.Parts) == 1 {
 				nm := refs[0]
