@@ -113,7 +113,7 @@ func variantWeights(op *catalog.Operation, vs []estimate.Variant) ([]float64, st
 			var parts []string
 			for i, b := range op.Budgets {
 				w[i] = *b.Share / sum
-				parts = append(parts, fmt.Sprintf("%s %s%%", b.Name, count(100**b.Share)))
+				parts = append(parts, b.Name+" "+estimate.Pct(*b.Share))
 			}
 			return w, "by share: " + strings.Join(parts, ", ")
 		}
@@ -199,7 +199,7 @@ func mixWeights(op *catalog.Operation, vs []estimate.Variant, mix []catalog.MixE
 	var parts []string
 	for i, v := range vs {
 		if w[i] > 0 {
-			parts = append(parts, fmt.Sprintf("%s %s%%", v.Name, count(100*w[i])))
+			parts = append(parts, v.Name+" "+estimate.Pct(w[i]))
 		}
 	}
 	if len(parts) == 0 {

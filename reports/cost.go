@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -113,7 +114,7 @@ func CostText(w io.Writer, b *estimate.Bill) {
 	}
 
 	p := b.Provisioned
-	fmt.Fprintf(w, "\nProvisioned alternative (requests only), at %s%% target utilisation\n", estimate.Num(p.Utilisation*100))
+	fmt.Fprintf(w, "\nProvisioned alternative (requests only), at %s target utilisation\n", estimate.Pct(p.Utilisation))
 	fmt.Fprintf(w, "  auto scaling tracking the load: the month's units spread evenly, %s WCU/s and %s RCU/s, / %s: US$ %s a month\n",
 		estimate.Num(round2(p.AvgWPS)), estimate.Num(round2(p.AvgRPS)), estimate.Num(p.Utilisation), estimate.USD(p.USD))
 	fmt.Fprintf(w, "  capacity held at the declared peaks all month: %s WCU/s and %s RCU/s, / %s: US$ %s a month\n",
@@ -135,9 +136,10 @@ func clip(s string, n int) string {
 // to the second.
 func CostCompare(w io.Writer, a, b *estimate.Bill) {
 	w = TextOut(w)
-	fmt.Fprintf(w, "%s vs %s: monthly cost, on-demand (US$ unless said)\n\n", Text(a.Model), Text(b.Model))
+	la, lb := compareLabels(a, b)
+	fmt.Fprintf(w, "%s vs %s: monthly cost, on-demand (US$ unless said)\n\n", Text(la), Text(lb))
 	var t table
-	t.add("", a.Model, b.Model, a.Model+" / "+b.Model)
+	t.add("", la, lb, la+" / "+lb)
 	row := func(name, x, y string, fx, fy float64) { t.add(name, x, y, ratio(fx, fy)) }
 	ops := map[string][2]*estimate.OpMonth{}
 	var names []string
@@ -183,8 +185,22 @@ func CostCompare(w io.Writer, a, b *estimate.Bill) {
 		}
 		row("per 1,000 "+unit, estimate.USD(a.PerThousandUSD), estimate.USD(b.PerThousandUSD), a.PerThousandUSD, b.PerThousandUSD)
 	}
-	row(fmt.Sprintf("requests if provisioned at %s%%", estimate.Num(a.Provisioned.Utilisation*100)), estimate.USD(a.Provisioned.USD), estimate.USD(b.Provisioned.USD), a.Provisioned.USD, b.Provisioned.USD)
+	row(fmt.Sprintf("requests if provisioned at %s", estimate.Pct(a.Provisioned.Utilisation)), estimate.USD(a.Provisioned.USD), estimate.USD(b.Provisioned.USD), a.Provisioned.USD, b.Provisioned.USD)
 	t.write(w)
+}
+
+// compareLabels names the two sides of a comparison: by their models'
+// names, or by the files they were read from when the names are one
+// ("ridehail vs ridehail" tells nothing), the files' base names unless
+// those are one too.
+func compareLabels(a, b *estimate.Bill) (string, string) {
+	if a.Model != b.Model || a.Source == "" || b.Source == "" || a.Source == b.Source {
+		return a.Model, b.Model
+	}
+	if la, lb := filepath.Base(a.Source), filepath.Base(b.Source); la != lb {
+		return la, lb
+	}
+	return a.Source, b.Source
 }
 
 // ratio writes x / y as "40x", or "-" when either side is missing.

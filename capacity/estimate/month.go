@@ -132,7 +132,10 @@ type Provisioned struct {
 
 // Bill is a model's month.
 type Bill struct {
-	Model      string         `json:"model"`
+	Model string `json:"model"`
+	// Source is the file the model was read from, when a command read
+	// one: it tells two models of one name apart.
+	Source     string         `json:"source,omitempty"`
 	Region     string         `json:"region"`
 	PriceDate  string         `json:"priceDate"`
 	GB         string         `json:"gb"` // decimal or binary
@@ -390,7 +393,7 @@ func (e *Estimator) weights(op *catalog.Operation, vs []Variant, usd func(Step) 
 		for i, b := range op.Budgets {
 			if b.Share != nil {
 				w[i] = *b.Share
-				parts = append(parts, fmt.Sprintf("%s %s%%", b.Name, Num(100**b.Share)))
+				parts = append(parts, b.Name+" "+Pct(*b.Share))
 			}
 		}
 		return w, "by share: " + strings.Join(parts, ", ")

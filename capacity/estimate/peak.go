@@ -412,7 +412,7 @@ func shareNote(share float64, per int) string {
 		s = append(s, fmt.Sprintf("%d requests a run", per))
 	}
 	if share < 1 {
-		s = append(s, fmt.Sprintf("%s of it by volume", Num(round2(share*100))+"%"))
+		s = append(s, fmt.Sprintf("%s of it by volume", Pct(share)))
 	}
 	if len(s) == 0 {
 		return ""

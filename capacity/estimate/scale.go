@@ -157,7 +157,7 @@ func (ts *TableSize) data(gsis bool) {
 	case ts.DeclaredGB != nil:
 		share := (ts.StoredBytes - ts.GSIStoredBytes) / ts.StoredBytes
 		ts.DataGB = ts.GB * share
-		ts.DataSource = fmt.Sprintf("the declared %s GB x %s%%, the share outside the GSIs that populations and %s give", Num(ts.GB), Num(math.Round(share*1000)/10), basis)
+		ts.DataSource = fmt.Sprintf("the declared %s GB x %s, the share outside the GSIs that populations and %s give", Num(ts.GB), Pct(math.Round(share*1000)/1000), basis)
 	default:
 		ts.DataGB = ts.ComputedGB * (ts.StoredBytes - ts.GSIStoredBytes) / ts.StoredBytes
 		ts.DataSource = "populations and " + basis + ", GSI entries left out"

@@ -113,14 +113,14 @@ func (e *Estimator) attributeSpread(x *catalog.Index, en *catalog.Entity, name s
 	}
 	if sk := skewOf(a); sk > 0 {
 		sp.Kind, sp.Hottest, sp.N = SpreadSkew, sk, a.Skew.N
-		sp.Text = fmt.Sprintf("%s = its largest value (%s%% of the items)", name, Num(round2(sk*100)))
+		sp.Text = fmt.Sprintf("%s = its largest value (%s of the items)", name, Pct(sk))
 		sp.Values = e.valuesOf(a)
 		return sp
 	}
 	if d := a.Values; d != nil && d.Kind == "weighted" && len(d.Weights) > 0 {
 		vs := e.valuesOf(a)
 		sp.Kind, sp.Hottest, sp.N = SpreadWeighted, vs[0].Share, int64(len(vs))
-		sp.Text = fmt.Sprintf("%s = %s (%s%% of the items)", name, vs[0].Value, Num(round2(vs[0].Share*100)))
+		sp.Text = fmt.Sprintf("%s = %s (%s of the items)", name, vs[0].Value, Pct(vs[0].Share))
 		sp.Values = vs
 		return sp
 	}

@@ -118,6 +118,7 @@ func runCost(e *env, o *costOptions, paths []string) error {
 		if err != nil {
 			return badInput(fmt.Errorf("%s: %w", paths[i], err))
 		}
+		b.Source = paths[i]
 		bills = append(bills, b)
 	}
 	return reports.Cost(e.stdout, o.format, bills...)

@@ -81,6 +81,20 @@ func TestCostCompare(t *testing.T) {
 	assert.Equal(t, "model-b", doc.B.Model)
 }
 
+// Two versions of one model (one name) are told apart by their files.
+func TestCostCompareOneName(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile("../../examples/model-a.yaml")
+	require.NoError(t, err)
+	a, b := filepath.Join(dir, "before.yaml"), filepath.Join(dir, "after.yaml")
+	require.NoError(t, os.WriteFile(a, data, 0o644))
+	require.NoError(t, os.WriteFile(b, data, 0o644))
+	out, errOut, code := runCheckCLI("cost", "--compare", a, b)
+	require.Equal(t, ExitOK, code, errOut)
+	assert.Contains(t, out, "before.yaml vs after.yaml: monthly cost")
+	assert.NotContains(t, out, "model-a vs model-a")
+}
+
 func TestCostPricesAndUtilisation(t *testing.T) {
 	out, errOut, code := runCheckCLI("cost", "--prices", "testdata/cost/prices.yaml", "--utilisation", "0.5", "../../examples/model-b.yaml")
 	require.Equal(t, ExitOK, code, errOut)
