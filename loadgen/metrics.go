@@ -31,9 +31,10 @@ const (
 	// A cancelled transaction's throttled action carries a code
 	// (ThrottlingError, ProvisionedThroughputExceeded) and a message, no
 	// ThrottlingReasons: its throttle is counted by what the message
-	// names.
-	TxnIndexThrottled = "transaction throttled by a global secondary index"
-	TxnTableThrottled = "transaction throttled by the table"
+	// names. The reason is what throttled it, as AWS's reasons are, so
+	// that "throttled by" reads once before it.
+	TxnIndexThrottled = "a global secondary index, in a transaction"
+	TxnTableThrottled = "the table, in a transaction"
 
 	OutcomeSkipped     = "skipped"     // the subject no longer met its selection when read again
 	OutcomeInterrupted = "interrupted" // the run stopped before the arrival finished
