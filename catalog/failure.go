@@ -1,6 +1,10 @@
 package catalog
 
 import (
+	"regexp"
+	"strings"
+	"unicode"
+
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/expr"
 )
@@ -42,8 +46,11 @@ func (s *Step) MissingKind() FailureKind { return FailNotFound }
 //     succeed, exists otherwise), else that it is missing (not found);
 //   - a condition on an attribute whose unit is version is an optimistic
 //     lock: version conflict;
-//   - a condition on an attribute the same update adds to or increments
-//     is a limit: limit reached;
+//   - a condition on an attribute the same update adds to or increments,
+//     and on nothing else, is a limit: limit reached; when it reads other
+//     attributes too the limit is one reason among several ("settled, or
+//     owes less than the payment"), so it is a plain failed condition,
+//     named by its meaning (MeaningWords);
 //   - anything else is a plain failed condition.
 //
 // op types the expression values; "" when the step has no condition.
@@ -96,12 +103,64 @@ func (s *Step) ConditionKind(m *Model, op *Operation) FailureKind {
 			return FailVersionConflict
 		}
 	}
-	for _, a := range c.Attrs() {
+	attrs := c.Attrs()
+	for _, a := range attrs {
 		if contains(written, a) && (contains(incremented, a) || increments(sc, q.Update, a)) {
+			if len(attrs) > 1 {
+				return FailCondition
+			}
 			return FailLimitReached
 		}
 	}
 	return FailCondition
+}
+
+var (
+	clauseEnd = regexp.MustCompile(`\s*(;|\(| - |: |,)`)
+	stopWords = map[string]bool{"the": true, "a": true, "an": true, "this": true, "that": true, "it": true, "is": true, "was": true, "are": true, "do": true, "of": true}
+)
+
+// MeaningWords names a declared failure by its meaning, for the programs
+// and reports that must tell one failed condition from another: the
+// first clause's words, lower case, less articles and the like, at most
+// four ("contract settled or owes less than the payment" -> contract
+// settled or owes). The generator's error names and the load's outcome
+// labels are both read from them; none for a meaning of no words.
+func MeaningWords(meaning string) []string {
+	first := meaning
+	if loc := clauseEnd.FindStringIndex(meaning); loc != nil {
+		first = meaning[:loc[0]]
+	}
+	var ws []string
+	for _, w := range strings.Fields(first) {
+		lw := strings.ToLower(w)
+		if stopWords[lw] {
+			continue
+		}
+		ws = append(ws, lw)
+		if len(ws) == 4 {
+			break
+		}
+	}
+	return ws
+}
+
+// MeaningLabel is MeaningWords as an outcome's label: letters and digits
+// joined by hyphens ("contract-settled-or-owes"); "" when none.
+func MeaningLabel(meaning string) string {
+	var parts []string
+	for _, w := range MeaningWords(meaning) {
+		w = strings.Map(func(r rune) rune {
+			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+				return r
+			}
+			return -1
+		}, w)
+		if w != "" {
+			parts = append(parts, w)
+		}
+	}
+	return strings.Join(parts, "-")
 }
 
 // increments reports whether the update's new value of a depends on its

@@ -1455,7 +1455,7 @@ func (r *resolver) check(ptr string, sc *Scenario, rc rawCheck) Check {
 	switch c.Metric {
 	case MetricOutcome:
 		if c.Outcome == "" {
-			r.errAt(ptr, true, "", "metric outcome needs outcome: the outcome counted (applied, already-applied, limit-reached, version-conflict, throttled, dead-lettered, error...)")
+			r.errAt(ptr, true, "", "metric outcome needs outcome: the outcome counted (applied, already-applied, limit-reached, version-conflict, throttled, dead-lettered, error..., or a failed condition by its meaning's first words: contract-settled-or-owes)")
 		}
 	case MetricPartitionRead, MetricPartitionWrite:
 		if (c.Table == nil) == (c.Index == nil) {

@@ -62,6 +62,19 @@ func (o Outcome) OK() bool {
 	return o.Declared == "succeed" || o.Declared == "stop"
 }
 
+// Label is the outcome as a load counts and prints it: its kind, but a
+// plain failed condition by the name of the model's meaning
+// (catalog.MeaningLabel: "contract-settled-or-owes"), since
+// "condition-failed" tells one refusal from no other.
+func (o Outcome) Label() string {
+	if o.Kind == ConditionFailed {
+		if l := catalog.MeaningLabel(o.Meaning); l != "" {
+			return l
+		}
+	}
+	return string(o.Kind)
+}
+
 // Retry reports whether the model says to retry the operation.
 func (o Outcome) Retry() bool { return o.Declared == "retry" }
 

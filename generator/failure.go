@@ -6,9 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/catalog"
-	"github.com/cardapio/cardapio/expr"
 )
 
 // failurePlan is one declared failure of a step: a condition that fails
@@ -48,7 +46,6 @@ func (s *sentinelPlan) Doc() string {
 
 var (
 	alreadyRe = regexp.MustCompile(`(?i)\balready\s+([a-z]+)`)
-	clauseEnd = regexp.MustCompile(`\s*(;|\(| - |: |,)`)
 )
 
 // failureName derives the name of a failure (without the Err prefix)
@@ -62,10 +59,11 @@ var (
 //     (AlreadyApplied), else the entity, Exists (ProfileExists);
 //   - an optimistic lock (a condition on an attribute of unit version):
 //     VersionConflict;
-//   - a counter held under a limit: the operation's object, LimitReached
-//     (ClaimContact: ContactLimitReached); Refused when the condition reads
-//     other attributes too, so a limit is one reason among several;
-//   - any other condition: the first words of the meaning.
+//   - a counter held under a limit, and nothing else: the operation's
+//     object, LimitReached (ClaimContact: ContactLimitReached);
+//   - any other condition, a limit among other terms included: the first
+//     words of the meaning (catalog.MeaningWords), as the load's outcomes
+//     label it.
 func (p *plan) failureName(op *catalog.Operation, st *catalog.Step, q *catalog.Request, missing bool) string {
 	ent := ""
 	if q.Entity != nil {
@@ -90,28 +88,9 @@ func (p *plan) failureName(op *catalog.Operation, st *catalog.Step, q *catalog.R
 	case catalog.FailVersionConflict:
 		return "VersionConflict"
 	case catalog.FailLimitReached:
-		if len(conditionAttrs(q)) > 1 {
-			// The counter is one term of several: reaching a limit is
-			// one way among others to fail.
-			return objectOf(op.Name, ent) + "Refused"
-		}
 		return objectOf(op.Name, ent) + "LimitReached"
 	}
 	return meaningName(f.Meaning, exported(st.ID)+"Failed")
-}
-
-// conditionAttrs returns the attributes a request's condition reads; none
-// when it does not parse.
-func conditionAttrs(q *catalog.Request) []string {
-	values := map[string]attr.Value{}
-	for _, nv := range q.Values {
-		values[nv.Name] = attr.Num("0")
-	}
-	c, err := expr.NewScope(q.Names, values).Condition(q.Condition)
-	if err != nil {
-		return nil
-	}
-	return c.Attrs()
 }
 
 // irregular are past participles that do not end in -ed.
@@ -150,26 +129,10 @@ func objectOf(op, fallback string) string {
 	return exported(strings.Join(ws[1:], " "))
 }
 
-var stopWords = map[string]bool{"the": true, "a": true, "an": true, "this": true, "that": true, "it": true, "is": true, "was": true, "are": true, "do": true, "of": true}
-
 // meaningName turns the first clause of a meaning into a name of at most
 // four words.
 func meaningName(meaning, fallback string) string {
-	first := meaning
-	if loc := clauseEnd.FindStringIndex(meaning); loc != nil {
-		first = meaning[:loc[0]]
-	}
-	var ws []string
-	for _, w := range strings.Fields(first) {
-		lw := strings.ToLower(w)
-		if stopWords[lw] {
-			continue
-		}
-		ws = append(ws, lw)
-		if len(ws) == 4 {
-			break
-		}
-	}
+	ws := catalog.MeaningWords(meaning)
 	if len(ws) == 0 {
 		return fallback
 	}

@@ -201,13 +201,13 @@ func TestEnumConstNames(t *testing.T) {
 	assert.NotContains(t, src, "BankIDX033")
 }
 
-// A limit that is one term of a condition among others names its error
-// Refused, not LimitReached: the error means every way the condition
-// fails.
+// A limit that is one term of a condition among others is no limit
+// reached: the condition fails for every reason it states, so its error
+// is named by the model's meaning, as the load's outcome is labelled.
 func TestLimitAmongOtherTerms(t *testing.T) {
 	m, err := catalog.Load("../model.yaml")
 	require.NoError(t, err)
-	var limits []string
+	var names []string
 	for _, op := range m.Operations {
 		for _, st := range op.Steps {
 			if st.Request == nil || st.ConditionKind(m, op) != catalog.FailLimitReached {
@@ -215,13 +215,20 @@ func TestLimitAmongOtherTerms(t *testing.T) {
 			}
 			name := st.Request.Entity.Table.PartitionKey
 			st.Request.Condition = "(" + st.Request.Condition + ") AND attribute_exists(" + name + ")"
-			limits = append(limits, op.Name)
+			require.Equal(t, catalog.FailCondition, st.ConditionKind(m, op), "%s/%s widened", op.Name, st.ID)
+			var n strings.Builder
+			for _, w := range catalog.MeaningWords(st.Request.OnConditionFailed.Meaning) {
+				n.WriteString(strings.ToUpper(w[:1]) + strings.ToLower(w[1:]))
+			}
+			names = append(names, "Err"+n.String()+" ")
 		}
 	}
-	require.NotEmpty(t, limits, "the model has no limit to widen")
+	require.NotEmpty(t, names, "the model has no limit to widen")
 	files, err := generator.Generate(m, generator.Options{Package: "widened", Keys: catalog.KeysNative, Source: "model.yaml"})
 	require.NoError(t, err)
 	src := string(files["errors.go"])
 	assert.NotContains(t, src, "LimitReached =")
-	assert.Contains(t, src, "Refused =")
+	for _, n := range names {
+		assert.Contains(t, src, n)
+	}
 }

@@ -26,7 +26,8 @@ func newHist() *hdr.Histogram { return hdr.New(histLowest, histHighest, histDigi
 
 // Outcome kinds of the summary, beyond the executor's (applied,
 // already-applied, limit-reached, version-conflict, not-found, throttled,
-// transaction-conflict, error...).
+// transaction-conflict, error..., and a plain failed condition by its
+// meaning: executor.Outcome.Label).
 const (
 	// A cancelled transaction's throttled action carries a code
 	// (ThrottlingError, ProvisionedThroughputExceeded) and a message, no

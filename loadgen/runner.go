@@ -263,7 +263,7 @@ func (r *runner) execute(a *arrival, st *loadStats) {
 		break
 	}
 	lat := r.wall.Now().Sub(t0)
-	kind := string(res.Outcome.Kind)
+	kind := res.Outcome.Label()
 	if ctx.Err() != nil && !res.Outcome.OK() {
 		r.finish(a, st, OutcomeInterrupted, res, lat, false)
 		r.ledger(a, values, res, false)
@@ -773,7 +773,7 @@ func (r *runner) ledger(a *arrival, values map[string]attr.Value, res *executor.
 // the load says, schedules its replay.
 func (r *runner) deadLetter(a *arrival, st *loadStats, res *executor.Result) {
 	st.deadLetter()
-	reason := string(res.Outcome.Kind)
+	reason := res.Outcome.Label()
 	for _, t := range res.Outcome.Throttling {
 		reason += " " + t.Reason
 		break
