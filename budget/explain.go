@@ -10,6 +10,7 @@ import (
 	"github.com/cardapio/cardapio/capacity"
 	"github.com/cardapio/cardapio/capacity/estimate"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/internal/digits"
 )
 
 // Cause kinds.
@@ -464,14 +465,14 @@ func (x *explainer) cause(st *Action, r *stepRef, l estimate.Line) (Cause, bool)
 		}
 		n := float64(r.step.Request.Index.Shards.Count)
 		c.Kind, c.Extra = CauseFanOut, l.Units-l.Units/n
-		c.Text = fmt.Sprintf("%s reads its page on each of the %d shards of %s: %s RRU in all", stepName(st), int(n), r.step.Request.Index.Name, num(l.Units))
+		c.Text = fmt.Sprintf("%s reads its page on each of the %s of %s: %s RRU in all", stepName(st), digits.Count(int(n), "shard"), r.step.Request.Index.Name, num(l.Units))
 		c.At = r.at(x.m, "shards")
 	case estimate.RulePages:
 		if x.b == nil || x.b.Pages < 2 {
 			return c, false
 		}
 		c.Kind, c.Extra = CausePages, l.Units-l.Units/float64(x.b.Pages)
-		c.Text = fmt.Sprintf("the variant reads %d pages: %s RRU", x.b.Pages, num(l.Units))
+		c.Text = fmt.Sprintf("the variant reads %s: %s RRU", digits.Count(x.b.Pages, "page"), num(l.Units))
 		c.At = positioned(x.m, "operations", x.op.Name, "budgets", x.b.Name, "pages")
 	default:
 		return c, false

@@ -7,6 +7,7 @@ import (
 	"github.com/cardapio/cardapio/capacity"
 	"github.com/cardapio/cardapio/capacity/estimate"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/internal/digits"
 )
 
 // The static gate: the verdict a valid model reaches before any request
@@ -149,20 +150,13 @@ func (g *Gate) Summary() string {
 		variants[f.Name] = true
 	}
 	if n := len(variants); n > 0 {
-		out = append(out, plural(n, "variant")+" over budget")
+		out = append(out, digits.Count(n, "variant")+" over budget")
 	}
 	if n := len(g.Of(FindingHot)); n > 0 {
-		out = append(out, plural(n, "hot partition"))
+		out = append(out, digits.Count(n, "hot partition"))
 	}
 	if n := len(g.Of(FindingReview)); n > 0 {
-		out = append(out, plural(n, "review warning")+" not accepted (--strict)")
+		out = append(out, digits.Count(n, "review warning")+" not accepted (--strict)")
 	}
 	return strings.Join(out, ", ")
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -37,6 +37,7 @@ import (
 	"github.com/cardapio/cardapio/catalog"
 	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/executor"
+	"github.com/cardapio/cardapio/internal/digits"
 )
 
 // misbillNote introduces the discrepancies the probe found.
@@ -91,7 +92,7 @@ func misbilling(ctx context.Context, c *dynamodb.Client, table string, rules cap
 		}
 		read += rules.ItemSize(x)
 	}
-	items := fmt.Sprintf("%d items", len(scan.Items))
+	items := digits.Count(len(scan.Items), "item")
 	if len(scan.Items) == 1 {
 		items = "1 item"
 	}
@@ -211,7 +212,7 @@ func what(s *executor.StepResult) string {
 	switch s.Kind {
 	case catalog.Query, catalog.Scan:
 		if s.Requests > 1 {
-			return fmt.Sprintf("these %d pages", s.Requests)
+			return "these " + digits.Count(s.Requests, "page")
 		}
 		return "this page"
 	case catalog.Get:
@@ -220,7 +221,7 @@ func what(s *executor.StepResult) string {
 		return "this transaction"
 	}
 	if s.Requests > 1 {
-		return fmt.Sprintf("these %d writes", s.Requests)
+		return "these " + digits.Count(s.Requests, "write")
 	}
 	return "this write"
 }

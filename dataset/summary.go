@@ -10,6 +10,7 @@ import (
 
 	"github.com/cardapio/cardapio/capacity"
 	"github.com/cardapio/cardapio/capacity/estimate"
+	"github.com/cardapio/cardapio/internal/digits"
 )
 
 // Summary is what a run made and what it would cost in DynamoDB, set
@@ -269,7 +270,7 @@ func (s Summary) Text(w io.Writer) error {
 	}
 	for _, e := range s.Entity {
 		if e.Dropped > 0 || e.KeyErrors > 0 {
-			fmt.Fprintf(w, "  %s: %d items dropped (their key kept repeating a sibling's), %d with a key that could not be rendered\n", e.Entity, e.Dropped, e.KeyErrors)
+			fmt.Fprintf(w, "  %s: %s dropped (their key kept repeating a sibling's), %d with a key that could not be rendered\n", e.Entity, digits.Count(e.Dropped, "item"), e.KeyErrors)
 		}
 	}
 	for _, sk := range s.Skipped {

@@ -16,6 +16,7 @@ import (
 	"github.com/cardapio/cardapio/catalog"
 	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/engine"
+	"github.com/cardapio/cardapio/internal/digits"
 )
 
 // The invariants are checked once the run is over, against the data: one
@@ -623,7 +624,7 @@ func (c *versionsChecker) result() InvariantResult {
 		sort.Float64s(vs)
 		fin, ok := c.final[k]
 		if !ok {
-			c.violate(k, "the item the run wrote %d times is gone", len(vs))
+			c.violate(k, "the item the run wrote %s is gone", digits.Count(len(vs), "time"))
 			continue
 		}
 		f, err := strconv.ParseFloat(fin, 64)
@@ -632,7 +633,7 @@ func (c *versionsChecker) result() InvariantResult {
 			continue
 		}
 		if want := vs[0] + float64(len(vs)); f != want {
-			c.violate(k, "%s is %s; the run applied %d writes from %s %s, which leave %s", attrName, fin, len(vs), attrName, num(vs[0]), num(want))
+			c.violate(k, "%s is %s; the run applied %s from %s %s, which leave %s", attrName, fin, digits.Count(len(vs), "write"), attrName, num(vs[0]), num(want))
 		}
 	}
 	return c.res

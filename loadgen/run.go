@@ -18,6 +18,7 @@ import (
 	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/engine"
 	"github.com/cardapio/cardapio/executor"
+	"github.com/cardapio/cardapio/internal/digits"
 	"github.com/cardapio/cardapio/internal/input"
 	"github.com/cardapio/cardapio/throughput"
 )
@@ -213,7 +214,7 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 	}
 	sum.Population.Items, sum.Population.ByTable = pr.items, pr.byTable
 	for _, e := range sortedNames(pr.skipped) {
-		sum.Notes = append(sum.Notes, fmt.Sprintf("%d %s items of the population not written: nothing of the run reads them", pr.skipped[e], e))
+		sum.Notes = append(sum.Notes, fmt.Sprintf("%s of the population not written: nothing of the run reads them", digits.Count(pr.skipped[e], e+" item")))
 	}
 	sum.Notes = append(sum.Notes, popNotes...)
 
@@ -222,7 +223,7 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 	sum.SetupSeconds = o.Wall.Now().Sub(began).Seconds()
 	clock.start(o.Speed)
 	sum.ClockStart = clock.Now().Format(time.RFC3339)
-	logf("%s: %d items loaded in %.1fs; running %s from %s", m.Name, pr.items, sum.SetupSeconds, sc.Name, clock.Now().In(pop.Loc).Format("2006-01-02 15:04"))
+	logf("%s: %s loaded in %.1fs; running %s from %s", m.Name, digits.Count(pr.items, "item"), sum.SetupSeconds, sc.Name, clock.Now().In(pop.Loc).Format("2006-01-02 15:04"))
 
 	// The run.
 	h := newHeat(tg, tables)
@@ -502,7 +503,7 @@ func (r *runner) pickSubjects(m *catalog.Model, pr *populationResult, o Options,
 		l.subjects = keep
 		sum.Population.Subjects[l.name] = int64(len(keep))
 		if pr.missing[l.idx] > 0 {
-			sum.Notes = append(sum.Notes, fmt.Sprintf("load %s: %d subjects left out, an item of their context (%s) missing from their tree", l.name, pr.missing[l.idx], entityNames(l.entities)))
+			sum.Notes = append(sum.Notes, fmt.Sprintf("load %s: %s left out, an item of their context (%s) missing from their tree", l.name, digits.Count(pr.missing[l.idx], "subject"), entityNames(l.entities)))
 		}
 		if len(keep) == 0 {
 			sum.Notes = append(sum.Notes, fmt.Sprintf("load %s: no %s of the population meets its selection: it makes no arrivals", l.name, s.Entity.Name))
@@ -535,8 +536,8 @@ func (r *runner) firstArrivals(o Options, sum *Summary) {
 			asked := l.pacer.Count()
 			l.pacer.Limit(int64(len(l.subjects)))
 			end, _ := l.pacer.Due(l.pacer.Count() - 1)
-			sum.Notes = append(sum.Notes, fmt.Sprintf("load %s: %d arrivals asked, %d subjects in the population: each once at the load's rate, ending %s into its window",
-				l.name, asked, len(l.subjects), end.Round(time.Second)))
+			sum.Notes = append(sum.Notes, fmt.Sprintf("load %s: %s asked, %s in the population: each once at the load's rate, ending %s into its window",
+				l.name, digits.Count(asked, "arrival"), digits.Count(len(l.subjects), "subject"), end.Round(time.Second)))
 		}
 		if ev := r.arrivalEvent(l, 0); ev != nil {
 			r.sched.push(ev)

@@ -15,6 +15,7 @@ import (
 	"github.com/cardapio/cardapio/capacity/estimate"
 	"github.com/cardapio/cardapio/catalog"
 	"github.com/cardapio/cardapio/engine"
+	"github.com/cardapio/cardapio/internal/digits"
 	"github.com/cardapio/cardapio/throughput"
 )
 
@@ -608,7 +609,7 @@ func (p *planner) removed(ks estimate.KeySpread, e *catalog.Entity) estimate.Key
 			sp.Values[k] = estimate.SpreadValue{Value: v, Rank: int64(k), Share: h[v]}
 		}
 		sp.N, sp.Hottest = int64(len(vs)), h[vs[0]]
-		sp.Text = fmt.Sprintf("%s = one of %d values, as the population's %s items hold them", sp.Attribute, len(vs), e.Name)
+		sp.Text = fmt.Sprintf("%s = one of %s, as the population's %s items hold them", sp.Attribute, digits.Count(len(vs), "value"), e.Name)
 		out.Attrs[i] = sp
 	}
 	return out

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cardapio/cardapio/budget"
 	"github.com/cardapio/cardapio/capacity/estimate"
+	"github.com/cardapio/cardapio/internal/digits"
 )
 
 // BudgetText writes the gate's report for a terminal: one row per variant
@@ -15,7 +16,7 @@ import (
 // baseline, and a last line that says whether the gate passed.
 func BudgetText(w io.Writer, r *budget.Report) {
 	w = TextOut(w)
-	fmt.Fprintf(w, "%s: model %s: %s measured on the %s\n", Text(r.Model), Text(r.Name), count(r.Summary.Variants, "variant"), targetWords(r))
+	fmt.Fprintf(w, "%s: model %s: %s measured on the %s\n", Text(r.Model), Text(r.Name), digits.Count(r.Summary.Variants, "variant"), targetWords(r))
 	fmt.Fprintf(w, "  %s\n", checkWords(r.Check))
 	fmt.Fprintf(w, "  keys %s; %s; tables %s*\n", r.Keys, r.Retry, r.TablePrefix)
 	for _, f := range r.Check.Findings {
@@ -81,16 +82,16 @@ func BudgetText(w io.Writer, r *budget.Report) {
 // checkWords says what validation, the static estimate and the peak gate
 // found.
 func checkWords(c budget.Check) string {
-	s := fmt.Sprintf("valid: no errors, %s (%d accepted); ", count(c.Warnings, "review warning"), c.Accepted)
+	s := fmt.Sprintf("valid: no errors, %s (%d accepted); ", digits.Count(c.Warnings, "review warning"), c.Accepted)
 	if c.StaticOver == 0 {
 		s += "the static estimate holds every budget"
 	} else {
-		s += fmt.Sprintf("the static estimate puts %s over budget", count(c.StaticOver, "variant"))
+		s += fmt.Sprintf("the static estimate puts %s over budget", digits.Count(c.StaticOver, "variant"))
 	}
 	if c.Hot == 0 {
 		return s + "; no partition over its limit at the declared peaks"
 	}
-	return s + fmt.Sprintf("; %s at the declared peaks", count(c.Hot, "hot partition"))
+	return s + fmt.Sprintf("; %s at the declared peaks", digits.Count(c.Hot, "hot partition"))
 }
 
 // findingText is a finding as check prints it: a hot partition placed at
@@ -149,23 +150,23 @@ func verdictLine(r *budget.Report) string {
 	case 0:
 		extra = append(extra, "no drift")
 	default:
-		extra = append(extra, count(s.Drift, "variant")+" with drift")
+		extra = append(extra, digits.Count(s.Drift, "variant")+" with drift")
 	}
 	if s.Computed > 0 {
-		extra = append(extra, count(s.Computed, "variant")+" with computed figures")
+		extra = append(extra, digits.Count(s.Computed, "variant")+" with computed figures")
 	}
 	if r.Baseline != nil {
 		extra = append(extra, fmt.Sprintf("%d dearer than the baseline", s.Dearer))
 	}
 	if r.OK {
-		return fmt.Sprintf("ok: %s within budget on the %s; %s", count(s.Pass, "variant"), targetWords(r), strings.Join(extra, ", "))
+		return fmt.Sprintf("ok: %s within budget on the %s; %s", digits.Count(s.Pass, "variant"), targetWords(r), strings.Join(extra, ", "))
 	}
 	var bad []string
 	if n := len(r.Check.Findings); n > 0 {
-		bad = append(bad, fmt.Sprintf("check fails the model (%s)", count(n, "finding")))
+		bad = append(bad, fmt.Sprintf("check fails the model (%s)", digits.Count(n, "finding")))
 	}
 	if s.Fail > 0 {
-		bad = append(bad, fmt.Sprintf("%d of %d variants failed", s.Fail, s.Variants))
+		bad = append(bad, fmt.Sprintf("%d of %s failed", s.Fail, digits.Count(s.Variants, "variant")))
 	}
 	if s.Error > 0 {
 		bad = append(bad, fmt.Sprintf("%d could not be measured", s.Error))

@@ -9,6 +9,7 @@ import (
 	"github.com/cardapio/cardapio/budget"
 	"github.com/cardapio/cardapio/capacity/estimate"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/internal/digits"
 )
 
 // Check is check's report on a valid model: the map of access patterns
@@ -42,15 +43,15 @@ func (c *Check) Text(w io.Writer) {
 	w = TextOut(w)
 	m := c.Model
 	fmt.Fprintf(w, "%s: model %s: %s, %s, %s, %s, %s\n", Text(c.Path), Text(m.Name),
-		count(len(m.AccessPatterns), "access pattern"), count(len(m.Tables), "table"), count(len(m.Indexes), "index"),
-		count(len(m.Entities), "entity"), count(len(m.Operations), "operation"))
+		digits.Count(len(m.AccessPatterns), "access pattern"), digits.Count(len(m.Tables), "table"), digits.Count(len(m.Indexes), "index"),
+		digits.Count(len(m.Entities), "entity"), digits.Count(len(m.Operations), "operation"))
 	for _, s := range c.sections() {
 		fmt.Fprintf(w, "\n%s\n", s.title)
 		s.text(w)
 	}
 	n := Unaccepted(m.Warnings)
 	if !c.Gate.OK() {
-		fmt.Fprintf(w, "\nFAIL: %s; no errors, %s (%d accepted)\n", c.Gate.Summary(), count(n, "warning"), len(m.Warnings)-n)
+		fmt.Fprintf(w, "\nFAIL: %s; no errors, %s (%d accepted)\n", c.Gate.Summary(), digits.Count(n, "warning"), len(m.Warnings)-n)
 		return
 	}
 	holds := ""
@@ -62,7 +63,7 @@ func (c *Check) Text(w io.Writer) {
 	} else {
 		holds += ", no peak declared to weigh partitions against"
 	}
-	fmt.Fprintf(w, "\nok: no errors, %s (%d accepted)%s\n", count(n, "warning"), len(m.Warnings)-n, holds)
+	fmt.Fprintf(w, "\nok: no errors, %s (%d accepted)%s\n", digits.Count(n, "warning"), len(m.Warnings)-n, holds)
 }
 
 // JSON writes the report as one JSON document: "ok", no errors, and one
@@ -89,22 +90,6 @@ func CheckErrorsJSON(w io.Writer, path string, errs catalog.ErrorList) error {
 // line.
 func CheckUnreadableJSON(w io.Writer, path string, err error) error {
 	return JSON(w, checkJSON{Model: path, OK: false, Errors: []jsonError{{File: path, Message: err.Error()}}})
-}
-
-// count writes n and the noun, in the plural when n is not 1.
-func count(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	switch {
-	case strings.HasSuffix(noun, "x"):
-		noun += "es"
-	case strings.HasSuffix(noun, "ty"):
-		noun = strings.TrimSuffix(noun, "y") + "ies"
-	default:
-		noun += "s"
-	}
-	return fmt.Sprintf("%d %s", n, noun)
 }
 
 type checkJSON struct {
@@ -189,7 +174,7 @@ func mapSection(m *catalog.Model) checkSection {
 				}
 				kind := s.Kind
 				if s.Shards > 0 {
-					kind += fmt.Sprintf(", %d shards", s.Shards)
+					kind += ", " + digits.Count(s.Shards, "shard")
 				}
 				qs := strings.Join(s.Questions, " ")
 				if s.Loose {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/cardapio/cardapio/internal/digits"
 	"github.com/cardapio/cardapio/internal/files"
 	"github.com/cardapio/cardapio/loadgen"
 )
@@ -29,7 +30,7 @@ func LoadText(w io.Writer, s *loadgen.Summary) {
 	part := ""
 	switch {
 	case s.Merged > 0:
-		part = fmt.Sprintf(", %d of %d parts merged", s.Merged, s.Parts)
+		part = fmt.Sprintf(", %d of %s merged", s.Merged, digits.Count(s.Parts, "part"))
 	case s.Parts > 1:
 		part = fmt.Sprintf(", part %d/%d", s.Part, s.Parts)
 	}
@@ -42,12 +43,12 @@ func LoadText(w io.Writer, s *loadgen.Summary) {
 	if s.Throughput != "" {
 		fmt.Fprintf(w, "  %s\n", s.Throughput)
 	}
-	fmt.Fprintf(w, "  scenario clock %s to %s; %.1fs of wall time (%.1fs loading %d items)\n", s.ClockStart, s.ClockEnd, s.WallSeconds, s.SetupSeconds, s.Population.Items)
+	fmt.Fprintf(w, "  scenario clock %s to %s; %.1fs of wall time (%.1fs loading %s)\n", s.ClockStart, s.ClockEnd, s.WallSeconds, s.SetupSeconds, digits.Count(s.Population.Items, "item"))
 	if s.Interrupted {
 		fmt.Fprintln(w, "  INTERRUPTED: a partial report")
 	}
 	b := s.Behind
-	fmt.Fprintf(w, "  generator: %d arrivals late, at most %.1f ms behind (p99 %.1f ms)", b.Late, b.MaxMs, b.P99Ms)
+	fmt.Fprintf(w, "  generator: %s late, at most %.1f ms behind (p99 %.1f ms)", digits.Count(b.Late, "arrival"), b.MaxMs, b.P99Ms)
 	if b.LimitMs > 0 {
 		fmt.Fprintf(w, ", limit %.0f ms", b.LimitMs)
 		if b.Exceeded {
@@ -93,7 +94,7 @@ func LoadText(w io.Writer, s *loadgen.Summary) {
 		}
 		fmt.Fprintf(w, "\nthrottled requests by reason: %s\n", strings.Join(parts, ", "))
 	}
-	fmt.Fprintf(w, "dead-letter ledger: %d messages, %d replayed\n", s.DeadLettered, s.Replayed)
+	fmt.Fprintf(w, "dead-letter ledger: %s, %d replayed\n", digits.Count(s.DeadLettered, "message"), s.Replayed)
 
 	if len(s.Units) > 0 {
 		fmt.Fprintln(w, "\nconsumed units (local; peak a second, and at full scale)")
@@ -205,7 +206,7 @@ func invariantsText(w io.Writer, invs []loadgen.InvariantResult, interrupted boo
 		case v.Pending:
 			state = "pending (completed by load merge)"
 		case v.Violations > 0:
-			state = fmt.Sprintf("VIOLATED %d times", v.Violations)
+			state = "VIOLATED " + digits.Count(v.Violations, "time")
 		case v.Unchecked != "":
 			fmt.Fprintf(w, "  %s: NOT CHECKED: %s\n", v.Name, Text(v.Unchecked))
 			continue
@@ -236,7 +237,7 @@ func LoadCheckText(w io.Writer, r *loadgen.CheckReport) {
 	case !r.OK:
 		verdict = "FAILED"
 	case r.Unchecked > 0:
-		verdict = fmt.Sprintf("ok, %d of %d invariants not checked", r.Unchecked, len(r.Invariants))
+		verdict = fmt.Sprintf("ok, %d of %s not checked", r.Unchecked, digits.Count(len(r.Invariants), "invariant"))
 	}
 	fmt.Fprintf(w, "%s: invariants on %s: %s\n", Text(r.Model), r.Target, verdict)
 	names := make([]string, 0, len(r.Tables))
@@ -248,7 +249,7 @@ func LoadCheckText(w io.Writer, r *loadgen.CheckReport) {
 		fmt.Fprintf(w, "  table %s: %s\n", k, r.Tables[k])
 	}
 	if len(r.Results) > 0 {
-		fmt.Fprintf(w, "  ledger: %d messages and %d version-guarded writes from %s\n", r.Messages, r.Writes, strings.Join(r.Results, ", "))
+		fmt.Fprintf(w, "  ledger: %s and %s from %s\n", digits.Count(r.Messages, "message"), digits.Count(r.Writes, "version-guarded write"), strings.Join(r.Results, ", "))
 	} else {
 		fmt.Fprintln(w, "  ledger: none (no --results file)")
 	}

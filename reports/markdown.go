@@ -8,6 +8,7 @@ import (
 	"github.com/cardapio/cardapio/budget"
 	"github.com/cardapio/cardapio/capacity/estimate"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/internal/digits"
 )
 
 // BudgetMarkdown writes the gate's report in GitHub-flavoured Markdown,
@@ -56,7 +57,7 @@ func BudgetMarkdown(w io.Writer, r *budget.Report) {
 		all[i] = i
 	}
 	if len(attention) > 0 {
-		fmt.Fprintf(w, "<details><summary>All %s</summary>\n\n", count(s.Variants, "variant"))
+		fmt.Fprintf(w, "<details><summary>All %s</summary>\n\n", digits.Count(s.Variants, "variant"))
 	}
 	mdTable(w, r, all)
 	if len(attention) > 0 {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cardapio/cardapio/budget"
 	"github.com/cardapio/cardapio/capacity/estimate"
+	"github.com/cardapio/cardapio/internal/digits"
 )
 
 func (c *Check) peakSection() checkSection {
@@ -20,7 +21,7 @@ func (c *Check) peakSection() checkSection {
 			for _, s := range p.Structures {
 				name := s.Name()
 				if s.Shards > 0 {
-					name += fmt.Sprintf(" (%d shards)", s.Shards)
+					name += " (" + digits.Count(s.Shards, "shard") + ")"
 				}
 				verdict := "PASS"
 				if s.Write.Over() || s.Read.Over() {

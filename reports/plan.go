@@ -9,6 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/cardapio/cardapio/internal/digits"
 	"github.com/cardapio/cardapio/planner"
 )
 
@@ -132,7 +133,7 @@ func planText(w io.Writer, r *planner.Result) {
 	}
 	for _, s := range r.Advice.Shards {
 		if s.NoThrottle > 0 {
-			fmt.Fprintf(w, "  %s: %d shards (planned with %d; tried %s)\n", s.Index, s.NoThrottle, s.Planned, ints(s.Tried))
+			fmt.Fprintf(w, "  %s: %s (planned with %d; tried %s)\n", s.Index, digits.Count(s.NoThrottle, "shard"), s.Planned, ints(s.Tried))
 		} else {
 			fmt.Fprintf(w, "  %s: no shard count up to %d stops its throttling (tried %s)\n", s.Index, maxInt(s.Tried), ints(s.Tried))
 		}

@@ -338,7 +338,7 @@ func (e *Estimator) query(t *capacity.Table, q *catalog.Request, b *catalog.Budg
 	n := 1
 	if b.Pages > 1 {
 		n = b.Pages
-		why = append(why, capacity.Reason{Target: target(ix), Rule: RulePages, Text: fmt.Sprintf("x %d pages read in this variant", n)})
+		why = append(why, capacity.Reason{Target: target(ix), Rule: RulePages, Text: "x " + digits.Count(n, "page") + " read in this variant"})
 	}
 	if k, text := FanOutQueries(q); k > 1 && (q.Index == nil || q.Index.Shards == nil) {
 		// One partition read by every worker: the same page each time.
@@ -368,7 +368,7 @@ func (e *Estimator) query(t *capacity.Table, q *catalog.Request, b *catalog.Budg
 		if len(order) > 1 {
 			var parts []string
 			for _, u := range order {
-				parts = append(parts, fmt.Sprintf("%s of %s RRU (%s %s)", plural(len(byUnits[u]), "page"), Num(u), sh.Attribute, shardList(byUnits[u])))
+				parts = append(parts, fmt.Sprintf("%s of %s RRU (%s %s)", digits.Count(len(byUnits[u]), "page"), Num(u), sh.Attribute, shardList(byUnits[u])))
 			}
 			text = fmt.Sprintf("x %d shards, one page each, sized with each shard's value of %s: %s", sh.Count, sh.Attribute, strings.Join(parts, ", "))
 		}
@@ -466,14 +466,6 @@ func (e *Estimator) page(t *capacity.Table, ix *capacity.Index, q *catalog.Reque
 		why = append(why, pwhy...)
 	}
 	return c, why, nil
-}
-
-// plural writes "1 page", "15 pages".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // shardList writes shard values briefly: "= 0", "1 to 15", "in 0, 3, 7".

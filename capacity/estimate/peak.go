@@ -12,6 +12,7 @@ import (
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/capacity"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/internal/digits"
 	"github.com/cardapio/cardapio/throughput"
 )
 
@@ -409,7 +410,7 @@ func (e *Estimator) opRates(op *catalog.Operation) []rateSource {
 func shareNote(share float64, per int) string {
 	var s []string
 	if per > 1 {
-		s = append(s, fmt.Sprintf("%d requests a run", per))
+		s = append(s, digits.Count(per, "request")+" a run")
 	}
 	if share < 1 {
 		s = append(s, fmt.Sprintf("%s of it by volume", Pct(share)))

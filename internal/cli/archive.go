@@ -11,6 +11,7 @@ import (
 
 	"github.com/cardapio/cardapio/archive"
 	"github.com/cardapio/cardapio/endpoint"
+	"github.com/cardapio/cardapio/internal/digits"
 )
 
 func init() { commands = append(commands, newArchiveCmd) }
@@ -61,10 +62,11 @@ run.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(e.stdout, "archived %d items deleted by TTL from %s into %s\nread %d stream records in %d shards of %d streams; left alone %d deletions by users and %d changes\n",
-				r.Archived, o.From, o.To, r.Records, r.Shards, r.Streams, r.UserDeletes, r.Changes)
+			fmt.Fprintf(e.stdout, "archived %s deleted by TTL from %s into %s\nread %s in %s of %s; left alone %s by users and %s\n",
+				digits.Count(r.Archived, "item"), o.From, o.To, digits.Count(r.Records, "stream record"), digits.Count(r.Shards, "shard"), digits.Count(r.Streams, "stream"),
+				digits.Count(r.UserDeletes, "deletion"), digits.Count(r.Changes, "change"))
 			if r.Gaps > 0 {
-				fmt.Fprintf(e.stdout, "skipped %d gaps: records trimmed before they were archived\n", r.Gaps)
+				fmt.Fprintf(e.stdout, "skipped %s: records trimmed before they were archived\n", digits.Count(r.Gaps, "gap"))
 			}
 			return nil
 		},

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cardapio/cardapio/catalog"
 	"github.com/cardapio/cardapio/generator"
+	"github.com/cardapio/cardapio/internal/digits"
 )
 
 func init() { commands = append(commands, newGenerateCmd) }
@@ -119,7 +120,7 @@ func runGenerate(e *env, o *generateOptions, path string) error {
 				o.out, path, strings.Join(stale, ", "), path, o.out, o.pkg, o.keys, pre)
 			return failed(fmt.Errorf("%d stale files", len(stale)))
 		}
-		fmt.Fprintf(e.stdout, "ok: %s is up to date with %s (%d files)\n", o.out, path, len(files))
+		fmt.Fprintf(e.stdout, "ok: %s is up to date with %s (%s)\n", o.out, path, digits.Count(len(files), "file"))
 		return nil
 	}
 	if err := generator.WriteWith(o.out, files, generator.WriteOptions{Force: o.force}); err != nil {
@@ -128,7 +129,7 @@ func runGenerate(e *env, o *generateOptions, path string) error {
 		}
 		return err
 	}
-	fmt.Fprintf(e.stdout, "wrote %d files to %s (package %s, %s keys)\n", len(files), o.out, o.pkg, o.keys)
+	fmt.Fprintf(e.stdout, "wrote %s to %s (package %s, %s keys)\n", digits.Count(len(files), "file"), o.out, o.pkg, o.keys)
 	for _, n := range generator.PolicyNotes(m) {
 		fmt.Fprintf(e.stdout, "note: %s\n", n)
 	}

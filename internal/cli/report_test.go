@@ -62,6 +62,9 @@ func TestReportStdout(t *testing.T) {
 	assert.True(t, strings.HasPrefix(run.stdout, "<!DOCTYPE html>"))
 	assert.Contains(t, run.stdout, "Budgets: measured units per operation")
 	assert.Contains(t, run.stdout, "variants measured on embedded engine")
+	// The orders example has one table: a count agrees with its noun.
+	assert.Contains(t, run.stdout, " 1 table, ")
+	assert.NotContains(t, run.stdout, " 1 tables")
 }
 
 // The report reads what cardapio plan writes: the orders example's plan

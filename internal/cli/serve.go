@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cardapio/cardapio/engine"
+	"github.com/cardapio/cardapio/internal/digits"
 	"github.com/cardapio/cardapio/throughput"
 )
 
@@ -352,7 +353,7 @@ func newServer(ctx context.Context, c serveConfig, e *env) (*engine.Server, erro
 			}
 			if dir, _ := c.store.Dir(region, account); eng.Recovered().Tables > 0 {
 				r := eng.Recovered()
-				fmt.Fprintf(e.stdout, "data %s: %d tables, %d items restored (%d log records replayed)\n", dir, r.Tables, r.Items, r.Records)
+				fmt.Fprintf(e.stdout, "data %s: %s, %s restored (%s replayed)\n", dir, digits.Count(r.Tables, "table"), digits.Count(r.Items, "item"), digits.Count(r.Records, "log record"))
 			}
 		}
 		if c.sweep > 0 {
@@ -390,7 +391,7 @@ func newServer(ctx context.Context, c serveConfig, e *env) (*engine.Server, erro
 		}
 	}
 	if trust.Keys != nil {
-		fmt.Fprintf(e.stdout, "signatures verified: %d access keys from %s\n", len(trust.Keys.Identities()), c.credentials)
+		fmt.Fprintf(e.stdout, "signatures verified: %s from %s\n", digits.Count(len(trust.Keys.Identities()), "access key"), c.credentials)
 	}
 	if n := trust.Attached(); n > 0 {
 		fmt.Fprintf(e.stdout, "IAM policies enforced: %d attached\n", n)

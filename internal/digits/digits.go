@@ -3,7 +3,10 @@
 // same in a check, a cost, a budget explanation and a capacity table.
 package digits
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // Group puts a comma between every three digits of the whole number s
 // (decimal digits, with an optional leading minus): "-1234567" ->
@@ -22,4 +25,27 @@ func Group(s string) string {
 		b.WriteByte(c)
 	}
 	return b.String()
+}
+
+// Count writes n, grouped, and the noun, in the plural when n is not 1
+// ("1 table", "2 tables", "1,047 items", "3 indexes", "2 entities"), so
+// no report says "1 tables".
+func Count[N ~int | ~int64](n N, noun string) string {
+	s := Group(strconv.FormatInt(int64(n), 10))
+	if n == 1 {
+		return s + " " + noun
+	}
+	return s + " " + Plural(noun)
+}
+
+// Plural is an English noun's plural as the reports use them: index ->
+// indexes, entity -> entities, item -> items.
+func Plural(noun string) string {
+	switch {
+	case strings.HasSuffix(noun, "s"), strings.HasSuffix(noun, "x"), strings.HasSuffix(noun, "ch"), strings.HasSuffix(noun, "sh"):
+		return noun + "es"
+	case len(noun) > 1 && strings.HasSuffix(noun, "y") && !strings.ContainsRune("aeiou", rune(noun[len(noun)-2])):
+		return noun[:len(noun)-1] + "ies"
+	}
+	return noun + "s"
 }

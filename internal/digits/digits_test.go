@@ -13,3 +13,19 @@ func TestGroup(t *testing.T) {
 		}
 	}
 }
+
+func TestCount(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		noun string
+		want string
+	}{
+		{1, "table", "1 table"}, {0, "table", "0 tables"}, {2, "table", "2 tables"},
+		{3, "index", "3 indexes"}, {2, "entity", "2 entities"}, {2, "day", "2 days"},
+		{1047, "item", "1,047 items"}, {2, "access pattern", "2 access patterns"},
+	} {
+		if got := Count(c.n, c.noun); got != c.want {
+			t.Errorf("Count(%d, %q) = %q, want %q", c.n, c.noun, got, c.want)
+		}
+	}
+}

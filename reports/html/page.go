@@ -12,6 +12,7 @@ import (
 
 	"github.com/cardapio/cardapio/budget"
 	"github.com/cardapio/cardapio/capacity/estimate"
+	"github.com/cardapio/cardapio/internal/digits"
 	"github.com/cardapio/cardapio/planner"
 )
 
@@ -55,7 +56,7 @@ func (r *Report) Write(w io.Writer) error {
 	if !r.Generated.IsZero() {
 		p.f(` · generated %s`, esc(r.Generated.UTC().Format(time.RFC3339)))
 	}
-	p.f(` · %d access patterns, %d tables, %d indexes, %d operations</p>`, len(m.AccessPatterns), len(m.Tables), len(m.Indexes), len(m.Operations))
+	p.f(` · %s, %s, %s, %s</p>`, digits.Count(len(m.AccessPatterns), "access pattern"), digits.Count(len(m.Tables), "table"), digits.Count(len(m.Indexes), "index"), digits.Count(len(m.Operations), "operation"))
 	if m.Description != "" {
 		p.f(`<p class="desc">%s</p>`, esc(m.Description))
 	}
@@ -98,9 +99,9 @@ func (p *page) verdicts(r *Report) {
 		}
 		p.f(`<li class="card %s"><span class="mark">%s</span> <strong>%s</strong><br>%s</li>`, state, mark, esc(title), esc(text))
 	}
-	card(over == 0 && hot == 0, "check", fmt.Sprintf("%d variants estimated, %d over budget; %d hot partitions at the declared peaks", len(r.Variants), over, hot))
+	card(over == 0 && hot == 0, "check", fmt.Sprintf("%s estimated, %d over budget; %s at the declared peaks", digits.Count(len(r.Variants), "variant"), over, digits.Count(hot, "hot partition")))
 	if b := r.Budget; b != nil {
-		card(b.OK, "budget gate", fmt.Sprintf("%d variants measured on %s: %d pass, %d fail, %d error", b.Summary.Variants, b.Target, b.Summary.Pass, b.Summary.Fail, b.Summary.Error))
+		card(b.OK, "budget gate", fmt.Sprintf("%s measured on %s: %d pass, %d fail, %d error", digits.Count(b.Summary.Variants, "variant"), b.Target, b.Summary.Pass, b.Summary.Fail, b.Summary.Error))
 	}
 	p.f(`<li class="card info"><span class="mark">US$</span> <strong>%s a month</strong><br>requests US$ %s, storage US$ %s`, esc(estimate.USD(r.Bill.TotalUSD)), esc(estimate.USD(r.Bill.RequestsUSD)), esc(estimate.USD(r.Bill.StorageUSD)))
 	if r.Bill.Unit != "" && r.Bill.PerThousandUSD > 0 {
@@ -108,7 +109,7 @@ func (p *page) verdicts(r *Report) {
 	}
 	p.f(`</li>`)
 	if l := r.Load; l != nil && l.Summary != nil {
-		card(l.Summary.OK, "load run", fmt.Sprintf("%s: %d seconds on %s", l.Scenario, l.Seconds, l.Target))
+		card(l.Summary.OK, "load run", fmt.Sprintf("%s: %s on %s", l.Scenario, digits.Count(l.Seconds, "second"), l.Target))
 	}
 	if pl := r.Plan; pl != nil {
 		card(!pl.Verdict.Throttled, "plan", fmt.Sprintf("%s: %s", pl.Scenario, planShort(pl)))
@@ -204,7 +205,7 @@ func (p *page) mapSection(r *Report) {
 		}
 		kind := s.Kind
 		if s.Shards > 0 {
-			kind += fmt.Sprintf(", %d shards", s.Shards)
+			kind += ", " + digits.Count(s.Shards, "shard")
 		}
 		b := get(s.Name, kind)
 		b.name = label
@@ -262,7 +263,7 @@ func (p *page) mapSection(r *Report) {
 		if b.kind == "outside the table" || b.kind == "no structure answers" {
 			stroke = "#333"
 		}
-		s.f(`<g><title>%s: %s, answers %d questions</title>`, esc(b.name), esc(b.kind), len(b.rows))
+		s.f(`<g><title>%s: %s, answers %s</title>`, esc(b.name), esc(b.kind), digits.Count(len(b.rows), "question"))
 		s.f(`<rect x="840" y="%.1f" width="345" height="%.1f" rx="6" fill="#fff" stroke="%s" stroke-width="3"%s/>`, y, bh, stroke, dashes)
 		s.text(856, y+26, fontSize, "start", "label", clip(b.name, 36))
 		s.text(856, y+48, smallFont, "start", "label", b.kind)
@@ -382,7 +383,7 @@ func (p *page) budgetSection(r *Report) {
 		what := map[string]string{"WRU": "write", "RRU": "read"}[unit]
 		c := &BarChart{ID: p.chartID("budget-" + strings.ToLower(unit)), Unit: "%", Bars: bars, Line: &hundred, LineLabel: "budget", LabelWidth: 340,
 			Title: fmt.Sprintf("%s request units against budget", strings.ToUpper(what[:1])+what[1:]),
-			Desc:  fmt.Sprintf("%d variants with a %s budget; each bar is the units as a share of its budget, labelled with units and budget.", len(bars), unit)}
+			Desc:  fmt.Sprintf("%s with a %s budget; each bar is the units as a share of its budget, labelled with units and budget.", digits.Count(len(bars), "variant"), unit)}
 		p.figure(c.SVG(), fmt.Sprintf("%s units as a share of each variant's budget (100%% = the budget).", unit))
 	}
 	var trows [][]string
@@ -432,7 +433,7 @@ func (p *page) costSection(r *Report) {
 	}
 	if len(bars) > 0 {
 		c := &BarChart{ID: p.chartID("cost-ops"), Unit: "US$", Bars: bars, Title: "Monthly request cost by operation",
-			Desc: fmt.Sprintf("%d operations, dearest first; requests only.", len(bars))}
+			Desc: digits.Count(len(bars), "operation") + ", dearest first; requests only."}
 		p.figure(c.SVG(), "US$ a month of each operation's requests, dearest first.")
 	}
 	if len(b.Unpriced) > 0 {
@@ -538,7 +539,7 @@ func (p *page) compareSection(r *Report) {
 	}
 	if len(bars) > 0 {
 		c := &BarChart{ID: p.chartID("compare"), Unit: "US$", Bars: bars, Series: []string{a, b},
-			Title: "Monthly request cost by operation, model against model", Desc: fmt.Sprintf("%d operations of either model, each with a bar per model.", len(bars))}
+			Title: "Monthly request cost by operation, model against model", Desc: digits.Count(len(bars), "operation") + " of either model, each with a bar per model."}
 		p.figure(c.SVG(), fmt.Sprintf("US$ a month of each operation: %s solid, %s hatched.", a, b))
 	}
 	p.table("Operations a month, model against model", []string{"Operation", a + " US$", b + " US$", "Ratio"}, rows)
@@ -613,7 +614,7 @@ func (p *page) loadSection(r *Report) {
 		// as none); every load is in the tables.
 		drawn := busiest(l, maxLines)
 		if len(drawn) < len(l.Loads) {
-			p.f(`<p>The charts draw the %d busiest of the %d loads (by operations completed); the summary's table below lists them all.</p>`, len(drawn), len(l.Loads))
+			p.f(`<p>The charts draw the %d busiest of the %s (by operations completed); the summary's table below lists them all.</p>`, len(drawn), digits.Count(len(l.Loads), "load"))
 		}
 		series := func(get func(*Point, int) float64) []Line {
 			var out []Line
@@ -632,7 +633,7 @@ func (p *page) loadSection(r *Report) {
 		}
 		xl := func(v float64) string { return clockAt(l, v) }
 		done := &LineChart{ID: p.chartID("load-done"), Unit: "/s", X: x, XLabel: xl, Time: true, Lines: series(func(q *Point, n int) float64 { return q.Completed / float64(n) }),
-			Title: "Completed operations a second, per load", Desc: fmt.Sprintf("%d loads over %d seconds.", len(l.Loads), l.Seconds)}
+			Title: "Completed operations a second, per load", Desc: fmt.Sprintf("%s over %s.", digits.Count(len(l.Loads), "load"), digits.Count(l.Seconds, "second"))}
 		p.figure(done.SVG(), "Operations completed a second, each load a line, named at its end.")
 		lat := &LineChart{ID: p.chartID("load-p99"), Unit: "ms", X: x, XLabel: xl, Time: true, Lines: series(func(q *Point, _ int) float64 { return q.P99 }),
 			Title: "Latency p99 per load", Desc: "The 99th percentile of each load's latency, the highest of each step."}
@@ -723,7 +724,7 @@ func (p *page) loadSection(r *Report) {
 		for _, iv := range s.Invariants {
 			v := "holds"
 			if iv.Violations > 0 {
-				v = fmt.Sprintf("VIOLATED %d times", iv.Violations)
+				v = "VIOLATED " + digits.Count(iv.Violations, "time")
 			}
 			irows = append(irows, []string{iv.Name, iv.Description, fmt.Sprint(iv.Checked), v})
 		}
@@ -875,7 +876,7 @@ func stepWords(step int) string {
 	if step <= 1 {
 		return "a point a second"
 	}
-	return fmt.Sprintf("a point every %d seconds", step)
+	return "a point every " + digits.Count(step, "second")
 }
 
 // clockAt returns the scenario clock (its time of day) nearest to v
@@ -976,7 +977,7 @@ func (p *page) planSection(r *Report) {
 		}
 		hm := &Heatmap{ID: p.chartID("plan-heat"), Rows: rows, Cols: labels, Cells: cells,
 			Title: fmt.Sprintf("%s %s: the hottest partitions over time", name, h.Direction),
-			Desc:  fmt.Sprintf("%d partitions of %s (by hash range), each cell the busiest second's %s demand over the partition's cap; crossed cells reach or pass it and throttle.", len(rows), name, h.Direction)}
+			Desc:  fmt.Sprintf("%s of %s (by hash range), each cell the busiest second's %s demand over the partition's cap; crossed cells reach or pass it and throttle.", digits.Count(len(rows), "partition"), name, h.Direction)}
 		p.figure(hm.SVG(), fmt.Sprintf("%s %ss: each row a partition (its hash range), each column a moment; darker is nearer the partition's cap, crossed cells reach it.", name, h.Direction))
 	}
 	if len(cool) > 0 {
@@ -1054,11 +1055,11 @@ func (p *page) planSection(r *Report) {
 		p.table("Warm throughput that serves the busiest second", []string{"Resource", "Read /s", "Write /s", "Started with read", "Started with write", "Enough"}, wrows)
 	}
 	for _, sh := range pl.Advice.Shards {
-		fit := fmt.Sprintf("%d shards throttle nothing", sh.NoThrottle)
+		fit := digits.Count(sh.NoThrottle, "shard") + " throttle nothing"
 		if sh.NoThrottle == 0 {
 			fit = "no shard count searched throttles nothing"
 		}
-		p.f(`<p><strong>%s</strong>: declared %d shards, planned with %d; %s.</p>`, esc(sh.Index), sh.Declared, sh.Planned, esc(fit))
+		p.f(`<p><strong>%s</strong>: declared %s, planned with %d; %s.</p>`, esc(sh.Index), digits.Count(sh.Declared, "shard"), sh.Planned, esc(fit))
 	}
 	if pl.Cost.USD > 0 {
 		p.f(`<p>The span costs US$ %s (%s).</p>`, esc(estimate.USD(pl.Cost.USD)), esc(pl.Cost.Basis))
