@@ -4,8 +4,12 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/cardapio/cardapio/internal/digits"
 )
 
 // Summary is a run's report: what was offered, attempted and completed
@@ -296,3 +300,47 @@ type summaryLine struct {
 }
 
 func wallSince(t time.Time, w Wall) float64 { return w.Now().Sub(t).Seconds() }
+
+// Judged reports whether anything judged the run: an expectation that
+// applied or an invariant. A run that nothing judged passes only in the
+// sense that it ran, and its badge says so.
+func (s *Summary) Judged() bool {
+	if len(s.Invariants) > 0 {
+		return true
+	}
+	for _, x := range s.Expectations {
+		if x.Applies {
+			return true
+		}
+	}
+	return false
+}
+
+// Seen says what the run saw that a verdict alone hides: its throttled
+// requests, dead-lettered messages and invariant violations ("1,687
+// throttles, 5,852 dead-lettered"); "" when it saw none. A PASS beside
+// thousands of throttles then reads as what the expectations allowed,
+// not as a quiet run.
+func (s *Summary) Seen() string {
+	var throttles, violations int64
+	for _, n := range s.Throttles {
+		throttles += n
+	}
+	for _, v := range s.Invariants {
+		violations += v.Violations
+	}
+	var parts []string
+	if throttles > 0 {
+		parts = append(parts, digits.Count(throttles, "throttle"))
+	}
+	if s.DeadLettered > 0 {
+		parts = append(parts, digits.Group(strconv.FormatInt(s.DeadLettered, 10))+" dead-lettered")
+	}
+	if violations > 0 {
+		parts = append(parts, digits.Count(violations, "invariant violation"))
+	}
+	if s.Interrupted {
+		parts = append(parts, "interrupted")
+	}
+	return strings.Join(parts, ", ")
+}

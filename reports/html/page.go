@@ -92,12 +92,15 @@ func (p *page) verdicts(r *Report) {
 			over++
 		}
 	}
+	badge := func(state, mark, title, text string) {
+		p.f(`<li class="card %s"><span class="mark">%s</span> <strong>%s</strong><br>%s</li>`, state, esc(mark), esc(title), esc(text))
+	}
 	card := func(ok bool, title, text string) {
-		state, mark := "ok", "PASS"
-		if !ok {
-			state, mark = "bad", "FAIL"
+		if ok {
+			badge("ok", "PASS", title, text)
+		} else {
+			badge("bad", "FAIL", title, text)
 		}
-		p.f(`<li class="card %s"><span class="mark">%s</span> <strong>%s</strong><br>%s</li>`, state, mark, esc(title), esc(text))
 	}
 	card(over == 0 && hot == 0, "check", fmt.Sprintf("%s estimated, %d over budget; %s at the declared peaks", digits.Count(len(r.Variants), "variant"), over, digits.Count(hot, "hot partition")))
 	if b := r.Budget; b != nil {
@@ -109,7 +112,19 @@ func (p *page) verdicts(r *Report) {
 	}
 	p.f(`</li>`)
 	if l := r.Load; l != nil && l.Summary != nil {
-		card(l.Summary.OK, "load run", fmt.Sprintf("%s: %s on %s", l.Scenario, digits.Count(l.Seconds, "second"), l.Target))
+		// The badge follows the run's expectations and invariants, and
+		// says what the run saw beside them.
+		state, mark := "ok", "PASS"
+		switch {
+		case !l.Summary.OK:
+			state, mark = "bad", "FAIL"
+		case !l.Summary.Judged():
+			state, mark = "info", "RAN"
+		}
+		if seen := l.Summary.Seen(); seen != "" {
+			mark += " · " + seen
+		}
+		badge(state, mark, "load run", fmt.Sprintf("%s: %s on %s", l.Scenario, digits.Count(l.Seconds, "second"), l.Target))
 	}
 	if pl := r.Plan; pl != nil {
 		card(!pl.Verdict.Throttled, "plan", fmt.Sprintf("%s: %s", pl.Scenario, planShort(pl)))
