@@ -142,10 +142,13 @@ type Options struct {
 	HTTPClient *http.Client
 }
 
+// EmbeddedName is what reports call the embedded engine.
+const EmbeddedName = "embedded engine"
+
 // Target is an open connection to an engine.
 type Target struct {
 	Kind   Kind
-	Name   string // what reports call it: "embedded engine", the URL, "AWS us-east-1"
+	Name   string // what reports call it: EmbeddedName, the URL, "AWS us-east-1"
 	Region string
 	Retry  Retry
 	Client *dynamodb.Client
@@ -230,7 +233,7 @@ func InProcess(e *engine.Engine, region string, r Retry) *Target {
 	})
 	s := dynamodbstreams.New(dynamodbstreams.Options{Region: region, BaseEndpoint: aws.String("http://embedded.cardapio.localhost"),
 		Credentials: credentials.NewStaticCredentialsProvider("cardapio", "cardapio", ""), Retryer: r.retryer(), HTTPClient: hc})
-	return &Target{Kind: Embedded, Name: "embedded engine", Region: region, Retry: r, Client: c, Streams: s, Engine: e}
+	return &Target{Kind: Embedded, Name: EmbeddedName, Region: region, Retry: r, Client: c, Streams: s, Engine: e}
 }
 
 // endpointCredentials uses the environment's keys when they are set (a

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/endpoint"
 )
 
 // judge decides a scenario's expectations on a run's summary. An
@@ -159,7 +160,7 @@ func measure(c catalog.Check, s *Summary, h *heat) CheckResult {
 		v, window, have = h.maxDemand(t, x, c.Metric == catalog.MetricPartitionWrite)
 		cr.What = fmt.Sprintf("%s of the hottest %s partition (units a second asked for, at full scale, sustained over %d s of the run's clock)", strings.TrimSuffix(strings.TrimPrefix(c.Metric, "partition"), "Units"), name, window)
 		if !have {
-			cr.Note = "no partition figures: the target is not cardapio's engine with its throughput model"
+			cr.Note = noPartitionFigures(s)
 		} else if f := s.Crowded[t]; f > 1 {
 			cr.Note = fmt.Sprintf("up to %.4gx above full scale: subjects drawn at random from a population smaller than the run's scale", f)
 		}
@@ -170,4 +171,17 @@ func measure(c catalog.Check, s *Summary, h *heat) CheckResult {
 	cr.Value = &v
 	cr.OK = (c.Max == nil || v <= *c.Max+1e-9) && (c.Min == nil || v >= *c.Min-1e-9)
 	return cr
+}
+
+// noPartitionFigures says why a run has no partition figures and what
+// gives them. The embedded engine measures partitions only with its
+// throughput model, which is off unless asked for: it changes what the
+// run measures (throttling, GSI back-pressure) and bounds --scale, so a
+// scenario's partition expectation does not turn it on behind the user's
+// back; the note says to.
+func noPartitionFigures(s *Summary) string {
+	if s.Target == endpoint.EmbeddedName && s.Throughput == "" {
+		return "no partition figures: the embedded engine measures partitions with its throughput model, which is off; run again with --throughput"
+	}
+	return "no partition figures: only cardapio's engine with its throughput model measures partitions (load --throughput on the embedded engine, or cardapio serve --throughput)"
 }
