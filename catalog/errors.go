@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // Pos is a position in a model file; Line and Col start at 1.
@@ -108,8 +109,12 @@ func (f Finding) String() string {
 	return s
 }
 
-// nearest returns the candidate closest to s by edit distance, when it is
-// close enough to be a plausible typo.
+// nearest returns the candidate closest to s, when it is close enough to
+// be the name s was meant to be: a typo, a transposition, a missing or
+// extra letter. The distance allowed grows with the name (a third of its
+// letters, at least one), and some letters must survive it: "to" is not a
+// misspelt "PK", nor "A" a misspelt "B", though each is one or two edits
+// away. Letter case is free.
 func nearest(s string, candidates []string) string {
 	best, bestD := "", 1<<30
 	for _, c := range candidates {
@@ -118,11 +123,9 @@ func nearest(s string, candidates []string) string {
 			best, bestD = c, d
 		}
 	}
-	limit := len(s) / 3
-	if limit < 2 {
-		limit = 2
-	}
-	if best == "" || bestD > limit || bestD == 0 && best == s {
+	n := utf8.RuneCountInString(s)
+	limit := max(1, n/3)
+	if best == "" || bestD > limit || bestD >= n || bestD >= utf8.RuneCountInString(best) || bestD == 0 && best == s {
 		return ""
 	}
 	return best
@@ -135,26 +138,33 @@ func didYouMean(s string, candidates []string) string {
 	return ""
 }
 
+// editDistance is the optimal string alignment distance: insertions,
+// deletions, substitutions and transpositions of neighbours ("nmae" is
+// one edit from "name") each count one.
 func editDistance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
 	if len(ra) > 200 || len(rb) > 200 {
 		return 1 << 20
 	}
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
 	}
 	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
 		for j := 1; j <= len(rb); j++ {
 			cost := 1
 			if ra[i-1] == rb[j-1] {
 				cost = 0
 			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
 	}
-	return prev[len(rb)]
+	return d[len(ra)][len(rb)]
 }

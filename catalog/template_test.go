@@ -113,6 +113,13 @@ func TestEditDistanceHint(t *testing.T) {
 	assert.Equal(t, "shard", nearest("shrd", []string{"shard", "seq", "status"}))
 	assert.Equal(t, "", nearest("completelydifferent", []string{"shard"}))
 	assert.Equal(t, `did you mean "partition"?`, didYouMean("partiton", []string{"partition", "sort"}))
+	// A transposition is one edit.
+	assert.Equal(t, "name", nearest("nmae", []string{"name", "PK"}))
+	assert.Equal(t, "tenantId", nearest("tenant", []string{"tenantId", "PK"}))
+	// Nothing of a short name survives: no hint.
+	assert.Equal(t, "", nearest("to", []string{"PK", "SK"}))
+	assert.Equal(t, "", nearest("A", []string{"B"}))
+	assert.Equal(t, "", nearest("from", []string{"PK", "SK", "type"}))
 }
 
 // FuzzParseTemplate: no template panics; a parsed template written back
