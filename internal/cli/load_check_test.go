@@ -184,7 +184,7 @@ func TestLoadCheckPlantedInAPopulation(t *testing.T) {
 	// input, not an empty table that holds everything.
 	r = runCLI([]string{"load", "check", "../../model.yaml", "--endpoint-url", url}, nil)
 	assert.Equal(t, 3, r.code)
-	assert.Contains(t, r.stdout, "contact-limit: VIOLATED 1 times")
+	assert.Contains(t, r.stdout, "contact-limit: VIOLATED 1 time (")
 	assert.Contains(t, r.stdout, keysText(limit)+": LIMIT item does not hold attempts <= :max")
 	assert.Contains(t, r.stdout, "no-lost-update: NOT CHECKED")
 	r = runCLI([]string{"load", "check", "../../model.yaml", "--endpoint-url", url, "--table-prefix", "nope-"}, nil)
