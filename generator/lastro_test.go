@@ -322,3 +322,23 @@ func TestLastroConstructorDomains(t *testing.T) {
 	secret := lastro.TenantSecret{Version: 1, Key: []byte("k")}
 	assert.Equal(t, catalog.HMACHex([]byte("k"), "12345678909", 16), lastro.DebtorKeyOf(secret, "123.456.789-09"))
 }
+
+// The variant type's zero value is the common path (the largest share):
+// an input that chooses no variant runs exactly what the common variant
+// runs, and is valid.
+func TestLastroZeroVariantIsTheCommonPath(t *testing.T) {
+	run := func(v lastro.ApplySettlementVariant) (lastro.ApplySettlementResult, error) {
+		c, db := openLastro(t)
+		seedSettlement(t, db)
+		in := settlement()
+		in.Variant = v
+		return c.ApplySettlement(context.Background(), in)
+	}
+	zero, err := run("")
+	require.NoError(t, err)
+	common, err := run(lastro.ApplySettlementOnTime)
+	require.NoError(t, err)
+	assert.Equal(t, common, zero)
+	_, err = run("nonsense")
+	assert.ErrorContains(t, err, `variant "nonsense" is not one of`)
+}

@@ -20,6 +20,8 @@ type opPlan struct {
 	ResultFields []arg
 	VariantType  string
 	Variants     []variantPlan
+	// Default is the variant the zero value means: the common path.
+	Default *variantPlan
 	Doc          string
 	Validate     string
 	Body         string
@@ -108,6 +110,27 @@ func pathGroups(op *catalog.Operation) []pathGroup {
 	return groups
 }
 
+// commonPath is the index of the path a caller takes when it chooses
+// none: the one whose budget variants carry the largest share of the
+// operation's runs, else the first declared. The variant type's zero
+// value means it, so the common case needs no choosing and a zero Input
+// is valid.
+func commonPath(op *catalog.Operation, groups []pathGroup) int {
+	best, bestShare := 0, 0.0
+	for i, g := range groups {
+		share := 0.0
+		for _, v := range g.variants {
+			if b := budgetOf(op, v); b != nil && b.Share != nil {
+				share += *b.Share
+			}
+		}
+		if share > bestShare {
+			best, bestShare = i, share
+		}
+	}
+	return best
+}
+
 func budgetOf(op *catalog.Operation, name string) *catalog.Budget {
 	for _, b := range op.Budgets {
 		if b.Name == name {
@@ -163,7 +186,13 @@ func (p *plan) planOp(opp *opPlan) error {
 				opp.pathOf[v] = c
 			}
 		}
+		def := opp.Variants[commonPath(op, groups)]
 		slices.SortFunc(opp.Variants, func(a, b variantPlan) int { return strings.Compare(a.Const, b.Const) })
+		for i := range opp.Variants {
+			if opp.Variants[i].Const == def.Const {
+				opp.Default = &opp.Variants[i]
+			}
+		}
 	}
 	if err := p.planOpBody(opp); err != nil {
 		return err
@@ -285,6 +314,9 @@ func (opp *opPlan) stepGuard(s *catalog.Step) string {
 func (p *plan) planOpBody(opp *opPlan) error {
 	op := opp.Op
 	var body strings.Builder
+	if opp.Default != nil {
+		body.WriteString("in.Variant = in.Variant.orDefault()\n")
+	}
 	fmt.Fprintf(&body, "var res %s\nif err := in.validate(); err != nil {\nreturn res, err\n}\n", opp.Result)
 	// Attributes bound by reads are declared up front: a later step, or
 	// the result, reads them.

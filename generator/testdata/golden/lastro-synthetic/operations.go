@@ -77,12 +77,13 @@ type ApplySettlementInput struct {
 	// UpdatedAt is parameter updatedAt: instant of the last change (RFC 3339,
 	// UTC) (for example 2026-09-24T00:07:03Z).
 	UpdatedAt string
-	// Variant chooses the steps that run.
+	// Variant chooses the steps that run; the zero value runs the common
+	// path, ApplySettlementOnTime.
 	Variant ApplySettlementVariant
 }
 
 // ApplySettlementVariant is a path through ApplySettlement: the budget variant whose
-// steps run.
+// steps run. Its zero value is ApplySettlementOnTime, the common path.
 type ApplySettlementVariant string
 
 // The variants of ApplySettlement.
@@ -98,6 +99,14 @@ const (
 	// variant duplicate).
 	ApplySettlementPartial ApplySettlementVariant = "partial"
 )
+
+// orDefault is v, or ApplySettlementOnTime for the zero value.
+func (v ApplySettlementVariant) orDefault() ApplySettlementVariant {
+	if v == "" {
+		return ApplySettlementOnTime
+	}
+	return v
+}
 
 // ApplySettlementResult is what ApplySettlement read and consumed.
 type ApplySettlementResult struct {
@@ -162,6 +171,7 @@ func (in ApplySettlementInput) validate() error {
 // ErrVersionConflict, each a *Failure that carries the step and what the
 // model says the failure means.
 func (c *Client) ApplySettlement(ctx context.Context, in ApplySettlementInput) (ApplySettlementResult, error) {
+	in.Variant = in.Variant.orDefault()
 	var res ApplySettlementResult
 	if err := in.validate(); err != nil {
 		return res, err
