@@ -56,8 +56,8 @@ and the model's declared storage beside the generated one, with why they
 differ. Progress goes to stderr (a bar on a terminal).
 
 Exit codes: 0 ok; 1 an internal failure or a failed load; 2 a bad model or flag.`,
-		Example: `  cardapio data --scale 0.001 --out /tmp/lastro
-  cardapio data --part 3/8 --out /tmp/lastro --compression gzip
+		Example: `  cardapio data --scale 0.001 --out lastro-data
+  cardapio data --scale 0.001 --part 3/8 --out lastro-data --compression gzip
   cardapio data --scale 0.01 --serve --addr 127.0.0.1:8000
   cardapio data --endpoint-url http://127.0.0.1:8000 --create-tables --rate 5000`,
 		Args: cobra.MaximumNArgs(1),

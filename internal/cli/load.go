@@ -62,8 +62,8 @@ results files.
 Exit codes: 0 the expectations and invariants hold; 3 one fails, the run
 was interrupted or fell behind --max-behind; 2 bad input; 1 a failure.`,
 		Example: `  cardapio load --scenario midnight-0007 --scale 0.01 --throughput --speed 60
-  cardapio load --scenario payday --scale 0.01 --duration 30s --summary payday.json
-  cardapio load examples/orders/model.yaml --scenario queue-burst --endpoint-url http://127.0.0.1:8000`,
+  cardapio load --scenario payday --scale 0.001 --duration 30s --speed max --summary payday.json
+  cardapio load examples/orders/model.yaml --scenario queue-0900 --endpoint-url http://127.0.0.1:8000`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := "model.yaml"
@@ -207,8 +207,8 @@ has no summary did not finish: merge says which and exits 2.
 
 Exit codes: 0 the merged run holds; 3 it fails (a violation, a failed
 expectation, a missing part); 2 a bad, unfinished or mismatched file.`,
-		Example: `  cardapio load --scenario payday --part 0/2 --results p0.jsonl &
-  cardapio load --scenario payday --part 1/2 --results p1.jsonl
+		Example: `  cardapio load --scenario payday --scale 0.001 --duration 30s --speed max --part 0/2 --results p0.jsonl
+  cardapio load --scenario payday --scale 0.001 --duration 30s --speed max --part 1/2 --results p1.jsonl
   cardapio load merge p0.jsonl p1.jsonl --summary payday.json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
