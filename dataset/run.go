@@ -121,7 +121,9 @@ type Result struct {
 
 // Run generates the population's part, hands every block to the sink
 // in block order and returns the figures. The output is the same, byte
-// for byte, whatever Workers is.
+// for byte, whatever Workers is. Its steps: the part's blocks, the
+// workers that generate them (generate), the collector that writes them
+// in order (collect), and the sink's close.
 func (p *Population) Run(ctx context.Context, sink Sink, o RunOptions) (*Result, error) {
 	if o.Parts <= 0 {
 		o.Parts = 1
@@ -135,18 +137,46 @@ func (p *Population) Run(ctx context.Context, sink Sink, o RunOptions) (*Result,
 		return nil, err
 	}
 	enc := sink.Encoding()
-	workers := o.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-		if enc.Items && workers > 1 {
-			// A load: one processor left to the senders, whose every
-			// answer waits for one. A generator makes items several times
-			// faster than a server takes them.
-			workers--
-		}
-	}
+	workers := workerCount(o.Workers, enc)
 	start := time.Now()
-	res := &Result{Pop: p, Part: o.Part, Parts: o.Parts, Blocks: len(blocks), Stats: make([]EntityStats, len(p.Nodes)),
+	res := p.newResult(o, len(blocks))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	r := &blockRun{p: p, blocks: blocks, o: o, cancel: cancel, start: start}
+	r.generate(ctx, workers, enc, off, res)
+	c, err := r.collect(ctx, sink, res)
+	if err != nil {
+		return nil, err
+	}
+	if err := sink.Close(ctx); err != nil {
+		return nil, err
+	}
+	res.Elapsed = time.Since(start)
+	if o.Progress != nil {
+		o.Progress(c.progress(res.Elapsed))
+	}
+	return res, nil
+}
+
+// workerCount is the generating goroutines: asked, or one a processor,
+// less one for a load's senders.
+func workerCount(asked int, enc Encoding) int {
+	if asked > 0 {
+		return asked
+	}
+	workers := runtime.GOMAXPROCS(0)
+	if enc.Items && workers > 1 {
+		// A load: one processor left to the senders, whose every
+		// answer waits for one. A generator makes items several times
+		// faster than a server takes them.
+		workers--
+	}
+	return workers
+}
+
+// newResult is a run's empty figures.
+func (p *Population) newResult(o RunOptions, blocks int) *Result {
+	res := &Result{Pop: p, Part: o.Part, Parts: o.Parts, Blocks: blocks, Stats: make([]EntityStats, len(p.Nodes)),
 		Hist: make([]*capacity.SizeHistogram, len(p.Nodes)), Tables: map[string]*EntityStats{}, TableRaw: map[string]int64{}}
 	for i := range res.Hist {
 		res.Hist[i] = &capacity.SizeHistogram{}
@@ -154,43 +184,56 @@ func (p *Population) Run(ctx context.Context, sink Sink, o RunOptions) (*Result,
 	for _, t := range p.Model.Tables {
 		res.Tables[t.Name] = &EntityStats{}
 	}
-	expected := 0.0
-	for _, b := range blocks {
-		expected += b.Items
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	return res
+}
 
-	// Workers take block indexes and send outputs; the collector puts
-	// them back in order. A window of tokens bounds the blocks in memory.
-	type job struct{ i int }
-	jobs := make(chan job)
-	outs := make(chan *Output, workers)
+// blockRun is one Run's blocks in flight: the workers send outputs, the
+// collector puts them back in order, and a window of tokens bounds the
+// blocks in memory.
+type blockRun struct {
+	p      *Population
+	blocks []Block
+	o      RunOptions
+	cancel context.CancelFunc
+	start  time.Time
+
+	outs   chan *Output
+	window chan struct{}
+	failed atomic.Value
+}
+
+// skipped reports whether block i was done by an earlier run.
+func (r *blockRun) skipped(i int) bool { return r.o.Skip != nil && r.o.Skip(r.blocks[i].Seq) }
+
+// generate starts the workers and the feeder of block indexes; outs is
+// closed when every worker is done.
+func (r *blockRun) generate(ctx context.Context, workers int, enc Encoding, off map[*Node][]int64, res *Result) {
+	jobs := make(chan int)
+	r.outs = make(chan *Output, workers)
 	// Loads hold every item of a block in flight as SDK values: fewer
 	// blocks ahead keep the heap (and the collector's work) small.
 	ahead := 2*workers + 2
 	if enc.Items {
 		ahead = workers + 1
 	}
-	window := make(chan struct{}, ahead)
+	r.window = make(chan struct{}, ahead)
 	var wg sync.WaitGroup
-	var failed atomic.Value
-	tables := estimateTables(p.Model)
+	tables := estimateTables(r.p.Model)
 	hs := &hists{h: res.Hist}
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			wk := newWorker(p, enc, tables, o.Rules, hs)
-			for j := range jobs {
-				out, err := wk.block(off, blocks[j.i])
+			wk := newWorker(r.p, enc, tables, r.o.Rules, hs)
+			for i := range jobs {
+				out, err := wk.block(off, r.blocks[i])
 				if err != nil {
-					failed.Store(err)
-					cancel()
+					r.failed.Store(err)
+					r.cancel()
 					return
 				}
 				select {
-				case outs <- out:
+				case r.outs <- out:
 				case <-ctx.Done():
 					return
 				}
@@ -199,85 +242,95 @@ func (p *Population) Run(ctx context.Context, sink Sink, o RunOptions) (*Result,
 	}
 	go func() {
 		defer close(jobs)
-		for i := range blocks {
-			if o.Skip != nil && o.Skip(blocks[i].Seq) {
+		for i := range r.blocks {
+			if r.skipped(i) {
 				continue
 			}
 			select {
-			case window <- struct{}{}:
+			case r.window <- struct{}{}:
 			case <-ctx.Done():
 				return
 			}
 			select {
-			case jobs <- job{i}:
+			case jobs <- i:
 			case <-ctx.Done():
 				return
 			}
 		}
 	}()
-	go func() { wg.Wait(); close(outs) }()
+	go func() { wg.Wait(); close(r.outs) }()
+}
 
+// counts are what the collector wrote so far, for progress.
+type counts struct {
+	items, raw int64
+	done, of   int
+	expected   float64
+}
+
+func (c *counts) progress(elapsed time.Duration) Progress {
+	return Progress{Items: c.items, Bytes: c.raw, Blocks: c.done, Of: c.of, ExpectedItems: c.expected, Elapsed: elapsed}
+}
+
+// collect writes the workers' outputs to the sink in block order, adds
+// them to the figures and reports progress; the first worker's or the
+// sink's error ends the run.
+func (r *blockRun) collect(ctx context.Context, sink Sink, res *Result) (*counts, error) {
+	c := &counts{of: len(r.blocks)}
+	for _, b := range r.blocks {
+		c.expected += b.Items
+	}
 	pending := map[int]*Output{}
 	next := 0
-	var items, raw int64
-	done := 0
 	lastTick := time.Now()
-	every := o.Every
+	every := r.o.Every
 	if every <= 0 {
 		every = time.Second
 	}
-	skipped := func(i int) bool { return o.Skip != nil && o.Skip(blocks[i].Seq) }
 	var sinkErr error
-	for out := range outs {
+	for out := range r.outs {
 		pending[out.Block.Seq] = out
-		for next < len(blocks) {
-			if skipped(next) {
+		for next < len(r.blocks) {
+			if r.skipped(next) {
 				next++
 				continue
 			}
-			b, ok := pending[blocks[next].Seq]
+			b, ok := pending[r.blocks[next].Seq]
 			if !ok {
 				break
 			}
-			delete(pending, blocks[next].Seq)
+			delete(pending, r.blocks[next].Seq)
 			next++
 			if sinkErr == nil {
 				if err := sink.Write(ctx, b); err != nil {
 					sinkErr = err
-					cancel()
+					r.cancel()
 				}
 			}
-			<-window
-			res.add(p, b)
+			<-r.window
+			res.add(r.p, b)
 			b.release()
-			done++
+			c.done++
 			for _, t := range b.Tables {
-				items += t.Items
-				raw += t.Raw
+				c.items += t.Items
+				c.raw += t.Raw
 			}
-			if o.Progress != nil && time.Since(lastTick) >= every {
+			if r.o.Progress != nil && time.Since(lastTick) >= every {
 				lastTick = time.Now()
-				o.Progress(Progress{Items: items, Bytes: raw, Blocks: done, Of: len(blocks), ExpectedItems: expected, Elapsed: time.Since(start)})
+				r.o.Progress(c.progress(time.Since(r.start)))
 			}
 		}
 	}
-	if err, ok := failed.Load().(error); ok && err != nil {
+	if err, ok := r.failed.Load().(error); ok && err != nil {
 		return nil, err
 	}
 	if sinkErr != nil {
 		return nil, sinkErr
 	}
-	if err := ctx.Err(); err != nil && next < len(blocks) {
+	if err := ctx.Err(); err != nil && next < len(r.blocks) {
 		return nil, err
 	}
-	if err := sink.Close(ctx); err != nil {
-		return nil, err
-	}
-	res.Elapsed = time.Since(start)
-	if o.Progress != nil {
-		o.Progress(Progress{Items: items, Bytes: raw, Blocks: done, Of: len(blocks), ExpectedItems: expected, Elapsed: res.Elapsed})
-	}
-	return res, nil
+	return c, nil
 }
 
 func (r *Result) add(p *Population, o *Output) {
