@@ -21,10 +21,10 @@ type opPlan struct {
 	VariantType  string
 	Variants     []variantPlan
 	// Default is the variant the zero value means: the common path.
-	Default *variantPlan
-	Doc          string
-	Validate     string
-	Body         string
+	Default  *variantPlan
+	Doc      string
+	Validate string
+	Body     string
 
 	paths      map[string][]string // variant constant -> budget variants it covers
 	pathOf     map[string]string   // budget variant -> variant constant
