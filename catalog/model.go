@@ -563,6 +563,10 @@ type AccessPattern struct {
 	Answer      *Answer      // nil when NotAnswered is set
 	NotAnswered *NotAnswered // nil when the table answers it
 	Operations  []*Operation // operations that serve it
+	// Params are the named placeholders of the answer that are not
+	// attributes (the bounds of a range), sorted by name; each is typed
+	// by the attribute it bounds.
+	Params []*Param
 }
 
 // Velocity is how fast a question is asked.

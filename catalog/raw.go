@@ -228,6 +228,14 @@ type rawAccessPattern struct {
 	IfWrong     string       `json:"ifWrong"`
 	Answer      *rawAnswer   `json:"answer"`
 	NotAnswered *NotAnswered `json:"notAnswered"`
+	// Params names the placeholders that are not attributes: two bounds
+	// of one attribute (from, to), each typed by the attribute it bounds.
+	Params map[string]rawPatternParam `json:"params"`
+}
+
+type rawPatternParam struct {
+	Attribute   string `json:"attribute"`
+	Description string `json:"description"`
 }
 
 type rawAnswer struct {

@@ -87,6 +87,7 @@ func (r *resolver) resolveOperations() {
 				op.Steps = append(op.Steps, st)
 			}
 		}
+		r.checkRangeSamples(p("operations", name), op)
 		served := map[string]bool{}
 		for i, id := range ro.Serves {
 			ap, ok := r.aps[id]
@@ -424,6 +425,7 @@ func (r *resolver) request(ptr string, scope *opScope, kind StepKind, rr *rawReq
 			r.errAt(ptr, true, "", "a query needs its key condition")
 		} else {
 			q.KeyCondition = r.keyConditions(ptr+"/key", rr.Key, q.Table, q.Index, scope.avail)
+			r.checkRanges(ptr+"/key", q.KeyCondition, scope.op.Params, func(n string) bool { _, ok := scope.params[n]; return ok })
 		}
 		// The question's consistency is checked where the step names its
 		// pattern (consistency.go); here only the read itself.

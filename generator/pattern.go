@@ -184,9 +184,10 @@ func writeWord(op string) string {
 
 // patternArgs lists the parameters a key condition needs, in order of
 // appearance, typed by their attributes; a begins_with operand is a plain
-// string even on an enum attribute (a prefix is not a value). The
+// string even on an enum attribute (a prefix is not a value); a named
+// parameter takes its bound attribute's type. The
 // fan-out attribute is not a parameter: every shard is read.
-func (p *plan) patternArgs(conds []catalog.KeyCondition, skip string) ([]arg, scope, error) {
+func (p *plan) patternArgs(conds []catalog.KeyCondition, params []*catalog.Param, skip string) ([]arg, scope, error) {
 	var args []arg
 	byName := map[string]*arg{}
 	for _, c := range conds {
@@ -195,9 +196,16 @@ func (p *plan) patternArgs(conds []catalog.KeyCondition, skip string) ([]arg, sc
 				if ph == skip {
 					continue
 				}
+				// A named parameter (a range's from and to) is typed
+				// by the attribute it bounds.
 				a := p.m.Attribute(ph)
+				for _, prm := range params {
+					if prm.Name == ph {
+						a = prm.Attribute
+					}
+				}
 				if a == nil {
-					return nil, nil, fmt.Errorf("placeholder {%s} is not an attribute", ph)
+					return nil, nil, fmt.Errorf("placeholder {%s} is neither an attribute nor a parameter", ph)
 				}
 				t := p.valueType(a)
 				if o.Param != "" && c.Op == catalog.OpBeginsWith && t.kind == kString {
@@ -238,7 +246,7 @@ func (p *plan) planRead(pp *patternPlan) error {
 	if fan != nil {
 		skip = fan.attr
 	}
-	args, sc, err := p.patternArgs(ans.Key, skip)
+	args, sc, err := p.patternArgs(ans.Key, ap.Params, skip)
 	if err != nil {
 		return err
 	}
