@@ -891,6 +891,10 @@ type Budget struct {
 	// dearest variant is charged).
 	Share     *float64
 	Reasoning string
+	// Params are the values that replace parameters' samples in this
+	// variant, by parameter name; nil when the variant runs with the
+	// samples (Operation.SampleInputsIn).
+	Params map[string]attr.Value
 }
 
 // SampleOverride replaces a step's samples in one budget variant.

@@ -229,11 +229,24 @@ func (r *resolver) unusedPatternParams(ptr string, ap *AccessPattern) {
 // range that is not empty: the lower bound, rendered from the samples,
 // sorts at or before the upper one.
 func (r *resolver) checkRangeSamples(ptr string, op *Operation) {
-	vals := map[string]attr.Value{}
-	for _, p := range op.Params {
-		if p.Sample != nil {
-			vals[p.Name] = *p.Sample
+	variants := []*Budget{nil}
+	for _, b := range op.Budgets {
+		if len(b.Params) > 0 {
+			variants = append(variants, b)
 		}
+	}
+	for _, b := range variants {
+		r.checkRangeValues(ptr, op, b)
+	}
+}
+
+// checkRangeValues holds the ranges of one variant's values (b nil: the
+// samples) to ranges that are not empty.
+func (r *resolver) checkRangeValues(ptr string, op *Operation, b *Budget) {
+	vals := map[string]attr.Value(op.SampleInputsIn(b))
+	at, who := "", "the samples"
+	if b != nil {
+		at, who = fmt.Sprintf("%s/budgets/%s/params", ptr, escapePtr(b.Name)), "the values of variant "+b.Name
 	}
 	for i, s := range op.Steps {
 		if s.Request == nil || s.Kind != Query {
@@ -249,9 +262,12 @@ func (r *resolver) checkRangeSamples(ptr string, op *Operation) {
 				continue
 			}
 			if n, ok := attr.Compare(lo, hi); ok && n > 0 {
-				r.errAt(fmt.Sprintf("%s/steps/%d/query/key/%s/between", ptr, i, escapePtr(c.Attribute)), false,
-					"give the lower bound's parameter a sample at or before the upper one's",
-					"the samples make an empty range: the lower bound %s sorts after the upper bound %s", valueText(lo), valueText(hi))
+				where := at
+				if where == "" {
+					where = fmt.Sprintf("%s/steps/%d/query/key/%s/between", ptr, i, escapePtr(c.Attribute))
+				}
+				r.errAt(where, false, "give the lower bound's parameter a value at or before the upper one's",
+					"%s make an empty range: the lower bound %s sorts after the upper bound %s", who, valueText(lo), valueText(hi))
 			}
 		}
 	}

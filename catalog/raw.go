@@ -328,6 +328,8 @@ type rawBudget struct {
 	Pages       int                          `json:"pages"`
 	Share       *float64                     `json:"share"`
 	Reasoning   string                       `json:"reasoning"`
+	// Params replace parameter samples in the variant.
+	Params map[string]json.RawMessage `json:"params"`
 }
 
 type rawSampleOverride struct {

@@ -87,7 +87,6 @@ func (r *resolver) resolveOperations() {
 				op.Steps = append(op.Steps, st)
 			}
 		}
-		r.checkRangeSamples(p("operations", name), op)
 		served := map[string]bool{}
 		for i, id := range ro.Serves {
 			ap, ok := r.aps[id]
@@ -114,6 +113,7 @@ func (r *resolver) resolveOperations() {
 			op.Budgets = append(op.Budgets, r.budget(p("operations", name, "budgets", bn), op, bn, ro.Budgets[bn]))
 		}
 		r.checkShares(p("operations", name, "budgets"), op)
+		r.checkRangeSamples(p("operations", name), op)
 		if len(op.Budgets) > 0 && r.raw.FormatVersion >= FormatVersion {
 			// budget measures each variant with the parameters' samples:
 			// one without a sample has no value to run with (a model of
@@ -177,6 +177,7 @@ func (r *resolver) budget(ptr string, op *Operation, name string, rb rawBudget) 
 		}
 		b.Samples[sid] = SampleOverride{Before: o.Before, After: o.After, Sample: o.Sample}
 	}
+	b.Params = r.budgetParams(ptr+"/params", op, rb.Params)
 	return b
 }
 

@@ -861,12 +861,14 @@ func (h *harness) checkOperations(t *testing.T) {
 				method := client.MethodByName(generator.Identifier(op.Name))
 				require.True(t, method.IsValid())
 				in := reflect.New(method.Type().In(1)).Elem()
+				vals := op.SampleInputsIn(b)
 				for _, prm := range op.Params {
 					f := in.FieldByName(generator.Identifier(prm.Name))
-					if !f.IsValid() || prm.Sample == nil {
+					v, ok := vals[prm.Name]
+					if !f.IsValid() || !ok {
 						continue
 					}
-					setValue(t, f, *prm.Sample)
+					setValue(t, f, v)
 				}
 				if v := generator.PathVariant(m, op.Name, b.Name); v != "" {
 					in.FieldByName("Variant").SetString(v)
@@ -922,12 +924,7 @@ func parseDate(s string) (time.Time, error) { return time.Parse("2006-01-02", s)
 // a read come from the item it reads.
 func effect(t *testing.T, op *catalog.Operation, b *catalog.Budget, steps []*catalog.Step, before map[string]attr.Item) map[string]attr.Item {
 	t.Helper()
-	scope := map[string]attr.Value{}
-	for _, prm := range op.Params {
-		if prm.Sample != nil {
-			scope[prm.Name] = *prm.Sample
-		}
-	}
+	scope := map[string]attr.Value(op.SampleInputsIn(b))
 	out := map[string]attr.Item{}
 	keyOf := func(q *catalog.Request) (attr.Item, string) {
 		var key attr.Item

@@ -110,6 +110,10 @@ func compileLoad(x *executor.Executor, l *loadRun, invs []*catalog.Invariant) er
 			if err != nil {
 				return fmt.Errorf("load %s: %w", l.name, err)
 			}
+			if v, ok := plan.Variant.Params[p.Name]; ok && s.Kind == catalog.SourceSample {
+				// The variant's own value stands for the sample.
+				s = &catalog.Source{Param: p, Kind: catalog.SourceSample, Value: v}
+			}
 			all = append(all, s)
 		}
 		all = rangeDefaults(l.op, given, all)
