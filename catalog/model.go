@@ -483,6 +483,9 @@ type Index struct {
 	Alarm       string
 	Unsharded   string
 	Serves      []*AccessPattern
+	// WarmThroughput is the index's own warm throughput, nil when it
+	// declares none (Warm: then its table's).
+	WarmThroughput *Throughput
 }
 
 // KeyAttributes returns partition then sort attributes.

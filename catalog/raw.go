@@ -202,6 +202,8 @@ type rawIndex struct {
 	Synthetic   *rawSynth  `json:"synthetic"`
 	Alarm       string     `json:"alarm"`
 	Unsharded   string     `json:"unsharded"`
+	// WarmThroughput is the index's own warm throughput.
+	WarmThroughput *Throughput `json:"warmThroughput"`
 }
 
 type rawSparse struct {

@@ -42,6 +42,7 @@ func (r *resolver) resolveIndex(name string) {
 		}
 	}
 	r.indexProjection(name, base, x)
+	r.indexWarm(base+"/warmThroughput", x, ri.WarmThroughput)
 	if x.Shards != nil && !r.broken[name] {
 		r.indexShards(base, x)
 	}
