@@ -116,6 +116,14 @@ func entityMatches(e *catalog.Entity, conds []catalog.KeyCondition, sep string) 
 			if !mayMatch(tmpl, want, sep, true) {
 				return false
 			}
+		case catalog.OpBetween:
+			// Every key between two bounds begins with the literal text
+			// both bounds begin with (SIM# of SIM#{from} and SIM#{to}#~).
+			if p := betweenPrefix(c.Operands); p != "" {
+				if t, err := catalog.ParseTemplate(p); err == nil && !mayMatch(tmpl, t, sep, true) {
+					return false
+				}
+			}
 		}
 	}
 	return true
@@ -410,4 +418,18 @@ func (p *plan) queryPatternBody(pp *patternPlan, tp *tablePlan, ip *indexPlan, a
 	}
 	fmt.Fprintf(&b, "return scatterPages(ctx, c.db, qs, readWith(opts, %d, %d), %s, %s, %v)\n", ans.PageSize, fan.workers, res.Decode, ip.Compare, ans.Order == "descending")
 	return b.String(), nil
+}
+
+// betweenPrefix is the literal text both bounds of a between begin with;
+// "" when they share none or a bound is not a template.
+func betweenPrefix(ops []catalog.Operand) string {
+	if len(ops) != 2 || ops[0].Template == nil || ops[1].Template == nil {
+		return ""
+	}
+	a, b := ops[0].Template.Prefix(), ops[1].Template.Prefix()
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return a[:n]
 }
