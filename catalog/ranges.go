@@ -306,3 +306,22 @@ func sampleTime(v attr.Value) (time.Time, bool) {
 	}
 	return time.Time{}, false
 }
+
+// checkRangeSources holds the constant bounds a load gives a range to a
+// range that is not empty; bounds drawn per arrival are the load's.
+func (r *resolver) checkRangeSources(ptr string, op *Operation, sources []*Source) {
+	byName := map[string]*Source{}
+	for _, s := range sources {
+		byName[s.Param.Name] = s
+	}
+	for _, rg := range op.Ranges() {
+		lo, hi := byName[rg.Lower.Name], byName[rg.Upper.Name]
+		if lo == nil || hi == nil || lo.Kind != SourceValue || hi.Kind != SourceValue {
+			continue
+		}
+		if n, ok := attr.Compare(lo.Value, hi.Value); ok && n > 0 {
+			r.errAt(ptr+"/"+escapePtr(rg.Lower.Name), false, "give the lower bound a value at or before the upper one's",
+				"%s %s is after %s %s: the range is empty", rg.Lower.Name, valueText(lo.Value), rg.Upper.Name, valueText(hi.Value))
+		}
+	}
+}
