@@ -30,7 +30,8 @@ func (e *MissingValueError) Error() string {
 }
 
 // Values returns the values an operation runs with in budget variant b:
-// the sample of every parameter that has one, and the attributes its read
+// the sample of every parameter that has one (or the variant's own value
+// of it), and the attributes its read
 // steps bind, taken from the item each read returns in b (a get's sample;
 // for a query, the first match whose sample carries the attribute).
 // Parameters without a sample are absent.
@@ -38,7 +39,7 @@ func (o *Operation) Values(b *Budget) map[string]attr.Value {
 	if b == nil {
 		b = &Budget{}
 	}
-	vals := map[string]attr.Value(o.SampleInputs())
+	vals := map[string]attr.Value(o.SampleInputsIn(b))
 	for _, s := range o.Steps {
 		if len(s.Bind) == 0 || s.Request == nil || !s.In(b.Name) {
 			continue

@@ -483,6 +483,9 @@ type Index struct {
 	Alarm       string
 	Unsharded   string
 	Serves      []*AccessPattern
+	// WarmThroughput is the index's own warm throughput, nil when it
+	// declares none (Warm: then its table's).
+	WarmThroughput *Throughput
 }
 
 // KeyAttributes returns partition then sort attributes.
@@ -563,6 +566,10 @@ type AccessPattern struct {
 	Answer      *Answer      // nil when NotAnswered is set
 	NotAnswered *NotAnswered // nil when the table answers it
 	Operations  []*Operation // operations that serve it
+	// Params are the named placeholders of the answer that are not
+	// attributes (the bounds of a range), sorted by name; each is typed
+	// by the attribute it bounds.
+	Params []*Param
 }
 
 // Velocity is how fast a question is asked.
@@ -887,6 +894,10 @@ type Budget struct {
 	// dearest variant is charged).
 	Share     *float64
 	Reasoning string
+	// Params are the values that replace parameters' samples in this
+	// variant, by parameter name; nil when the variant runs with the
+	// samples (Operation.SampleInputsIn).
+	Params map[string]attr.Value
 }
 
 // SampleOverride replaces a step's samples in one budget variant.

@@ -28,8 +28,19 @@ func TestOrdersModel(t *testing.T) {
 	for _, ap := range m.AccessPatterns {
 		ids = append(ids, ap.ID)
 	}
-	assert.Equal(t, []string{"OP01", "OP02", "OP03", "OP04", "OP05"}, ids)
+	assert.Equal(t, []string{"OP01", "OP02", "OP03", "OP04", "OP05", "OP06"}, ids)
 	assert.Empty(t, m.Warnings)
+
+	// A customer's orders in a period: two bounds of createdAt, named.
+	op6 := m.AccessPattern("OP06")
+	require.Len(t, op6.Params, 2)
+	assert.Equal(t, "createdAt", op6.Params[0].Attribute.Name)
+	rgs := m.Operation("CustomerOrdersBetween").Ranges()
+	require.Len(t, rgs, 1)
+	assert.Equal(t, [3]string{"createdAt", "from", "to"}, [3]string{rgs[0].Attribute.Name, rgs[0].Lower.Name, rgs[0].Upper.Name})
+	span, ok := rgs[0].SampleSpan()
+	assert.True(t, ok)
+	assert.Equal(t, int64(31*86400-1), span)
 
 	assert.Equal(t, "orders", m.Scale.BusinessUnit.Name)
 	assert.Equal(t, 20e6, m.Scale.BusinessUnit.Count)
@@ -114,25 +125,25 @@ func TestOrdersRegressions(t *testing.T) {
 	}{
 		{"a misspelt enum value in an expression",
 			[][2]string{{`":claimed": IN_PROGRESS`, `":claimed": IN_PROGRES`}},
-			`orders.yaml:787:32: operations.ClaimNextOrder.steps[1].update.values.:claimed: :claimed is assigned to queueStatus: "IN_PROGRES" is not a value of queueStatus (did you mean "IN_PROGRESS"?)`},
+			`orders.yaml:839:32: operations.ClaimNextOrder.steps[1].update.values.:claimed: :claimed is assigned to queueStatus: "IN_PROGRES" is not a value of queueStatus (did you mean "IN_PROGRESS"?)`},
 		{"a shipped sample that keeps its queue attributes",
 			[][2]string{{"        status: SHIPPED\n        totalCents: 15970\n        currency: BRL\n        lineItems:\n          - {sku: TEE-0042, qty: 2, unitPriceCents: 4990}\n          - {sku: CAP-0007, qty: 1, unitPriceCents: 5990}\n        itemCount: 2\n        priority: 2\n", "        status: SHIPPED\n        totalCents: 15970\n        currency: BRL\n        lineItems:\n          - {sku: TEE-0042, qty: 2, unitPriceCents: 4990}\n          - {sku: CAP-0007, qty: 1, unitPriceCents: 5990}\n        itemCount: 2\n        priority: 2\n        queueStatus: PENDING\n        queueShard: 3\n"}},
 			`orders.yaml:441:9: entities.ORDER.samples.shipped.queueStatus: queueStatus is present, but it exists only while status is PLACED, PAID or PICKING (here status is SHIPPED)`},
 		{"shipping that forgets to leave the queue",
 			[][2]string{{` REMOVE queueStatus, queueShard, claimedBy, claimedAt"`, `"`}, {"          before: picking\n          after: shipped\n", "          before: picking\n"}},
-			`orders.yaml:939:19: operations.ShipOrder.steps[0].update.update: the ORDER item the update leaves of sample picking breaks its entity's rules: queueShard: present, but it exists only while status is PLACED, PAID or PICKING (here status is SHIPPED); queueStatus: present, but it exists only while status is PLACED, PAID or PICKING (here status is SHIPPED)`},
+			`orders.yaml:991:19: operations.ShipOrder.steps[0].update.update: the ORDER item the update leaves of sample picking breaks its entity's rules: queueShard: present, but it exists only while status is PLACED, PAID or PICKING (here status is SHIPPED); queueStatus: present, but it exists only while status is PLACED, PAID or PICKING (here status is SHIPPED)`},
 		{"a fixed key part that is no value of its attribute",
 			[][2]string{{`key: {PK: "EXT#PAYMENT#{paymentId}"}`, `key: {PK: "EXT#PAYMNT#{paymentId}"}`}},
-			`orders.yaml:819:21: operations.PaymentConfirmed.steps[0].get.key.PK: the fixed part "PAYMNT" stands for system: "PAYMNT" is not a value of system (did you mean "PAYMENT"?)`},
+			`orders.yaml:871:21: operations.PaymentConfirmed.steps[0].get.key.PK: the fixed part "PAYMNT" stands for system: "PAYMNT" is not a value of system (did you mean "PAYMENT"?)`},
 		{"a key of another entity's shape",
 			[][2]string{{`key: {PK: "EXT#PAYMENT#{paymentId}"}`, `key: {PK: "ORDER#{paymentId}"}`}},
-			`orders.yaml:819:21: operations.PaymentConfirmed.steps[0].get.key.PK: "ORDER#{paymentId}" does not have the shape of the template of EXTERNAL_REF`},
+			`orders.yaml:871:21: operations.PaymentConfirmed.steps[0].get.key.PK: "ORDER#{paymentId}" does not have the shape of the template of EXTERNAL_REF`},
 		{"a line-item list past its bound",
 			[][2]string{{"    minItems: 1\n    maxItems: 50\n", "    minItems: 1\n    maxItems: 1\n"}},
-			`orders.yaml:647:11: operations.CreateOrder.params.lineItems.sample: 2 elements, more than the 1 lineItems allows`},
+			`orders.yaml:672:11: operations.CreateOrder.params.lineItems.sample: 2 elements, more than the 1 lineItems allows`},
 		{"a priority out of its range",
 			[][2]string{{`      priority: {sample: 2}`, `      priority: {sample: 9}`}},
-			`orders.yaml:652:26: operations.CreateOrder.params.priority.sample: 9 is above the maximum 5 of priority`},
+			`orders.yaml:677:26: operations.CreateOrder.params.priority.sample: 9 is above the maximum 5 of priority`},
 		{"an instant key written with another offset",
 			[][2]string{{`        noteAt: "2026-09-24T09:30:00.250Z"`, `        noteAt: "2026-09-24T06:30:00.250-03:00"`}},
 			`orders.yaml:487:17: entities.ORDER_NOTE.samples.address.noteAt: noteAt: "2026-09-24T06:30:00.250-03:00" is not written in the instant format: UTC with milliseconds, such as 2026-09-24T03:07:01.000Z`},

@@ -202,6 +202,8 @@ type rawIndex struct {
 	Synthetic   *rawSynth  `json:"synthetic"`
 	Alarm       string     `json:"alarm"`
 	Unsharded   string     `json:"unsharded"`
+	// WarmThroughput is the index's own warm throughput.
+	WarmThroughput *Throughput `json:"warmThroughput"`
 }
 
 type rawSparse struct {
@@ -228,6 +230,14 @@ type rawAccessPattern struct {
 	IfWrong     string       `json:"ifWrong"`
 	Answer      *rawAnswer   `json:"answer"`
 	NotAnswered *NotAnswered `json:"notAnswered"`
+	// Params names the placeholders that are not attributes: two bounds
+	// of one attribute (from, to), each typed by the attribute it bounds.
+	Params map[string]rawPatternParam `json:"params"`
+}
+
+type rawPatternParam struct {
+	Attribute   string `json:"attribute"`
+	Description string `json:"description"`
 }
 
 type rawAnswer struct {
@@ -320,6 +330,8 @@ type rawBudget struct {
 	Pages       int                          `json:"pages"`
 	Share       *float64                     `json:"share"`
 	Reasoning   string                       `json:"reasoning"`
+	// Params replace parameter samples in the variant.
+	Params map[string]json.RawMessage `json:"params"`
 }
 
 type rawSampleOverride struct {

@@ -366,7 +366,7 @@ func (o *Operation) SampleInputs() Inputs {
 // binds from the real responses instead.
 func (o *Operation) SampleRun(variant string) ([]*Call, error) {
 	b := o.Budget(variant)
-	in := o.SampleInputs()
+	in := o.SampleInputsIn(b)
 	var out []*Call
 	for _, s := range o.Steps {
 		if !s.In(variant) {

@@ -42,6 +42,7 @@ func (r *resolver) resolveIndex(name string) {
 		}
 	}
 	r.indexProjection(name, base, x)
+	r.indexWarm(base+"/warmThroughput", x, ri.WarmThroughput)
 	if x.Shards != nil && !r.broken[name] {
 		r.indexShards(base, x)
 	}
@@ -448,20 +449,22 @@ func (r *resolver) resolveAccessPatterns() {
 				}
 			}
 		}
+		ap.Params = r.patternParams(base+"/params", ra.Params)
 		switch {
 		case ra.Answer == nil && ra.NotAnswered == nil:
 			r.errAt(base, true, "declare answer (table or index, key condition) or notAnswered (where it goes instead)", "access pattern %s has no structure that answers it", id)
 		case ra.Answer != nil && ra.NotAnswered != nil:
 			r.errAt(base+"/notAnswered", true, "", "an access pattern is either answered by the table or not: remove answer or notAnswered")
 		case ra.Answer != nil:
-			ap.Answer = r.answer(base+"/answer", ap, ra.Answer)
+			ap.Answer = r.answer(base+"/answer", ap, ra.Answer, ra.Params)
 		}
+		r.unusedPatternParams(base+"/params", ap)
 		r.aps[id] = ap
 		r.m.AccessPatterns = append(r.m.AccessPatterns, ap)
 	}
 }
 
-func (r *resolver) answer(ptr string, ap *AccessPattern, ra *rawAnswer) *Answer {
+func (r *resolver) answer(ptr string, ap *AccessPattern, ra *rawAnswer, declared map[string]rawPatternParam) *Answer {
 	a := &Answer{Operation: ra.Operation, Order: ra.Order, PageSize: ra.PageSize, Shards: ra.Shards, ConsistentRead: ra.ConsistentRead, Note: ra.Note}
 	if a.Operation == "" {
 		a.Operation = "Query"
@@ -483,7 +486,9 @@ func (r *resolver) answer(ptr string, ap *AccessPattern, ra *rawAnswer) *Answer 
 	if a.Table == nil {
 		return nil
 	}
-	a.Key = r.keyConditions(ptr+"/key", ra.Key, a.Table, a.Index, nil)
+	scope := r.patternScope(ap, declared)
+	a.Key = r.keyConditions(ptr+"/key", ra.Key, a.Table, a.Index, scope)
+	r.checkRanges(ptr+"/key", a.Key, ap.Params, func(n string) bool { _, ok := scope("", n); return ok })
 	r.checkReadShape(ptr, ap.Consistency, a.Index, a.Operation, a.ConsistentRead, a.Shards)
 	if a.Index != nil {
 		a.Index.Serves = append(a.Index.Serves, ap)

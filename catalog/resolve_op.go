@@ -113,6 +113,7 @@ func (r *resolver) resolveOperations() {
 			op.Budgets = append(op.Budgets, r.budget(p("operations", name, "budgets", bn), op, bn, ro.Budgets[bn]))
 		}
 		r.checkShares(p("operations", name, "budgets"), op)
+		r.checkRangeSamples(p("operations", name), op)
 		if len(op.Budgets) > 0 && r.raw.FormatVersion >= FormatVersion {
 			// budget measures each variant with the parameters' samples:
 			// one without a sample has no value to run with (a model of
@@ -176,6 +177,7 @@ func (r *resolver) budget(ptr string, op *Operation, name string, rb rawBudget) 
 		}
 		b.Samples[sid] = SampleOverride{Before: o.Before, After: o.After, Sample: o.Sample}
 	}
+	b.Params = r.budgetParams(ptr+"/params", op, rb.Params)
 	return b
 }
 
@@ -424,6 +426,7 @@ func (r *resolver) request(ptr string, scope *opScope, kind StepKind, rr *rawReq
 			r.errAt(ptr, true, "", "a query needs its key condition")
 		} else {
 			q.KeyCondition = r.keyConditions(ptr+"/key", rr.Key, q.Table, q.Index, scope.avail)
+			r.checkRanges(ptr+"/key", q.KeyCondition, scope.op.Params, func(n string) bool { _, ok := scope.params[n]; return ok })
 		}
 		// The question's consistency is checked where the step names its
 		// pattern (consistency.go); here only the read itself.

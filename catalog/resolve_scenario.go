@@ -321,6 +321,7 @@ func (r *resolver) load(ptr string, sc *Scenario, l rawLoad) LoadItem {
 	ctx.load = &li
 	r.loadMix(ptr, ctx, op, l, pl)
 	pl.Params = ctx.sources(ptr+"/params", l.Params, true)
+	r.checkRangeSources(ptr+"/params", op, pl.Params)
 	r.loadRecovery(ptr, l, pl)
 	return li
 }

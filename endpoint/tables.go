@@ -34,7 +34,8 @@ type TableOptions struct {
 	// behind). Otherwise provisioned tables get the model's units.
 	OnDemand bool
 	// Warm pre-warms each table that declares billing.warmThroughput, and
-	// its global secondary indexes, to that throughput (the model's
+	// its global secondary indexes, each to its own warmThroughput or
+	// else the table's (the model's
 	// advice: pre-warm the table and its indexes before the peak), so
 	// that a load meets the limits the design plans for. On AWS warm
 	// throughput is billed.
@@ -194,6 +195,35 @@ func CreateTableInput(m *catalog.Model, tb *catalog.Table, name string, k catalo
 	return in, nil
 }
 
+// Warm pre-warms an on-demand table's CreateTable request: the table to
+// its billing.warmThroughput, each global index to its own
+// warmThroughput or else the table's (catalog.Index.Warm), as the
+// generated CreateTableInput and CloudFormation declare them.
+func Warm(m *catalog.Model, tb *catalog.Table, in *dynamodb.CreateTableInput) {
+	if in.BillingMode != types.BillingModePayPerRequest {
+		return
+	}
+	wt := func(w *catalog.Throughput) *types.WarmThroughput {
+		if w == nil {
+			return nil
+		}
+		out := &types.WarmThroughput{}
+		if w.Read > 0 {
+			out.ReadUnitsPerSecond = aws.Int64(w.Read)
+		}
+		if w.Write > 0 {
+			out.WriteUnitsPerSecond = aws.Int64(w.Write)
+		}
+		return out
+	}
+	in.WarmThroughput = wt(tb.Billing.WarmThroughput)
+	for i := range in.GlobalSecondaryIndexes {
+		if x := m.Index(aws.ToString(in.GlobalSecondaryIndexes[i].IndexName)); x != nil {
+			in.GlobalSecondaryIndexes[i].WarmThroughput = wt(x.Warm())
+		}
+	}
+}
+
 // keySchema is the SDK's form of a key schema.
 func keySchema(keys []catalog.KeyElement) []types.KeySchemaElement {
 	out := make([]types.KeySchemaElement, len(keys))
@@ -215,21 +245,8 @@ func (ts *Tables) create(ctx context.Context, m *catalog.Model, tb *catalog.Tabl
 	if ts.target.Kind == AWS && tb.Class != "" {
 		in.TableClass = types.TableClass(tb.Class)
 	}
-	if w := tb.Billing.WarmThroughput; o.Warm && w != nil && in.BillingMode == types.BillingModePayPerRequest {
-		wt := func() *types.WarmThroughput {
-			out := &types.WarmThroughput{}
-			if w.Read > 0 {
-				out.ReadUnitsPerSecond = aws.Int64(w.Read)
-			}
-			if w.Write > 0 {
-				out.WriteUnitsPerSecond = aws.Int64(w.Write)
-			}
-			return out
-		}
-		in.WarmThroughput = wt()
-		for i := range in.GlobalSecondaryIndexes {
-			in.GlobalSecondaryIndexes[i].WarmThroughput = wt()
-		}
+	if o.Warm {
+		Warm(m, tb, in)
 	}
 	if o.DeferStreams && in.StreamSpecification != nil {
 		ts.deferred = append(ts.deferred, &dynamodb.UpdateTableInput{TableName: in.TableName, StreamSpecification: in.StreamSpecification})

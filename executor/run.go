@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 
@@ -38,7 +39,14 @@ func (x *Executor) prepare(in Input) (*Plan, map[string]attr.Value, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	params, err := x.Params(p.Operation, in.Params)
+	// A variant's own parameter values stand in for the samples; the
+	// caller's values stand over both.
+	given := in.Params
+	if p.Variant != nil && len(p.Variant.Params) > 0 {
+		given = maps.Clone(p.Variant.Params)
+		maps.Copy(given, in.Params)
+	}
+	params, err := x.Params(p.Operation, given)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -198,10 +198,11 @@ func (h *harness) checkAgreement(t *testing.T, keys catalog.KeyMode) {
 			method := client.MethodByName(generator.Identifier(op.Name))
 			require.True(t, method.IsValid(), "no method %s", op.Name)
 			in := reflect.New(method.Type().In(1)).Elem()
+			vals := op.SampleInputsIn(op.Budget(variant))
 			for _, prm := range op.Params {
 				f := in.FieldByName(generator.Identifier(prm.Name))
-				if f.IsValid() && prm.Sample != nil {
-					setValue(t, f, *prm.Sample)
+				if v, ok := vals[prm.Name]; f.IsValid() && ok {
+					setValue(t, f, v)
 				}
 			}
 			if v := generator.PathVariant(m, op.Name, variant); v != "" {

@@ -105,6 +105,7 @@ type cfnIndex struct {
 	KeySchema             []cfnKey        `yaml:"KeySchema"`
 	Projection            cfnProjection   `yaml:"Projection"`
 	ProvisionedThroughput *cfnProvisioned `yaml:"ProvisionedThroughput,omitempty"`
+	WarmThroughput        *cfnWarm        `yaml:"WarmThroughput,omitempty"`
 	// about is the index's purpose, a comment beside its keys.
 	about string
 }
@@ -277,6 +278,10 @@ func cfnTableOf(td catalog.TableLayout) cfnTable {
 		}
 		if provisioned {
 			g.ProvisionedThroughput = cfnThroughput(t.Billing)
+		}
+		// Each index its own warm throughput, or its table's.
+		if wt := x.Index.Warm(); wt != nil {
+			g.WarmThroughput = &cfnWarm{ReadUnitsPerSecond: wt.Read, WriteUnitsPerSecond: wt.Write}
 		}
 		p.GlobalSecondaryIndexes = append(p.GlobalSecondaryIndexes, g)
 	}

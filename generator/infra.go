@@ -104,6 +104,9 @@ func (p *plan) tablesSource() (string, error) {
 				if billingMode(bill) == "PROVISIONED" {
 					fmt.Fprintf(&b, "ProvisionedThroughput: %s,\n", provisionedGo(bill))
 				}
+				if wt := x.Index.Warm(); wt != nil {
+					fmt.Fprintf(&b, "WarmThroughput: &types.WarmThroughput{%s},\n", pairGo("ReadUnitsPerSecond", wt.Read, "WriteUnitsPerSecond", wt.Write))
+				}
 				b.WriteString("},\n")
 			}
 			b.WriteString("},\n")

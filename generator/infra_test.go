@@ -15,6 +15,7 @@ import (
 	"github.com/cardapio/cardapio/catalog"
 	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/examples/lastro"
+	"github.com/cardapio/cardapio/examples/orders"
 	"github.com/cardapio/cardapio/generator"
 	lastrosynthetic "github.com/cardapio/cardapio/generator/testdata/golden/lastro-synthetic"
 )
@@ -24,7 +25,7 @@ import (
 func tableShape(t *testing.T, in *dynamodb.CreateTableInput) string {
 	t.Helper()
 	c := *in
-	c.WarmThroughput, c.TableClass, c.OnDemandThroughput, c.DeletionProtectionEnabled = nil, "", nil, nil
+	c.TableClass, c.OnDemandThroughput, c.DeletionProtectionEnabled = "", nil, nil
 	c.AttributeDefinitions = slices.Clone(c.AttributeDefinitions)
 	slices.SortFunc(c.AttributeDefinitions, func(a, b types.AttributeDefinition) int { return strings.Compare(*a.AttributeName, *b.AttributeName) })
 	b, err := json.Marshal(c)
@@ -33,8 +34,10 @@ func tableShape(t *testing.T, in *dynamodb.CreateTableInput) string {
 }
 
 // TestCreateTableInputs: the generated CreateTable requests are the ones
-// the runners create (endpoint.CreateTableInput), in both key modes; the
-// generated ones also carry the warm throughput and the table class.
+// the runners create (endpoint.CreateTableInput, pre-warmed as
+// endpoint.Warm does: each global index to its own warm throughput or its
+// table's), in both key modes; the generated ones also carry the table
+// class.
 func TestCreateTableInputs(t *testing.T) {
 	m, err := catalog.Load("../model.yaml")
 	require.NoError(t, err)
@@ -49,6 +52,7 @@ func TestCreateTableInputs(t *testing.T) {
 		for i, tb := range m.Tables {
 			want, err := endpoint.CreateTableInput(m, tb, tb.Name, c.keys, false)
 			require.NoError(t, err)
+			endpoint.Warm(m, tb, want)
 			assert.Equal(t, tableShape(t, want), tableShape(t, c.got[i]), "%s (%s keys)", tb.Name, c.keys)
 		}
 	}
@@ -159,4 +163,45 @@ func TestCloudFormationHostileText(t *testing.T) {
 	assert.Equal(t, top, top2)
 	assert.Equal(t, res, res2)
 	assert.Equal(t, outs, outs2)
+}
+
+// TestIndexWarmThroughput: an index that declares its own warm throughput
+// is created with it, one that declares none with its table's, in the
+// generated request, CloudFormation and the runners' request alike.
+func TestIndexWarmThroughput(t *testing.T) {
+	m, err := catalog.Load("../examples/orders/model.yaml")
+	require.NoError(t, err)
+	warm := map[string][2]int64{}
+	for _, g := range orders.OrdersTable("x").GlobalSecondaryIndexes {
+		require.NotNil(t, g.WarmThroughput, *g.IndexName)
+		warm[*g.IndexName] = [2]int64{*g.WarmThroughput.ReadUnitsPerSecond, *g.WarmThroughput.WriteUnitsPerSecond}
+	}
+	assert.Equal(t, map[string][2]int64{"byCustomer": {12000, 12000}, "opsQueue": {12000, 4000}}, warm)
+
+	want, err := endpoint.CreateTableInput(m, m.Table("orders"), "x", catalog.KeysNative, false)
+	require.NoError(t, err)
+	endpoint.Warm(m, m.Table("orders"), want)
+	assert.Equal(t, tableShape(t, want), tableShape(t, orders.OrdersTable("x")))
+
+	tpl, err := generator.CloudFormation(m, generator.Options{})
+	require.NoError(t, err)
+	var doc struct {
+		Resources map[string]struct {
+			Properties struct {
+				GlobalSecondaryIndexes []struct {
+					IndexName      string `yaml:"IndexName"`
+					WarmThroughput struct {
+						Read  int64 `yaml:"ReadUnitsPerSecond"`
+						Write int64 `yaml:"WriteUnitsPerSecond"`
+					} `yaml:"WarmThroughput"`
+				} `yaml:"GlobalSecondaryIndexes"`
+			} `yaml:"Properties"`
+		} `yaml:"Resources"`
+	}
+	require.NoError(t, yaml.Unmarshal(tpl, &doc))
+	got := map[string][2]int64{}
+	for _, g := range doc.Resources["OrdersTable"].Properties.GlobalSecondaryIndexes {
+		got[g.IndexName] = [2]int64{g.WarmThroughput.Read, g.WarmThroughput.Write}
+	}
+	assert.Equal(t, warm, got)
 }

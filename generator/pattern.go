@@ -116,6 +116,14 @@ func entityMatches(e *catalog.Entity, conds []catalog.KeyCondition, sep string) 
 			if !mayMatch(tmpl, want, sep, true) {
 				return false
 			}
+		case catalog.OpBetween:
+			// Every key between two bounds begins with the literal text
+			// both bounds begin with (SIM# of SIM#{from} and SIM#{to}#~).
+			if p := betweenPrefix(c.Operands); p != "" {
+				if t, err := catalog.ParseTemplate(p); err == nil && !mayMatch(tmpl, t, sep, true) {
+					return false
+				}
+			}
 		}
 	}
 	return true
@@ -184,9 +192,10 @@ func writeWord(op string) string {
 
 // patternArgs lists the parameters a key condition needs, in order of
 // appearance, typed by their attributes; a begins_with operand is a plain
-// string even on an enum attribute (a prefix is not a value). The
+// string even on an enum attribute (a prefix is not a value); a named
+// parameter takes its bound attribute's type. The
 // fan-out attribute is not a parameter: every shard is read.
-func (p *plan) patternArgs(conds []catalog.KeyCondition, skip string) ([]arg, scope, error) {
+func (p *plan) patternArgs(conds []catalog.KeyCondition, params []*catalog.Param, skip string) ([]arg, scope, error) {
 	var args []arg
 	byName := map[string]*arg{}
 	for _, c := range conds {
@@ -195,9 +204,16 @@ func (p *plan) patternArgs(conds []catalog.KeyCondition, skip string) ([]arg, sc
 				if ph == skip {
 					continue
 				}
+				// A named parameter (a range's from and to) is typed
+				// by the attribute it bounds.
 				a := p.m.Attribute(ph)
+				for _, prm := range params {
+					if prm.Name == ph {
+						a = prm.Attribute
+					}
+				}
 				if a == nil {
-					return nil, nil, fmt.Errorf("placeholder {%s} is not an attribute", ph)
+					return nil, nil, fmt.Errorf("placeholder {%s} is neither an attribute nor a parameter", ph)
 				}
 				t := p.valueType(a)
 				if o.Param != "" && c.Op == catalog.OpBeginsWith && t.kind == kString {
@@ -238,7 +254,7 @@ func (p *plan) planRead(pp *patternPlan) error {
 	if fan != nil {
 		skip = fan.attr
 	}
-	args, sc, err := p.patternArgs(ans.Key, skip)
+	args, sc, err := p.patternArgs(ans.Key, ap.Params, skip)
 	if err != nil {
 		return err
 	}
@@ -402,4 +418,18 @@ func (p *plan) queryPatternBody(pp *patternPlan, tp *tablePlan, ip *indexPlan, a
 	}
 	fmt.Fprintf(&b, "return scatterPages(ctx, c.db, qs, readWith(opts, %d, %d), %s, %s, %v)\n", ans.PageSize, fan.workers, res.Decode, ip.Compare, ans.Order == "descending")
 	return b.String(), nil
+}
+
+// betweenPrefix is the literal text both bounds of a between begin with;
+// "" when they share none or a bound is not a template.
+func betweenPrefix(ops []catalog.Operand) string {
+	if len(ops) != 2 || ops[0].Template == nil || ops[1].Template == nil {
+		return ""
+	}
+	a, b := ops[0].Template.Prefix(), ops[1].Template.Prefix()
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return a[:n]
 }

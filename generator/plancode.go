@@ -60,7 +60,7 @@ func (p *plan) answerPlan(ap *catalog.AccessPattern) (*executor.StepPlan, error)
 			q.Key = append(q.Key, catalog.Assign{Attribute: c.Attribute, Value: c.Operands[0]})
 		}
 	}
-	op := &catalog.Operation{Name: ap.ID, Steps: []*catalog.Step{{ID: "answer", Kind: kind, Request: q}}}
+	op := &catalog.Operation{Name: ap.ID, Params: ap.Params, Steps: []*catalog.Step{{ID: "answer", Kind: kind, Request: q}}}
 	pl, err := executor.Compile(p.m, op, "", nil, p.o.Keys)
 	if err != nil {
 		return nil, err

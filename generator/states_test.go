@@ -27,6 +27,7 @@ var stateModels = []string{
 	"testdata/keys-only.yaml",
 	"testdata/hostile-names.yaml",
 	"testdata/hostile-text.yaml",
+	"../internal/cli/testdata/models/credit.yaml",
 }
 
 // maxStates bounds the states tried per entity sample: the product of the

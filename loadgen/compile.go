@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -109,8 +110,13 @@ func compileLoad(x *executor.Executor, l *loadRun, invs []*catalog.Invariant) er
 			if err != nil {
 				return fmt.Errorf("load %s: %w", l.name, err)
 			}
+			if v, ok := plan.Variant.Params[p.Name]; ok && s.Kind == catalog.SourceSample {
+				// The variant's own value stands for the sample.
+				s = &catalog.Source{Param: p, Kind: catalog.SourceSample, Value: v}
+			}
 			all = append(all, s)
 		}
+		all = rangeDefaults(l.op, given, all)
 		order, err := orderSources(all)
 		if err != nil {
 			return fmt.Errorf("load %s: %w", l.name, err)
@@ -310,4 +316,30 @@ func readsData(s *catalog.Source, fresh map[string]bool) bool {
 		}
 	}
 	return false
+}
+
+// rangeDefaults draws the two bounds of a range the load names neither
+// of as a pair: the upper bound keeps its default (the clock, for an
+// instant) and the lower one is the upper shifted back by the width of
+// their samples, so every arrival asks for a period as long as the
+// samples' and never an empty one. Bounds that are not times, or whose
+// samples say no width, keep their own defaults.
+func rangeDefaults(op *catalog.Operation, given map[string]*catalog.Source, all []*catalog.Source) []*catalog.Source {
+	all = slices.Clone(all)
+	for _, rg := range op.Ranges() {
+		if given[rg.Lower.Name] != nil || given[rg.Upper.Name] != nil {
+			continue
+		}
+		secs, ok := rg.SampleSpan()
+		if !ok {
+			continue
+		}
+		for i, s := range all {
+			if s.Param == rg.Lower && s.Kind == catalog.SourceDate {
+				all[i] = &catalog.Source{Param: rg.Lower, Kind: catalog.SourceDate, Date: &catalog.DateShift{
+					From: &catalog.Path{Text: rg.Upper.Name, Param: rg.Upper.Name}, Secs: int(-secs)}}
+			}
+		}
+	}
+	return all
 }

@@ -166,9 +166,16 @@ func checkWarm(m *catalog.Model, name string, w Throughput) error {
 	}
 	for _, t := range tables {
 		floor, from := Throughput{throughput.DefaultWarmRead, throughput.DefaultWarmWrite}, "the warm throughput AWS gives an on-demand table"
-		if wt := t.Billing.WarmThroughput; wt != nil {
+		wt, whose := t.Billing.WarmThroughput, "table "+t.Name
+		if x := m.Index(name); x != nil && x.Table == t {
+			wt = x.Warm()
+			if x.WarmThroughput != nil {
+				whose = "index " + x.Name
+			}
+		}
+		if wt != nil {
 			floor = Throughput{max(floor.Read, float64(wt.Read)), max(floor.Write, float64(wt.Write))}
-			from = fmt.Sprintf("table %s's declared warm throughput, or AWS's default where higher", t.Name)
+			from = fmt.Sprintf("%s's declared warm throughput, or AWS's default where higher", whose)
 		}
 		if w.Read < floor.Read || w.Write < floor.Write {
 			return inputErr("--warm %s: %s read, %s write is below %s read, %s write (%s); warm throughput only rises: give at least that", cmp.Or(name, t.Name),
@@ -538,9 +545,14 @@ func (p *planner) define(tm *throughput.Model, pop *population, res *Result) (ma
 				return s, nil
 			}
 			s.Mode = throughput.OnDemand
-			// A table's warm throughput warms its global indexes too, as
-			// cardapio creates them (target.TableOptions.Warm).
-			if wt := t.Billing.WarmThroughput; wt != nil {
+			// A global index is warmed to its own warm throughput, or
+			// else its table's, as cardapio creates them
+			// (endpoint.TableOptions.Warm, catalog.Index.Warm).
+			wt := t.Billing.WarmThroughput
+			if x := p.m.Index(name); x != nil && x.Table == t {
+				wt = x.Warm()
+			}
+			if wt != nil {
 				s.WarmRead, s.WarmWrite = float64(wt.Read), float64(wt.Write)
 			}
 			if name == t.Name {

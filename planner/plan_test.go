@@ -187,6 +187,20 @@ func TestWarm(t *testing.T) {
 	r, err := planner.Plan(m, planner.Options{Scenario: "surge", Resolution: 1, Warm: map[string]planner.Throughput{"": {Read: 40000, Write: 30000}}})
 	require.NoError(t, err)
 	assert.Equal(t, 30000.0, resource(t, r, "").Write[0].Limit)
+
+	// Each index starts at its own warm throughput (opsQueue declares
+	// 4,000 writes), or else its table's (byCustomer: 12,000); --warm
+	// raises one, never below what the index declares.
+	r, err = planner.Plan(m, planner.Options{Scenario: "surge", Resolution: 1})
+	require.NoError(t, err)
+	assert.Equal(t, 4000.0, resource(t, r, "opsQueue").Write[0].Limit)
+	assert.Equal(t, 12000.0, resource(t, r, "byCustomer").Write[0].Limit)
+	r, err = planner.Plan(m, planner.Options{Scenario: "surge", Resolution: 1, Warm: map[string]planner.Throughput{"opsQueue": {Read: 12000, Write: 9000}}})
+	require.NoError(t, err)
+	assert.Equal(t, 9000.0, resource(t, r, "opsQueue").Write[0].Limit)
+	_, err = planner.Plan(m, planner.Options{Scenario: "surge", Warm: map[string]planner.Throughput{"byCustomer": {Read: 12000, Write: 5000}}})
+	require.True(t, input.Is(err), "%v", err)
+	assert.Contains(t, err.Error(), "table orders's declared warm throughput")
 	_, err = planner.Plan(m, planner.Options{Scenario: "surge", Warm: map[string]planner.Throughput{"": {Read: 40000, Write: 5000}}})
 	require.True(t, input.Is(err), "%v", err)
 	assert.Contains(t, err.Error(), "below 12,000 read")

@@ -53,7 +53,8 @@ func CollectionsTable(name string) *dynamodb.CreateTableInput {
 					{AttributeName: aws.String("nextAction"), KeyType: types.KeyTypeRange},
 					{AttributeName: aws.String("contractId"), KeyType: types.KeyTypeRange},
 				},
-				Projection: &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{"debtorKey", "bucket", "outstandingCents", "channelPrefs"}},
+				Projection:     &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{"debtorKey", "bucket", "outstandingCents", "channelPrefs"}},
+				WarmThroughput: &types.WarmThroughput{ReadUnitsPerSecond: aws.Int64(24000), WriteUnitsPerSecond: aws.Int64(8000)},
 			},
 			{
 				IndexName: aws.String("GSI2"),
@@ -63,7 +64,8 @@ func CollectionsTable(name string) *dynamodb.CreateTableInput {
 					{AttributeName: aws.String("outstandingCents"), KeyType: types.KeyTypeRange},
 					{AttributeName: aws.String("contractId"), KeyType: types.KeyTypeRange},
 				},
-				Projection: &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{"debtorKey", "oldestOverdueDueDate", "productCode", "lastContactAt"}},
+				Projection:     &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{"debtorKey", "oldestOverdueDueDate", "productCode", "lastContactAt"}},
+				WarmThroughput: &types.WarmThroughput{ReadUnitsPerSecond: aws.Int64(24000), WriteUnitsPerSecond: aws.Int64(8000)},
 			},
 			{
 				IndexName: aws.String("GSI3"),
@@ -71,7 +73,8 @@ func CollectionsTable(name string) *dynamodb.CreateTableInput {
 					{AttributeName: aws.String("tenantId"), KeyType: types.KeyTypeHash},
 					{AttributeName: aws.String("onboardedAt"), KeyType: types.KeyTypeRange},
 				},
-				Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly},
+				Projection:     &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly},
+				WarmThroughput: &types.WarmThroughput{ReadUnitsPerSecond: aws.Int64(24000), WriteUnitsPerSecond: aws.Int64(8000)},
 			},
 		},
 	}

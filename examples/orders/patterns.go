@@ -134,3 +134,23 @@ func (c *Client) OP05(ctx context.Context, orderID string, opts ...ReadOption) i
 	}
 	return queryPages(ctx, c.db, q, readWith(opts, 0, 1), UnmarshalOrderNote)
 }
+
+// OP06 answers "A customer's orders placed between two dates, newest first",
+// asked by customer app and support desk (eventual consistency, within
+// 100ms): a Query of index byCustomer on customerId = {customerId} AND
+// createdAt BETWEEN {from} AND {to}, in descending order, in pages of 20.
+func (c *Client) OP06(ctx context.Context, customerID, from, to string, opts ...ReadOption) iter.Seq2[Page[CustomerHistoryEntry], error] {
+	q := &dynamodb.QueryInput{
+		TableName:              aws.String(c.tables.Orders),
+		IndexName:              aws.String("byCustomer"),
+		KeyConditionExpression: aws.String("customerId = :customerId AND createdAt BETWEEN :createdAt_lo AND :createdAt_hi"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":createdAt_hi": stringValue(to),
+			":createdAt_lo": stringValue(from),
+			":customerId":   stringValue(customerID),
+		},
+		ScanIndexForward:       aws.Bool(false),
+		ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes,
+	}
+	return queryPages(ctx, c.db, q, readWith(opts, 20, 1), unmarshalCustomerHistoryEntry)
+}

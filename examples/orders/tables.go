@@ -49,7 +49,8 @@ func OrdersTable(name string) *dynamodb.CreateTableInput {
 					{AttributeName: aws.String("createdAt"), KeyType: types.KeyTypeRange},
 					{AttributeName: aws.String("orderId"), KeyType: types.KeyTypeRange},
 				},
-				Projection: &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{"status", "totalCents", "currency", "itemCount"}},
+				Projection:     &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{"status", "totalCents", "currency", "itemCount"}},
+				WarmThroughput: &types.WarmThroughput{ReadUnitsPerSecond: aws.Int64(12000), WriteUnitsPerSecond: aws.Int64(12000)},
 			},
 			{
 				IndexName: aws.String("opsQueue"),
@@ -59,7 +60,8 @@ func OrdersTable(name string) *dynamodb.CreateTableInput {
 					{AttributeName: aws.String("priority"), KeyType: types.KeyTypeRange},
 					{AttributeName: aws.String("createdAt"), KeyType: types.KeyTypeRange},
 				},
-				Projection: &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{"orderId", "customerId", "attempts", "version"}},
+				Projection:     &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{"orderId", "customerId", "attempts", "version"}},
+				WarmThroughput: &types.WarmThroughput{ReadUnitsPerSecond: aws.Int64(12000), WriteUnitsPerSecond: aws.Int64(4000)},
 			},
 		},
 	}

@@ -47,7 +47,8 @@ func CollectionsTable(name string) *dynamodb.CreateTableInput {
 					{AttributeName: aws.String("GSI1PK"), KeyType: types.KeyTypeHash},
 					{AttributeName: aws.String("GSI1SK"), KeyType: types.KeyTypeRange},
 				},
-				Projection: &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{"debtorKey", "bucket", "outstandingCents", "channelPrefs", "tenantId", "nextActionDate", "shard", "nextAction", "contractId"}},
+				Projection:     &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{"debtorKey", "bucket", "outstandingCents", "channelPrefs", "tenantId", "nextActionDate", "shard", "nextAction", "contractId"}},
+				WarmThroughput: &types.WarmThroughput{ReadUnitsPerSecond: aws.Int64(24000), WriteUnitsPerSecond: aws.Int64(8000)},
 			},
 			{
 				IndexName: aws.String("GSI2"),
@@ -55,7 +56,8 @@ func CollectionsTable(name string) *dynamodb.CreateTableInput {
 					{AttributeName: aws.String("GSI2PK"), KeyType: types.KeyTypeHash},
 					{AttributeName: aws.String("GSI2SK"), KeyType: types.KeyTypeRange},
 				},
-				Projection: &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{"debtorKey", "oldestOverdueDueDate", "productCode", "lastContactAt", "tenantId", "bucket", "outstandingCents", "contractId"}},
+				Projection:     &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{"debtorKey", "oldestOverdueDueDate", "productCode", "lastContactAt", "tenantId", "bucket", "outstandingCents", "contractId"}},
+				WarmThroughput: &types.WarmThroughput{ReadUnitsPerSecond: aws.Int64(24000), WriteUnitsPerSecond: aws.Int64(8000)},
 			},
 			{
 				IndexName: aws.String("GSI3"),
@@ -63,7 +65,8 @@ func CollectionsTable(name string) *dynamodb.CreateTableInput {
 					{AttributeName: aws.String("tenantId"), KeyType: types.KeyTypeHash},
 					{AttributeName: aws.String("onboardedAt"), KeyType: types.KeyTypeRange},
 				},
-				Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly},
+				Projection:     &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly},
+				WarmThroughput: &types.WarmThroughput{ReadUnitsPerSecond: aws.Int64(24000), WriteUnitsPerSecond: aws.Int64(8000)},
 			},
 		},
 	}

@@ -498,6 +498,73 @@ func (c *Client) CustomerOrders(ctx context.Context, in CustomerOrdersInput) (Cu
 	return res, nil
 }
 
+// CustomerOrdersBetweenInput holds the parameters of CustomerOrdersBetween.
+type CustomerOrdersBetweenInput struct {
+	// CustomerID is parameter customerId: the customer who placed the order (for
+	// example cus-4f8a2b9c1d).
+	CustomerID string
+	// From is parameter from, a value of createdAt: the period's first instant
+	// (for example 2026-08-01T00:00:00.000Z).
+	From string
+	// To is parameter to, a value of createdAt: the period's last instant (for
+	// example 2026-08-31T23:59:59.999Z).
+	To string
+}
+
+// CustomerOrdersBetweenResult is what CustomerOrdersBetween read and consumed.
+type CustomerOrdersBetweenResult struct {
+	// Period holds the items step period read: the first page.
+	Period []CustomerHistoryEntry
+	// More is true when a query stopped at its page size or at 1 MB before the
+	// end of its partition; the access pattern's iterator reads on.
+	More bool
+	// Capacity is what the requests consumed, also when the operation
+	// fails part way.
+	Capacity Capacity
+}
+
+// validate checks the parameters before any request is sent.
+func (in CustomerOrdersBetweenInput) validate() error {
+	var v checks
+	v.add(checkPattern("customerId", in.CustomerID, customerIDPattern))
+	v.add(checkInstantFormat("from", in.From, "Z", 3))
+	v.add(checkInstantFormat("to", in.To, "Z", 3))
+	return v.err("CustomerOrdersBetween")
+}
+
+// CustomerOrdersBetween runs business operation CustomerOrdersBetween. One
+// page of a customer's orders placed in a period, newest first. It serves
+// OP06.
+func (c *Client) CustomerOrdersBetween(ctx context.Context, in CustomerOrdersBetweenInput) (CustomerOrdersBetweenResult, error) {
+	var res CustomerOrdersBetweenResult
+	if err := in.validate(); err != nil {
+		return res, err
+	}
+	// Step 1, period (OP06): query index byCustomer on customerId = {customerId} AND createdAt BETWEEN {from} AND {to}.
+	periodIn := make([]*dynamodb.QueryInput, 0, 1)
+	periodIn = append(periodIn, &dynamodb.QueryInput{
+		TableName:              aws.String(c.tables.Orders),
+		IndexName:              aws.String("byCustomer"),
+		KeyConditionExpression: aws.String("customerId = :customerId AND createdAt BETWEEN :createdAt_lo AND :createdAt_hi"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":createdAt_hi": stringValue(in.To),
+			":createdAt_lo": stringValue(in.From),
+			":customerId":   stringValue(in.CustomerID),
+		},
+		ScanIndexForward:       aws.Bool(false),
+		Limit:                  aws.Int32(20),
+		ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes,
+	})
+	periodPage, err := readShards(ctx, c.db, periodIn, 1, unmarshalCustomerHistoryEntry, nil, true)
+	res.Capacity = res.Capacity.plus(periodPage.Capacity)
+	if err != nil {
+		return res, fmt.Errorf("CustomerOrdersBetween: period: %w", err)
+	}
+	res.Period = periodPage.Items
+	res.More = res.More || periodPage.more
+	return res, nil
+}
+
 // FindByExternalIDInput holds the parameters of FindByExternalID.
 type FindByExternalIDInput struct {
 	// ExternalID is parameter externalId: an id an external system gave the order

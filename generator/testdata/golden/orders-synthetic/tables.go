@@ -47,7 +47,8 @@ func OrdersTable(name string) *dynamodb.CreateTableInput {
 					{AttributeName: aws.String("createdAt"), KeyType: types.KeyTypeRange},
 					{AttributeName: aws.String("orderId"), KeyType: types.KeyTypeRange},
 				},
-				Projection: &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{"status", "totalCents", "currency", "itemCount"}},
+				Projection:     &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{"status", "totalCents", "currency", "itemCount"}},
+				WarmThroughput: &types.WarmThroughput{ReadUnitsPerSecond: aws.Int64(12000), WriteUnitsPerSecond: aws.Int64(12000)},
 			},
 			{
 				IndexName: aws.String("opsQueue"),
@@ -55,7 +56,8 @@ func OrdersTable(name string) *dynamodb.CreateTableInput {
 					{AttributeName: aws.String("GSI2PK"), KeyType: types.KeyTypeHash},
 					{AttributeName: aws.String("GSI2SK"), KeyType: types.KeyTypeRange},
 				},
-				Projection: &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{"orderId", "customerId", "attempts", "version", "queueStatus", "queueShard", "priority", "createdAt"}},
+				Projection:     &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{"orderId", "customerId", "attempts", "version", "queueStatus", "queueShard", "priority", "createdAt"}},
+				WarmThroughput: &types.WarmThroughput{ReadUnitsPerSecond: aws.Int64(12000), WriteUnitsPerSecond: aws.Int64(4000)},
 			},
 		},
 	}
