@@ -9,15 +9,15 @@ import "github.com/cardapio/cardapio/catalog"
 // item, else the drawn subject), an entity the first holds not taken
 // again from the second. The subject is drawn as a load of its own draws
 // it: at random (pick random), or each once in a shuffled order (pick
-// each). The cause's context alone when the load draws no subjects; nil
-// when it has none left (then the arrival is not made).
-func (l *loadRun) pairedContext(cause *Context, k int64, seed uint64) *Context {
+// each). The cause's context alone when the load draws no subjects;
+// false when it has none left (then the arrival is not made).
+func (l *loadRun) pairedContext(cause *Context, k int64, seed uint64) (*Context, bool) {
 	if l.plan.Subjects == nil {
-		return cause
+		return cause, true
 	}
 	drawn := l.subjectAt(k, seed)
 	if drawn == nil {
-		return nil
+		return nil, false
 	}
 	first, second := drawn, cause
 	if l.plan.Follows != nil && l.plan.Follows.Each == catalog.EachItem {
@@ -34,7 +34,7 @@ func (l *loadRun) pairedContext(cause *Context, k int64, seed uint64) *Context {
 			}
 		}
 	}
-	return out
+	return out, true
 }
 
 // subjectAt is the subject of arrival k of a load with subjects: drawn

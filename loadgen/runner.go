@@ -852,7 +852,8 @@ func (r *runner) cause(a *arrival, cur *Context, values map[string]attr.Value, r
 			if f.cap > 0 && k >= f.cap {
 				return false
 			}
-			if ctx = f.pairedContext(ctx, k, r.seed); ctx == nil {
+			ctx, ok := f.pairedContext(ctx, k, r.seed)
+			if !ok {
 				return false
 			}
 			due := f.paced(now+fl.After, r.factor)
