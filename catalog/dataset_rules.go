@@ -222,9 +222,10 @@ func (d *datasetResolver) refMatch(er *EntityRules, ptr string, raw map[string]s
 			d.errf(mp, "%s.%s is %s and %s is %s: they never equal", er.Ref.Entity.Name, tn, tt, on, ot)
 			continue
 		}
-		// An own attribute without a rule of its own would be copied from
-		// the reference it is to choose.
-		if er.Entity.Has(on) != "" && re.Attributes[on] == nil && d.entityScope(er.Ref.Entity)[on] != attr.Invalid && !d.inheritedName(er.Entity, on) {
+		// An attribute of the item without a rule of its own is copied
+		// from the reference (before its parents) when the reference
+		// carries it: from the item the match is to choose.
+		if _, carried := d.entityScope(er.Ref.Entity)[on]; carried && er.Entity.Has(on) != "" && re.Attributes[on] == nil {
 			d.errAt(mp, false, "give "+on+" a rule of its own in dataset.entities."+er.Entity.Name+".attributes", "%s would be copied from the %s it is to choose: the match reads it before the reference exists", on, er.Ref.Entity.Name)
 			continue
 		}
