@@ -197,6 +197,9 @@ func (r *resolver) resolveComputed(ptr string, a *Attribute, rc *rawComputed) *C
 		if c.Secret == "tenant" {
 			need(c.SecretBy != "", "secretBy")
 		}
+		if c.Secret == "global" && c.SecretBy != "" {
+			r.errAt(ptr+"/secretBy", true, "drop secretBy, or say secret: tenant for one secret per value of "+c.SecretBy, "secret global is one secret for the whole model: secretBy would choose none")
+		}
 		if c.SecretBy != "" {
 			r.attrRef(ptr+"/secretBy", c.SecretBy)
 		}
