@@ -162,3 +162,30 @@ func cutAfter(s, prefix, sep string) (string, string, bool) {
 	}
 	return "", "", false
 }
+
+// TestGeohashCells: every driver of the ride-hailing model (an
+// independent model of the commands' tests) carries the geohash cell of
+// its drawn position, which decodes into a box holding it.
+func TestGeohashCells(t *testing.T) {
+	p := population(t, "../internal/cli/testdata/models/ridehail.yaml", 1, 3)
+	items, err := p.Items()
+	require.NoError(t, err)
+	n := 0
+	for _, x := range items {
+		if x.Entity != "DRIVER" {
+			continue
+		}
+		n++
+		lat, _ := x.Item.Get("lat")
+		lon, _ := x.Item.Get("lon")
+		cell, ok := x.Item.Get("cell")
+		require.True(t, ok)
+		a, _ := strconv.ParseFloat(lat.Str, 64)
+		b, _ := strconv.ParseFloat(lon.Str, 64)
+		latLo, latHi, lonLo, lonHi, ok := geohashCell(cell.Str)
+		require.True(t, ok, cell.Str)
+		require.Len(t, cell.Str, 5)
+		require.True(t, latLo <= a && a <= latHi && lonLo <= b && b <= lonHi, "cell %s holds %v,%v", cell.Str, a, b)
+	}
+	require.Equal(t, 2000, n)
+}
