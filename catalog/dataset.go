@@ -81,6 +81,10 @@ type Ref struct {
 	// Name is how rules read its attributes: {copy: "NAME.attr"}; by
 	// default the referenced entity's own attributes are in scope by name,
 	// after the item's own and before its parents'.
+	//
+	// Match narrows the candidates to those whose attribute equals the
+	// item's own value (the charge of the event's own instalment).
+	Match []RefMatch
 }
 
 // Group is how an entity's items gather other items: Of, the member
@@ -162,6 +166,10 @@ type Rule struct {
 	Format   string
 	// Count is the number of elements of a list rule.
 	Count *SynthOperand
+	// Calc is a calc rule's formula and rounding; Geohash a geohash
+	// rule's coordinates and precision (dataset_rules.go).
+	Calc    *Calc
+	Geohash *Geohash
 }
 
 // SynthOperand is a name in scope (an attribute, variable or built-in)
@@ -257,6 +265,7 @@ type rawEntityRules struct {
 type rawRef struct {
 	Entity string                     `json:"entity"`
 	Where  map[string]json.RawMessage `json:"where"`
+	Match  map[string]string          `json:"match"`
 }
 
 type rawGroup struct {
@@ -489,6 +498,7 @@ func (d *datasetResolver) entity(er *EntityRules, re rawEntityRules) {
 	if er.Ref != nil && re.Ref != nil {
 		rs := d.scope(&EntityRules{Entity: er.Ref.Entity})
 		er.Ref.Where = d.cond(base+"/ref/where", re.Ref.Where, rs)
+		d.refMatch(er, base+"/ref/match", re.Ref.Match, re)
 	}
 	if re.Count != "" {
 		switch {
@@ -535,7 +545,16 @@ func (d *datasetResolver) entity(er *EntityRules, re rawEntityRules) {
 			continue
 		}
 		if a.Computed != nil {
-			d.errAt(ptr, true, "remove this rule: every writer computes it the same way", "%s is computed (attributes.%s.computed); the generator computes it", an, an)
+			// A computed attribute's value is its computation; a rule may
+			// only say when the item carries it.
+			rl := d.rule(ptr, re.Attributes[an], scope, a.Type, a)
+			if rl != nil && !presenceOnly(rl) {
+				d.errAt(ptr, true, "say only when it is carried: absent: true, or cases of default: true (the computation) and absent: true", "%s is computed (attributes.%s.computed); the generator computes it", an, an)
+				continue
+			}
+			if rl != nil {
+				er.Rules[an] = rl
+			}
 			continue
 		}
 		if e.Table != nil && (an == e.Table.PartitionKey || an == e.Table.SortKey || an == e.Table.Discriminator) {
@@ -659,7 +678,7 @@ func (d *datasetResolver) literal(raw json.RawMessage, a *Attribute) (attr.Value
 	return typedValue(v, a.Type, a)
 }
 
-var ruleKinds = []RuleKind{RuleValue, RuleValues, RuleCopy, RuleTemplate, RuleSum, RuleMin, RuleMax, RuleDate, RuleCases, RuleAggregate, RuleBand, RuleFormat, RuleEncrypt, RuleSplit, RuleSize, RuleList, RuleDefault, RuleAbsent}
+var ruleKinds = []RuleKind{RuleValue, RuleValues, RuleCopy, RuleTemplate, RuleSum, RuleMin, RuleMax, RuleDate, RuleCases, RuleAggregate, RuleBand, RuleFormat, RuleEncrypt, RuleSplit, RuleSize, RuleList, RuleCalc, RuleGeohash, RuleDefault, RuleAbsent}
 
 // rule reads one rule mapping. want is the type of the attribute it
 // fills (Invalid for a variable), a the attribute or nil.
@@ -673,7 +692,7 @@ func (d *datasetResolver) rule(ptr string, raw json.RawMessage, scope map[string
 	}
 	var kinds []string
 	for k := range m {
-		if k == "minus" || k == "when" {
+		if k == "minus" || k == "when" || k == "round" || k == "decimals" {
 			continue
 		}
 		kinds = append(kinds, k)
@@ -693,6 +712,11 @@ func (d *datasetResolver) rule(ptr string, raw json.RawMessage, scope map[string
 	rl := &Rule{Kind: kind}
 	if _, ok := m["minus"]; ok && kind != RuleSum {
 		d.errAt(ptr+"/minus", true, "", "minus belongs to a sum rule")
+	}
+	for _, k := range []string{"round", "decimals"} {
+		if _, ok := m[k]; ok && kind != RuleCalc {
+			d.errAt(ptr+"/"+k, true, "", "%s belongs to a calc rule", k)
+		}
 	}
 	if _, ok := m["when"]; ok {
 		d.errAt(ptr+"/when", true, "conditions go in the cases of a cases rule", "a rule has no when of its own")
@@ -715,6 +739,14 @@ func (d *datasetResolver) rule(ptr string, raw json.RawMessage, scope map[string
 					d.errAt(kp+"/weights/"+escapePtr(w), true, didYouMean(w, a.Enum), "%q is not a value of %s", w, a.Name)
 				}
 			}
+		}
+	case RuleCalc:
+		if !d.ruleCalc(rl, ptr, kp, m, scope, want) {
+			return nil
+		}
+	case RuleGeohash:
+		if !d.ruleGeohash(rl, kp, body, scope, want) {
+			return nil
 		}
 	case RuleSplit:
 		if !d.ruleSplit(rl, ptr, kp, body, scope, want) {
@@ -1319,7 +1351,7 @@ func (d *datasetResolver) ruleType(rl *Rule, scope map[string]attr.Type) attr.Ty
 		return attr.N
 	case RuleCopy:
 		return scope[rl.Name]
-	case RuleTemplate, RuleFormat, RuleBand:
+	case RuleTemplate, RuleFormat, RuleBand, RuleGeohash:
 		return attr.S
 	case RuleDate:
 		if rl.Date != nil {
@@ -1374,9 +1406,9 @@ func (d *datasetResolver) rawType(raw json.RawMessage, scope map[string]attr.Typ
 			var n string
 			_ = json.Unmarshal(body, &n)
 			return scope[n]
-		case RuleTemplate, RuleFormat, RuleBand:
+		case RuleTemplate, RuleFormat, RuleBand, RuleGeohash:
 			return attr.S
-		case RuleSum, RuleMin, RuleMax, RuleAggregate, RuleSplit, RuleSize:
+		case RuleSum, RuleMin, RuleMax, RuleAggregate, RuleSplit, RuleSize, RuleCalc:
 			return attr.N
 		case RuleEncrypt:
 			return attr.B

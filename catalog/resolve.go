@@ -117,6 +117,7 @@ func (r *resolver) resolve() *Model {
 	r.resolveRest()
 	r.checkGoNames()
 	m.Dataset = r.resolveDataset(raw.Dataset)
+	r.checkRootValues(m.Dataset)
 	r.crossChecks()
 	r.checkLoads()
 	return m
@@ -195,6 +196,9 @@ func (r *resolver) resolveComputed(ptr string, a *Attribute, rc *rawComputed) *C
 		need(c.HexLength > 0, "hexLength")
 		if c.Secret == "tenant" {
 			need(c.SecretBy != "", "secretBy")
+		}
+		if c.Secret == "global" && c.SecretBy != "" {
+			r.errAt(ptr+"/secretBy", true, "drop secretBy, or say secret: tenant for one secret per value of "+c.SecretBy, "secret global is one secret for the whole model: secretBy would choose none")
 		}
 		if c.SecretBy != "" {
 			r.attrRef(ptr+"/secretBy", c.SecretBy)

@@ -314,9 +314,6 @@ func (r *resolver) load(ptr string, sc *Scenario, l rawLoad) LoadItem {
 				r.errf(ptr+"/follows/after", "%q is not a duration of at most a week", l.Follows.After)
 			}
 		}
-		if l.Subjects != nil {
-			r.errAt(ptr+"/subjects", true, "", "a load that follows another takes its subjects from it: drop subjects")
-		}
 	}
 	ctx.load = &li
 	r.loadMix(ptr, ctx, op, l, pl)
@@ -532,6 +529,7 @@ func (r *resolver) follows(ptr string, sc *Scenario, li *LoadItem) {
 	default:
 		r.errf(ptr+"/outcome", "outcome is ok, applied or any, not %q", f.Outcome)
 	}
+	r.followSubjects(strings.TrimSuffix(ptr, "/follows"), li)
 }
 
 // shape builds the rate over time of a load that does not follow

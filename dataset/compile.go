@@ -100,8 +100,11 @@ type slot struct {
 	ea *catalog.EntityAttr
 	// when and unless are the compiled presence rules.
 	when, unless []cterm
-	// tossed: the coin decides the slot's presence (no rule does).
+	// tossed: the coin decides the slot's presence (no rule does);
+	// odds is the chance it lands on present: the entity's share of the
+	// attribute, or one half.
 	tossed bool
+	odds   float64
 	// The attribute's instant format as the calendar writes it:
 	// offset, fraction digits, Z; instFast false leaves it to the time
 	// package.
@@ -164,6 +167,9 @@ type refPlan struct {
 	up     int     // frames up from the item to the common ancestor
 	path   []*Node // from the ancestor's child to the target
 	where  []cterm
+	// match pairs a target's name with the item's own (resolved without
+	// the reference): the candidates are those whose value equals it.
+	match [][2]name
 	// root: the target is a root entity of another tree; the item reads
 	// root item j of its whole population, j drawn from the item's
 	// stream, its values computed as generating that root computes them.
@@ -353,6 +359,11 @@ func (l *linker) relations() {
 					continue
 				}
 				rp.where = append(rp.where, ct)
+			}
+			if m, err := p.refMatches(n, t, er.Ref.Match); err != nil {
+				fail("ref.%v", err)
+			} else {
+				rp.match = m
 			}
 		}
 	}
@@ -565,8 +576,20 @@ func (l *linker) coins() {
 	// Which slots a coin decides, once, rather than per item: an optional
 	// attribute with a coin whose presence no rule, state or presence
 	// rule of the model decides.
+	// A declared share (entities.E.attributes.a.share) is the odds among
+	// the items the presence rules and states let carry it; without one, an
+	// attribute a presence rule confines is carried by every item it
+	// lets carry it, and one that nothing confines by half of them.
 	for _, s := range c.slots {
-		s.tossed = s.coin != 0 && s.presence == catalog.Optional && s.rule != "copy" && len(s.when) == 0 && len(s.unless) == 0 && !ruled(er, s)
+		shared := s.ea != nil && s.ea.Share != nil
+		s.odds = 0.5
+		if shared {
+			s.odds = *s.ea.Share
+		}
+		// A share holds whatever rule draws the value (a format, a
+		// distribution); a state that sets or drops the attribute
+		// decides before the coin.
+		s.tossed = s.coin != 0 && s.presence == catalog.Optional && (shared || (s.rule != "copy" && len(s.when) == 0 && len(s.unless) == 0 && !ruled(er, s)))
 	}
 }
 
@@ -826,7 +849,10 @@ func (p *Population) resolveUp(n *Node, nm string) (name, bool) {
 func (p *Population) implicitRef(n *Node) *refPlan {
 	for _, s := range n.comp.slots {
 		a := s.a
-		if a == nil || a.Computed != nil || s.dist != nil || len(a.Enum) > 0 || p.inherited(n, s.name) {
+		// The dictionary's values are how the root draws its identifier,
+		// so the item copies the value of the root it names; an entity's
+		// own values for it are refused by the catalog.
+		if a == nil || a.Computed != nil || (s.ea != nil && s.ea.Values != nil) || len(a.Enum) > 0 || p.inherited(n, s.name) {
 			continue
 		}
 		if n.Rules != nil && n.Rules.Rules[s.name] != nil {
@@ -1152,8 +1178,21 @@ func (p *Population) ruleGen(n *Node, s *slot, rl *catalog.Rule) (genFn, []name,
 		}
 		return func(*gen, *frame, *rng) (attr.Value, bool) { return v, true }, nil, false, nil
 	case catalog.RuleDefault:
+		if s.a != nil && s.a.Computed != nil {
+			// a computed attribute's default is its computation (or the
+			// copy of the parent's, where that computes it)
+			if nm, ok := p.resolveUp(n, s.name); ok && nm.up > 0 {
+				return func(g *gen, f *frame, r *rng) (attr.Value, bool) { return g.get(f, nm) }, []name{nm}, false, nil
+			}
+			g, deps, late, _, err := p.computedGen(n, s)
+			return g, deps, late, err
+		}
 		g, deps, late, _, err := p.defaultGen(n, s)
 		return g, deps, late, err
+	case catalog.RuleCalc:
+		return p.calcGen(n, s, rl.Calc)
+	case catalog.RuleGeohash:
+		return p.geohashGen(n, s, rl.Geohash)
 	case catalog.RuleSize:
 		return p.sizeGen(n, s, rl.Name)
 	case catalog.RuleList:

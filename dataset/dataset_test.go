@@ -63,8 +63,10 @@ func smallScale(p string) float64 {
 		return 0.05
 	case strings.HasSuffix(p, "telemetry.yaml"):
 		return 0.2
-	case strings.HasSuffix(p, "courses.yaml"):
+	case strings.HasSuffix(p, "courses.yaml"), strings.HasSuffix(p, "ridehail.yaml"):
 		return 1
+	case strings.HasSuffix(p, "credit.yaml"):
+		return 0.1
 	}
 	return 0.0001
 }

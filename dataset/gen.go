@@ -412,7 +412,11 @@ func (g *gen) slot(f *frame, i int) *attr.Value {
 	g.lastTime = 0
 	if ok && s.tossed {
 		cr := newRNG(key2(f.key, s.coin^f.attempt))
-		ok = cr.Uint64()&1 == 0
+		if s.odds == 0.5 {
+			ok = cr.Uint64()&1 == 0
+		} else {
+			ok = cr.Float() < s.odds
+		}
 	}
 	if !ok {
 		f.st[i] = stAbsent
@@ -801,6 +805,12 @@ func (g *gen) run(f *frame) bool {
 		if c.ref != nil && c.ref.root {
 			g.pickRoot(f)
 		}
+		// A reference matched on the item's own values is chosen again
+		// when a retry draws them again.
+		if c.ref != nil && len(c.ref.match) > 0 && f.attempt > 0 && !g.pickRef(f) {
+			g.Dropped[n.ix]++
+			return false
+		}
 		g.chooseState(f)
 		for i, s := range c.slots {
 			if !s.late {
@@ -900,9 +910,10 @@ func (g *gen) pickRef(f *frame) bool {
 		}
 		cands = next
 	}
+	own := g.matchValues(f)
 	var ok []*frame
 	for _, x := range cands {
-		if g.holds(x, rp.where) {
+		if g.holds(x, rp.where) && (own == nil || g.matchHolds(x, rp.match, own)) {
 			ok = append(ok, x)
 		}
 	}
@@ -912,6 +923,30 @@ func (g *gen) pickRef(f *frame) bool {
 	r := newRNG(key2(f.key, 0x4ef))
 	f.ref = ok[r.Intn(int64(len(ok)))]
 	return true
+}
+
+// matchValues reads the item's own values a reference is matched on,
+// before the reference exists (its state chosen, then forgotten so that
+// run computes every slot again, the reference in place); nil when the
+// reference has no match.
+func (g *gen) matchValues(f *frame) []*attr.Value {
+	rp := f.c.ref
+	if len(rp.match) == 0 {
+		return nil
+	}
+	f.ref = nil
+	g.chooseState(f)
+	own := make([]*attr.Value, len(rp.match))
+	for i, m := range rp.match {
+		if v := g.ref(f, m[1]); v != nil {
+			c := *v
+			own[i] = &c
+		}
+	}
+	for i := range f.st {
+		f.st[i] = stTodo
+	}
+	return own
 }
 
 // pickRoot points the item's reference at a root item of another tree:

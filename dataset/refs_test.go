@@ -16,7 +16,8 @@ import (
 var refModels = []string{"../model.yaml", "../examples/orders/model.yaml",
 	"../internal/cli/testdata/models/library.yaml", "../internal/cli/testdata/models/helpdesk.yaml",
 	"../internal/cli/testdata/models/telemetry.yaml", "testdata/courses.yaml",
-	"testdata/library.yaml", "../catalog/testdata/valid/dataset.yaml"}
+	"testdata/library.yaml", "../catalog/testdata/valid/dataset.yaml",
+	"../internal/cli/testdata/datamodels/credit.yaml", "../internal/cli/testdata/models/ridehail.yaml"}
 
 // knownGaps are the references a model's rules do not make name an
 // item, and why.

@@ -816,18 +816,9 @@ func (r *runner) arrivalEvent(l *loadRun, k int64) *event {
 	}
 	a := &arrival{load: l, k: k, kind: kindOriginal, due: l.start + due}
 	if l.plan.Subjects != nil {
-		n := int64(len(l.subjects))
-		if n == 0 {
+		if a.ctx = l.subjectAt(k, r.seed); a.ctx == nil {
 			return nil
 		}
-		idx := k
-		if l.plan.Subjects.Pick == catalog.PickRandom {
-			idx = int64(unit(r.seed, uint64(l.idx), uint64(k), 0x5b1ec7) * float64(n))
-		}
-		if idx >= n {
-			return nil
-		}
-		a.ctx = l.subjects[idx]
 	}
 	return &event{due: a.due, a: a, next: func() *event { return r.arrivalEvent(l, k+1) }}
 }

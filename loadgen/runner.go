@@ -852,6 +852,10 @@ func (r *runner) cause(a *arrival, cur *Context, values map[string]attr.Value, r
 			if f.cap > 0 && k >= f.cap {
 				return false
 			}
+			ctx, ok := f.pairedContext(ctx, k, r.seed)
+			if !ok {
+				return false
+			}
 			due := f.paced(now+fl.After, r.factor)
 			r.sched.push(&event{due: due, a: &arrival{load: f, k: k, kind: kindOriginal, due: due, ctx: ctx, cause: values}})
 			return true
