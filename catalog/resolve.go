@@ -117,6 +117,7 @@ func (r *resolver) resolve() *Model {
 	r.resolveRest()
 	r.checkGoNames()
 	m.Dataset = r.resolveDataset(raw.Dataset)
+	r.resolveAcknowledge()
 	r.crossChecks()
 	r.checkLoads()
 	return m
