@@ -194,8 +194,67 @@ func (c *changes) attributes() {
 		default:
 			c.differ("attribute.type", true, sub(at, "type"), "attribute "+n+" type", a.Type.String(), b.Type.String())
 			c.differ("attribute.stored", a.Stored && !b.Stored, sub(at, "stored"), "attribute "+n+" stored", strconv.FormatBool(a.Stored), strconv.FormatBool(b.Stored))
+			c.members(n, at, members(n, a.Domain), members(n, b.Domain))
+			c.differ("attribute.domain", false, at, "attribute "+n+" domain", boundsText(a.Domain), boundsText(b.Domain))
 		}
 	})
+}
+
+// members flattens the members of a list's elements and a map's fields
+// into their paths ("lineItems[].sku") and types.
+func members(path string, d catalog.Domain) map[string]string {
+	out := map[string]string{}
+	var walk func(string, catalog.Domain)
+	walk = func(p string, d catalog.Domain) {
+		if d.Items != nil {
+			out[p+"[]"] = d.Items.Type.String()
+			walk(p+"[]", d.Items.Domain)
+		}
+		for _, f := range d.Fields {
+			t := f.Type.String()
+			if f.Optional {
+				t += ", optional"
+			}
+			out[p+"."+f.Name] = t
+			walk(p+"."+f.Name, f.Domain)
+		}
+	}
+	walk(path, d)
+	return out
+}
+
+// members records the members of attribute n's values that HEAD adds,
+// removes or retypes: code reading a member BASE wrote, or writing one
+// HEAD no longer accepts, breaks.
+func (c *changes) members(n string, at []string, a, b map[string]string) {
+	for _, m := range union(a, b) {
+		was, inA := a[m]
+		now, inB := b[m]
+		switch {
+		case !inA:
+			c.add("attribute.member.added", false, at, "attribute %s: values carry %s (%s); the items written before lack it", n, m, now)
+		case !inB:
+			c.add("attribute.member.removed", true, at, "attribute %s: values no longer carry %s", n, m)
+		case was != now:
+			c.add("attribute.member.type", true, at, "attribute %s: %s: %s -> %s", n, m, was, now)
+		}
+	}
+}
+
+// boundsText writes the bounds of a domain that change what a value
+// weighs: lengths and counts.
+func boundsText(d catalog.Domain) string {
+	var parts []string
+	ptr := func(what string, p *int) {
+		if p != nil {
+			parts = append(parts, what+" "+strconv.Itoa(*p))
+		}
+	}
+	ptr("minLength", d.MinLength)
+	ptr("maxLength", d.MaxLength)
+	ptr("minItems", d.MinItems)
+	ptr("maxItems", d.MaxItems)
+	return strings.Join(parts, ", ")
 }
 
 func (c *changes) entities() {

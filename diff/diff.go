@@ -5,7 +5,9 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 
+	"github.com/cardapio/cardapio/budget"
 	"github.com/cardapio/cardapio/capacity/estimate"
 	"github.com/cardapio/cardapio/catalog"
 	"github.com/cardapio/cardapio/cost"
@@ -116,17 +118,31 @@ func (r *Report) Breaking() (all, open []Change) {
 func Compare(base, head *catalog.Model, o Options) (*Report, error) {
 	c := &changes{base: base, head: head}
 	c.model()
-	if err := c.api(); err != nil {
-		return nil, err
+	// The generated APIs, the two months and the plan read the models
+	// only: they are worked out side by side.
+	var (
+		wg        sync.WaitGroup
+		apiErr    error
+		run       *Run
+		runErr    error
+		migration []Step
+		api       = &changes{base: base, head: head}
+	)
+	wg.Add(3)
+	go func() { defer wg.Done(); apiErr = api.api() }()
+	go func() { defer wg.Done(); run, runErr = runCost(base, head, o.Cost) }()
+	go func() { defer wg.Done(); migration = Plan(base, head, o.Cost.PriceTable(head)) }()
+	wg.Wait()
+	if apiErr != nil {
+		return nil, apiErr
 	}
-	run, err := runCost(base, head, o.Cost)
-	if err != nil {
-		return nil, err
+	if runErr != nil {
+		return nil, runErr
 	}
-	c.dearer(run)
+	c.out = append(c.out, api.out...)
+	c.verdicts(run)
 	r := &Report{Base: base.Source, Head: head.Source, Changes: c.out, Run: run,
-		MonthlyUSD: Money{run.Total.Base, run.Total.Head}}
-	r.Migration = Plan(base, head, o.Cost.PriceTable(head))
+		MonthlyUSD: Money{run.Total.Base, run.Total.Head}, Migration: migration}
 	for _, s := range r.Migration {
 		t := &r.MigrationTotal
 		t.Items += s.Items
@@ -160,9 +176,12 @@ func (r *Report) judge(o Options) {
 	r.OK = len(r.Failures) == 0
 }
 
-// dearer adds, for every access pattern both models answer, a change
-// when its month got dearer: not breaking, but what its callers pay.
-func (c *changes) dearer(run *Run) {
+// verdicts adds what HEAD makes dearer: an access pattern both models
+// answer whose month grew (not breaking: its callers pay more), a budget
+// the gate passed in BASE and fails in HEAD, and a partition that HEAD
+// pushes over its limit at a declared peak (breaking: the gate, check
+// and budget fail HEAD for them, with the same explanation).
+func (c *changes) verdicts(run *Run) {
 	for _, l := range run.Patterns {
 		if l.In != 3 || l.Name == "(writes)" || l.Head <= l.Base*1.005 || l.Head-l.Base < 0.005 {
 			continue
@@ -170,4 +189,27 @@ func (c *changes) dearer(run *Run) {
 		c.add("accessPattern.dearer", false, []string{"accessPatterns", l.Name}, "access pattern %s costs more a month: %s -> %s",
 			l.Name, estimate.USD(l.Base), estimate.USD(l.Head))
 	}
+	for _, b := range run.Budgets {
+		if b.BaseVerdict != budget.Pass || b.HeadVerdict != budget.Fail {
+			continue
+		}
+		op, variant, _ := strings.Cut(b.Name, "/")
+		c.add("budget.exceeded", true, []string{"operations", op, "budgets", variant}, "budget %s passed and now fails: %s WRU, %s RRU a run (was %s WRU, %s RRU)",
+			b.Name, num(b.Head.WRU), num(b.Head.RRU), num(b.Base.WRU), num(b.Base.RRU))
+	}
+	for _, p := range run.Peaks {
+		if p.Base > p.Limit+1e-9 || p.Head <= p.Limit+1e-9 {
+			continue
+		}
+		at := []string{"indexes", p.Name}
+		if indexNamed(c.head, p.Name) == nil {
+			at = []string{"tables", p.Name}
+		}
+		c.add("peak.over", true, at, "the hottest partition of %s takes %s %s/s at a declared peak, over its %s (was %s)",
+			p.Name, num(math.Round(p.Head*10)/10), p.Direction, num(p.Limit), num(math.Round(p.Base*10)/10))
+	}
+}
+
+func indexNamed(m *catalog.Model, name string) *catalog.Index {
+	return named(m.Indexes, name, func(x *catalog.Index) string { return x.Name })
 }

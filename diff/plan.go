@@ -293,7 +293,7 @@ func (pl *planner) entities() {
 				s.Step = fmt.Sprintf("move every %s item from %s to %s: a put into the new table, a delete from the old, read by a scan", he.Name, bt.Name, ht.Name)
 			}
 			s.probes = append(s.probes, entityProbe{be.Name, func(it attr.Item) float64 {
-				after := rekey(he, it)
+				after := rekey(be, he, it)
 				return pl.rules.Write(hct, capacity.WriteOp{Kind: capacity.Put, After: after}).Total().Write +
 					pl.rules.Write(bct, capacity.WriteOp{Kind: capacity.Delete, Before: it}).Total().Write
 			}})
@@ -348,21 +348,51 @@ func firstValue(e *catalog.Entity, name string) (attr.Value, bool) {
 	return attr.Value{}, false
 }
 
-// rekey returns item it with the table keys entity e renders from it;
-// a key whose template needs a value the item does not hold (a key-only
-// input) keeps its old value, the same size to a byte or two.
-func rekey(e *catalog.Entity, it attr.Item) attr.Item {
+// rekey returns item it, an item of BASE's entity be, with the table
+// keys HEAD's entity he renders: from the item's attributes, and from
+// the placeholders BASE's keys hold (a key-only input such as a civil
+// date is read back from the old key, as a migration script would). A
+// key HEAD cannot render keeps its old value.
+func rekey(be, he *catalog.Entity, it attr.Item) attr.Item {
 	values := make(map[string]attr.Value, len(it))
+	for _, k := range be.Key {
+		v, ok := it.Get(k.Attribute)
+		if !ok || v.Type != attr.S {
+			continue
+		}
+		parts, ok := k.Template.Match(v.Str)
+		if !ok {
+			continue
+		}
+		for name, text := range parts {
+			values[name] = placeholderValue(be, name, text)
+		}
+	}
 	for _, f := range it {
 		values[f.Name] = f.Value
 	}
 	out := it
-	for _, k := range e.Key {
+	for _, k := range he.Key {
 		if v, err := k.Value(values, ""); err == nil {
 			out = out.With(k.Attribute, v)
 		}
 	}
 	return out
+}
+
+// placeholderValue types the text a key held for placeholder name as
+// the entity's attribute is typed: a number without its padding, else a
+// string.
+func placeholderValue(e *catalog.Entity, name, text string) attr.Value {
+	for _, ea := range e.Attributes {
+		if ea.Name == name && ea.Attribute != nil && ea.Attribute.Type == attr.N {
+			if t := strings.TrimLeft(text, "0"); t != "" {
+				return attr.Num(t)
+			}
+			return attr.Num("0")
+		}
+	}
+	return attr.Str(text)
 }
 
 // itemBytes is a probe of an item's size, for the scans that read a

@@ -8,10 +8,35 @@ import (
 	"github.com/cardapio/cardapio/dataset"
 )
 
+// samplePopulation is about how many items the population the means are
+// drawn from holds: a model of hundreds of millions of items is drawn at
+// the scale that leaves this many, whose blocks the generator numbers in
+// milliseconds (the shares per parent do not change with the scale).
+const samplePopulation = 1 << 17
+
+// sampled is m's population at the scale that leaves about
+// samplePopulation items, or at its declared scale when smaller.
+func sampled(m *catalog.Model) (*dataset.Population, error) {
+	p, err := dataset.New(m, dataset.Options{Scale: 1, Seed: 1})
+	if err != nil {
+		return nil, err
+	}
+	var total float64
+	for _, n := range p.Nodes {
+		if x, ok := p.Expected(n); ok {
+			total += x
+		}
+	}
+	if total <= samplePopulation {
+		return p, nil
+	}
+	return dataset.New(m, dataset.Options{Scale: samplePopulation / total, Seed: 1})
+}
+
 // sampleTrees is how many item trees of each root entity the plan's
 // means are measured on: enough for a mean within a percent or two, few
 // enough for diff to answer in well under a second.
-const sampleTrees = 256
+const sampleTrees = 1024
 
 // probe is a per-item figure a step needs (write units, read bytes),
 // measured on BASE's items as the population draws them.
@@ -39,7 +64,7 @@ func means(m *catalog.Model, probes map[string][]probe) (map[string][]float64, m
 		}
 		counts[name]++
 	}
-	if p, err := dataset.New(m, dataset.Options{Scale: 1, Seed: 1}); err == nil {
+	if p, err := sampled(m); err == nil {
 		gn := p.NewGenerator(func(n *dataset.Node, it attr.Item) { emit(n.Name(), it) })
 		for _, r := range p.Roots {
 			k := min(r.Total, sampleTrees)

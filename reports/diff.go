@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/cardapio/cardapio/budget"
@@ -112,7 +113,7 @@ func DiffText(w io.Writer, r *diff.Report) {
 	t = table{}
 	t.add("hottest partition at the peaks", "base", "head", "limit")
 	for _, p := range run.Peaks {
-		if p.Base == p.Head {
+		if round3(p.Base) == round3(p.Head) {
 			continue
 		}
 		t.add(p.Name+" "+p.Direction+"/s", estimate.Num(round3(p.Base)), estimate.Num(round3(p.Head)), estimate.Num(p.Limit))
@@ -184,7 +185,7 @@ func breaks(w io.Writer, all []diff.Change, none, open string, line func(diff.Ch
 }
 
 func rehearsalText(w io.Writer, rh *diff.Rehearsal) {
-	fmt.Fprintf(w, "\nRehearsed on the embedded engine at scale %s (%s items of BASE)\n", estimate.Num(rh.Scale), big(float64(rh.Items)))
+	fmt.Fprintf(w, "\nRehearsed on the embedded engine at scale %s (%s items of BASE)\n", strconv.FormatFloat(rh.Scale, 'g', -1, 64), big(float64(rh.Items)))
 	var t table
 	t.add("step", "estimated WRU", "measured WRU", "")
 	for _, s := range rh.Steps {

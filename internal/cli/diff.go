@@ -183,8 +183,12 @@ func runDiff(ctx context.Context, e *env, o *diffOptions, args []string) error {
 		reports.DiffText(e.stdout, rep)
 	}
 	if !rep.OK {
-		for _, f := range rep.Failures {
-			fmt.Fprintf(e.stderr, "cardapio: %s\n", f)
+		// The text report ends with the failures; JSON on stdout leaves
+		// them to stderr.
+		if o.format == "json" {
+			for _, f := range rep.Failures {
+				fmt.Fprintf(e.stderr, "cardapio: %s\n", f)
+			}
 		}
 		return failed(errors.New("diff failed"))
 	}
