@@ -199,6 +199,7 @@ func owners(ms ...*catalog.Model) ownerMap {
 		}
 		for _, x := range m.Indexes {
 			o[generator.Identifier(x.Name)] = []string{"indexes", x.Name}
+			o[generator.Identifier(x.Name)+"Entry"] = []string{"indexes", x.Name}
 			if x.Alias != "" {
 				o[generator.Identifier(x.Alias)+"Entry"] = []string{"indexes", x.Name}
 			}
@@ -219,6 +220,9 @@ func owners(ms ...*catalog.Model) ownerMap {
 // of returns the element that owns identifier n ("Client.GetOrder" is
 // GetOrder's), or the top of the model.
 func (o ownerMap) of(n string) []string {
+	if strings.HasPrefix(n, "Prefix") {
+		return []string{"prefixes"}
+	}
 	parts := strings.Split(n, ".")
 	for i := len(parts) - 1; i >= 0; i-- {
 		if at, ok := o[parts[i]]; ok {

@@ -140,6 +140,12 @@ func Compare(base, head *catalog.Model, o Options) (*Report, error) {
 		return nil, runErr
 	}
 	c.out = append(c.out, api.out...)
+	if migration == nil {
+		migration = []Step{} // JSON readers get a list, empty or not
+	}
+	if c.out == nil {
+		c.out = []Change{}
+	}
 	c.verdicts(run)
 	r := &Report{Base: base.Source, Head: head.Source, Changes: c.out, Run: run,
 		MonthlyUSD: Money{run.Total.Base, run.Total.Head}, Migration: migration}

@@ -187,7 +187,7 @@ func breaks(w io.Writer, all []diff.Change, none, open string, line func(diff.Ch
 func rehearsalText(w io.Writer, rh *diff.Rehearsal) {
 	fmt.Fprintf(w, "\nRehearsed on the embedded engine at scale %s (%s items of BASE)\n", strconv.FormatFloat(rh.Scale, 'g', -1, 64), big(float64(rh.Items)))
 	var t table
-	t.add("step", "estimated WRU", "measured WRU", "")
+	t.add("step", "estimated WRU", "on the items", "measured WRU", "")
 	for _, s := range rh.Steps {
 		v := "agree"
 		if !s.Agree {
@@ -195,7 +195,7 @@ func rehearsalText(w io.Writer, rh *diff.Rehearsal) {
 		} else if s.Why != "" {
 			v = "agree: " + s.Why
 		}
-		t.add(fmt.Sprintf("%d. %s", s.Order, clip(s.Step, 60)), big(s.Estimated), big(s.Measured), v)
+		t.add(fmt.Sprintf("%d. %s", s.Order, clip(s.Step, 60)), big(s.Estimated), big(s.OnItems), big(s.Measured), v)
 	}
 	t.write(w)
 	for _, inv := range rh.Invariants {
@@ -284,7 +284,7 @@ func DiffMarkdown(w io.Writer, r *diff.Report) {
 			if !s.Agree {
 				v = "differ: " + mdText(s.Why)
 			}
-			fmt.Fprintf(w, "| %d. %s | %s | %s | %s |\n", s.Order, mdText(s.Step), big(s.Estimated), big(s.Measured), v)
+			fmt.Fprintf(w, "| %d. %s | %s | %s | %s | %s |\n", s.Order, mdText(s.Step), big(s.Estimated), big(s.OnItems), big(s.Measured), v)
 		}
 	}
 	fmt.Fprintf(w, "\n#### What breaks\n\n")

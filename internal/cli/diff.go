@@ -172,7 +172,7 @@ func runDiff(ctx context.Context, e *env, o *diffOptions, args []string) error {
 			return fmt.Errorf("write %s: %w", out.path, err)
 		}
 		if err := files.Write(out.path, b.Bytes()); err != nil {
-			return err
+			return badInput(err) // a flag naming a file that cannot be written
 		}
 	}
 	if o.format == "json" {
