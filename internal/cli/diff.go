@@ -58,19 +58,20 @@ A breaking change is accepted by naming its path in HEAD's acknowledge
 list, with why. --max-increase fails when HEAD's month costs more than
 BASE's by more than a percentage (10%) or US$ (25).
 
---rehearse loads BASE's population at --scale on the embedded engine,
-plays each step that writes (UpdateTable for indexes, the puts, deletes
-and updates of the rewrites), measures the write units each consumed
-beside the plan's estimate at that scale, and checks HEAD's key templates
-on the result.
+--rehearse loads BASE's population at --scale (at most 2,000,000 items)
+on the embedded engine, plays each step that writes (UpdateTable for
+indexes, the puts, deletes and updates of the rewrites), measures the
+write units each consumed beside the plan's estimate at that scale and
+the billing rules applied to the same items (they must agree within 5%),
+and checks HEAD's key templates and invariants on the result.
 
 --json FILE, --markdown FILE (a pull-request comment or
 $GITHUB_STEP_SUMMARY) and --sarif FILE (breaking changes at HEAD's lines)
 write files beside the report on stdout; --format json prints JSON.
 
-Exit codes: 0 ok; 2 a model, the revision or a flag is invalid; 3 a
-breaking change is not acknowledged, the month grew past --max-increase,
-or a rehearsed step disagreed with its estimate.`,
+Exit codes: 0 ok; 2 a model, the revision, an output file or a flag is
+invalid; 3 a breaking change is not acknowledged, the month grew past
+--max-increase, or a rehearsal disagreed or broke an invariant of HEAD.`,
 		Args: cobra.MaximumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.format != "text" && o.format != "json" {
