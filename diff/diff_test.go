@@ -384,3 +384,53 @@ func TestRehearseScaleBounded(t *testing.T) {
 		require.Error(t, err, "%g", scale)
 	}
 }
+
+// An attribute HEAD drops is removed from the items that carry it after
+// the deploy, one UpdateItem each; settings change in place and write
+// nothing.
+func TestRemovedAttributeAndSettings(t *testing.T) {
+	data, err := os.ReadFile("testdata/parking/base.yaml")
+	require.NoError(t, err)
+	text := strings.NewReplacer(
+		"      bays: required\n", "",
+		"      one: {garageId: gar-007, city: LIS, bays: 420}", "      one: {garageId: gar-007, city: LIS}",
+		"    class: STANDARD\n", "    class: STANDARD_INFREQUENT_ACCESS\n    ttl: expiresAt\n",
+		"  feeCents: {type: N", "  expiresAt: {type: N, unit: epochSeconds, description: when the item expires (TTL)}\n  feeCents: {type: N",
+	).Replace(string(data))
+	base := loadT(t, "testdata/parking/base.yaml")
+	head, err := catalog.Parse("head.yaml", []byte(text))
+	require.NoError(t, err)
+	r, err := Compare(base, head, Options{})
+	require.NoError(t, err)
+	c := change(r, "entities.GARAGE.attributes.bays")
+	require.NotNil(t, c)
+	assert.True(t, c.Breaking)
+	assert.NotNil(t, change(r, "tables.parking.class"))
+	assert.NotNil(t, change(r, "tables.parking.ttl"))
+
+	garages := number(t, at(t, yamlDoc(t, "testdata/parking/base.yaml"), "entities", "GARAGE", "population", "total"))
+	var kinds []string
+	for _, s := range r.Migration {
+		kinds = append(kinds, s.Kind)
+		switch s.Kind {
+		case StepTableSetting:
+			assert.Zero(t, s.WriteUnits, s.Step)
+			assert.True(t, s.Online, s.Step)
+		case StepRemoveAttribute:
+			// A small garage, in no index: one unit each.
+			assert.InDelta(t, garages, s.WriteUnits, 1e-9)
+			assert.Equal(t, PhaseCleanUp, s.Phase)
+			// Standard-IA bills requests at its factor.
+			p := capacity.DefaultPrices()
+			assert.InDelta(t, garages*p.WritePerMillion.Value/1e6*p.IARequestFactor.Value, s.USD, 1e-12)
+		}
+	}
+	assert.Equal(t, []string{StepTableSetting, StepTableSetting, StepRemoveAttribute}, kinds)
+
+	require.NoError(t, r.Rehearse(context.Background(), base, head, RehearseOptions{Scale: 0.2}, Options{}))
+	require.Len(t, r.Rehearsal.Steps, 1)
+	s := r.Rehearsal.Steps[0]
+	assert.Equal(t, garages*0.2, s.Measured)
+	assert.True(t, s.Agree, s.Why)
+
+}
