@@ -453,6 +453,8 @@ func (pl *planner) measure() {
 				}
 			}
 			s.ReadUnits = scanUnits(bytes)
+			gb := capacity.GB(bytes, estimate.New(pl.base, pl.rules).GB)
+			s.Note += fmt.Sprintf(" (the export: %s GB of items, US$ %s)", estimate.Num(math.Round(gb*100)/100), estimate.USD(pl.prices.Export(gb)))
 		}
 		s.USD = pl.prices.OnDemand(s.WriteUnits, s.ReadUnits, s.class)
 		if s.Rate > 0 {
