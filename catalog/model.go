@@ -37,6 +37,9 @@ type Model struct {
 	// Dataset holds the rules of the dataset generator (the dataset
 	// section); nil when the model has none.
 	Dataset *Dataset
+	// Acknowledged are the breaking changes this version accepts (the
+	// acknowledge section), in the model's order.
+	Acknowledged []Acknowledgement
 	// Warnings are the review findings, sorted by position. They are not
 	// part of the model's meaning: two loads of equivalent documents may
 	// place them differently.

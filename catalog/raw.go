@@ -27,6 +27,7 @@ type rawModel struct {
 	Invariants     map[string]rawInvariant     `json:"invariants"`
 	Review         *rawReview                  `json:"review"`
 	Dataset        *rawDataset                 `json:"dataset"`
+	Acknowledge    []rawAcknowledgement        `json:"acknowledge"`
 }
 
 type rawDecision struct {

@@ -118,6 +118,7 @@ func (r *resolver) resolve() *Model {
 	r.checkGoNames()
 	m.Dataset = r.resolveDataset(raw.Dataset)
 	r.checkRootValues(m.Dataset)
+	r.resolveAcknowledge()
 	r.crossChecks()
 	r.checkLoads()
 	return m

@@ -35,6 +35,11 @@ func (o Options) prices(m *catalog.Model) capacity.Prices {
 	return p
 }
 
+// PriceTable is the price table model m is billed at under o: what
+// prices anything else about the model (a migration's writes) so that it
+// agrees with the month's bill.
+func (o Options) PriceTable(m *catalog.Model) capacity.Prices { return o.prices(m) }
+
 // Month is model m's bill for a month. Storage sizes items as the model's
 // population draws them; a model the generator cannot draw is sized by
 // its samples.
