@@ -37,10 +37,10 @@ var assets = func() map[string][]byte {
 }()
 
 var tmpl = template.Must(template.New("page.html").Funcs(template.FuncMap{
-	"units": units,
-	"usd":   usd,
-	"pct":   func(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) + "%" },
-	"join":  strings.Join,
+	"units":  units,
+	"usd":    usd,
+	"pct":    func(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) + "%" },
+	"join":   strings.Join,
 	"mul100": func(x float64) float64 { return 100 * x },
 	"json": func(v any) (string, error) {
 		b, err := json.Marshal(v)
