@@ -24,6 +24,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fsnotify/fsnotify"
+
 	"github.com/cardapio/cardapio/catalog"
 	"github.com/cardapio/cardapio/internal/files"
 	"github.com/cardapio/cardapio/internal/input"
@@ -60,6 +62,7 @@ type Server struct {
 	snap    *Snapshot
 	changed chan struct{} // closed and replaced when snap changes
 	port    int
+	watcher *fsnotify.Watcher
 
 	// ask lets one question run at a time: a room has one projector.
 	ask chan struct{}
@@ -191,7 +194,26 @@ func (s *Server) Listen(addr string) (net.Listener, error) {
 		return nil, input.Errorf("--addr %s: %v", addr, err)
 	}
 	s.bind(ln)
+	if _, err := s.watching(); err != nil {
+		ln.Close()
+		return nil, err
+	}
 	return ln, nil
+}
+
+// watching returns the folder's watch, started at the first call: by
+// Listen, so that a save made once the address is printed is seen.
+func (s *Server) watching() (*fsnotify.Watcher, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.watcher == nil {
+		w, err := s.startWatch()
+		if err != nil {
+			return nil, err
+		}
+		s.watcher = w
+	}
+	return s.watcher, nil
 }
 
 func (s *Server) bind(ln net.Listener) {
@@ -205,10 +227,14 @@ func (s *Server) bind(ln net.Listener) {
 // Serve serves the page on ln and follows the file until ctx ends.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	s.bind(ln)
+	w, err := s.watching()
+	if err != nil {
+		return err
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	werr := make(chan error, 1)
-	go func() { werr <- s.follow(ctx) }()
+	go func() { werr <- s.follow(ctx, w) }()
 	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10, BaseContext: func(net.Listener) context.Context { return ctx }}
 	go func() {
@@ -217,7 +243,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		defer c()
 		_ = hs.Shutdown(sctx)
 	}()
-	err := hs.Serve(ln)
+	err = hs.Serve(ln)
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}
