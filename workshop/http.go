@@ -104,6 +104,12 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			http.Error(w, "refused: this server answers only to its loopback address (Host header)", http.StatusMisdirectedRequest)
 			return
 		}
+		// A browser asks for an icon before it has the page: no content,
+		// and no refusal logged against the page.
+		if r.URL.Path == "/favicon.ico" {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
 		// A write must carry the token itself (the page's script sends
 		// it): a cookie alone would let another site post a form.
 		if r.Method != http.MethodGet {
@@ -165,23 +171,46 @@ func (s *Server) asset(w http.ResponseWriter, r *http.Request) {
 // push is one update of the page: the live sections and the controls,
 // rendered.
 type push struct {
-	Gen      int    `json:"gen"`
-	Live     string `json:"live"`
-	Controls string `json:"controls"`
-	Shape    string `json:"shape"`
+	Gen      int               `json:"gen"`
+	Seq      int               `json:"seq"`
+	Full     bool              `json:"full"`
+	Sections map[string]string `json:"sections"`
+	Controls string            `json:"controls,omitempty"`
+	Shape    string            `json:"shape,omitempty"`
 }
 
-// render renders a snapshot's update.
+// render renders a snapshot's update: when it is judged, the sections the
+// verdict makes (only the status and the findings of a refused model);
+// when its month and items are drawn, those and the controls. A section
+// not sent stays on the page, marked as from its earlier version.
 func (s *Server) render(snap *Snapshot) ([]byte, error) {
 	v := newView(snap, s.token)
-	var live, controls bytes.Buffer
-	if err := tmpl.ExecuteTemplate(&live, "live", v); err != nil {
-		return nil, err
+	var names []string
+	switch {
+	case !snap.Full && snap.OK():
+		names = []string{"status", "findings", "map", "budgets", "peaks"}
+	case !snap.Full:
+		names = []string{"status", "findings"}
+	case snap.OK():
+		names = []string{"costs", "items"}
 	}
-	if err := tmpl.ExecuteTemplate(&controls, "controls", v); err != nil {
-		return nil, err
+	p := push{Gen: snap.Gen, Seq: snap.Seq, Full: snap.Full, Sections: map[string]string{}}
+	var b bytes.Buffer
+	for _, n := range names {
+		b.Reset()
+		if err := tmpl.ExecuteTemplate(&b, n, v); err != nil {
+			return nil, err
+		}
+		p.Sections[n] = b.String()
 	}
-	return json.Marshal(push{Gen: snap.Gen, Live: live.String(), Controls: controls.String(), Shape: v.Shape})
+	if snap.Full && snap.OK() {
+		b.Reset()
+		if err := tmpl.ExecuteTemplate(&b, "controls", v); err != nil {
+			return nil, err
+		}
+		p.Controls, p.Shape = b.String(), v.Shape
+	}
+	return json.Marshal(p)
 }
 
 // events streams the page's updates as server-sent events: the page
@@ -201,16 +230,16 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	defer keep.Stop()
 	for {
 		snap, changed := s.watch()
-		if snap.Gen > since {
+		if snap.Seq > since {
 			b, err := s.render(snap)
 			if err != nil {
 				return
 			}
-			if _, err := fmt.Fprintf(w, "event: view\nid: %d\ndata: %s\n\n", snap.Gen, b); err != nil {
+			if _, err := fmt.Fprintf(w, "event: view\nid: %d\ndata: %s\n\n", snap.Seq, b); err != nil {
 				return
 			}
 			fl.Flush()
-			since = snap.Gen
+			since = snap.Seq
 		}
 		select {
 		case <-r.Context().Done():
@@ -264,8 +293,12 @@ func (s *Server) askHandler(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	snap := s.Snapshot()
-	if !snap.OK() || snap.World == nil {
+	if !snap.OK() {
 		fail(w, input.Errorf("the model as saved is refused: fix it first"))
+		return
+	}
+	if snap.World == nil {
+		fail(w, input.Errorf("the population of this version is still being drawn: run it again in a moment"))
 		return
 	}
 	q := Question{Operation: r.PostForm.Get("op"), Variant: r.PostForm.Get("variant"), Seed: r.PostForm.Get("seed") == "on", Params: map[string]string{}}

@@ -59,6 +59,7 @@ type Server struct {
 	dir   string
 
 	mu      sync.RWMutex
+	reload  sync.Mutex // one reload at a time: the watcher's or a write-back's
 	snap    *Snapshot
 	changed chan struct{} // closed and replaced when snap changes
 	port    int
@@ -96,8 +97,8 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	if err != nil {
 		return nil, input.Wrap(err)
 	}
-	snap := Check(ctx, o.Load, o.Path, text, o.World)
-	snap.Gen = 1
+	snap := Check(o.Load, o.Path, text).Complete(ctx, o.World)
+	snap.Gen, snap.Seq = 1, 1
 	s.snap = snap
 	return s, nil
 }
@@ -125,8 +126,11 @@ func (s *Server) URL() string {
 }
 
 // Reload reads the file again and, when its text changed, checks it and
-// tells every page. It reports whether a new version was made.
+// tells every page: the verdict first, then the month and the items. It
+// reports whether a new version was made.
 func (s *Server) Reload(ctx context.Context) (bool, error) {
+	s.reload.Lock()
+	defer s.reload.Unlock()
 	text, err := s.read()
 	if err != nil {
 		return false, err
@@ -135,13 +139,10 @@ func (s *Server) Reload(ctx context.Context) (bool, error) {
 	if string(cur.Text) == string(text) {
 		return false, nil
 	}
-	snap := Check(ctx, s.o.Load, s.o.Path, text, s.o.World)
-	s.mu.Lock()
-	snap.Gen = s.snap.Gen + 1
-	s.snap = snap
-	close(s.changed)
-	s.changed = make(chan struct{})
-	s.mu.Unlock()
+	snap := Check(s.o.Load, s.o.Path, text)
+	s.publish(snap, cur.Gen+1)
+	snap = snap.Complete(ctx, s.o.World)
+	s.publish(snap, cur.Gen+1)
 	verdict := "ok"
 	switch {
 	case len(snap.Errors) > 0:
@@ -153,6 +154,16 @@ func (s *Server) Reload(ctx context.Context) (bool, error) {
 	}
 	fmt.Fprintf(s.o.Log, "version %d checked in %s: %s\n", snap.Gen, snap.Took.Round(time.Millisecond), verdict)
 	return true, nil
+}
+
+// publish makes snap the version shown and wakes every page.
+func (s *Server) publish(snap *Snapshot, gen int) {
+	s.mu.Lock()
+	snap.Gen, snap.Seq = gen, s.snap.Seq+1
+	s.snap = snap
+	close(s.changed)
+	s.changed = make(chan struct{})
+	s.mu.Unlock()
 }
 
 // watch returns the channel closed at the next change.

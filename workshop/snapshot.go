@@ -24,7 +24,11 @@ type Loader func(name string, data []byte) (*catalog.Model, error)
 // verdict, the month's bill, and the population's items as the tables
 // and indexes hold them.
 type Snapshot struct {
-	Gen  int       // 1 for the first version read, +1 on every change
+	Gen int // 1 for the first version read, +1 on every change
+	// Seq counts what was pushed: a version is pushed twice, when it is
+	// judged and again when its month and items are drawn (Full).
+	Seq  int
+	Full bool
 	At   time.Time // when it was checked
 	Took time.Duration
 	Name string // the model file's name as given
@@ -46,10 +50,10 @@ type Snapshot struct {
 // OK reports whether the model loaded and was judged.
 func (s *Snapshot) OK() bool { return s.Model != nil && s.Gate != nil }
 
-// Check loads text with load and judges it: the verdict (budget.Judge),
-// the month (cost.Month) and the population world. It never fails: what
-// went wrong is in the snapshot.
-func Check(ctx context.Context, load Loader, name string, text []byte, o WorldOptions) *Snapshot {
+// Check loads text with load and judges it (budget.Judge): what the page
+// shows first after a save. It never fails: what went wrong is in the
+// snapshot. Complete adds the rest.
+func Check(load Loader, name string, text []byte) *Snapshot {
 	start := time.Now()
 	s := &Snapshot{At: start, Name: name, Text: text}
 	defer func() { s.Took = time.Since(start) }()
@@ -70,13 +74,27 @@ func Check(ctx context.Context, load Loader, name string, text []byte, o WorldOp
 		return s
 	}
 	s.Gate = g
-	if b, err := cost.Month(m, cost.Options{}); err != nil {
-		s.BillErr = err.Error()
-	} else {
-		s.Bill = b
-	}
-	s.World = Build(ctx, m, o)
 	return s
+}
+
+// Complete returns the snapshot with its month (cost.Month) and its
+// population's items (Build), which take longer than the verdict: the
+// page shows the verdict first, then these.
+func (s *Snapshot) Complete(ctx context.Context, o WorldOptions) *Snapshot {
+	c := *s
+	c.Full = true
+	if !s.OK() {
+		return &c
+	}
+	start := time.Now()
+	if b, err := cost.Month(s.Model, cost.Options{}); err != nil {
+		c.BillErr = err.Error()
+	} else {
+		c.Bill = b
+	}
+	c.World = Build(ctx, s.Model, o)
+	c.Took += time.Since(start)
+	return &c
 }
 
 // Context is the text around a line of the model: a few lines either

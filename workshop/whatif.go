@@ -281,9 +281,33 @@ func WhatIf(ctx context.Context, load Loader, s *Snapshot, edits []Edit) (*Outco
 		}
 		row("budget "+after[i].Name, b, after[i].Verdict+" "+after[i].Static)
 	}
-	o.Hot[0] = top(peaks(s.Gate.Peaks), 5)
-	o.Hot[1] = top(peaks(g.Peaks), 5)
+	hb, ha := peaks(s.Gate.Peaks), peaks(g.Peaks)
+	was := map[string]peakRow{}
+	for _, p := range hb {
+		was[p.Structure+" "+p.Unit] = p
+	}
+	for _, p := range ha {
+		b := "—"
+		if q, ok := was[p.Structure+" "+p.Unit]; ok {
+			b = hot(q)
+		}
+		row("hottest partition of "+p.Structure+" ("+p.Unit+")", b, hot(p))
+	}
+	o.Hot[0] = top(hb, 5)
+	o.Hot[1] = top(ha, 5)
 	return o, nil
+}
+
+// hot writes a partition's load at the peak against its limit.
+func hot(p peakRow) string {
+	s := fmt.Sprintf("%.1f%% of the limit", p.Percent)
+	if p.Shards > 0 {
+		s += fmt.Sprintf(", %d shards", p.Shards)
+	}
+	if p.Over {
+		s += ", HOT"
+	}
+	return s
 }
 
 func top(rs []peakRow, n int) []peakRow { return rs[:min(n, len(rs))] }

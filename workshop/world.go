@@ -120,8 +120,8 @@ type StateRow struct {
 // shownPartitions bounds the partitions listed per structure and
 // shownItems the items listed per partition, so a page stays readable.
 const (
-	shownPartitions = 40
-	shownItems      = 25
+	shownPartitions = 12
+	shownItems      = 12
 )
 
 // Build draws the population of m and reads it back as the tables and
@@ -152,12 +152,17 @@ func Build(ctx context.Context, m *catalog.Model, o WorldOptions) *World {
 		add(e.Table, it.Item)
 		w.remember(it.Entity, it.Item)
 	}
+	// The samples are the entities' states, shown side by side; they
+	// enter the tables only when there is no population (a write's run
+	// starts from its own samples, which would find them there).
 	for _, e := range m.Entities {
 		if e.Table == nil {
 			continue
 		}
 		for _, s := range e.Samples {
-			add(e.Table, s.Item)
+			if len(items) == 0 {
+				add(e.Table, s.Item)
+			}
 			if len(w.Examples[e.Name]) == 0 {
 				w.remember(e.Name, s.Item)
 			}

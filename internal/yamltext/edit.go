@@ -192,28 +192,31 @@ func last(n *yaml.Node) int {
 	return l
 }
 
-// insert adds key: value to a mapping: in a flow mapping before its
-// closing brace, in a block mapping as a line after an entry whose value
+// insert adds key: value to a mapping: in a flow mapping after its first
+// entry, in a block mapping as a line after an entry whose value
 // ends on its key's line, at that key's indent.
 func insert(data []byte, lines []string, m *yaml.Node, key, value, where string) ([]byte, error) {
 	if m.Style&yaml.FlowStyle != 0 {
-		if len(m.Content) == 0 {
-			return nil, fmt.Errorf("%s: cannot add to an empty flow mapping", where)
+		// After the first entry, whose value is a scalar on its line:
+		// the entries after it may be collections or span lines.
+		if len(m.Content) == 0 || m.Content[1].Kind != yaml.ScalarNode {
+			return nil, fmt.Errorf("%s: cannot add to a flow mapping that does not start with a scalar entry", where)
 		}
-		end := m.Content[len(m.Content)-1]
-		if end.Line != m.Line || end.Kind != yaml.ScalarNode {
-			return nil, fmt.Errorf("%s: cannot add to a flow mapping over several lines", where)
-		}
-		l := lines[end.Line-1]
-		_, to, err := span(l, end)
+		first := m.Content[1]
+		l := lines[first.Line-1]
+		_, to, err := span(l, first)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}
-		i := strings.IndexByte(l[to:], '}')
-		if i < 0 {
-			return nil, fmt.Errorf("%s: the flow mapping's end is not on its line", where)
+		if len(m.Content) == 2 {
+			// The only entry: before the closing brace.
+			i := strings.IndexByte(l[to:], '}')
+			if i < 0 {
+				return nil, fmt.Errorf("%s: the flow mapping's end is not on its line", where)
+			}
+			to += i
 		}
-		lines[end.Line-1] = l[:to+i] + ", " + key + ": " + value + l[to+i:]
+		lines[first.Line-1] = l[:to] + ", " + key + ": " + value + l[to:]
 		return join(data, lines), nil
 	}
 	for i := 0; i+1 < len(m.Content); i += 2 {

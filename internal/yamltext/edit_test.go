@@ -13,6 +13,7 @@ tables:
   t:
     # the billing
     billing: {mode: onDemand}   # trailing
+    other: {mode: onDemand, why: "a, b"}
     key: "PK" # quoted
 indexes:
   X:
@@ -37,6 +38,7 @@ func TestSet(t *testing.T) {
 		{[]string{"tables", "t", "billing", "mode"}, "provisioned", "    billing: {mode: provisioned}   # trailing\n"},
 		{[]string{"tables", "t", "key"}, "SK", "    key: SK # quoted\n"},
 		{[]string{"tables", "t", "billing", "read"}, "{units: 5}", "    billing: {mode: onDemand, read: {units: 5}}   # trailing\n"},
+		{[]string{"tables", "t", "other", "write"}, "{units: 2}", "    other: {mode: onDemand, write: {units: 2}, why: \"a, b\"}\n"},
 		{[]string{"steps", "0", "get", "consistentRead"}, "true", "      entity: E\n      consistentRead: true\n"},
 	} {
 		out, err := Set([]byte(doc), c.path, c.value)
@@ -58,6 +60,8 @@ func was(want string) string {
 		return "      count: 16 # why sixteen\n"
 	case want == "    billing: {mode: provisioned}   # trailing\n", want == "    billing: {mode: onDemand, read: {units: 5}}   # trailing\n":
 		return "    billing: {mode: onDemand}   # trailing\n"
+	case strings.HasPrefix(want, "    other:"):
+		return "    other: {mode: onDemand, why: \"a, b\"}\n"
 	case want == "    key: SK # quoted\n":
 		return "    key: \"PK\" # quoted\n"
 	}

@@ -26,32 +26,61 @@
     }
   }
 
+  // apply shows one push: the sections it carries replace theirs (the
+  // verdict's first, the month and the items when drawn); a section it
+  // does not carry stays, marked as from its earlier version.
   function apply(msg) {
     const live = $('#live');
-    const keys = openKeys(live);
     const y = window.scrollY;
-    live.innerHTML = msg.live;
-    restoreOpen(live, keys);
+    for (const [id, html] of Object.entries(msg.sections || {})) {
+      const old = document.getElementById(id);
+      if (!old) continue;
+      const keys = openKeys(old);
+      const tpl = document.createElement('template');
+      tpl.innerHTML = html.trim();
+      const fresh = tpl.content.firstElementChild;
+      restoreOpen(fresh, keys);
+      fresh.dataset.v = String(msg.gen);
+      old.replaceWith(fresh);
+    }
     live.dataset.gen = String(msg.gen);
+    live.dataset.seq = String(msg.seq);
+    live.dataset.full = String(msg.full);
+    for (const sec of live.querySelectorAll(':scope > section')) {
+      const stale = sec.dataset.v !== String(msg.gen);
+      sec.classList.toggle('stale', stale);
+      let note = sec.querySelector(':scope > .stale-note');
+      if (stale && !note) {
+        note = document.createElement('p');
+        note.className = 'stale-note';
+        sec.prepend(note);
+      }
+      if (note) {
+        if (stale) note.textContent = 'From version ' + sec.dataset.v + (msg.full ? ': version ' + msg.gen + ' is refused, fix it to see this again.' : ': version ' + msg.gen + ' is being drawn…');
+        else note.remove();
+      }
+    }
     const controls = $('#controls');
-    if (controls.dataset.shape !== msg.shape) {
+    // A refused version has no controls to offer: the last ones stay
+    // (the server refuses to run them until the model loads again).
+    if (msg.shape && controls.dataset.shape !== msg.shape) {
       const op = $('#op') ? $('#op').value : '';
-      const answer = $('#answer').innerHTML;
-      const result = $('#whatif-result').innerHTML;
+      const answer = $('#answer') ? $('#answer').innerHTML : '';
+      const result = $('#whatif-result') ? $('#whatif-result').innerHTML : '';
       controls.innerHTML = msg.controls;
       controls.dataset.shape = msg.shape;
-      $('#answer').innerHTML = answer;
-      $('#whatif-result').innerHTML = result;
-      if (op && $('#op').querySelector('option[value="' + CSS.escape(op) + '"]')) $('#op').value = op;
+      if ($('#answer')) $('#answer').innerHTML = answer;
+      if ($('#whatif-result')) $('#whatif-result').innerHTML = result;
+      if (op && $('#op') && $('#op').querySelector('option[value="' + CSS.escape(op) + '"]')) $('#op').value = op;
       showOp();
     }
     window.scrollTo(0, y);
-    conn.textContent = 'live: version ' + msg.gen + ' shown at ' + new Date().toLocaleTimeString();
+    conn.textContent = 'live: version ' + msg.gen + (msg.full ? '' : ' (pricing, drawing items…)') + ' shown at ' + new Date().toLocaleTimeString();
   }
 
   function listen() {
-    const gen = $('#live').dataset.gen;
-    const es = new EventSource('/events?since=' + encodeURIComponent(gen));
+    const seq = $('#live').dataset.seq;
+    const es = new EventSource('/events?since=' + encodeURIComponent(seq));
     es.addEventListener('open', () => { conn.textContent = 'live: following the file (version ' + $('#live').dataset.gen + ')'; });
     es.addEventListener('view', (e) => apply(JSON.parse(e.data)));
     es.addEventListener('error', () => { conn.textContent = 'live: connection lost, retrying…'; });
@@ -99,6 +128,7 @@
     for (const d of document.querySelectorAll('details')) d.open = true;
   });
 
+  for (const sec of document.querySelectorAll('#live > section')) sec.dataset.v = $('#live').dataset.gen;
   showOp();
   listen();
 })();
