@@ -35,16 +35,20 @@ reload. It shows the findings with their lines (open one to see the text
 around it); the access-pattern map (each question, the structure that
 answers it, the ones nothing answers, the ones sent outside the table);
 the items as DynamoDB stores them, in the table and each index, drawn
-from the samples and a small generated population (--items), grouped by
-partition and sorted by sort key, each with its size and units, and every
-entity's states side by side; the month's cost per operation, the budgets
-and the peak gate's hottest partitions.
+from a small generated population (--items; the samples when the model
+declares none) on the embedded engine, grouped by partition and sorted by
+sort key, an index holding only the items and attributes it projects,
+each item with its size and units, and every entity's states (its
+samples) side by side; the budgets, the peak gate's hottest partitions
+and the month's cost per operation. The verdict's sections update first,
+the month and the items when drawn.
 
 Ask a question: pick an access pattern's operation or a write, fill its
 parameters (values from the population are suggested), and run it on the
-embedded engine holding that population: each page's items and read
-units, or each item and index entry the write changed and its write
-units. What if: change a shard count, a projection, a read's consistency
+embedded engine holding that population (a fresh one each run): each
+request's items and units, and for a write each item and index entry it
+changed, before and after (by default from the state its budget variant
+starts from, as budget runs it). What if: change a shard count, a projection, a read's consistency
 or a table's billing mode and see the cost, budgets and hot partitions
 change; the write button makes the same change in the file, comments kept.
 The page reads no file but the model and writes nothing else.
