@@ -205,6 +205,7 @@ new MutationObserver(() => { const l = document.querySelector('#live').dataset; 
 	rru := text("#answer-rru")
 	assert.Regexp(t, `^[0-9.]+ RRU$`, rru)
 	assert.NotEqual(t, "0 RRU", rru, "a read costs units")
+	do(chromedp.ScrollIntoView(chromedp.CSS("#answer")))
 	shot(t, ctx, shots, "ask")
 	// Run an operation: the first write, from its starting state.
 	write := slices.IndexFunc(v.Ops, func(o opView) bool { return o.Writes })
@@ -220,8 +221,9 @@ new MutationObserver(() => { const l = document.querySelector('#live').dataset; 
 	js := `(() => { const s = document.querySelector('#whatif-form select[name^="billing."]');
   s.value = s.value === 'onDemand' ? 'provisioned' : 'onDemand'; s.dispatchEvent(new Event('change', {bubbles: true}));
   const n = document.querySelector('#whatif-form input[name^="shards."]');
-  if (n) { n.value = String(2 * Number(n.value)); }
-  document.querySelector('#whatif-try').click(); return s.name + '=' + s.value; })()`
+  let shards = '';
+  if (n) { n.value = String(2 * Number(n.value)); shards = n.value; }
+  document.querySelector('#whatif-try').click(); return s.value + '=' + shards; })()`
 	tried, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
 	require.NoError(t, err)
 	do(chromedp.WaitVisible(chromedp.CSS("#whatif-result > *")))
@@ -234,9 +236,15 @@ new MutationObserver(() => { const l = document.querySelector('#live').dataset; 
 		assert.Contains(t, out, shards+" shards")
 		assert.Contains(t, out, "(changed)")
 	}
-	do(chromedp.ScrollIntoView(chromedp.CSS("#whatif")))
+	do(chromedp.ScrollIntoView(chromedp.CSS("#whatif-result")))
 	shot(t, ctx, shots, "whatif")
-	do(chromedp.ScrollIntoView(chromedp.CSS("#items")))
+	// The table's first partitions and an index's, opened from the
+	// keyboard.
+	do(chromedp.Focus(chromedp.CSS("#items details.structure summary")), chromedp.KeyEvent("\r"),
+		chromedp.ScrollIntoView(chromedp.CSS("#items details.structure")))
+	open, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector('#items details.structure').open`))
+	require.NoError(t, err)
+	assert.True(t, open, "Enter opens a group of items")
 	shot(t, ctx, shots, "items")
 
 	// Printable: the print style gives a PDF.

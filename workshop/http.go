@@ -11,6 +11,7 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -38,6 +39,7 @@ var assets = func() map[string][]byte {
 
 var tmpl = template.Must(template.New("page.html").Funcs(template.FuncMap{
 	"units":  units,
+	"base":   filepath.Base,
 	"usd":    usd,
 	"pct":    func(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) + "%" },
 	"join":   strings.Join,
@@ -181,18 +183,21 @@ type push struct {
 
 // render renders a snapshot's update: when it is judged, the sections the
 // verdict makes (only the status and the findings of a refused model);
-// when its month and items are drawn, those and the controls. A section
-// not sent stays on the page, marked as from its earlier version.
-func (s *Server) render(snap *Snapshot) ([]byte, error) {
+// when its month and items are drawn, those and the controls, with the
+// verdict's sections too when the page has not had them (judged gives
+// the version whose verdict's sections it had). A section not sent stays
+// on the page, marked as from its earlier version.
+func (s *Server) render(snap *Snapshot, judged int) ([]byte, error) {
 	v := newView(snap, s.token)
 	var names []string
-	switch {
-	case !snap.Full && snap.OK():
-		names = []string{"status", "findings", "map", "budgets", "peaks"}
-	case !snap.Full:
+	if !snap.Full || judged < snap.Gen {
 		names = []string{"status", "findings"}
-	case snap.OK():
-		names = []string{"costs", "items"}
+		if snap.OK() {
+			names = append(names, "map", "budgets", "peaks")
+		}
+	}
+	if snap.Full && snap.OK() {
+		names = append(names, "costs", "items")
 	}
 	p := push{Gen: snap.Gen, Seq: snap.Seq, Full: snap.Full, Sections: map[string]string{}}
 	var b bytes.Buffer
@@ -223,6 +228,8 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	since, _ := strconv.Atoi(r.URL.Query().Get("since"))
+	// The page has the verdict's sections of the version it shows.
+	judged, _ := strconv.Atoi(r.URL.Query().Get("gen"))
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
 	fl.Flush()
@@ -231,10 +238,11 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	for {
 		snap, changed := s.watch()
 		if snap.Seq > since {
-			b, err := s.render(snap)
+			b, err := s.render(snap, judged)
 			if err != nil {
 				return
 			}
+			judged = snap.Gen
 			if _, err := fmt.Fprintf(w, "event: view\nid: %d\ndata: %s\n\n", snap.Seq, b); err != nil {
 				return
 			}
@@ -307,12 +315,10 @@ func (s *Server) askHandler(w http.ResponseWriter, r *http.Request) {
 			q.Params[n] = vs[0]
 		}
 	}
-	select {
-	case s.ask <- struct{}{}:
-		defer func() { <-s.ask }()
-	case <-r.Context().Done():
+	if !s.one(r) {
 		return
 	}
+	defer func() { <-s.ask }()
 	ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
 	defer cancel()
 	a, err := snap.World.Ask(ctx, snap.Model, snap.Gate.Variants, q)
@@ -321,6 +327,18 @@ func (s *Server) askHandler(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.fragment(w, "answer", a)
+}
+
+// one waits for the server's one run at a time (a question, a what-if,
+// a write-back): the page's work is bounded whatever is posted. false
+// when the request ended first.
+func (s *Server) one(r *http.Request) bool {
+	select {
+	case s.ask <- struct{}{}:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
 }
 
 func (s *Server) edits(w http.ResponseWriter, r *http.Request, snap *Snapshot) ([]Edit, bool) {
@@ -346,6 +364,10 @@ func (s *Server) whatIfHandler(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	if !s.one(r) {
+		return
+	}
+	defer func() { <-s.ask }()
 	o, err := WhatIf(r.Context(), s.o.Load, snap, edits)
 	if err != nil {
 		fail(w, err)
@@ -368,6 +390,10 @@ func (s *Server) writeHandler(w http.ResponseWriter, r *http.Request) {
 		fail(w, input.Errorf("nothing to write: no what-if differs from the model"))
 		return
 	}
+	if !s.one(r) {
+		return
+	}
+	defer func() { <-s.ask }()
 	text, err := s.read()
 	if err != nil {
 		fail(w, err)

@@ -65,7 +65,8 @@ type Server struct {
 	port    int
 	watcher *fsnotify.Watcher
 
-	// ask lets one question run at a time: a room has one projector.
+	// ask lets one run (question, what-if, write-back) at a time: a
+	// room has one projector.
 	ask chan struct{}
 }
 

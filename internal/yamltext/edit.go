@@ -78,7 +78,7 @@ func Delete(data []byte, path []string) ([]byte, error) {
 			continue
 		}
 		if parent.Style&yaml.FlowStyle != 0 {
-			return nil, fmt.Errorf("%s: an entry of a flow mapping cannot be removed in place", strings.Join(path, "."))
+			return deleteFlow(data, lines, k, v, strings.Join(path, "."))
 		}
 		end := last(v)
 		if v.Kind == yaml.ScalarNode && (v.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 || strings.Contains(v.Value, "\n")) {
@@ -93,6 +93,68 @@ func Delete(data []byte, path []string) ([]byte, error) {
 		return join(data, lines), nil
 	}
 	return data, nil
+}
+
+// deleteFlow removes an entry of a one-line flow mapping with the comma
+// that joins it to its neighbour.
+func deleteFlow(data []byte, lines []string, k, v *yaml.Node, where string) ([]byte, error) {
+	if k.Line != v.Line {
+		return nil, fmt.Errorf("%s: an entry over several lines cannot be removed in place", where)
+	}
+	l := lines[k.Line-1]
+	from := offset(l, k.Column)
+	var to int
+	if v.Kind == yaml.ScalarNode {
+		_, end, err := span(l, v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", where, err)
+		}
+		to = end
+	} else {
+		end, ok := closing(l, offset(l, v.Column))
+		if !ok {
+			return nil, fmt.Errorf("%s: the value's end is not on its line", where)
+		}
+		to = end
+	}
+	// The comma after the entry, or else the one before it.
+	rest := strings.TrimLeft(l[to:], " ")
+	if strings.HasPrefix(rest, ",") {
+		to = len(l) - len(rest) + 1
+		to += len(l[to:]) - len(strings.TrimLeft(l[to:], " "))
+	} else {
+		before := strings.TrimRight(l[:from], " ")
+		if !strings.HasSuffix(before, ",") {
+			return nil, fmt.Errorf("%s: the only entry of a flow mapping cannot be removed", where)
+		}
+		from = len(before) - 1
+	}
+	lines[k.Line-1] = l[:from] + l[to:]
+	return join(data, lines), nil
+}
+
+// closing returns the offset just past the flow collection opening at i,
+// skipping quoted text.
+func closing(l string, i int) (int, bool) {
+	depth := 0
+	for ; i < len(l); i++ {
+		switch c := l[i]; c {
+		case '[', '{':
+			depth++
+		case ']', '}':
+			depth--
+			if depth == 0 {
+				return i + 1, true
+			}
+		case '"', '\'':
+			j := strings.IndexByte(l[i+1:], c)
+			if j < 0 {
+				return 0, false
+			}
+			i += j + 1
+		}
+	}
+	return 0, false
 }
 
 func parse(data []byte) (*yaml.Node, []string, error) {

@@ -77,5 +77,14 @@ func TestDelete(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, doc, string(same))
 	_, err = Delete([]byte(doc), []string{"tables", "t", "billing", "mode"})
-	assert.Error(t, err, "an entry of a flow mapping")
+	assert.Error(t, err, "the only entry of a flow mapping")
+	for _, c := range []struct{ in, key, want string }{
+		{"p: {type: INCLUDE, attributes: [a, \"b]\"]}  # kept\n", "attributes", "p: {type: INCLUDE}  # kept\n"},
+		{"p: {type: INCLUDE, attributes: [a, b], x: 1}\n", "attributes", "p: {type: INCLUDE, x: 1}\n"},
+		{"p: {attributes: {a: 1}, type: INCLUDE}\n", "attributes", "p: {type: INCLUDE}\n"},
+	} {
+		out, err := Delete([]byte(c.in), []string{"p", c.key})
+		require.NoError(t, err, c.in)
+		assert.Equal(t, c.want, string(out))
+	}
 }

@@ -79,8 +79,8 @@
   }
 
   function listen() {
-    const seq = $('#live').dataset.seq;
-    const es = new EventSource('/events?since=' + encodeURIComponent(seq));
+    const d = $('#live').dataset;
+    const es = new EventSource('/events?since=' + encodeURIComponent(d.seq) + '&gen=' + encodeURIComponent(d.gen));
     es.addEventListener('open', () => { conn.textContent = 'live: following the file (version ' + $('#live').dataset.gen + ')'; });
     es.addEventListener('view', (e) => apply(JSON.parse(e.data)));
     es.addEventListener('error', () => { conn.textContent = 'live: connection lost, retrying…'; });
