@@ -48,6 +48,7 @@ type Answer struct {
 	OK                 bool
 	Message            string
 	Seeded             string
+	Writes             bool
 	Params             []Shown
 	Requests           []Request
 	RRU, WRU           float64
@@ -132,6 +133,7 @@ func (w *World) Ask(ctx context.Context, m *catalog.Model, est []estimate.Varian
 		}
 	}
 	writes := writes(op)
+	a.Writes = writes
 	var before map[string]map[string]attr.Item
 	if writes {
 		if before, err = w.dump(ctx, t.Client, ts.Names()); err != nil {

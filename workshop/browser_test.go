@@ -196,15 +196,25 @@ new MutationObserver(() => { const l = document.querySelector('#live').dataset; 
 	t.Logf("re-check and push after a save, %d saves of %s: verdict, findings, map, budgets, peaks: %s; with the month and the items: %s",
 		saves, model, spread(lat), spread(full))
 
-	// Ask a question: the first read with parameters suggested from the
-	// population, its pages and read units shown.
+	// Ask a question: a read with parameters suggested from the
+	// population (the first that finds items), its pages and read units
+	// shown.
 	v := newView(r.s.Snapshot(), "")
-	read := slices.IndexFunc(v.Ops, func(o opView) bool { return !o.Writes && len(o.Suggestions) > 0 })
-	require.GreaterOrEqual(t, read, 0, "a question with suggested parameters")
-	ask(t, ctx, v.Ops[read].Name, false)
-	rru := text("#answer-rru")
-	assert.Regexp(t, `^[0-9.]+ RRU$`, rru)
-	assert.NotEqual(t, "0 RRU", rru, "a read costs units")
+	asked := 0
+	for _, o := range v.Ops {
+		if o.Writes || len(o.Suggestions) == 0 || asked == 5 {
+			continue
+		}
+		asked++
+		ask(t, ctx, o.Name, false)
+		rru := text("#answer-rru")
+		assert.Regexp(t, `^[0-9.]+ RRU$`, rru)
+		assert.NotEqual(t, "0 RRU", rru, "a read costs units")
+		if !strings.Contains(text("#answer"), " 0 items") {
+			break
+		}
+	}
+	require.Greater(t, asked, 0, "a question with suggested parameters")
 	do(chromedp.ScrollIntoView(chromedp.CSS("#answer")))
 	shot(t, ctx, shots, "ask")
 	// Run an operation: the first write, from its starting state.
