@@ -192,6 +192,7 @@ var skipped = []struct {
 	{regexp.MustCompile(`--endpoint-url\b`), "needs a running server"},
 	{regexp.MustCompile(`^(go run \./cmd/)?cardapio serve\b`), "serves until interrupted"},
 	{regexp.MustCompile(`--serve\b.*--addr\b`), "serves until interrupted"},
+	{regexp.MustCompile(`^(go run \./cmd/)?cardapio workshop( (\S+\.yaml|--items \d+|--seed \d+|--addr 127\.0\.0\.1:\d+))*$`), "serves until interrupted"},
 	{regexp.MustCompile(`--follow\b`), "reads until interrupted"},
 	{regexp.MustCompile(`load (\S+\.yaml )?--scenario midnight-0007 --scale 0\.01 --throughput\b`), "the whole night at 1/100: half a minute to minutes, 3 GB"},
 	{regexp.MustCompile(`load --scenario payday --scale 0\.01 --population 0\.001 --throughput\b`), "payday at 1/100: a minute or more, most of it loading the population"},

@@ -63,7 +63,17 @@ func modelError(e *env, err error) error {
 // positioned errors, or why the file could not be read. Libraries never
 // load a model: they are given the one a command read here.
 func readModel(path string) (*catalog.Model, error) {
-	return catalog.LoadWith(path, catalog.Options{ItemSize: capacity.Default().ItemSize})
+	return catalog.LoadWith(path, modelOptions)
+}
+
+// modelOptions are the catalog's options every command loads a model
+// with.
+var modelOptions = catalog.Options{ItemSize: capacity.Default().ItemSize}
+
+// parseModel is readModel on text already read (the workshop reads the
+// file itself, and loads its what-if edits of it).
+func parseModel(name string, data []byte) (*catalog.Model, error) {
+	return catalog.ParseWith(name, data, modelOptions)
 }
 
 // loadModel is readModel with modelError's exit, for the commands that
