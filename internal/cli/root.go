@@ -63,7 +63,12 @@ func modelError(e *env, err error) error {
 // positioned errors, or why the file could not be read. Libraries never
 // load a model: they are given the one a command read here.
 func readModel(path string) (*catalog.Model, error) {
-	return catalog.LoadWith(path, catalog.Options{ItemSize: capacity.Default().ItemSize})
+	return catalog.LoadWith(path, modelOptions())
+}
+
+// modelOptions are the options every model is resolved with.
+func modelOptions() catalog.Options {
+	return catalog.Options{ItemSize: capacity.Default().ItemSize}
 }
 
 // loadModel is readModel with modelError's exit, for the commands that
