@@ -191,6 +191,7 @@ var skipped = []struct {
 	{regexp.MustCompile(`--aws\b`), "needs an AWS account"},
 	{regexp.MustCompile(`--endpoint-url\b`), "needs a running server"},
 	{regexp.MustCompile(`^(go run \./cmd/)?cardapio serve\b`), "serves until interrupted"},
+	{regexp.MustCompile(`^cardapio prices\b.*--out\b`), "reads the AWS Price List: needs AWS credentials"},
 	{regexp.MustCompile(`--serve\b.*--addr\b`), "serves until interrupted"},
 	{regexp.MustCompile(`--follow\b`), "reads until interrupted"},
 	{regexp.MustCompile(`load (\S+\.yaml )?--scenario midnight-0007 --scale 0\.01 --throughput\b`), "the whole night at 1/100: half a minute to minutes, 3 GB"},

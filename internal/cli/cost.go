@@ -19,6 +19,7 @@ func init() { commands = append(commands, newCostCmd) }
 type costOptions struct {
 	format      string
 	prices      string
+	region      string
 	utilisation float64
 	compare     bool
 }
@@ -44,7 +45,9 @@ Prices are capacity's us-east-1 table, overridden by the model's pricing,
 then by --prices FILE (YAML or JSON; every key optional: region, date,
 writePerMillion, readPerMillion, storageGBMonth, iaStorageGBMonth,
 iaRequestFactor, wcuHour, rcuHour, pitrGBMonth, exportGB, ...; a figure
-is a number or {value, status, date}).
+is a number or {value, status, date}). A file cardapio prices wrote may
+hold several regions: --region R picks one (without --prices, only
+us-east-1, the defaults' region, has prices).
 
 --compare A.yaml B.yaml prints two models side by side with the ratio.
 
@@ -72,6 +75,7 @@ Exit codes: 0 ok; 2 a model, the price file or a flag is invalid.`,
 	}
 	c.Flags().StringVar(&o.format, "format", "text", "output format: text or json")
 	c.Flags().StringVar(&o.prices, "prices", "", "price file (YAML or JSON) overriding the model's and the default prices")
+	c.Flags().StringVar(&o.region, "region", "", "the region whose prices to use, from the --prices file (cardapio prices writes it)")
 	rangeVar(c.Flags(), &o.utilisation, "utilisation", cost.DefaultUtilisation, above(0.0, 1), "target utilisation of the provisioned alternative")
 	c.Flags().BoolVar(&o.compare, "compare", false, "compare two models: cost --compare A.yaml B.yaml")
 	return c
@@ -87,11 +91,17 @@ func runCost(e *env, o *costOptions, paths []string) error {
 		if err != nil {
 			return badInput(err)
 		}
-		p, err := capacity.LoadPrices(o.prices, data)
+		book, err := capacity.LoadPriceBook(o.prices, data)
 		if err != nil {
 			return badInput(err)
 		}
+		p, err := capacity.PickRegion(book, o.region)
+		if err != nil {
+			return badInput(fmt.Errorf("%s: %w", o.prices, err))
+		}
 		file = &p
+	} else if def := capacity.DefaultPrices().Region; o.region != "" && o.region != def {
+		return badInput(fmt.Errorf("no prices of %s: build them with cardapio prices --region %s --out prices.yaml, then give --prices prices.yaml (without a file, only %s's are known)", o.region, o.region, def))
 	}
 	// Every model is loaded before any is priced, so that --compare lists
 	// the errors of both.
