@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 
@@ -20,6 +21,7 @@ type costOptions struct {
 	format      string
 	prices      string
 	region      string
+	infracost   string
 	utilisation float64
 	compare     bool
 }
@@ -51,6 +53,13 @@ us-east-1, the defaults' region, has prices).
 
 --compare A.yaml B.yaml prints two models side by side with the ratio.
 
+--infracost-usage FILE also writes Infracost's usage file (version 0.1):
+under resource_usage one aws_dynamodb_table.NAME a table, NAME its table
+name as a Terraform label, with monthly_write_request_units and
+monthly_read_request_units (its indexes' included),
+storage_gb and, with point-in-time recovery, pitr_backup_storage_gb,
+each the month's figure rounded up.
+
 Errors go to stderr only, as file:line:column lines for a bad model; with
 --format json stdout holds the report when the exit code is 0 and nothing
 otherwise.
@@ -65,6 +74,8 @@ Exit codes: 0 ok; 2 a model, the price file or a flag is invalid.`,
 			switch {
 			case o.compare && len(args) != 2:
 				return badInput(fmt.Errorf("--compare takes two models, A.yaml B.yaml"))
+			case o.compare && o.infracost != "":
+				return badInput(fmt.Errorf("--infracost-usage writes one model's usage, not with --compare"))
 			case !o.compare && len(args) > 1:
 				return badInput(fmt.Errorf("one model, or --compare A.yaml B.yaml"))
 			case len(args) == 0:
@@ -78,6 +89,7 @@ Exit codes: 0 ok; 2 a model, the price file or a flag is invalid.`,
 	c.Flags().StringVar(&o.region, "region", "", "the region whose prices to use, from the --prices file (cardapio prices writes it)")
 	rangeVar(c.Flags(), &o.utilisation, "utilisation", cost.DefaultUtilisation, above(0.0, 1), "target utilisation of the provisioned alternative")
 	c.Flags().BoolVar(&o.compare, "compare", false, "compare two models: cost --compare A.yaml B.yaml")
+	c.Flags().StringVar(&o.infracost, "infracost-usage", "", "also write Infracost's usage file of the model's tables to FILE")
 	return c
 }
 
@@ -123,12 +135,22 @@ func runCost(e *env, o *costOptions, paths []string) error {
 		return reported(ExitBadInput, bad)
 	}
 	var bills []*estimate.Bill
+	co := cost.Options{Prices: file, Utilisation: o.utilisation}
 	for i, m := range models {
-		b, err := cost.Month(m, cost.Options{Prices: file, Utilisation: o.utilisation})
+		b, err := cost.Month(m, co)
 		if err != nil {
 			return badInput(fmt.Errorf("%s: %w", paths[i], err))
 		}
 		bills = append(bills, b)
+	}
+	if o.infracost != "" {
+		var b bytes.Buffer
+		if err := reports.InfracostUsage(&b, models[0].Name, cost.Usage(models[0], bills[0], co)); err != nil {
+			return err
+		}
+		if err := files.Write(o.infracost, b.Bytes()); err != nil {
+			return err
+		}
 	}
 	return reports.Cost(e.stdout, o.format, bills...)
 }
