@@ -129,3 +129,26 @@ func WritePriceBook(w io.Writer, date, comment string, book []Prices) error {
 	}
 	return enc.Close()
 }
+
+// PricesFor is the price table a bill of region uses from a price file
+// (data, named name in errors): the file's table of region, or its only
+// one when region is "". Without a file (name "") it is nil, the model's
+// and the default prices, which are us-east-1's: any other region is an
+// error saying how to get its prices.
+func PricesFor(name string, data []byte, region string) (*Prices, error) {
+	if name == "" {
+		if def := DefaultPrices().Region; region != "" && region != def {
+			return nil, fmt.Errorf("no prices of %s: build them with cardapio prices --region %s --out prices.yaml, then give prices.yaml as the price file (without one, only %s's are known)", region, region, def)
+		}
+		return nil, nil
+	}
+	book, err := LoadPriceBook(name, data)
+	if err != nil {
+		return nil, err
+	}
+	p, err := PickRegion(book, region)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &p, nil
+}

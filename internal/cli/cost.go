@@ -97,23 +97,16 @@ Exit codes: 0 ok; 2 a model, the price file or a flag is invalid.`,
 const maxPriceFile = 1 << 20
 
 func runCost(e *env, o *costOptions, paths []string) error {
-	var file *capacity.Prices
+	var data []byte
 	if o.prices != "" {
-		data, err := files.ReadCapped(o.prices, maxPriceFile, "a price file")
-		if err != nil {
+		var err error
+		if data, err = files.ReadCapped(o.prices, maxPriceFile, "a price file"); err != nil {
 			return badInput(err)
 		}
-		book, err := capacity.LoadPriceBook(o.prices, data)
-		if err != nil {
-			return badInput(err)
-		}
-		p, err := capacity.PickRegion(book, o.region)
-		if err != nil {
-			return badInput(fmt.Errorf("%s: %w", o.prices, err))
-		}
-		file = &p
-	} else if def := capacity.DefaultPrices().Region; o.region != "" && o.region != def {
-		return badInput(fmt.Errorf("no prices of %s: build them with cardapio prices --region %s --out prices.yaml, then give --prices prices.yaml (without a file, only %s's are known)", o.region, o.region, def))
+	}
+	file, err := capacity.PricesFor(o.prices, data, o.region)
+	if err != nil {
+		return badInput(err)
 	}
 	// Every model is loaded before any is priced, so that --compare lists
 	// the errors of both.

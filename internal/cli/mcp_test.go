@@ -151,6 +151,26 @@ func TestMCPServer(t *testing.T) {
 		})
 	}
 
+	t.Run("cost in sa-east-1", func(t *testing.T) {
+		const prices = "docs/tutorial/prices-recorded.yaml"
+		res, doc := callTool(t, cs, "cost", map[string]any{"model": "examples/orders/model.yaml", "prices": prices, "region": "sa-east-1"})
+		require.False(t, res.IsError, contentText(res))
+		run := runCLI([]string{"cost", "examples/orders/model.yaml", "--prices", prices, "--region", "sa-east-1", "--format", "json"}, nil)
+		require.Equal(t, 0, run.code, run.stderr)
+		assert.Equal(t, decoded(t, run.stdout), doc)
+		assert.Equal(t, "sa-east-1", doc.(map[string]any)["region"])
+		for _, args := range []map[string]any{
+			{"model": "model.yaml", "region": "sa-east-1"},
+			{"model": "model.yaml", "prices": prices},
+			{"model": "model.yaml", "prices": "../prices.yaml", "region": "sa-east-1"},
+			{"model": "model.yaml", "prices": "model.yaml", "region": "sa-east-1"},
+		} {
+			res, doc := callTool(t, cs, "cost", args)
+			assert.True(t, res.IsError, "%v", args)
+			assert.Equal(t, false, doc.(map[string]any)["ok"], "%v", args)
+		}
+	})
+
 	t.Run("plan series", func(t *testing.T) {
 		_, doc := callTool(t, cs, "plan", map[string]any{"model": "examples/orders/model.yaml", "scenario": "queue-0900", "series": true, "shards": map[string]any{"": 1}})
 		got := doc.(map[string]any)
@@ -282,7 +302,7 @@ func TestMCPPaths(t *testing.T) {
 		"fifo.yaml":                          "not a regular file",
 		"big.yaml":                           "larger than",
 		"missing.yaml":                       "no such file",
-		"":                                   "no model path",
+		"":                                   "no path of a model",
 		strings.Repeat("a/", maxPathProbe()): "at most",
 	} {
 		res, doc := callTool(t, cs, "check", map[string]any{"model": path})

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/cardapio/cardapio/catalog"
 	"github.com/cardapio/cardapio/internal/files"
 )
 
@@ -40,12 +39,13 @@ func openRoot(dir string) (*root, error) {
 }
 
 // read reads the regular file at path (relative to the root, or
-// absolute inside it), of at most the catalog's input limit. name is the
-// path positions are given with: as the caller wrote it, with slashes.
-func (r *root) read(path string) (name string, data []byte, err error) {
+// absolute inside it), of at most limit bytes, what it is said to be in
+// errors (a model, a price file). name is the path positions are given
+// with: as the caller wrote it, with slashes.
+func (r *root) read(path string, limit int64, what string) (name string, data []byte, err error) {
 	switch {
 	case path == "":
-		return path, nil, errors.New("no model path: give the model's path, relative to the server's directory")
+		return path, nil, fmt.Errorf("no path of %s: give it relative to the server's directory", what)
 	case len(path) > maxPath:
 		return path[:64] + "...", nil, fmt.Errorf("a path of %d bytes: at most %d", len(path), maxPath)
 	case strings.ContainsRune(path, 0):
@@ -75,12 +75,12 @@ func (r *root) read(path string) (name string, data []byte, err error) {
 	if !st.Mode().IsRegular() {
 		return name, nil, fmt.Errorf("read %s: not a regular file", name)
 	}
-	data, err = io.ReadAll(io.LimitReader(f, catalog.MaxInputBytes+1))
+	data, err = io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return name, nil, fmt.Errorf("read %s: %w", name, files.Reason(err))
 	}
-	if len(data) > catalog.MaxInputBytes {
-		return name, nil, fmt.Errorf("read %s: larger than %d bytes, the limit of a model", name, catalog.MaxInputBytes)
+	if int64(len(data)) > limit {
+		return name, nil, fmt.Errorf("read %s: larger than %s, not %s", name, files.Size(limit), what)
 	}
 	return name, data, nil
 }

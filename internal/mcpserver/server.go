@@ -116,7 +116,7 @@ func tool[In any](s *mcp.Server, h *handlers, t *mcp.Tool, run func(context.Cont
 // to return: check's error document, "ok": false and every positioned
 // error (or the one reason the file could not be read).
 func (h *handlers) model(path string) (string, *catalog.Model, *result) {
-	name, data, err := h.root.read(path)
+	name, data, err := h.root.read(path, catalog.MaxInputBytes, "a model")
 	if err != nil {
 		return name, nil, unreadable(name, err)
 	}

@@ -26,7 +26,12 @@ type checkArgs struct {
 type costArgs struct {
 	Model       string  `json:"model" jsonschema:"the model file (model.yaml), relative to the server's directory"`
 	Utilisation float64 `json:"utilisation,omitempty" jsonschema:"target utilisation of the provisioned alternative, above 0 up to 1 (default 0.7)"`
+	Prices      string  `json:"prices,omitempty" jsonschema:"a price file (cardapio prices writes one from the AWS Price List), relative to the server's directory"`
+	Region      string  `json:"region,omitempty" jsonschema:"the region whose prices to use, from the price file (default: its only one; without a file only us-east-1)"`
 }
+
+// maxPriceFile caps a price file: a few dozen figures a region.
+const maxPriceFile = 1 << 20
 
 type budgetArgs struct {
 	Model  string   `json:"model" jsonschema:"the model file (model.yaml), relative to the server's directory"`
@@ -57,7 +62,7 @@ func (h *handlers) tools(s *mcp.Server) {
 		Description: "Validate a model (schema and semantics; every error at file:line:column with a hint), map its access patterns to tables and indexes, review it, and judge every operation's static units against its budget and every partition at the declared peaks. The result is check --format json: ok, errors, findings (kind, name, at {file, line, column, path}, text) and the sections. A model that loads but fails the gate is ok: false with its findings; a model that does not load is a tool error with its positioned errors."},
 		h.check)
 	tool(s, h, &mcp.Tool{Name: "cost", Title: "Price a model's month", Annotations: readOnly,
-		Description: "A month of the model in US$ (cost --format json): every operation at its declared volume with its static units, per operation and access pattern, storage under Standard and Standard-IA, PITR and exports, the total, the cost per 1,000 of the business unit and the provisioned alternative."},
+		Description: "A month of the model in US$ (cost --format json): every operation at its declared volume with its static units, per operation and access pattern, storage under Standard and Standard-IA, PITR and exports, the total, the cost per 1,000 of the business unit and the provisioned alternative. Prices are us-east-1's unless a price file and a region say otherwise."},
 		h.cost)
 	tool(s, h, &mcp.Tool{Name: "budget", Title: "Measure every operation on the embedded engine", Annotations: readOnly,
 		Description: "Run every business operation in each budget variant on cardapio's embedded DynamoDB engine (in process, nothing leaves the machine) and compare the units it reports with the declared budgets; judged first as check judges the model (budget --format json: ok, check findings with positions, every variant's measured and static units, the excesses explained at their line)."},
@@ -87,11 +92,23 @@ func (h *handlers) cost(_ context.Context, a costArgs) (result, error) {
 	if a.Utilisation != 0 && !(a.Utilisation > 0 && a.Utilisation <= 1) {
 		return refused(a.Model, fmt.Errorf("utilisation must be above 0 and at most 1, not %v", a.Utilisation)), nil
 	}
+	var name string
+	var data []byte
+	if a.Prices != "" {
+		var err error
+		if name, data, err = h.root.read(a.Prices, maxPriceFile, "a price file"); err != nil {
+			return refused(a.Model, err), nil
+		}
+	}
+	prices, err := capacity.PricesFor(name, data, a.Region)
+	if err != nil {
+		return refused(a.Model, err), nil
+	}
 	_, m, bad := h.model(a.Model)
 	if bad != nil {
 		return *bad, nil
 	}
-	bill, err := cost.Month(m, cost.Options{Utilisation: a.Utilisation})
+	bill, err := cost.Month(m, cost.Options{Utilisation: a.Utilisation, Prices: prices})
 	if err != nil {
 		return refused(a.Model, fmt.Errorf("%s: %w", a.Model, err)), nil
 	}
