@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"regexp"
 	"sort"
 	"strconv"
@@ -41,6 +42,10 @@ type Prices struct {
 	ExportGB         Figure // export to S3, per GB
 	ImportGB         Figure // import from S3, per GB of uncompressed source data
 	StreamPer100k    Figure // DynamoDB Streams, per 100,000 read request units
+	// Global tables: a write replicated to a replica, on demand (per
+	// million rWRU) and provisioned (per rWCU-hour), Standard class.
+	ReplWritePerMillion Figure
+	ReplWCUHour         Figure
 }
 
 // DefaultPrices returns the us-east-1 list prices used by capacity-rules.md
@@ -68,6 +73,10 @@ func DefaultPrices() Prices {
 		ExportGB:         Figure{0.10, "commonly cited; not verified", "2026-09"},
 		ImportGB:         Figure{0.15, "commonly cited; not verified", "2026-09"},
 		StreamPer100k:    Figure{0.02, third, "2026-09"},
+		// Since 2024-11-01 AWS prices a replicated write as a
+		// single-region write.
+		ReplWritePerMillion: Figure{0.625, "as writePerMillion since 2024-11-01; not verified", "2024-11-01"},
+		ReplWCUHour:         Figure{0.00065, "as wcuHour since 2024-11-01; not verified", "2024-11-01"},
 	}
 }
 
@@ -87,7 +96,20 @@ func (p *Prices) figures() []namedFigure {
 		{"exportGB", "export to S3, US$ per GB", &p.ExportGB},
 		{"importGB", "import from S3, US$ per GB of uncompressed source", &p.ImportGB},
 		{"streamPer100k", "streams, US$ per 100,000 read requests", &p.StreamPer100k},
+		{"replWritePerMillion", "global tables, replicated write on demand, US$ per million rWRU", &p.ReplWritePerMillion},
+		{"replWCUHour", "global tables, provisioned replicated write, US$ per rWCU-hour", &p.ReplWCUHour},
 	}
+}
+
+// Figure returns the price under its file key (writePerMillion, ...),
+// nil for a key that names none.
+func (p *Prices) Figure(key string) *Figure {
+	for _, nf := range p.figures() {
+		if nf.key == key {
+			return nf.f
+		}
+	}
+	return nil
 }
 
 type namedFigure struct {
@@ -157,20 +179,65 @@ func priceIn(x float64) bool { return x >= 0 && x <= MaxPrice }
 // column; all of them are returned, joined.
 func LoadPrices(name string, data []byte) (Prices, error) {
 	p := DefaultPrices()
+	root, err := priceRoot(name, data)
+	if err != nil || root == nil {
+		return p, err
+	}
+	return p, readPriceTable(name, root, &p)
+}
+
+// priceRoot decodes a price file: its top mapping, nil for an empty
+// file (which changes nothing).
+func priceRoot(name string, data []byte) (*yaml.Node, error) {
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) { // an empty file changes nothing
-			return p, nil
+		if errors.Is(err, io.EOF) {
+			return nil, nil
 		}
-		return p, yamlPriceError(name, err)
+		return nil, yamlPriceError(name, err)
 	}
 	if len(doc.Content) == 0 {
-		return p, nil
+		return nil, nil
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
-		return p, &PriceError{name, root.Line, root.Column, "a price file is a mapping of price names to figures"}
+		return nil, &PriceError{name, root.Line, root.Column, "a price file is a mapping of price names to figures"}
+	}
+	return root, nil
+}
+
+// badPrice returns a function that adds a positioned error to errs.
+func badPrice(name string, errs *[]error) func(n *yaml.Node, format string, args ...any) {
+	return func(n *yaml.Node, format string, args ...any) {
+		*errs = append(*errs, &PriceError{name, max(n.Line, 1), max(n.Column, 1), fmt.Sprintf(format, args...)})
+	}
+}
+
+// entries yields a mapping's keys and values in order; a key given
+// twice is reported by bad and skipped.
+func entries(n *yaml.Node, bad func(*yaml.Node, string, ...any)) iter.Seq2[*yaml.Node, *yaml.Node] {
+	return func(yield func(k, v *yaml.Node) bool) {
+		seen := map[string]int{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if first, dup := seen[k.Value]; dup {
+				bad(k, "%s is given twice (first at line %d)", k.Value, first)
+				continue
+			}
+			seen[k.Value] = k.Line
+			if !yield(k, v) {
+				return
+			}
+		}
+	}
+}
+
+// readPriceTable reads one table's figures from its mapping over p; every
+// error is returned, joined.
+func readPriceTable(name string, root *yaml.Node, p *Prices) error {
+	if root.Kind != yaml.MappingNode {
+		return &PriceError{name, max(root.Line, 1), max(root.Column, 1), "a price table is a mapping of price names to figures"}
 	}
 	byKey := map[string]*Figure{}
 	var keys []string
@@ -179,17 +246,8 @@ func LoadPrices(name string, data []byte) (Prices, error) {
 		keys = append(keys, nf.key)
 	}
 	var errs []error
-	bad := func(n *yaml.Node, format string, args ...any) {
-		errs = append(errs, &PriceError{name, max(n.Line, 1), max(n.Column, 1), fmt.Sprintf(format, args...)})
-	}
-	seen := map[string]int{}
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		k, v := root.Content[i], root.Content[i+1]
-		if first, dup := seen[k.Value]; dup {
-			bad(k, "%s is given twice (first at line %d)", k.Value, first)
-			continue
-		}
-		seen[k.Value] = k.Line
+	bad := badPrice(name, &errs)
+	for k, v := range entries(root, bad) {
 		switch k.Value {
 		case "region", "date":
 			if v.Kind != yaml.ScalarNode {
@@ -248,5 +306,5 @@ func LoadPrices(name string, data []byte) (Prices, error) {
 			bad(v, "%s: want a number or {value, status, date}", k.Value)
 		}
 	}
-	return p, errors.Join(errs...)
+	return errors.Join(errs...)
 }

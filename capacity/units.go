@@ -80,3 +80,29 @@ func sizeNote(bytes, unit int) string {
 	prev := (n - 1) * unit
 	return group(bytes) + " B, " + group(bytes-prev) + " B over " + strconv.Itoa(prev/1024) + " KB"
 }
+
+// ItemUnits is what reading and writing one item of SizeBytes costs: the
+// figures `cardapio capacity item` prints and the MCP server returns
+// (their JSON names are part of both contracts).
+type ItemUnits struct {
+	SizeBytes          int     `json:"sizeBytes"`
+	WriteUnits         float64 `json:"writeUnits"`
+	ReadUnitsStrong    float64 `json:"readUnitsStrong"`
+	ReadUnitsEventual  float64 `json:"readUnitsEventual"`
+	TransactWriteUnits float64 `json:"transactWriteUnits"`
+	TransactReadUnits  float64 `json:"transactReadUnits"`
+}
+
+// UnitsOf returns an item's units from its size: a transactional write
+// costs twice a standard one.
+func UnitsOf(size int) ItemUnits {
+	w := WriteUnits(size)
+	return ItemUnits{
+		SizeBytes:          size,
+		WriteUnits:         w,
+		ReadUnitsStrong:    ReadUnits(size, Strong),
+		ReadUnitsEventual:  ReadUnits(size, Eventual),
+		TransactWriteUnits: 2 * w,
+		TransactReadUnits:  ReadUnits(size, Transactional),
+	}
+}

@@ -116,3 +116,36 @@ func Structures(m *catalog.Model, bill *estimate.Bill, o Options) []Structure {
 	}
 	return out
 }
+
+// TableUsage is one table's month as usage: the units of the requests it
+// and its indexes serve (DynamoDB bills an index's units under its
+// table), its billed storage, and the data point-in-time recovery keeps
+// when the table has it on. It is what a usage file of another tool
+// (Infracost's) needs of a table.
+type TableUsage struct {
+	Table     string
+	WRU, RRU  float64
+	StorageGB float64
+	PITRGB    float64 // 0 without point-in-time recovery
+}
+
+// Usage is bill's month, model m's priced under o, table by table.
+func Usage(m *catalog.Model, bill *estimate.Bill, o Options) []TableUsage {
+	at := map[string]int{}
+	out := make([]TableUsage, 0, len(bill.Tables))
+	for _, t := range bill.Tables {
+		at[t.Table] = len(out)
+		u := TableUsage{Table: t.Table, StorageGB: t.GB}
+		if t.PITRUSD > 0 {
+			u.PITRGB = t.DataGB
+		}
+		out = append(out, u)
+	}
+	for _, s := range Structures(m, bill, o) {
+		if i, ok := at[s.Table]; ok {
+			out[i].WRU += s.WRU
+			out[i].RRU += s.RRU
+		}
+	}
+	return out
+}

@@ -191,6 +191,7 @@ var skipped = []struct {
 	{regexp.MustCompile(`--aws\b`), "needs an AWS account"},
 	{regexp.MustCompile(`--endpoint-url\b`), "needs a running server"},
 	{regexp.MustCompile(`^(go run \./cmd/)?cardapio serve\b`), "serves until interrupted"},
+	{regexp.MustCompile(`^cardapio prices\b.*--out\b`), "reads the AWS Price List: needs AWS credentials"},
 	{regexp.MustCompile(`--serve\b.*--addr\b`), "serves until interrupted"},
 	{regexp.MustCompile(`^(go run \./cmd/)?cardapio workshop( (\S+\.yaml|--items \d+|--seed \d+|--addr 127\.0\.0\.1:\d+))*$`), "serves until interrupted"},
 	{regexp.MustCompile(`--follow\b`), "reads until interrupted"},

@@ -100,8 +100,8 @@ func (b fasterBackoff) BackoffDelay(attempt int, err error) (time.Duration, erro
 	return time.Duration(float64(d) / b.speed), err
 }
 
-// retryer builds the SDK retryer of the policy.
-func (r Retry) retryer() aws.Retryer {
+// Retryer builds the SDK retryer of the policy.
+func (r Retry) Retryer() aws.Retryer {
 	attempts := r.MaxAttempts
 	if attempts < 1 {
 		attempts = 1
@@ -189,7 +189,7 @@ func Open(ctx context.Context, o Options) (*Target, error) {
 		if cfg.Region == "" {
 			return nil, errors.New("no AWS region: set --region or AWS_REGION")
 		}
-		cfg.Retryer = func() aws.Retryer { return o.Retry.retryer() }
+		cfg.Retryer = func() aws.Retryer { return o.Retry.Retryer() }
 		return &Target{Kind: AWS, Name: "AWS " + cfg.Region, Region: cfg.Region, Retry: o.Retry,
 			Client: dynamodb.NewFromConfig(cfg), Streams: dynamodbstreams.NewFromConfig(cfg)}, nil
 	case o.EndpointURL != "":
@@ -201,12 +201,12 @@ func Open(ctx context.Context, o Options) (*Target, error) {
 			Region:       region,
 			BaseEndpoint: aws.String(strings.TrimRight(o.EndpointURL, "/")),
 			Credentials:  endpointCredentials(),
-			Retryer:      o.Retry.retryer(),
+			Retryer:      o.Retry.Retryer(),
 			HTTPClient:   bufferedBodies(o.HTTPClient),
 		}
 		return &Target{Kind: Endpoint, Name: o.EndpointURL, Region: region, Retry: o.Retry,
 			Client: dynamodb.New(opts), Streams: dynamodbstreams.New(dynamodbstreams.Options{Region: opts.Region,
-				BaseEndpoint: opts.BaseEndpoint, Credentials: opts.Credentials, Retryer: o.Retry.retryer(), HTTPClient: opts.HTTPClient})}, nil
+				BaseEndpoint: opts.BaseEndpoint, Credentials: opts.Credentials, Retryer: o.Retry.Retryer(), HTTPClient: opts.HTTPClient})}, nil
 	}
 	eo := o.Engine
 	if eo.Region == "" {
@@ -228,11 +228,11 @@ func InProcess(e *engine.Engine, region string, r Retry) *Target {
 		Region:       region,
 		BaseEndpoint: aws.String("http://embedded.cardapio.localhost"),
 		Credentials:  credentials.NewStaticCredentialsProvider("cardapio", "cardapio", ""),
-		Retryer:      r.retryer(),
+		Retryer:      r.Retryer(),
 		HTTPClient:   hc,
 	})
 	s := dynamodbstreams.New(dynamodbstreams.Options{Region: region, BaseEndpoint: aws.String("http://embedded.cardapio.localhost"),
-		Credentials: credentials.NewStaticCredentialsProvider("cardapio", "cardapio", ""), Retryer: r.retryer(), HTTPClient: hc})
+		Credentials: credentials.NewStaticCredentialsProvider("cardapio", "cardapio", ""), Retryer: r.Retryer(), HTTPClient: hc})
 	return &Target{Kind: Embedded, Name: EmbeddedName, Region: region, Retry: r, Client: c, Streams: s, Engine: e}
 }
 

@@ -78,6 +78,6 @@ func TestBadOptions(t *testing.T) {
 func TestRetryString(t *testing.T) {
 	assert.Equal(t, "no retries (1 attempt)", NoRetry.String())
 	assert.Equal(t, "3 attempts, backoff capped at 20s, retry quota 500 tokens", Standard.String())
-	assert.Equal(t, 4, Retry{MaxAttempts: 4}.retryer().MaxAttempts())
-	assert.Equal(t, 1, Retry{}.retryer().MaxAttempts())
+	assert.Equal(t, 4, Retry{MaxAttempts: 4}.Retryer().MaxAttempts())
+	assert.Equal(t, 1, Retry{}.Retryer().MaxAttempts())
 }

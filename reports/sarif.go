@@ -80,7 +80,7 @@ func newSARIF(command, model string) *sarifDoc {
 	d.run.Tool.Driver.Name = &name
 	info := "https://github.com/cardapio/cardapio"
 	d.run.Tool.Driver.InformationURI = &info
-	version, semver := toolVersion()
+	version, semver := ToolVersion()
 	d.run.Tool.Driver.WithVersion(version)
 	if semver != "" {
 		d.run.Tool.Driver.WithSemanticVersion(semver)
@@ -149,10 +149,10 @@ func fileURI(dir string) string {
 	return (&url.URL{Scheme: "file", Path: p}).String()
 }
 
-// toolVersion is the version the binary was built as (go install
+// ToolVersion is the version the binary was built as (go install
 // stamps the module's tag; a build from a clone, its VCS revision), and
 // that version without its "v" when it is a semantic version.
-func toolVersion() (version, semver string) {
+func ToolVersion() (version, semver string) {
 	version = "(devel)"
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
 		version = bi.Main.Version

@@ -49,7 +49,7 @@ func Overlay(base, over capacity.Prices) capacity.Prices {
 	dl, ol := def.Lines(), over.Lines()
 	for i := range ol {
 		if ol[i].Figure != dl[i].Figure {
-			if f := figure(&out, ol[i].Key); f != nil {
+			if f := out.Figure(ol[i].Key); f != nil {
 				*f = ol[i].Figure
 			}
 		}
@@ -349,39 +349,6 @@ func (e *Estimator) Month(o Options) (*Bill, error) {
 		b.PerThousandUSD = b.TotalUSD / b.Units * 1000
 	}
 	return b, nil
-}
-
-// figure finds a price of p by its file key (capacity.PriceLine.Key).
-func figure(p *capacity.Prices, key string) *capacity.Figure {
-	switch key {
-	case "writePerMillion":
-		return &p.WritePerMillion
-	case "readPerMillion":
-		return &p.ReadPerMillion
-	case "storageGBMonth":
-		return &p.StorageGBMonth
-	case "freeStorageGB":
-		return &p.FreeStorageGB
-	case "iaStorageGBMonth":
-		return &p.IAStorageGBMonth
-	case "iaRequestFactor":
-		return &p.IARequestFactor
-	case "wcuHour":
-		return &p.WCUHour
-	case "rcuHour":
-		return &p.RCUHour
-	case "pitrGBMonth":
-		return &p.PITRGBMonth
-	case "backupGBMonth":
-		return &p.BackupGBMonth
-	case "exportGB":
-		return &p.ExportGB
-	case "importGB":
-		return &p.ImportGB
-	case "streamPer100k":
-		return &p.StreamPer100k
-	}
-	return nil
 }
 
 // weights returns the weight of each variant in a month of op: the

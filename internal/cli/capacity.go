@@ -117,10 +117,9 @@ func runCapacityItem(e *env, o itemOptions, file string) error {
 	size := rules.ItemSize(it)
 	w := bufio.NewWriter(e.stdout)
 	if o.format == "json" {
-		fmt.Fprintf(w, `{"sizeBytes":%d,"writeUnits":%s,"readUnitsStrong":%s,"readUnitsEventual":%s,"transactWriteUnits":%s,"transactReadUnits":%s}`+"\n",
-			size, unitText(capacity.WriteUnits(size)), unitText(capacity.ReadUnits(size, capacity.Strong)),
-			unitText(capacity.ReadUnits(size, capacity.Eventual)), unitText(2*capacity.WriteUnits(size)),
-			unitText(capacity.ReadUnits(size, capacity.Transactional)))
+		if err := json.NewEncoder(w).Encode(capacity.UnitsOf(size)); err != nil {
+			return err
+		}
 		return w.Flush()
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 
@@ -19,6 +20,8 @@ func init() { commands = append(commands, newCostCmd) }
 type costOptions struct {
 	format      string
 	prices      string
+	region      string
+	infracost   string
 	utilisation float64
 	compare     bool
 }
@@ -44,9 +47,18 @@ Prices are capacity's us-east-1 table, overridden by the model's pricing,
 then by --prices FILE (YAML or JSON; every key optional: region, date,
 writePerMillion, readPerMillion, storageGBMonth, iaStorageGBMonth,
 iaRequestFactor, wcuHour, rcuHour, pitrGBMonth, exportGB, ...; a figure
-is a number or {value, status, date}).
+is a number or {value, status, date}). A file cardapio prices wrote may
+hold several regions: --region R picks one (without --prices, only
+us-east-1, the defaults' region, has prices).
 
 --compare A.yaml B.yaml prints two models side by side with the ratio.
+
+--infracost-usage FILE also writes Infracost's usage file (version 0.1):
+under resource_usage one aws_dynamodb_table.NAME a table, NAME its table
+name as a Terraform label, with monthly_write_request_units and
+monthly_read_request_units (its indexes' included),
+storage_gb and, with point-in-time recovery, pitr_backup_storage_gb,
+each the month's figure rounded up.
 
 Errors go to stderr only, as file:line:column lines for a bad model; with
 --format json stdout holds the report when the exit code is 0 and nothing
@@ -62,6 +74,8 @@ Exit codes: 0 ok; 2 a model, the price file or a flag is invalid.`,
 			switch {
 			case o.compare && len(args) != 2:
 				return badInput(fmt.Errorf("--compare takes two models, A.yaml B.yaml"))
+			case o.compare && o.infracost != "":
+				return badInput(fmt.Errorf("--infracost-usage writes one model's usage, not with --compare"))
 			case !o.compare && len(args) > 1:
 				return badInput(fmt.Errorf("one model, or --compare A.yaml B.yaml"))
 			case len(args) == 0:
@@ -72,8 +86,10 @@ Exit codes: 0 ok; 2 a model, the price file or a flag is invalid.`,
 	}
 	c.Flags().StringVar(&o.format, "format", "text", "output format: text or json")
 	c.Flags().StringVar(&o.prices, "prices", "", "price file (YAML or JSON) overriding the model's and the default prices")
+	c.Flags().StringVar(&o.region, "region", "", "the region whose prices to use, from the --prices file (cardapio prices writes it)")
 	rangeVar(c.Flags(), &o.utilisation, "utilisation", cost.DefaultUtilisation, above(0.0, 1), "target utilisation of the provisioned alternative")
 	c.Flags().BoolVar(&o.compare, "compare", false, "compare two models: cost --compare A.yaml B.yaml")
+	c.Flags().StringVar(&o.infracost, "infracost-usage", "", "also write Infracost's usage file of the model's tables to FILE")
 	return c
 }
 
@@ -81,17 +97,16 @@ Exit codes: 0 ok; 2 a model, the price file or a flag is invalid.`,
 const maxPriceFile = 1 << 20
 
 func runCost(e *env, o *costOptions, paths []string) error {
-	var file *capacity.Prices
+	var data []byte
 	if o.prices != "" {
-		data, err := files.ReadCapped(o.prices, maxPriceFile, "a price file")
-		if err != nil {
+		var err error
+		if data, err = files.ReadCapped(o.prices, maxPriceFile, "a price file"); err != nil {
 			return badInput(err)
 		}
-		p, err := capacity.LoadPrices(o.prices, data)
-		if err != nil {
-			return badInput(err)
-		}
-		file = &p
+	}
+	file, err := capacity.PricesFor(o.prices, data, o.region)
+	if err != nil {
+		return badInput(err)
 	}
 	// Every model is loaded before any is priced, so that --compare lists
 	// the errors of both.
@@ -113,13 +128,23 @@ func runCost(e *env, o *costOptions, paths []string) error {
 		return reported(ExitBadInput, bad)
 	}
 	var bills []*estimate.Bill
+	co := cost.Options{Prices: file, Utilisation: o.utilisation}
 	for i, m := range models {
-		b, err := cost.Month(m, cost.Options{Prices: file, Utilisation: o.utilisation})
+		b, err := cost.Month(m, co)
 		if err != nil {
 			return badInput(fmt.Errorf("%s: %w", paths[i], err))
 		}
 		b.Source = paths[i]
 		bills = append(bills, b)
+	}
+	if o.infracost != "" {
+		var b bytes.Buffer
+		if err := reports.InfracostUsage(&b, models[0].Name, cost.Usage(models[0], bills[0], co)); err != nil {
+			return err
+		}
+		if err := files.Write(o.infracost, b.Bytes()); err != nil {
+			return err
+		}
 	}
 	return reports.Cost(e.stdout, o.format, bills...)
 }
