@@ -41,12 +41,18 @@ type step struct {
 	ContinueOnError  bool   `yaml:"continue-on-error"`
 }
 
+// readYAML reads the file of the tree at rel into v, as yaml.v3 does.
+func readYAML(t *testing.T, rel string, v any) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(root, rel))
+	require.NoError(t, err)
+	require.NoError(t, yaml.Unmarshal(data, v))
+}
+
 func readAction(t *testing.T) *action {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(root, "action.yml"))
-	require.NoError(t, err)
 	var a action
-	require.NoError(t, yaml.Unmarshal(data, &a))
+	readYAML(t, "action.yml", &a)
 	require.Equal(t, "composite", a.Runs.Using)
 	return &a
 }
@@ -183,7 +189,7 @@ func runAction(t *testing.T, ws string, with map[string]string, event map[string
 			dir = filepath.Join(ws, r.expand(s.WorkingDirectory))
 		}
 		// GitHub's own command line for shell: bash.
-		log, code := script(t, s.Run, dir, env, "--noprofile", "--norc", "-eo", "pipefail")
+		log, code := script(t, "bash", s.Run, dir, env, "--noprofile", "--norc", "-eo", "pipefail")
 		t.Logf("step %q exit %d\n%s", s.Name, code, log)
 		if s.ID != "" {
 			r.steps[s.ID] = outputs(t, out)

@@ -58,16 +58,17 @@ func copyFile(t *testing.T, from, to string) {
 	}
 }
 
-// script runs a step's script as the CI system does: bash with the
-// given flags, in dir, with exactly env (nothing of the test's own
-// environment but PATH, with cardapio built from the tree first).
-func script(t *testing.T, text, dir string, env map[string]string, flags ...string) (string, int) {
+// script runs a step's script as the CI system does: shell (bash, or
+// sh) with the given flags, in dir, with exactly env (nothing of the
+// test's own environment but PATH, with cardapio built from the tree
+// first).
+func script(t *testing.T, shell, text, dir string, env map[string]string, flags ...string) (string, int) {
 	t.Helper()
 	f := filepath.Join(t.TempDir(), "step.sh")
 	if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("bash", append(flags, f)...)
+	cmd := exec.Command(shell, append(flags, f)...)
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"), "HOME=" + t.TempDir(), "LANG=C.UTF-8"}
 	for k, v := range env {
