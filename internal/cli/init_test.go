@@ -78,8 +78,18 @@ func TestInitSkeleton(t *testing.T) {
 	assert.Contains(t, r.stdout, "ok: no errors, 0 warnings")
 	r = runCLI([]string{"check", "--strict", out}, nil)
 	assert.Equal(t, 0, r.code, r.stderr)
-	r = runCLI([]string{"budget", "--strict", out}, nil)
-	assert.Equal(t, 0, r.code, r.stderr)
+	// What check accepts every command runs.
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"budget", "--strict", out},
+		{"cost", out},
+		{"generate", out, "--out", filepath.Join(dir, "gen")},
+		{"data", out, "--quiet", "--format", "jsonl", "--compression", "none", "--out", filepath.Join(dir, "data")},
+		{"report", out, "--no-measure", "--out", filepath.Join(dir, "report.html")},
+	} {
+		r = runCLI(args, nil)
+		assert.Equal(t, 0, r.code, "%v: %s", args, r.stderr)
+	}
 }
 
 // TestInitNeverReplaces: an existing file is refused with the hint, and
