@@ -300,8 +300,9 @@ func TestActionInvalid(t *testing.T) {
 // relative to it; extra arguments are passed as words.
 func TestActionWorkingDirectory(t *testing.T) {
 	ws := repo(t, "docs/tutorial/clinic.yaml")
+	copyBin(t, filepath.Join(ws, "tools", "cardapio"))
 	r := runAction(t, ws, map[string]string{
-		"model": "clinic.yaml", "working-directory": "docs/tutorial", "cardapio": "cardapio",
+		"model": "clinic.yaml", "working-directory": "docs/tutorial", "cardapio": "./tools/cardapio",
 		"strict": "false", "args": "--only   BookSlot\n--retries 0",
 	}, nil)
 	assert.Equal(t, 0, r.failed)

@@ -121,10 +121,12 @@ func TestGitLabFails(t *testing.T) {
 	for _, shell := range []string{"bash", "sh"} {
 		t.Run(shell, func(t *testing.T) {
 			ws := repo(t, model)
-			// From a subdirectory: paths stay relative to the project.
+			copyBin(t, filepath.Join(ws, "tools", "cardapio"))
+			// From a subdirectory: paths stay relative to the project,
+			// the binary's too.
 			log, code := runJob(t, shell, ws, map[string]string{
 				"CARDAPIO_MODEL": "clinic-bigger-page.yaml", "CARDAPIO_DIR": "docs/tutorial",
-				"CARDAPIO_BIN": "cardapio", "CARDAPIO_ARGS": "--retries 0\n--only FreeSlots",
+				"CARDAPIO_BIN": "./tools/cardapio", "CARDAPIO_ARGS": "--retries 0\n--only FreeSlots",
 			})
 			require.Equal(t, 3, code, log)
 			issues := reports(t, ws)

@@ -58,6 +58,15 @@ func copyFile(t *testing.T, from, to string) {
 	}
 }
 
+// copyBin puts the tree's cardapio at to, executable.
+func copyBin(t *testing.T, to string) {
+	t.Helper()
+	copyFile(t, filepath.Join(bin, "cardapio"), to)
+	if err := os.Chmod(to, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // script runs a step's script as the CI system does: shell (bash, or
 // sh) with the given flags, in dir, with exactly env (nothing of the
 // test's own environment but PATH, with cardapio built from the tree
