@@ -242,6 +242,8 @@ func checkUses(t *testing.T, uses string, with map[string]string) {
 		require.NoError(t, xml.Unmarshal(data, &suites))
 		assert.Equal(t, "testsuites", suites.XMLName.Local)
 		assert.NotEmpty(t, suites.Suites)
+	case "actions/setup-go":
+		assert.NotEmpty(t, with["go-version"])
 	default:
 		t.Fatalf("a step uses %s, which this test does not know: say what its inputs must name", uses)
 	}
@@ -329,6 +331,11 @@ func TestActionHostileInput(t *testing.T) {
 	assert.Equal(t, "0", r.output("exit-code"), "the model at its odd path is gated")
 	_, err = os.Stat(filepath.Join(ws, pwned))
 	assert.ErrorIs(t, err, os.ErrNotExist)
+	// Without a binary, Go is set up and the version checked before
+	// go install sees it.
+	r = runAction(t, ws, map[string]string{"model": "model.yaml", "version": "latest; touch " + pwned}, nil)
+	assert.Equal(t, 2, r.failed, "a version that is not one is refused")
+	assert.Equal(t, []string{"actions/setup-go@v5"}, r.used)
 	r = runAction(t, ws, map[string]string{"model": "model.yaml", "cardapio": "$(touch " + pwned + ")"}, nil)
 	assert.Equal(t, 2, r.failed, "a binary that is not one is refused")
 	_, err = os.Stat(filepath.Join(ws, pwned))
