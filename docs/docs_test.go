@@ -21,6 +21,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cardapio/cardapio/internal/testbin"
 )
 
 var update = flag.Bool("update", false, "rewrite the help texts quoted in docs/commands from the binary")
@@ -32,30 +34,7 @@ var (
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
-	wd, err := os.Getwd()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	root = filepath.Dir(wd)
-	tmp, err := os.MkdirTemp("", "cardapio-docs-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(tmp)
-	bin = filepath.Join(tmp, "bin")
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "cardapio"), "./cmd/cardapio")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building cardapio: %v\n%s", err, out)
-		return 1
-	}
-	return m.Run()
+	os.Exit(testbin.Main(m, "cardapio-docs-", &root, &bin))
 }
 
 // pages are the documents whose commands run and whose links are followed.

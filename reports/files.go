@@ -14,6 +14,8 @@ import (
 // stdout; an empty name writes nothing.
 type Files struct {
 	JUnit, Markdown, SARIF string
+	// CodeQuality receives GitLab's code quality report.
+	CodeQuality string
 	// Baseline receives the JSON report, to be given later as --baseline.
 	Baseline string
 }
@@ -29,6 +31,7 @@ func (f Files) WriteBudget(r *budget.Report) error {
 		{f.JUnit, func(b *bytes.Buffer) error { return BudgetJUnit(b, r) }},
 		{f.Markdown, func(b *bytes.Buffer) error { BudgetMarkdown(b, r); return nil }},
 		{f.SARIF, func(b *bytes.Buffer) error { return BudgetSARIF(b, r) }},
+		{f.CodeQuality, func(b *bytes.Buffer) error { return BudgetCodeQuality(b, r) }},
 		{f.Baseline, func(b *bytes.Buffer) error { return JSON(b, r) }},
 	}
 	for _, o := range outs {
@@ -64,6 +67,9 @@ func (f Files) WriteFailure(model string, err error) error {
 		{f.JUnit, func(b *bytes.Buffer) error { return failureJUnit(b, model, errs, other) }},
 		{f.Markdown, func(b *bytes.Buffer) error { failureMarkdown(b, model, errs, other); return nil }},
 		{f.SARIF, func(b *bytes.Buffer) error { return errorsSARIF(b, "budget", model, errs, other, RuleNoVerdict) }},
+		{f.CodeQuality, func(b *bytes.Buffer) error {
+			return errorsDoc("budget", model, errs, other, RuleNoVerdict).codeQuality(b)
+		}},
 	}
 	var first error
 	for _, o := range outs {

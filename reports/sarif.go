@@ -63,6 +63,9 @@ type sarifDoc struct {
 	run   *sarif.Run
 	uri   string
 	lines []string // the model's lines, to end each region at its line's end
+	// plain is each result's message without SARIF's link markup, for
+	// the reports that carry the same findings as text (code quality).
+	plain map[*sarif.Result]string
 }
 
 // newSARIF starts the log of one command (check or budget) on model.
@@ -225,7 +228,7 @@ func (d *sarifDoc) add(rule, level, text string, at budget.Location, key string,
 	d.rule(rule)
 	res := d.run.CreateResultForRule(rule)
 	res.AddLocation(d.location(at))
-	var links []string
+	var links, paths []string
 	for _, r := range related {
 		if r.Line > 0 {
 			l := d.location(r)
@@ -233,9 +236,15 @@ func (d *sarifDoc) add(rule, level, text string, at budget.Location, key string,
 			l.WithMessage(sarif.NewTextMessage(r.Path))
 			res.AddRelatedLocation(l)
 			links = append(links, fmt.Sprintf("[%s](%d)", linkEscape(r.Path), l.ID))
+			paths = append(paths, r.Path)
 		}
 	}
+	if d.plain == nil {
+		d.plain = map[*sarif.Result]string{}
+	}
+	d.plain[res] = text
 	if len(links) > 0 {
+		d.plain[res] = text + " See " + strings.Join(paths, ", ") + "."
 		text = linkEscape(text) + " See " + strings.Join(links, ", ") + "."
 	}
 	res.WithLevel(level).WithMessage(sarif.NewTextMessage(text))
@@ -320,7 +329,11 @@ func fromPos(p catalog.Pos, path string) budget.Location {
 // BudgetSARIF writes the gate's findings: each budget exceeded (at the
 // budget), each of its causes (at the design element), drift, variants
 // that could not be measured, and variants dearer than the baseline.
-func BudgetSARIF(w io.Writer, r *budget.Report) error {
+func BudgetSARIF(w io.Writer, r *budget.Report) error { return budgetSARIF(r).write(w) }
+
+// budgetSARIF builds the gate's findings, for SARIF and for GitLab's
+// code quality report alike.
+func budgetSARIF(r *budget.Report) *sarifDoc {
 	d := newSARIF("budget", r.Model)
 	addResults(d, r.Results)
 	addGate(d, r)
@@ -348,7 +361,7 @@ func BudgetSARIF(w io.Writer, r *budget.Report) error {
 			}
 		}
 	}
-	return d.write(w)
+	return d
 }
 
 // addResults adds the excesses of results and their causes. Causes that
@@ -496,6 +509,11 @@ func CheckErrorsSARIF(w io.Writer, path string, errs catalog.ErrorList, other er
 // verdict: the model's errors at their positions, and other (under
 // rule) at the top of the model.
 func errorsSARIF(w io.Writer, command, path string, errs catalog.ErrorList, other error, rule string) error {
+	return errorsDoc(command, path, errs, other, rule).write(w)
+}
+
+// errorsDoc builds the findings of a run without a verdict.
+func errorsDoc(command, path string, errs catalog.ErrorList, other error, rule string) *sarifDoc {
 	d := newSARIF(command, path)
 	list := append(catalog.ErrorList(nil), errs...)
 	sort.SliceStable(list, func(i, j int) bool { return list[i].Pos.Line < list[j].Pos.Line })
@@ -505,7 +523,7 @@ func errorsSARIF(w io.Writer, command, path string, errs catalog.ErrorList, othe
 	if other != nil {
 		d.add(rule, sarif.LevelError, other.Error(), budget.Location{Line: 1, Column: 1}, other.Error())
 	}
-	return d.write(w)
+	return d
 }
 
 // errorText is a model error in one sentence, its hint after it.

@@ -52,7 +52,8 @@ the step, the table or index, and the cause, at its line in model.yaml.
 Several outputs from one run: the report on stdout (--format text or
 json), --junit FILE, --markdown FILE (a pull-request comment or
 $GITHUB_STEP_SUMMARY), --sarif FILE (code scanning annotations),
---write-baseline FILE; --baseline FILE compares with an accepted run
+--codequality FILE (GitLab's code quality report, the same findings as
+the SARIF), --write-baseline FILE; --baseline FILE compares with an accepted run
 (which operations got dearer, in units and US$ a month) and
 --fail-on-increase fails on any increase.
 
@@ -98,6 +99,7 @@ cardapio or the target failed.`,
 	f.StringVar(&o.files.JUnit, "junit", "", "write a JUnit XML report to FILE")
 	f.StringVar(&o.files.Markdown, "markdown", "", "write a Markdown report to FILE")
 	f.StringVar(&o.files.SARIF, "sarif", "", "write SARIF 2.1.0 findings positioned in model.yaml to FILE")
+	f.StringVar(&o.files.CodeQuality, "codequality", "", "write the same findings as GitLab's code quality report (JSON) to FILE")
 	f.StringVar(&o.files.Baseline, "write-baseline", "", "write this run's JSON report to FILE, to compare later runs with")
 	f.StringVar(&o.baseline, "baseline", "", "compare with an accepted run's JSON report")
 	f.BoolVar(&o.failOnIncrease, "fail-on-increase", false, "with --baseline: fail on any variant dearer than the baseline, even under budget")

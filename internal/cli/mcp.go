@@ -10,7 +10,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
-	"github.com/cardapio/cardapio/catalog"
 	"github.com/cardapio/cardapio/internal/mcpserver"
 )
 

@@ -345,3 +345,66 @@ func syncDir(dir string) {
 		_ = d.Close()
 	}
 }
+
+// WriteNew writes data to a path that must not exist yet: the file is
+// written beside it, synced, and linked into place, so that a file that
+// appears meanwhile is never replaced (the error is then fs.ErrExist)
+// and a crash leaves either nothing or the whole file.
+func WriteNew(path string, data []byte) error {
+	if path == "" {
+		return errors.New("write: an empty path")
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return fmt.Errorf("write %s: %w", path, fs.ErrExist)
+	}
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, tempPrefix(filepath.Base(path))+"*"+tempSuffix)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Link(tmp, path); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("write %s: %w", path, fs.ErrExist)
+		}
+		// A file system without hard links: an exclusive create.
+		return writeExcl(path, data)
+	}
+	syncDir(dir)
+	return nil
+}
+
+// writeExcl creates path, which must not exist, and writes data to it;
+// a failed write removes what it created.
+func writeExcl(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(path)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

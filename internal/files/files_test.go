@@ -248,3 +248,24 @@ func TestWriteKeepsOwner(t *testing.T) {
 	assert.Equal(t, uint32(1234), sys.Uid)
 	assert.Equal(t, uint32(5678), sys.Gid)
 }
+
+func TestWriteNew(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "new.yaml")
+	require.NoError(t, WriteNew(p, []byte("one")))
+	got, err := os.ReadFile(p)
+	require.NoError(t, err)
+	assert.Equal(t, "one", string(got))
+	err = WriteNew(p, []byte("two"))
+	require.ErrorIs(t, err, fs.ErrExist, "an existing file is never replaced")
+	got, _ = os.ReadFile(p)
+	assert.Equal(t, "one", string(got))
+	// A dangling symlink exists too: its target is not created.
+	link := filepath.Join(dir, "link.yaml")
+	require.NoError(t, os.Symlink(filepath.Join(dir, "target.yaml"), link))
+	require.ErrorIs(t, WriteNew(link, []byte("x")), fs.ErrExist)
+	_, err = os.Stat(filepath.Join(dir, "target.yaml"))
+	assert.ErrorIs(t, err, fs.ErrNotExist)
+	ents, _ := os.ReadDir(dir)
+	assert.Len(t, ents, 2, "no temporary file is left")
+}
