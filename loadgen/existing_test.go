@@ -210,3 +210,48 @@ func TestExistingRefusesAnotherPopulation(t *testing.T) {
 		t.Errorf("a refused run wrote %d times", all-loaded)
 	}
 }
+
+// throttleFirst throttles the first n batch writes it sees
+// (ThrottlingException, as DynamoDB answers), then hands every request to
+// the engine.
+type throttleFirst struct {
+	h  http.Handler
+	mu sync.Mutex
+	n  int
+}
+
+func (th *throttleFirst) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+	if strings.HasSuffix(r.Header.Get("X-Amz-Target"), ".BatchWriteItem") {
+		th.mu.Lock()
+		throttle := th.n > 0
+		th.n--
+		th.mu.Unlock()
+		if throttle {
+			rw.Header().Set("Content-Type", "application/x-amz-json-1.0")
+			rw.WriteHeader(http.StatusBadRequest)
+			_, _ = rw.Write([]byte(`{"__type":"com.amazonaws.dynamodb.v20120810#ThrottlingException","message":"Throughput exceeds the current capacity of your table or index."}`))
+			return
+		}
+	}
+	th.h.ServeHTTP(rw, r)
+}
+
+// The population's writes ride out throttles on their own retries: a run
+// whose policy sends each request once (--retry-attempts 1, to see every
+// throttle of the measured requests) still sets up, and says how many
+// writes were throttled.
+func TestSetupRetriesOnItsOwn(t *testing.T) {
+	c := existingCases[1]
+	m, f := c.load(t)
+	s := httptest.NewServer(&throttleFirst{h: engine.New(engine.Options{}).Handler(), n: 40})
+	t.Cleanup(s.Close)
+	o := c.options(f, s.URL)
+	o.TablePrefix = ""
+	sum, err := Run(context.Background(), m, o)
+	if err != nil {
+		t.Fatalf("a throttled setup failed the run: %v", err)
+	}
+	if sum.Population.Throttled == 0 || sum.Population.Items == 0 || sum.Population.WriteUnits == 0 {
+		t.Errorf("population %+v: want items written, their units, and the throttles counted", sum.Population)
+	}
+}
