@@ -77,7 +77,7 @@ func (r *runner) existing(ctx context.Context, pop *dataset.Population, o Option
 // generator's: every one must be there, and most must carry the
 // generated values (a run that kept its tables changed a few).
 func verifyPopulation(ctx context.Context, pop *dataset.Population, o Options, tg *endpoint.Target, tables *endpoint.Tables, skip map[*catalog.Entity]bool) (int, error) {
-	blocks, err := pop.Part(o.Part, o.Parts)
+	blocks, err := partBlocks(pop, o.Part, o.Parts)
 	if err != nil {
 		return 0, err
 	}

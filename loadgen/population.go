@@ -198,7 +198,7 @@ func (ts *tagSpec) id(i int, v string) uint32 {
 func populate(ctx context.Context, pop *dataset.Population, part, parts int, tg *endpoint.Target, tables *endpoint.Tables,
 	want []wanted, count []countSpec, skip map[*catalog.Entity]bool, po passOptions, progress func(done, total int64)) (*populationResult, error) {
 	write := po.write
-	blocks, err := pop.Part(part, parts)
+	blocks, err := partBlocks(pop, part, parts)
 	if err != nil {
 		return nil, err
 	}

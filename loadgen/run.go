@@ -536,7 +536,7 @@ func (r *runner) pickSubjects(ctx context.Context, m *catalog.Model, pop *datase
 			sum.Population.Largest[a] = v
 		}
 	}
-	blocks, err := pop.Part(o.Part, o.Parts)
+	blocks, err := partBlocks(pop, o.Part, o.Parts)
 	if err != nil {
 		return err
 	}
@@ -733,7 +733,7 @@ func (c *cut) write(ctx context.Context, r *runner) ([]string, error) {
 			}
 		}
 	}
-	blocks, err := c.pop.Part(o.Part, o.Parts)
+	blocks, err := partBlocks(c.pop, o.Part, o.Parts)
 	if err != nil {
 		return nil, err
 	}

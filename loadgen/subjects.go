@@ -203,3 +203,27 @@ func (p perm) at(i int64) int64 {
 		}
 	}
 }
+
+// partBlocks are the blocks of part i of n of a run: of every root
+// entity, the i-th n-th of its trees, so that each part holds a like
+// share of every load's subjects (dataset.Population.Part, which cuts
+// the blocks by their items, would give a small root's trees, and its
+// subjects, to one part). The parts are disjoint and together the whole.
+func partBlocks(pop *dataset.Population, i, n int) ([]dataset.Block, error) {
+	if n < 1 || i < 0 || i >= n {
+		return nil, fmt.Errorf("part %d/%d: want 0 <= i < n", i, n)
+	}
+	var out []dataset.Block
+	for _, b := range pop.Blocks() {
+		total := b.Root.Total
+		lo, hi := max(b.Lo, total*int64(i)/int64(n)), min(b.Hi, total*int64(i+1)/int64(n))
+		if lo >= hi {
+			continue
+		}
+		c := b
+		c.Lo, c.Hi = lo, hi
+		c.Items = b.Items * float64(hi-lo) / float64(b.Hi-b.Lo)
+		out = append(out, c)
+	}
+	return out, nil
+}
