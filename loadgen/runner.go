@@ -323,11 +323,23 @@ func (r *runner) finish(a *arrival, st *loadStats, kind string, res *executor.Re
 	st.finish(kind, lat, res, sec, completed)
 }
 
+// drawKey is what an arrival's own draws are keyed by: its subject's
+// key when the load takes each subject once (so that a run split in
+// parts draws for a subject what the whole run draws for it, whichever
+// part takes it), else its number.
+func (a *arrival) drawKey() uint64 {
+	s := a.load.plan.Subjects
+	if s != nil && s.Pick == catalog.PickEach && a.ctx != nil && len(a.ctx.Items) > 0 {
+		return hashString(keyString(a.ctx.Items[0].Key))
+	}
+	return uint64(a.k)
+}
+
 // afterFirst schedules the duplicates of a message once its values are
 // known.
 func (r *runner) afterFirst(a *arrival) {
 	d := a.load.plan.Duplicates
-	if d == nil || unit(r.seed, uint64(a.load.idx), uint64(a.k), 0xd0b1e) >= d.Share {
+	if d == nil || unit(r.seed, uint64(a.load.idx), a.drawKey(), 0xd0b1e) >= d.Share {
 		return
 	}
 	dup := *a

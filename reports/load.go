@@ -42,7 +42,12 @@ func LoadText(w io.Writer, s *loadgen.Summary) {
 	if s.Throughput != "" {
 		fmt.Fprintf(w, "  %s\n", s.Throughput)
 	}
-	fmt.Fprintf(w, "  scenario clock %s to %s; %.1fs of wall time (%.1fs loading %d items)\n", s.ClockStart, s.ClockEnd, s.WallSeconds, s.SetupSeconds, s.Population.Items)
+	if s.Population.Existing {
+		fmt.Fprintf(w, "  scenario clock %s to %s; %.1fs of wall time (%.1fs of setup against the tables' population, nothing written; %d sampled items verified)\n",
+			s.ClockStart, s.ClockEnd, s.WallSeconds, s.SetupSeconds, s.Population.Verified)
+	} else {
+		fmt.Fprintf(w, "  scenario clock %s to %s; %.1fs of wall time (%.1fs loading %d items)\n", s.ClockStart, s.ClockEnd, s.WallSeconds, s.SetupSeconds, s.Population.Items)
+	}
 	if s.Interrupted {
 		fmt.Fprintln(w, "  INTERRUPTED: a partial report")
 	}
