@@ -255,3 +255,39 @@ func TestSetupRetriesOnItsOwn(t *testing.T) {
 		t.Errorf("population %+v: want items written, their units, and the throttles counted", sum.Population)
 	}
 }
+
+// --part auto/n takes the part from the scheduler's variable, Kubernetes'
+// first; a missing or out-of-range index is bad input.
+func TestParsePart(t *testing.T) {
+	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
+	for _, tc := range []struct {
+		s    string
+		env  map[string]string
+		i, n int
+		err  string
+	}{
+		{"2/4", nil, 2, 4, ""},
+		{"auto/4", map[string]string{EnvK8sIndex: "3"}, 3, 4, ""},
+		{"auto/8", map[string]string{EnvBatchIndex: "5"}, 5, 8, ""},
+		{"auto/8", map[string]string{EnvK8sIndex: "1", EnvBatchIndex: "5"}, 1, 8, ""},
+		{"auto/4", nil, 0, 0, "neither"},
+		{"auto/4", map[string]string{EnvK8sIndex: "4"}, 0, 0, "not an index from 0 to 3"},
+		{"auto/4", map[string]string{EnvBatchIndex: "x"}, 0, 0, "AWS_BATCH_JOB_ARRAY_INDEX"},
+		{"4/4", nil, 0, 0, "--part must be"},
+		{"1/0", nil, 0, 0, "--part must be"},
+	} {
+		i, n, err := ParsePart(tc.s, env(tc.env))
+		if tc.err != "" {
+			if err == nil || !input.Is(err) || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s %v: got %v, want bad input saying %q", tc.s, tc.env, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || i != tc.i || n != tc.n {
+			t.Errorf("%s %v: got %d/%d %v, want %d/%d", tc.s, tc.env, i, n, err, tc.i, tc.n)
+		}
+	}
+	if got := PartPath("/results/part-{part}.jsonl", 7); got != "/results/part-7.jsonl" {
+		t.Errorf("PartPath: %s", got)
+	}
+}
