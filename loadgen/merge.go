@@ -105,7 +105,7 @@ func Merge(parts []*Summary) (*Summary, error) {
 	}
 	out := &Summary{Scenario: first.Scenario, Model: first.Model, File: first.File, Part: 0, Parts: first.Parts, Scale: first.Scale,
 		PopulationScale: first.PopulationScale, Speed: first.Speed, Seed: first.Seed, AsOf: first.AsOf, Target: first.Target, Retry: first.Retry,
-		Keys: first.Keys, Throughput: first.Throughput, Operations: map[string]*LoadStats{}, Throttles: map[string]int64{},
+		Keys: first.Keys, Throughput: first.Throughput, Tables: first.Tables, Operations: map[string]*LoadStats{}, Throttles: map[string]int64{},
 		Units: map[string]Units{}, Histograms: map[string]string{}}
 	out.Population.ByTable = map[string]int64{}
 	out.Population.Subjects = map[string]int64{}
