@@ -81,8 +81,8 @@ type existingCase struct {
 }
 
 var existingCases = []existingCase{
-	{"reference", "../model.yaml", "../examples/midnight-peak.yaml", "midnight-peak", 0.0004, "2026-09-24"},
-	{"orders", "../examples/orders/model.yaml", "", "month-end-lookups", 0.0005, "2026-01-01"},
+	{"reference", "../model.yaml", "../examples/midnight-peak.yaml", "midnight-peak", 0.0001, "2026-09-24"},
+	{"orders", "../examples/orders/model.yaml", "", "month-end-lookups", 0.0002, "2026-01-01"},
 }
 
 func (c existingCase) load(t *testing.T) (*catalog.Model, *catalog.ScenarioFile) {
