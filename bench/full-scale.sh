@@ -49,7 +49,7 @@ timed() {
   t0=$(date +%s.%N)
   "$@"
   t1=$(date +%s.%N)
-  printf '   (%.1f s)\n' "$(python3 -c "print($t1-$t0)")"
+  printf '   (%.1f s)\n' "$(python3 -c "print($t1-$t0)")" >&2
 }
 
 echo "full-scale path at scale $scale in $parts parts, scenario $scenario; load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) processors"
