@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"strconv"
 	"sync"
@@ -59,7 +58,7 @@ type LoadSink struct {
 	batches chan *batch
 	wg      sync.WaitGroup
 	err     atomic.Pointer[error] // the first failure; errors of any type
-	bucket  *bucket
+	bucket  *endpoint.Bucket
 	ctx     context.Context
 	cancel  context.CancelFunc
 	// Figures.
@@ -95,7 +94,7 @@ func NewLoadSink(ctx context.Context, p *Population, o LoadOptions) *LoadSink {
 	s := &LoadSink{o: o, pop: p, batches: make(chan *batch, o.Concurrency), open: map[int]int{}, closed: map[int]bool{}}
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	if o.Rate > 0 {
-		s.bucket = newBucket(o.Rate)
+		s.bucket = endpoint.NewBucket(o.Rate)
 	}
 	for _, t := range p.Model.Tables {
 		name := t.Name
@@ -249,7 +248,7 @@ func (s *LoadSink) send(b *batch) error {
 			}
 		}
 		if s.bucket != nil {
-			if err := s.bucket.take(s.ctx, units); err != nil {
+			if err := s.bucket.Take(s.ctx, units); err != nil {
 				return err
 			}
 		}
@@ -316,38 +315,4 @@ func (s *LoadSink) Close(context.Context) error {
 		}
 	}
 	return s.failure()
-}
-
-// bucket paces requests to a rate of units a second (a token bucket of
-// one second's depth).
-type bucket struct {
-	mu     sync.Mutex
-	rate   float64
-	tokens float64
-	last   time.Time
-}
-
-func newBucket(rate float64) *bucket {
-	return &bucket{rate: rate, tokens: rate, last: time.Now()}
-}
-
-func (b *bucket) take(ctx context.Context, n float64) error {
-	for {
-		b.mu.Lock()
-		now := time.Now()
-		b.tokens = math.Min(b.rate, b.tokens+now.Sub(b.last).Seconds()*b.rate)
-		b.last = now
-		if b.tokens >= n || b.tokens >= b.rate {
-			b.tokens -= n
-			b.mu.Unlock()
-			return nil
-		}
-		wait := time.Duration((n - b.tokens) / b.rate * float64(time.Second))
-		b.mu.Unlock()
-		select {
-		case <-time.After(wait):
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
 }

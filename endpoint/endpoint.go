@@ -157,6 +157,8 @@ type Target struct {
 	Streams *dynamodbstreams.Client
 	// Engine is the embedded engine; nil for other kinds.
 	Engine *engine.Engine
+	// Setup counts what Load's writes took.
+	Setup SetupStats
 }
 
 // Open connects to the target the options name: AWS when AWS is set, the

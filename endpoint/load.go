@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
@@ -22,7 +25,10 @@ import (
 const LoadConcurrency = 4
 
 // Load writes items to a table. It is how runners set up the state they
-// then measure. On the embedded engine the items go to the engine's bulk
+// then measure, apart from the measurement: on the setup's own retry
+// policy (SetupRetry, never the target's, which is the measured run's),
+// a throttled batch waited for and sent again rather than failed, and
+// what it took counted in t.Setup. On the embedded engine the items go to the engine's bulk
 // load (engine.Engine.Load: the puts BatchWriteItem makes, indexes,
 // stream and all, under one lock per chunk, neither billed nor
 // throttled); elsewhere through the SDK client as ordinary batch writes,
@@ -100,27 +106,80 @@ func BatchWriteBody(dst []byte, table string, items []attr.Item) []byte {
 	return append(dst, `]}}`...)
 }
 
+// SetupRetry is the SDK retry policy of a run's setup writes (Load):
+// attempts enough to ride out a throttled partition, no retry quota, so
+// that a measured run's policy (--retry-attempts 1 to see every
+// throttle) never fails its setup.
+var SetupRetry = Retry{MaxAttempts: 10, MaxBackoff: 5 * time.Second}
+
+var setupRetryer = SetupRetry.Retryer()
+
+// setupThrottleLimit is how long Load keeps sending a batch the target
+// throttles before it gives up.
+const setupThrottleLimit = 15 * time.Minute
+
+// SetupStats count what a target's setup writes took.
+type SetupStats struct {
+	// Requests are the BatchWriteItem calls, Resent those that sent
+	// unprocessed items again, Throttled the calls the target throttled
+	// past the SDK's attempts (waited for and sent again).
+	Requests, Resent, Throttled atomic.Int64
+}
+
 // loadSDK sends one pre-encoded batch, then what the target leaves
 // unprocessed as SDK values, until nothing is left.
 func (t *Target) loadSDK(ctx context.Context, table string, body []byte) error {
 	var in map[string][]types.WriteRequest
-	return retryUnprocessed(ctx, func() (int, error) {
-		var out *dynamodb.BatchWriteItemOutput
-		var err error
-		if in == nil {
-			out, err = t.Client.BatchWriteItem(ctx, Placeholder(table), PreEncoded(body))
-		} else {
-			out, err = t.Client.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: in})
+	own := func(o *dynamodb.Options) { o.Retryer = setupRetryer }
+	throttledSince := time.Time{}
+	delay := 50 * time.Millisecond
+	return RetryUnprocessed(ctx, func() (int, error) {
+		for {
+			var out *dynamodb.BatchWriteItemOutput
+			var err error
+			t.Setup.Requests.Add(1)
+			if in == nil {
+				out, err = t.Client.BatchWriteItem(ctx, Placeholder(table), PreEncoded(body), own)
+			} else {
+				t.Setup.Resent.Add(1)
+				out, err = t.Client.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: in}, own)
+			}
+			if err != nil && isThrottle(err) && ctx.Err() == nil {
+				// The setup never fails for a throttle: it waits, up to
+				// setupThrottleLimit of throttles in a row.
+				t.Setup.Throttled.Add(1)
+				if throttledSince.IsZero() {
+					throttledSince = time.Now()
+				}
+				if time.Since(throttledSince) > setupThrottleLimit {
+					return 0, fmt.Errorf("throttled for %s: %w", setupThrottleLimit, err)
+				}
+				select {
+				case <-ctx.Done():
+					return 0, ctx.Err()
+				case <-time.After(delay):
+				}
+				delay = min(2*delay, 5*time.Second)
+				continue
+			}
+			if err != nil {
+				return 0, err
+			}
+			throttledSince, delay = time.Time{}, 50*time.Millisecond
+			in = out.UnprocessedItems
+			if in == nil {
+				in = map[string][]types.WriteRequest{}
+			}
+			return len(in[table]), nil
 		}
-		if err != nil {
-			return 0, err
-		}
-		in = out.UnprocessedItems
-		if in == nil {
-			in = map[string][]types.WriteRequest{}
-		}
-		return len(in[table]), nil
 	})
+}
+
+// isThrottle reports whether err is a throttle (the SDK's list of
+// throttling error codes: ProvisionedThroughputExceededException,
+// ThrottlingException, RequestLimitExceeded...).
+func isThrottle(err error) bool {
+	return retry.IsErrorThrottles(retry.DefaultThrottles).IsErrorThrottle(err) == aws.TrueTernary
 }
 
 // Placeholder is a valid BatchWriteItem input naming the table, for a
@@ -158,17 +217,20 @@ func PreEncoded(body []byte) func(*dynamodb.Options) {
 	}
 }
 
-// retryUnprocessed calls send until it leaves nothing unprocessed, with a
-// capped exponential backoff, at most 20 times.
-func retryUnprocessed(ctx context.Context, send func() (left int, err error)) error {
+// RetryUnprocessed calls send until it leaves nothing unprocessed, with a
+// capped exponential backoff, for as long as setupThrottleLimit (what a
+// target leaves unprocessed is what it throttled): a batch call's
+// UnprocessedItems or UnprocessedKeys.
+func RetryUnprocessed(ctx context.Context, send func() (left int, err error)) error {
 	delay := 10 * time.Millisecond
+	began := time.Now()
 	for attempt := 0; ; attempt++ {
 		left, err := send()
 		if err != nil || left == 0 {
 			return err
 		}
-		if attempt >= 20 {
-			return fmt.Errorf("%d items still unprocessed after %d attempts", left, attempt+1)
+		if time.Since(began) > setupThrottleLimit {
+			return fmt.Errorf("%d items still unprocessed after %d attempts in %s", left, attempt+1, setupThrottleLimit)
 		}
 		select {
 		case <-ctx.Done():

@@ -403,3 +403,96 @@ func short(err error) string {
 	}
 	return err.Error()
 }
+
+// ErrNoTable is wrapped by Existing's error for a table that is not there.
+var ErrNoTable = errors.New("no such table")
+
+// Existing opens a model's tables that are already on the target (a
+// population written earlier by an S3 import, cardapio data or a kept
+// run), under prefix: each must exist and carry the key schema of the
+// model's layout, in the key mode given or, for catalog.KeysAuto, in the
+// mode its indexes were created in. Delete leaves them.
+func (t *Target) Existing(ctx context.Context, m *catalog.Model, prefix string, keys catalog.KeyMode) (*Tables, error) {
+	ts := &Tables{Prefix: prefix, target: t, names: map[string]string{}}
+	modes := []catalog.KeyMode{keys}
+	if keys == "" || keys == catalog.KeysAuto {
+		modes = []catalog.KeyMode{catalog.KeysNative, catalog.KeysSynthetic}
+	}
+	for _, tb := range m.Tables {
+		ts.names[tb.Name] = prefix + tb.Name
+	}
+	var why []string
+	for _, k := range modes {
+		ok := true
+		for _, tb := range m.Tables {
+			name := ts.names[tb.Name]
+			out, err := t.Client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+			var nf *types.ResourceNotFoundException
+			if errors.As(err, &nf) {
+				return nil, fmt.Errorf("table %s (the model's %s) does not exist on %s: %w", name, tb.Name, t.Name, ErrNoTable)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("describe table %s: %w", name, err)
+			}
+			want, err := CreateTableInput(m, tb, name, k, true)
+			if err != nil {
+				ok = false
+				why = append(why, fmt.Sprintf("%s keys: %v", k, err))
+				break
+			}
+			if d := schemaDiff(want, out.Table); d != "" {
+				ok = false
+				why = append(why, fmt.Sprintf("%s keys: table %s %s", k, name, d))
+				break
+			}
+		}
+		if ok {
+			ts.Keys = k
+			return ts, nil
+		}
+	}
+	return nil, fmt.Errorf("the tables under prefix %q are not the model's: %s", prefix, strings.Join(why, "; "))
+}
+
+// schemaDiff says how a table's key schema and indexes differ from what
+// CreateTable would ask ("" when they agree).
+func schemaDiff(want *dynamodb.CreateTableInput, got *types.TableDescription) string {
+	key := func(ks []types.KeySchemaElement) string {
+		var out []string
+		for _, k := range ks {
+			out = append(out, aws.ToString(k.AttributeName)+":"+string(k.KeyType))
+		}
+		return strings.Join(out, ",")
+	}
+	if w, g := key(want.KeySchema), key(got.KeySchema); w != g {
+		return fmt.Sprintf("has the key %s, the model %s", g, w)
+	}
+	have := map[string]string{}
+	for _, x := range got.GlobalSecondaryIndexes {
+		have[aws.ToString(x.IndexName)] = key(x.KeySchema)
+	}
+	for _, x := range got.LocalSecondaryIndexes {
+		have[aws.ToString(x.IndexName)] = key(x.KeySchema)
+	}
+	check := func(name string, ks []types.KeySchemaElement) string {
+		g, ok := have[name]
+		if !ok {
+			return fmt.Sprintf("lacks the index %s", name)
+		}
+		if w := key(ks); g != w {
+			return fmt.Sprintf("has the index %s on %s, the model on %s", name, g, w)
+		}
+		return ""
+	}
+	for _, x := range want.GlobalSecondaryIndexes {
+		if d := check(aws.ToString(x.IndexName), x.KeySchema); d != "" {
+			return d
+		}
+	}
+	for _, x := range want.LocalSecondaryIndexes {
+		if d := check(aws.ToString(x.IndexName), x.KeySchema); d != "" {
+			return d
+		}
+	}
+	return ""
+}

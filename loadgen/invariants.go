@@ -44,6 +44,10 @@ type invariantInput struct {
 	// AWS): each part checks its own slice of the items. Parts on their
 	// own embedded engines each hold only their slice.
 	shared bool
+	// touched, when set, restricts the read to the items a run touched;
+	// all reads the whole tables in parallel segments.
+	touched *touched
+	all     bool
 }
 
 // checkInvariants reads the tables and checks every invariant.
@@ -80,7 +84,16 @@ func checkInvariants(ctx context.Context, tg *endpoint.Target, tables map[string
 		go func() {
 			defer close(batches)
 			var batch []seenItem
-			scanErr = scanTable(ctx, tg, tables[tb.Name], func(it attr.Item) {
+			read := func(f func(attr.Item)) error { return scanTable(ctx, tg, tables[tb.Name], f) }
+			switch {
+			case in.touched != nil:
+				read = func(f func(attr.Item)) error {
+					return getKeys(ctx, tg, tables[tb.Name], in.touched.tableKeys(tb.Name), f)
+				}
+			case in.all && tg.Engine == nil:
+				read = func(f func(attr.Item)) error { return scanParallel(ctx, tg, tables[tb.Name], f) }
+			}
+			scanErr = read(func(it attr.Item) {
 				e := entityOf(tb, ents, it)
 				if e == nil || !seen[e] {
 					return

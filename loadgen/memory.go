@@ -16,30 +16,28 @@ import (
 
 // Footprint is what a run is expected to hold in memory before it
 // starts: the embedded engine's tables (in process only) and the
-// subjects the runner keeps for its loads.
+// runner's index of its loads' subjects.
 type Footprint struct {
 	Items   float64 // items of the population the run loads
 	Engine  float64 // bytes the embedded engine holds (0 against a server)
-	Runner  float64 // bytes of the subjects' items the runner keeps
+	Runner  float64 // bytes of the runner's index of the subjects
 	Total   float64
 	InProc  bool
 	Subject float64 // items kept as subjects
 }
 
-// heldPerItem is the heap a kept item costs beyond its bytes (the
-// attribute values' headers, its key copy, the context), and heldFactor
-// how many times its bytes it takes: a subject's item is held decoded,
-// twice (the item and its key).
-const (
-	heldPerItem = 256
-	heldFactor  = 3
-)
+// chunkBytes is what the runner holds for a run of chunkTrees trees
+// holding subjects of a load (a subjectChunk and its slice's growth):
+// the subjects themselves are generated again when their arrivals start.
+const chunkBytes = 48
 
 // footprint estimates what a run of pop's part holds: the engine's
 // documented figures (engine.DefaultMemoryFactor times the bytes the
 // tables store, plus engine.DefaultMemoryFloor) for the population in
-// process, and every item of the loads' subject entities as the runner
-// keeps them.
+// process, and the runner's index of the loads' subjects: at most a
+// subjectChunk for every chunkTrees subjects, whatever the items weigh.
+// Against a server or AWS the client's memory does not grow with the
+// population beyond that index.
 func footprint(pop *dataset.Population, loads []*catalog.LoadItem, parts int, inProc bool) Footprint {
 	sizes := pop.Footprint(capacity.Default())
 	var f Footprint
@@ -49,16 +47,13 @@ func footprint(pop *dataset.Population, loads []*catalog.LoadItem, parts int, in
 		f.Items += s.Items
 		stored += s.StoredBytes
 	}
-	seen := map[*catalog.Entity]bool{}
 	for _, l := range loads {
-		if l.Plan == nil || l.Plan.Subjects == nil || seen[l.Plan.Subjects.Entity] {
+		if l.Plan == nil || l.Plan.Subjects == nil {
 			continue
 		}
-		e := l.Plan.Subjects.Entity
-		seen[e] = true
-		s := sizes[e]
+		s := sizes[l.Plan.Subjects.Entity]
 		f.Subject += s.Items
-		f.Runner += s.ItemBytes*heldFactor + s.Items*heldPerItem
+		f.Runner += math.Ceil(s.Items/chunkTrees) * chunkBytes
 	}
 	n := float64(max(parts, 1))
 	f.Items, f.Subject, f.Runner = f.Items/n, f.Subject/n, f.Runner/n
@@ -141,7 +136,7 @@ func fits(f Footprint, o Options) error {
 		msg += fmt.Sprintf(": %s for the engine's tables", dataset.BytesText(f.Engine))
 	}
 	if f.Subject > 0 {
-		msg += fmt.Sprintf(", %s for the %s subjects the runner keeps", dataset.BytesText(f.Runner), count(f.Subject))
+		msg += fmt.Sprintf(", %s for the runner's index of %s subjects", dataset.BytesText(f.Runner), count(f.Subject))
 	}
 	msg += fmt.Sprintf("), more than the %s available (%s): give --population %g (or --scale %g)", dataset.BytesText(avail), source, fit, fit)
 	if f.InProc {

@@ -105,12 +105,12 @@ func Merge(parts []*Summary) (*Summary, error) {
 	}
 	out := &Summary{Scenario: first.Scenario, Model: first.Model, File: first.File, Part: 0, Parts: first.Parts, Scale: first.Scale,
 		PopulationScale: first.PopulationScale, Speed: first.Speed, Seed: first.Seed, AsOf: first.AsOf, Target: first.Target, Retry: first.Retry,
-		Keys: first.Keys, Throughput: first.Throughput, Operations: map[string]*LoadStats{}, Throttles: map[string]int64{},
+		Keys: first.Keys, Throughput: first.Throughput, Tables: first.Tables, Operations: map[string]*LoadStats{}, Throttles: map[string]int64{},
 		Units: map[string]Units{}, Histograms: map[string]string{}}
 	out.Population.ByTable = map[string]int64{}
 	out.Population.Subjects = map[string]int64{}
 	out.Population.Largest = first.Population.Largest
-	out.Population.Loaded = true
+	out.Population.Loaded, out.Population.Existing = first.Population.Loaded, first.Population.Existing
 	out.Merged = len(parts)
 	var missing []string
 	for i := 0; i < first.Parts; i++ {
@@ -134,6 +134,7 @@ func Merge(parts []*Summary) (*Summary, error) {
 		}
 		out.WallSeconds = math.Max(out.WallSeconds, p.WallSeconds)
 		out.SetupSeconds = math.Max(out.SetupSeconds, p.SetupSeconds)
+		out.RunSeconds = math.Max(out.RunSeconds, p.RunSeconds)
 		out.Interrupted = out.Interrupted || p.Interrupted
 		out.Behind.Late += p.Behind.Late
 		out.Behind.MaxMs = math.Max(out.Behind.MaxMs, p.Behind.MaxMs)
@@ -162,6 +163,11 @@ func Merge(parts []*Summary) (*Summary, error) {
 		}
 		out.Partitions = append(out.Partitions, p.Partitions...)
 		out.Population.Items += p.Population.Items
+		out.Population.Verified += p.Population.Verified
+		out.Population.WriteUnits += p.Population.WriteUnits
+		out.Population.CostUSD += p.Population.CostUSD
+		out.Population.Requests += p.Population.Requests
+		out.Population.Throttled += p.Population.Throttled
 		for k, v := range p.Population.ByTable {
 			out.Population.ByTable[k] += v
 		}
@@ -200,9 +206,10 @@ func sameRun(parts []*Summary) (map[int]bool, error) {
 	first := parts[0]
 	seen := map[int]bool{}
 	for _, p := range parts {
-		if p.Scenario != first.Scenario || p.Model != first.Model || p.Scale != first.Scale || p.Parts != first.Parts || p.Seed != first.Seed {
-			return nil, fmt.Errorf("part %d/%d (%s of %s, scale %g, seed %d) is not of the same run as part %d/%d (%s of %s, scale %g, seed %d)",
-				p.Part, p.Parts, p.Scenario, p.Model, p.Scale, p.Seed, first.Part, first.Parts, first.Scenario, first.Model, first.Scale, first.Seed)
+		if p.Scenario != first.Scenario || p.Model != first.Model || p.Scale != first.Scale || p.Parts != first.Parts || p.Seed != first.Seed ||
+			p.PopulationScale != first.PopulationScale || p.AsOf != first.AsOf {
+			return nil, fmt.Errorf("part %d/%d (%s of %s, scale %g, population %g, seed %d, as of %s) is not of the same run as part %d/%d (%s of %s, scale %g, population %g, seed %d, as of %s)",
+				p.Part, p.Parts, p.Scenario, p.Model, p.Scale, p.PopulationScale, p.Seed, p.AsOf, first.Part, first.Parts, first.Scenario, first.Model, first.Scale, first.PopulationScale, first.Seed, first.AsOf)
 		}
 		if seen[p.Part] {
 			return nil, fmt.Errorf("part %d/%d given twice", p.Part, p.Parts)

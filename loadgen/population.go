@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 
 	"github.com/cardapio/cardapio/attr"
+	"github.com/cardapio/cardapio/capacity"
+	"github.com/cardapio/cardapio/capacity/estimate"
 	"github.com/cardapio/cardapio/catalog"
 	"github.com/cardapio/cardapio/dataset"
 	"github.com/cardapio/cardapio/endpoint"
@@ -28,9 +30,10 @@ import (
 type Context struct {
 	Items []CtxItem
 	// block and row are the tree the subject was found in (the block's
-	// index in the part, the root's row).
+	// index in the part, the root's row), when tree says it was.
 	block int
 	row   int64
+	tree  bool
 }
 
 // CtxItem is one item of a context.
@@ -78,6 +81,15 @@ type populationResult struct {
 	// trees counts the trees made.
 	tags  []*treeTags
 	trees int64
+	// index numbers the loads' subjects (by load), hold says which trees
+	// of the cut's root hold one (by block), when the pass was asked to.
+	index []subjectIndex
+	hold  [][]bool
+	// units are the write units the items written bill (table and
+	// indexes, on demand); verified the sampled items read back against
+	// existing tables.
+	units    float64
+	verified int
 }
 
 // unread lists the entities of the population nothing of a run reads:
@@ -157,6 +169,9 @@ type passOptions struct {
 	write bool
 	tag   *tagSpec
 	keep  func(block int, r int64) bool
+	index *indexSpec
+	// rate caps the writes (nil: no cap).
+	rate *endpoint.Bucket
 }
 
 // tagSpec asks a pass to tag the trees of one root: whether each holds a
@@ -183,7 +198,7 @@ func (ts *tagSpec) id(i int, v string) uint32 {
 func populate(ctx context.Context, pop *dataset.Population, part, parts int, tg *endpoint.Target, tables *endpoint.Tables,
 	want []wanted, count []countSpec, skip map[*catalog.Entity]bool, po passOptions, progress func(done, total int64)) (*populationResult, error) {
 	write := po.write
-	blocks, err := pop.Part(part, parts)
+	blocks, err := partBlocks(pop, part, parts)
 	if err != nil {
 		return nil, err
 	}
@@ -214,7 +229,7 @@ func populate(ctx context.Context, pop *dataset.Population, part, parts int, tg 
 		go func() {
 			defer wg.Done()
 			c := newCollector(pop.Model, want, count, maxLoad, skip)
-			c.write = write
+			c.write, c.rate = write, po.rate
 			if po.tag != nil {
 				c.tagRoot, c.tagVals = po.tag.root, make([]string, len(po.tag.t.attrs))
 				c.tagAttrs = po.tag.t.attrs
@@ -230,6 +245,10 @@ func populate(ctx context.Context, pop *dataset.Population, part, parts int, tg 
 				var tags *treeTags
 				if po.tag != nil && b.Root == po.tag.root {
 					tags = &treeTags{subject: make([]bool, 0, b.Hi-b.Lo)}
+				}
+				var hold []bool
+				if po.index != nil && po.index.hold == b.Root {
+					hold = make([]bool, 0, b.Hi-b.Lo)
 				}
 				trees := int64(0)
 				for r := b.Lo; r < b.Hi; r++ {
@@ -248,6 +267,12 @@ func populate(ctx context.Context, pop *dataset.Population, part, parts int, tg 
 						return
 					}
 					c.endTree()
+					if po.index != nil {
+						held := c.indexTree(po.index, i, b.Lo, b.Hi, r)
+						if hold != nil {
+							hold = append(hold, held)
+						}
+					}
 					if tags != nil {
 						tags.subject = append(tags.subject, c.found > found)
 						for j, v := range c.tagVals {
@@ -271,7 +296,7 @@ func populate(ctx context.Context, pop *dataset.Population, part, parts int, tg 
 						return
 					}
 				}
-				outs[i] = blockOut{subjects: c.subjects, missing: c.missing, counts: c.counts, items: c.items, byTable: c.byTable, skipped: c.skipped, tags: tags, trees: trees}
+				outs[i] = blockOut{subjects: c.subjects, missing: c.missing, counts: c.counts, items: c.items, byTable: c.byTable, skipped: c.skipped, tags: tags, trees: trees, chunks: c.chunks, hold: hold, units: c.units}
 				if progress != nil {
 					progress(done.Add(c.items), int64(total))
 				}
@@ -289,9 +314,19 @@ func populate(ctx context.Context, pop *dataset.Population, part, parts int, tg 
 	}
 	res.skipped = map[string]int64{}
 	res.tags = make([]*treeTags, len(outs))
+	if po.index != nil {
+		res.index = make([]subjectIndex, maxLoad+1)
+		res.hold = make([][]bool, len(outs))
+	}
 	for i, o := range outs {
 		res.tags[i] = o.tags
 		res.add(o)
+		if po.index != nil {
+			res.hold[i] = o.hold
+			for l, cs := range o.chunks {
+				res.index[l].add(cs)
+			}
+		}
 	}
 	return res, nil
 }
@@ -306,11 +341,15 @@ type blockOut struct {
 	skipped  map[string]int64
 	tags     *treeTags
 	trees    int64
+	chunks   [][]subjectChunk // by load
+	hold     []bool
+	units    float64
 }
 
 // add merges one block's output into the population's result.
 func (res *populationResult) add(o blockOut) {
 	res.trees += o.trees
+	res.units += o.units
 	for k, v := range o.skipped {
 		res.skipped[k] += v
 	}
@@ -368,6 +407,14 @@ type collector struct {
 	counts   map[string]counts
 	items    int64
 	byTable  map[string]int64
+	chunks   [][]subjectChunk // by load: the block's runs of subjects (indexTree)
+	// units are the write units of the items written, pend those not
+	// yet sent by table, rate the cap they are paced to (nil: none).
+	units float64
+	pend  map[string]float64
+	rate  *endpoint.Bucket
+	rules capacity.Rules
+	ctabs map[*catalog.Table]*capacity.Table
 }
 
 type treeItem struct {
@@ -376,7 +423,8 @@ type treeItem struct {
 }
 
 func newCollector(m *catalog.Model, want []wanted, count []countSpec, maxLoad int, skip map[*catalog.Entity]bool) *collector {
-	c := &collector{m: m, want: want, count: count, keep: map[*catalog.Entity]bool{}, counted: map[*catalog.Entity]bool{}, batches: map[string][]attr.Item{}, skip: skip, write: true}
+	c := &collector{m: m, want: want, count: count, keep: map[*catalog.Entity]bool{}, counted: map[*catalog.Entity]bool{}, batches: map[string][]attr.Item{}, skip: skip, write: true,
+		pend: map[string]float64{}, rules: capacity.Default(), ctabs: map[*catalog.Table]*capacity.Table{}}
 	for _, cs := range count {
 		c.counted[cs.entity] = true
 	}
@@ -397,6 +445,8 @@ func (c *collector) reset() {
 	c.items = 0
 	c.byTable = map[string]int64{}
 	c.skipped = map[string]int64{}
+	c.chunks = nil
+	c.units = 0
 }
 
 // emit receives one generated item; the generator reuses its memory, so
@@ -423,6 +473,14 @@ func (c *collector) emit(n *dataset.Node, it attr.Item) {
 	if t := n.Entity.Table; t != nil {
 		c.batches[t.Name] = append(c.batches[t.Name], cp)
 		c.byTable[t.Name]++
+		ct := c.ctabs[t]
+		if ct == nil {
+			ct = estimate.Table(t)
+			c.ctabs[t] = ct
+		}
+		u := c.rules.Put(ct, cp).WriteUnits
+		c.units += u
+		c.pend[t.Name] += u
 	}
 	c.tree = append(c.tree, treeItem{n, cp})
 }
@@ -470,7 +528,7 @@ func (c *collector) endTree() {
 			if !catalog.Holds(w.subjects.Where, subj) {
 				continue
 			}
-			ctx := &Context{Items: []CtxItem{{Entity: ti.node.Entity, Item: subj, Key: tableKey(ti.node.Entity, ti.item)}}, block: c.block, row: c.row}
+			ctx := &Context{Items: []CtxItem{{Entity: ti.node.Entity, Item: subj, Key: tableKey(ti.node.Entity, ti.item)}}, block: c.block, row: c.row, tree: true}
 			complete := true
 			for _, e := range w.entities {
 				j := c.related(i, e, subj, fullOf)
@@ -539,6 +597,13 @@ func (c *collector) flush(ctx context.Context, tg *endpoint.Target, tables *endp
 	for t, items := range c.batches {
 		for len(items) >= 25 || all && len(items) > 0 {
 			n := min(25, len(items))
+			if c.rate != nil {
+				u := c.pend[t] * float64(n) / float64(len(items))
+				c.pend[t] -= u
+				if err := c.rate.Take(ctx, u); err != nil {
+					return err
+				}
+			}
 			if err := tg.Load(ctx, tables.Name(t), items[:n]); err != nil {
 				return err
 			}

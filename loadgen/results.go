@@ -153,6 +153,18 @@ type PopulationStats struct {
 	Subjects map[string]int64  `json:"subjects,omitempty"`
 	Largest  map[string]string `json:"largest,omitempty"`
 	Loaded   bool              `json:"loaded"`
+	// Existing says the run wrote nothing: the tables held the
+	// population, Verified sampled items of which it read first.
+	Existing bool `json:"existing,omitempty"`
+	Verified int  `json:"verified,omitempty"`
+	// WriteUnits and CostUSD are what writing the population billed
+	// (table and indexes, on-demand prices); Requests its batch writes,
+	// Throttled those the target throttled or left unprocessed, sent
+	// again on the setup's own retries.
+	WriteUnits float64 `json:"writeUnits,omitempty"`
+	CostUSD    float64 `json:"costUSD,omitempty"`
+	Requests   int64   `json:"requests,omitempty"`
+	Throttled  int64   `json:"throttled,omitempty"`
 }
 
 // InvariantResult is one invariant's verdict.

@@ -73,6 +73,19 @@ type Options struct {
 	// FullPopulation writes every tree of the population, even those
 	// nothing of the run can reach.
 	FullPopulation bool
+	// Existing runs against tables that already hold the population at
+	// Population (or Scale) with Seed, under TablePrefix: nothing is
+	// written before the first arrival, and a sample of the tables is
+	// read first to check they hold that population.
+	Existing bool
+	// CheckAll checks the invariants on every item of the tables (a
+	// parallel scan) instead of those the run touched, for a run against
+	// existing tables.
+	CheckAll bool
+	// SetupRate caps the population's writes, in write units a second
+	// (0: no cap); the writes retry throttles on their own policy, never
+	// the run's.
+	SetupRate float64
 	// Results receives the JSON lines of the run as it goes.
 	Results io.Writer
 	// Status, when set, is called about once a second.
@@ -142,9 +155,17 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	tables, err := tg.CreateTables(ctx, m, endpoint.TableOptions{Prefix: o.TablePrefix, Keys: o.Keys, Warm: true})
+	var tables *endpoint.Tables
+	if o.Existing {
+		tables, err = openExisting(ctx, m, tg, o, pop.AsOf)
+	} else {
+		tables, err = tg.CreateTables(ctx, m, endpoint.TableOptions{Prefix: o.TablePrefix, Keys: o.Keys, Warm: true})
+		if err != nil {
+			err = fmt.Errorf("create tables: %w", err)
+		}
+	}
 	if err != nil {
-		return nil, fmt.Errorf("create tables: %w", err)
+		return nil, err
 	}
 	defer func() {
 		if !o.Keep {
@@ -165,6 +186,10 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.want = want
+	if o.Existing && !o.CheckAll {
+		r.touched = newTouched()
+	}
 
 	// The population.
 	st := newStream(o.Results)
@@ -174,7 +199,11 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 	for _, b := range pop.Blocks() {
 		expected += b.Items
 	}
-	logf("%s: loading the population at scale %g (about %.0f items%s) into %s", m.Name, o.Population, expected/float64(o.Parts), partWord(o.Part, o.Parts), tg.Name)
+	if o.Existing {
+		logf("%s: running against the population at scale %g with seed %d (about %.0f items%s) already in %s", m.Name, o.Population, o.Seed, expected/float64(o.Parts), partWord(o.Part, o.Parts), tg.Name)
+	} else {
+		logf("%s: loading the population at scale %g (about %.0f items%s) into %s", m.Name, o.Population, expected/float64(o.Parts), partWord(o.Part, o.Parts), tg.Name)
+	}
 	progress := func(done, total int64) {
 		if o.Status != nil {
 			o.Status(Status{Phase: "loading", Wall: o.Wall.Now().Sub(began), Loaded: done, ToLoad: total})
@@ -185,10 +214,20 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 		ops = append(ops, l.op)
 	}
 	skip := unread(m, ops, want, countSpecs, invs)
-	pr, ct, popNotes, err := r.populate(ctx, pop, o, tg, tables, want, countSpecs, skip, progress)
+	var pr *populationResult
+	var ct *cut
+	var popNotes []string
+	if o.Existing {
+		pr, err = r.existing(ctx, pop, o, tg, tables, countSpecs, skip)
+	} else {
+		pr, ct, popNotes, err = r.populate(ctx, pop, o, tg, tables, countSpecs, skip, progress)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("interrupted while loading the population")
+		}
+		if o.Existing {
+			return nil, err
 		}
 		return nil, fmt.Errorf("load the population: %w", err)
 	}
@@ -201,7 +240,12 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 	}
 
 	// Subjects.
-	r.pickSubjects(m, pr, o, sum)
+	if err := r.pickSubjects(ctx, m, pop, pr, want, o, sum, ct, tg, tables); err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("interrupted while numbering the subjects")
+		}
+		return nil, fmt.Errorf("number the subjects: %w", err)
+	}
 	if ct != nil {
 		notes, err := ct.write(ctx, r)
 		if err != nil {
@@ -217,13 +261,14 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 		sum.Notes = append(sum.Notes, fmt.Sprintf("%s of the population not written: nothing of the run reads them", digits.Count(pr.skipped[e], e+" item")))
 	}
 	sum.Notes = append(sum.Notes, popNotes...)
+	r.setupCost(m, o, tg, pr, sum, o.Wall.Now().Sub(began), logf)
 
 	// The first arrival of every paced load.
 	r.firstArrivals(o, sum)
 	sum.SetupSeconds = o.Wall.Now().Sub(began).Seconds()
 	clock.start(o.Speed)
 	sum.ClockStart = clock.Now().Format(time.RFC3339)
-	logf("%s: %s loaded in %.1fs; running %s from %s", m.Name, digits.Count(pr.items, "item"), sum.SetupSeconds, sc.Name, clock.Now().In(pop.Loc).Format("2006-01-02 15:04"))
+	logf("%s: %s in %.1fs; running %s from %s", m.Name, setupWhat(pr.items, o.Existing), sum.SetupSeconds, sc.Name, clock.Now().In(pop.Loc).Format("2006-01-02 15:04"))
 
 	// The run.
 	h := newHeat(tg, tables)
@@ -469,44 +514,67 @@ func (r *runner) compileLoads(m *catalog.Model, loads []*catalog.LoadItem, invs 
 }
 
 // pickSubjects gives every load with subjects those of the population
-// its selection keeps (and the largest values it pins), and notes a load
-// left without any.
-func (r *runner) pickSubjects(m *catalog.Model, pr *populationResult, o Options, sum *Summary) {
+// its selection keeps (and the largest values it pins), numbered by a
+// pass over the population that keeps how many each run of trees holds,
+// not the subjects (see subjectIndex); it notes a load left without
+// any. With a cut, the pass also says which trees hold a subject.
+func (r *runner) pickSubjects(ctx context.Context, m *catalog.Model, pop *dataset.Population, pr *populationResult, want []wanted, o Options, sum *Summary,
+	ct *cut, tg *endpoint.Target, tables *endpoint.Tables) error {
 	for _, l := range r.loads {
 		s := l.plan.Subjects
-		if s == nil {
+		if s == nil || len(s.Largest) == 0 {
 			continue
 		}
-		cands := pr.subjects[l.idx]
-		if len(s.Largest) > 0 {
-			l.largest = map[string]attr.Value{}
-			for _, a := range s.Largest {
-				v, _ := largest(pr.counts[s.Entity.Name][a])
-				at := m.Attribute(a)
-				val := attr.Str(v)
-				if at != nil && at.Type == attr.N {
-					val = attr.Num(v)
-				}
-				l.largest[a] = val
-				sum.Population.Largest[a] = v
+		l.largest = map[string]attr.Value{}
+		for _, a := range s.Largest {
+			v, _ := largest(pr.counts[s.Entity.Name][a])
+			at := m.Attribute(a)
+			val := attr.Str(v)
+			if at != nil && at.Type == attr.N {
+				val = attr.Num(v)
 			}
+			l.largest[a] = val
+			sum.Population.Largest[a] = v
 		}
-		var keep []*Context
-		for _, c := range cands {
-			if r.eligible(l, c, r.contextItem(c, nil)) {
-				keep = append(keep, c)
+	}
+	blocks, err := partBlocks(pop, o.Part, o.Parts)
+	if err != nil {
+		return err
+	}
+	maxLoad := -1
+	for _, w := range want {
+		maxLoad = max(maxLoad, w.load)
+	}
+	r.subs = &subjects{pop: pop, blocks: blocks, pickAt: r.clock.Now(), pools: map[int]*sync.Pool{}}
+	r.newResolvers(m, pop, want, maxLoad)
+	if len(want) > 0 {
+		ix := &indexSpec{eligible: func(load int, c *Context) bool { return r.eligibleAtPick(r.loads[load], c) }}
+		if ct != nil {
+			ix.hold = ct.ts.root
+		}
+		res, err := populate(ctx, pop, o.Part, o.Parts, tg, tables, want, nil, nil, passOptions{index: ix}, nil)
+		if err != nil {
+			return err
+		}
+		if ct != nil {
+			ct.hold = res.hold
+		}
+		for _, l := range r.loads {
+			s := l.plan.Subjects
+			if s == nil {
+				continue
 			}
-		}
-		if s.Pick == catalog.PickEach {
-			shuffle(keep, o.Seed^uint64(l.idx))
-		}
-		l.subjects = keep
-		sum.Population.Subjects[l.name] = int64(len(keep))
-		if pr.missing[l.idx] > 0 {
-			sum.Notes = append(sum.Notes, fmt.Sprintf("load %s: %s left out, an item of their context (%s) missing from their tree", l.name, digits.Count(pr.missing[l.idx], "subject"), entityNames(l.entities)))
-		}
-		if len(keep) == 0 {
-			sum.Notes = append(sum.Notes, fmt.Sprintf("load %s: no %s of the population meets its selection: it makes no arrivals", l.name, s.Entity.Name))
+			l.index = &res.index[l.idx]
+			if s.Pick == catalog.PickEach {
+				l.perm = newPerm(l.index.total, o.Seed^uint64(l.idx))
+			}
+			sum.Population.Subjects[l.name] = l.index.total
+			if res.missing[l.idx] > 0 {
+				sum.Notes = append(sum.Notes, fmt.Sprintf("load %s: %s left out, an item of their context (%s) missing from their tree", l.name, digits.Count(res.missing[l.idx], "subject"), entityNames(l.entities)))
+			}
+			if l.index.total == 0 {
+				sum.Notes = append(sum.Notes, fmt.Sprintf("load %s: no %s of the population meets its selection: it makes no arrivals", l.name, s.Entity.Name))
+			}
 		}
 	}
 	sum.Crowded = crowded(m, r.loads, o)
@@ -516,6 +584,7 @@ func (r *runner) pickSubjects(m *catalog.Model, pr *populationResult, o Options,
 				l.name, o.Population, o.Scale, f, f, o.Scale))
 		}
 	}
+	return nil
 }
 
 // firstArrivals paces every load that has its own shape and schedules
@@ -523,21 +592,21 @@ func (r *runner) pickSubjects(m *catalog.Model, pr *populationResult, o Options,
 // run out.
 func (r *runner) firstArrivals(o Options, sum *Summary) {
 	for _, l := range r.loads {
-		if l.plan.Subjects != nil && len(l.subjects) == 0 {
+		if l.plan.Subjects != nil && l.subjectCount() == 0 {
 			continue
 		}
 		if l.plan.Follows != nil || l.plan.Shape == nil {
 			continue
 		}
 		l.pacer = NewPacer(l.item.RunShape(o.Duration), r.factor)
-		if l.plan.Subjects != nil && l.plan.Subjects.Pick == catalog.PickEach && l.pacer.Count() > int64(len(l.subjects)) {
+		if l.plan.Subjects != nil && l.plan.Subjects.Pick == catalog.PickEach && l.pacer.Count() > l.subjectCount() {
 			// Each subject once, at the load's rate: the load ends when
 			// they run out, its pressure on the partitions kept.
 			asked := l.pacer.Count()
-			l.pacer.Limit(int64(len(l.subjects)))
+			l.pacer.Limit(l.subjectCount())
 			end, _ := l.pacer.Due(l.pacer.Count() - 1)
 			sum.Notes = append(sum.Notes, fmt.Sprintf("load %s: %s asked, %s in the population: each once at the load's rate, ending %s into its window",
-				l.name, digits.Count(asked, "arrival"), digits.Count(len(l.subjects), "subject"), end.Round(time.Second)))
+				l.name, digits.Count(asked, "arrival"), digits.Count(l.subjectCount(), "subject"), end.Round(time.Second)))
 		}
 		if ev := r.arrivalEvent(l, 0); ev != nil {
 			r.sched.push(ev)
@@ -563,12 +632,34 @@ func (r *runner) checkRun(ctx context.Context, m *catalog.Model, tg *endpoint.Ta
 		for _, k := range sortedMessages(r.messages) {
 			msgs = append(msgs, r.messages[k])
 		}
-		res, groups, err := checkInvariants(context.WithoutCancel(ctx), tg, tables.Names(), invs, invariantInput{m: m, messages: msgs, writes: r.writes, part: o.Part, parts: o.Parts, shared: tg.Engine == nil})
+		in := invariantInput{m: m, messages: msgs, writes: r.writes, part: o.Part, parts: o.Parts, shared: tg.Engine == nil, touched: r.touched, all: o.CheckAll}
+		if r.touched != nil {
+			// Each part reads the collections it touched, whole: its
+			// verdicts are its own, nothing left to join at the merge.
+			in.part, in.parts, in.shared = 0, 1, false
+			see := map[*catalog.Entity]bool{}
+			for _, v := range invs {
+				for _, e := range entitiesOf(v) {
+					see[e] = true
+				}
+			}
+			if err := r.collectTouched(see); err != nil {
+				return err
+			}
+			items, trees := r.touched.count()
+			sum.Notes = append(sum.Notes, fmt.Sprintf("invariants checked on the %d items the run touched (those it read or wrote and those of the %d trees of the population its subjects came from), read again strongly consistent (--check-all: the whole tables)", items, trees))
+		} else if o.Existing {
+			names := sortedValues(tables.Names())
+			if o.Log != nil {
+				fmt.Fprintf(o.Log, "%s: checking the invariants on the whole tables, a parallel consistent scan of %s\n", m.Name, scanCost(ctx, tg, names))
+			}
+		}
+		res, groups, err := checkInvariants(context.WithoutCancel(ctx), tg, tables.Names(), invs, in)
 		if err != nil {
 			return err
 		}
 		sum.Invariants, sum.Groups = res, groups
-		if o.Parts > 1 {
+		if o.Parts > 1 && r.touched == nil {
 			for i := range sum.Invariants {
 				if m.Invariant(sum.Invariants[i].Name) != nil && m.Invariant(sum.Invariants[i].Name).Sum != nil {
 					sum.Invariants[i].Pending = true
@@ -581,18 +672,18 @@ func (r *runner) checkRun(ctx context.Context, m *catalog.Model, tg *endpoint.Ta
 
 // populate writes the population in one pass, or, when the run can
 // reach only some trees (reachPlan), makes the first of two: it
-// generates every tree, finds the subjects, counts the values and tags
-// the trees, writing nothing; the cut it returns then writes the trees
-// the run can reach, once the subjects are chosen.
+// generates every tree, counts the values and tags the trees, writing
+// nothing; the cut it returns then writes the trees the run can reach,
+// once the subjects are numbered.
 func (r *runner) populate(ctx context.Context, pop *dataset.Population, o Options, tg *endpoint.Target, tables *endpoint.Tables,
-	want []wanted, countSpecs []countSpec, skip map[*catalog.Entity]bool, progress func(done, total int64)) (*populationResult, *cut, []string, error) {
+	countSpecs []countSpec, skip map[*catalog.Entity]bool, progress func(done, total int64)) (*populationResult, *cut, []string, error) {
 	rc := reachPlan(r.loads)
 	var root *dataset.Node
 	if rc.why == "" {
-		root = cutRoot(pop, want, rc.attrs)
+		root = cutRoot(pop, r.want, rc.attrs)
 	}
 	if o.FullPopulation || rc.why != "" || root == nil {
-		pr, err := loadPopulation(ctx, pop, o.Part, o.Parts, tg, tables, want, countSpecs, skip, true, progress)
+		pr, err := populate(ctx, pop, o.Part, o.Parts, tg, tables, nil, countSpecs, skip, passOptions{write: true, rate: setupRate(o)}, progress)
 		var notes []string
 		if rc.why != "" && !o.FullPopulation {
 			notes = append(notes, "the whole population written: "+rc.why)
@@ -600,7 +691,7 @@ func (r *runner) populate(ctx context.Context, pop *dataset.Population, o Option
 		return pr, nil, notes, err
 	}
 	ts := &tagSpec{root: root, t: newTagger(rc.attrs)}
-	pa, err := populate(ctx, pop, o.Part, o.Parts, tg, tables, want, countSpecs, skip, passOptions{tag: ts}, nil)
+	pa, err := populate(ctx, pop, o.Part, o.Parts, tg, tables, nil, countSpecs, skip, passOptions{tag: ts}, nil)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -618,6 +709,8 @@ type cut struct {
 	tables   *endpoint.Tables
 	skip     map[*catalog.Entity]bool
 	progress func(done, total int64)
+	// hold says, by block, which trees of the root hold a subject.
+	hold [][]bool
 }
 
 // write writes the trees of the loads' subjects and those carrying a
@@ -631,12 +724,6 @@ func (c *cut) write(ctx context.Context, r *runner) ([]string, error) {
 		}
 		return NewPacer(l.item.RunShape(o.Duration), r.factor).Count(), true
 	})
-	subjects := map[[2]int64]bool{}
-	for _, l := range r.loads {
-		for _, s := range l.subjects {
-			subjects[[2]int64{int64(s.block), s.row}] = true
-		}
-	}
 	n := len(c.rc.attrs)
 	wantIDs := make([]map[uint32]bool, n)
 	for j, a := range c.rc.attrs {
@@ -647,7 +734,7 @@ func (c *cut) write(ctx context.Context, r *runner) ([]string, error) {
 			}
 		}
 	}
-	blocks, err := c.pop.Part(o.Part, o.Parts)
+	blocks, err := partBlocks(c.pop, o.Part, o.Parts)
 	if err != nil {
 		return nil, err
 	}
@@ -656,10 +743,10 @@ func (c *cut) write(ctx context.Context, r *runner) ([]string, error) {
 		if t == nil || !ok {
 			return true
 		}
-		if subjects[[2]int64{int64(i), row}] {
+		k := int(row - blocks[i].Lo)
+		if i < len(c.hold) && c.hold[i] != nil && c.hold[i][k] {
 			return true
 		}
-		k := int(row - blocks[i].Lo)
 		for j := range n {
 			if wantIDs[j][t.ids[k*n+j]] {
 				return true
@@ -679,11 +766,11 @@ func (c *cut) write(ctx context.Context, r *runner) ([]string, error) {
 			}
 		}
 	}
-	pb, err := populate(ctx, c.pop, o.Part, o.Parts, c.tg, c.tables, nil, nil, c.skip, passOptions{write: true, keep: keep}, c.progress)
+	pb, err := populate(ctx, c.pop, o.Part, o.Parts, c.tg, c.tables, nil, nil, c.skip, passOptions{write: true, keep: keep, rate: setupRate(o)}, c.progress)
 	if err != nil {
 		return nil, err
 	}
-	c.pr.items, c.pr.byTable, c.pr.skipped = pb.items, pb.byTable, pb.skipped
+	c.pr.items, c.pr.byTable, c.pr.skipped, c.pr.units = pb.items, pb.byTable, pb.skipped, pb.units
 	if !ok {
 		return []string{"the whole population written: a load that queries by a spread attribute makes arrivals no schedule counts"}, nil
 	}
@@ -816,9 +903,12 @@ func (r *runner) arrivalEvent(l *loadRun, k int64) *event {
 	}
 	a := &arrival{load: l, k: k, kind: kindOriginal, due: l.start + due}
 	if l.plan.Subjects != nil {
-		if a.ctx = l.subjectAt(k, r.seed); a.ctx == nil {
+		idx, ok := l.subjectIndex(k, r.seed)
+		if !ok {
 			return nil
 		}
+		// Found again when the arrival starts, by its worker.
+		a.subject = idx + 1
 	}
 	return &event{due: a.due, a: a, next: func() *event { return r.arrivalEvent(l, k+1) }}
 }
@@ -1072,4 +1162,13 @@ func popScale(o Options) float64 {
 		return 0
 	}
 	return o.Population
+}
+
+// setupWhat says what the setup did: the items it loaded, or nothing
+// written when the tables already held the population.
+func setupWhat(items int64, existing bool) string {
+	if existing {
+		return "set up against the tables' population, nothing written,"
+	}
+	return digits.Count(items, "item") + " loaded"
 }

@@ -29,12 +29,15 @@ const (
 // arrival is one message: an arrival of a load, a duplicate of one, or
 // the replay of a dead-lettered one.
 type arrival struct {
-	load  *loadRun
-	k     int64 // the arrival's number within its load (its message)
-	kind  string
-	due   time.Duration
-	ctx   *Context
-	cause map[string]attr.Value
+	load *loadRun
+	k    int64 // the arrival's number within its load (its message)
+	kind string
+	due  time.Duration
+	ctx  *Context
+	// subject is the number of the load's subject plus one (0: none
+	// drawn), found again as the arrival starts (ctx then holds it).
+	subject int64
+	cause   map[string]attr.Value
 	// fixed are the values the message arrived with (unique ids, clock
 	// readings, draws), kept by its duplicates and replays; the values
 	// read from the data are computed again at every attempt.
@@ -51,7 +54,10 @@ type loadRun struct {
 	pacer *Pacer
 	start time.Duration // since the clock's origin
 
-	subjects []*Context
+	// index numbers the load's subjects, perm orders them for a load
+	// that takes each once.
+	index    *subjectIndex
+	perm     perm
 	entities []*catalog.Entity // context entities other than the subject
 	largest  map[string]attr.Value
 
@@ -132,6 +138,11 @@ type runner struct {
 	spreads map[string]*spreader
 
 	loads []*loadRun
+	want  []wanted
+	subs  *subjects
+	// touched records what the run touched, when the invariants read
+	// only that (nil: they read the whole tables).
+	touched *touched
 
 	mu       sync.Mutex
 	messages map[[2]int64]*message
@@ -194,6 +205,14 @@ func (r *runner) startWorkers(n int) {
 	}
 }
 
+// subjectCount is how many subjects the load draws from.
+func (l *loadRun) subjectCount() int64 {
+	if l.index == nil {
+		return 0
+	}
+	return l.index.total
+}
+
 func (l *loadRun) replayStats() *loadStats {
 	return l.replays
 }
@@ -204,8 +223,24 @@ func (l *loadRun) replayStats() *loadStats {
 func (r *runner) execute(a *arrival, st *loadStats) {
 	ctx := r.runCtx
 	l := a.load
+	if a.subject > 0 {
+		// The subject is generated again before the clock of the
+		// request starts: client work, not the target's latency. A
+		// follow-up that draws its own pairs it with its cause's.
+		c, err := r.subject(l, a.subject-1)
+		if err != nil {
+			r.note(fmt.Sprintf("%s: %v", l.name, err))
+			r.finish(a, st, string(executor.Error), nil, 0, true)
+			return
+		}
+		if a.ctx != nil {
+			c = l.paired(a.ctx, c)
+		}
+		a.ctx, a.subject = c, 0
+	}
 	t0 := r.wall.Now()
 	cur := a.ctx
+	r.touched.context(cur)
 	if a.kind != kindOriginal && cur != nil && len(cur.Items) > 0 {
 		// A later message reads the data as it is now.
 		fresh, ok := r.reread(ctx, l, cur, st)
@@ -247,6 +282,7 @@ func (r *runner) execute(a *arrival, st *loadStats) {
 		}
 		res = r.x.RunPlan(ctx, cm.plan, checked, nil)
 		values = res.Values
+		r.touched.writes(l.op, values)
 		if res.Outcome.Retry() && attempt < l.plan.Retries && ctx.Err() == nil {
 			st.add(&st.retried)
 			fresh, ok := r.reread(ctx, l, cur, st)
@@ -291,11 +327,23 @@ func (r *runner) finish(a *arrival, st *loadStats, kind string, res *executor.Re
 	st.finish(kind, lat, res, sec, completed)
 }
 
+// drawKey is what an arrival's own draws are keyed by: its subject's
+// key when the load takes each subject once (so that a run split in
+// parts draws for a subject what the whole run draws for it, whichever
+// part takes it), else its number.
+func (a *arrival) drawKey() uint64 {
+	s := a.load.plan.Subjects
+	if s != nil && s.Pick == catalog.PickEach && a.ctx != nil && len(a.ctx.Items) > 0 {
+		return hashString(keyString(a.ctx.Items[0].Key))
+	}
+	return uint64(a.k)
+}
+
 // afterFirst schedules the duplicates of a message once its values are
 // known.
 func (r *runner) afterFirst(a *arrival) {
 	d := a.load.plan.Duplicates
-	if d == nil || unit(r.seed, uint64(a.load.idx), uint64(a.k), 0xd0b1e) >= d.Share {
+	if d == nil || unit(r.seed, uint64(a.load.idx), a.drawKey(), 0xd0b1e) >= d.Share {
 		return
 	}
 	dup := *a
@@ -362,7 +410,11 @@ func (r *runner) reread(ctx context.Context, l *loadRun, cur *Context, st *loadS
 // contextItem is the item expressions read: each context entity's item
 // under the entity's name, and the cause's values under cause.
 func (r *runner) contextItem(cur *Context, cause map[string]attr.Value) attr.Item {
-	now := r.clock.Now()
+	return r.contextItemAt(cur, cause, r.clock.Now())
+}
+
+// contextItemAt is contextItem at a given instant of the scenario.
+func (r *runner) contextItemAt(cur *Context, cause map[string]attr.Value, now time.Time) attr.Item {
 	fs := []attr.Field{
 		{Name: "clock", Value: attr.Value{Type: attr.M, Map: attr.Item{{Name: "date", Value: attr.Str(now.In(r.loc).Format("2006-01-02"))}, {Name: "instant", Value: attr.Str(now.UTC().Format(time.RFC3339Nano))}}}},
 		{Name: "asOf", Value: attr.Str(r.asOf.Format("2006-01-02"))},
@@ -852,12 +904,18 @@ func (r *runner) cause(a *arrival, cur *Context, values map[string]attr.Value, r
 			if f.cap > 0 && k >= f.cap {
 				return false
 			}
-			ctx, ok := f.pairedContext(ctx, k, r.seed)
-			if !ok {
-				return false
+			var subject int64
+			if f.plan.Subjects != nil {
+				// A subject of its own besides the cause's: drawn now,
+				// generated again when the arrival starts.
+				idx, ok := f.subjectIndex(k, r.seed)
+				if !ok {
+					return false
+				}
+				subject = idx + 1
 			}
 			due := f.paced(now+fl.After, r.factor)
-			r.sched.push(&event{due: due, a: &arrival{load: f, k: k, kind: kindOriginal, due: due, ctx: ctx, cause: values}})
+			r.sched.push(&event{due: due, a: &arrival{load: f, k: k, kind: kindOriginal, due: due, ctx: ctx, subject: subject, cause: values}})
 			return true
 		}
 		if fl.Each == catalog.EachArrival {

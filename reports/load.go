@@ -43,7 +43,12 @@ func LoadText(w io.Writer, s *loadgen.Summary) {
 	if s.Throughput != "" {
 		fmt.Fprintf(w, "  %s\n", s.Throughput)
 	}
-	fmt.Fprintf(w, "  scenario clock %s to %s; %.1fs of wall time (%.1fs loading %s)\n", s.ClockStart, s.ClockEnd, s.WallSeconds, s.SetupSeconds, digits.Count(s.Population.Items, "item"))
+	if s.Population.Existing {
+		fmt.Fprintf(w, "  scenario clock %s to %s; %.1fs of wall time (%.1fs of setup against the tables' population, nothing written; %s verified)\n",
+			s.ClockStart, s.ClockEnd, s.WallSeconds, s.SetupSeconds, digits.Count(s.Population.Verified, "sampled item"))
+	} else {
+		fmt.Fprintf(w, "  scenario clock %s to %s; %.1fs of wall time (%.1fs loading %s)\n", s.ClockStart, s.ClockEnd, s.WallSeconds, s.SetupSeconds, digits.Count(s.Population.Items, "item"))
+	}
 	if s.Interrupted {
 		fmt.Fprintln(w, "  INTERRUPTED: a partial report")
 	}

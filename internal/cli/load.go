@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -56,14 +57,30 @@ the dead-letter ledger and is replayed when the scenario says.
 --results FILE streams JSON lines (a start line, one line a second, the
 summary last), so an interrupted or crashed run keeps what it measured;
 --summary FILE writes the summary as one JSON document. --part i/n runs
-slice i of n (disjoint subjects); cardapio load merge combines their
+slice i of n (disjoint subjects and, when the run writes it, population);
+--part auto/n takes i from a Kubernetes Indexed Job's JOB_COMPLETION_INDEX
+or an AWS Batch array job's AWS_BATCH_JOB_ARRAY_INDEX, and {part} in
+--results and --summary becomes i; cardapio load merge combines the parts'
 results files.
+
+--existing runs against tables that already hold the population at
+--population (or --scale) with --seed, under --table-prefix (an S3 import
+of cardapio data's files, cardapio data --endpoint-url or --aws, a run
+kept with --keep): it writes nothing before the first arrival, first
+reads a bounded sample of the population strongly consistent and refuses
+(exit 2) tables that do not hold it. Its subjects and values are the
+population's generator's, never read back; the invariants read what the
+run touched (--check-all: the whole tables, a parallel scan whose cost is
+said first). A run that writes the population does so on retries of its
+own, never the run's (--retry-attempts governs the measured requests),
+capped by --setup-rate, and says what it cost.
 
 Exit codes: 0 the expectations and invariants hold; 3 one fails, the run
 was interrupted or fell behind --max-behind; 2 bad input; 1 a failure.`,
 		Example: `  cardapio load --scenario midnight-0007 --scale 0.01 --throughput --speed 60
   cardapio load --scenario payday --scale 0.001 --duration 30s --speed max --summary payday.json
-  cardapio load examples/orders/model.yaml --scenario queue-0900 --endpoint-url http://127.0.0.1:8000`,
+  cardapio load examples/orders/model.yaml --scenario queue-0900 --endpoint-url http://127.0.0.1:8000
+  cardapio load --scenario payday --scale 0.01 --existing --part auto/8 --results /results/part-{part}.jsonl --aws`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := "model.yaml"
@@ -80,6 +97,9 @@ was interrupted or fell behind --max-behind; 2 bad input; 1 a failure.`,
 	rangeOrWord(f, &o.run.Speed, "speed", 1, between(0.001, 1e6), "max", 0, "how many times faster than real time the scenario's clock runs")
 	f.Uint64Var(&o.run.Seed, "seed", 1, "seed of the population and of every draw of the run")
 	f.BoolVar(&o.run.FullPopulation, "whole-population", false, "write every tree of the population, also those no request of the run can reach")
+	f.BoolVar(&o.run.Existing, "existing", false, "run against tables that already hold the population at --scale (or --population) with --seed: write nothing, check a sample first")
+	f.BoolVar(&o.run.CheckAll, "check-all", false, "with --existing, check the invariants on every item of the tables (a parallel scan), not only on what the run touched")
+	rangeVar(f, &o.run.SetupRate, "setup-rate", 0, between(0.0, 1e9), "cap the population's writes at this many write units a second (0: none); they retry throttles on their own policy")
 	f.BoolVar(&o.run.Throughput, "throughput", false, "the embedded engine models partitions, burst and GSI back-pressure at --scale")
 	f.StringVar(&o.run.Target.EndpointURL, "endpoint-url", "", "a DynamoDB-compatible server (cardapio serve, dynalite, DynamoDB Local)")
 	f.BoolVar(&o.run.Target.AWS, "aws", false, "Amazon DynamoDB through the standard configuration chain")
@@ -91,7 +111,7 @@ was interrupted or fell behind --max-behind; 2 bad input; 1 a failure.`,
 	rangeVar(f, &o.run.MaxInflight, "max-inflight", 256, between(1, 65536), "arrivals in flight at most")
 	rangeVar(f, &o.run.MaxBehind, "max-behind", 0, between(0, week), "fail the run when an arrival starts later than this behind its schedule (0: no limit)")
 	rangeVar(f, &o.run.Duration, "duration", 0, above(0, week), "how long loads given by a rate run (default: their window)")
-	f.StringVar(&o.part, "part", "", "run slice i of n (0 <= i < n), for example 0/4")
+	f.StringVar(&o.part, "part", "", "run slice i of n (0 <= i < n), for example 0/4; auto/n takes i from JOB_COMPLETION_INDEX or AWS_BATCH_JOB_ARRAY_INDEX")
 	f.StringVar(&o.run.TablePrefix, "table-prefix", "", "prefix of the tables the run creates")
 	f.BoolVar(&o.run.Keep, "keep", false, "keep the tables at the end")
 	f.StringVar(&o.keys, "keys", "auto", "multi-attribute index keys: native, synthetic, or auto (probe the target)")
@@ -120,9 +140,10 @@ func runLoad(ctx context.Context, e *env, o *loadFlags, path string) (rerr error
 		return badInput(errors.New("--scenario is required: a scenario of the model, or a scenario file"))
 	}
 	if o.part != "" {
-		if _, err := fmt.Sscanf(o.part, "%d/%d", &o.run.Part, &o.run.Parts); err != nil || o.run.Parts < 1 || o.run.Part < 0 || o.run.Part >= o.run.Parts {
-			return badInput(fmt.Errorf("--part must be i/n with 0 <= i < n, not %q", o.part))
+		if o.run.Part, o.run.Parts, err = loadgen.ParsePart(o.part, os.Getenv); err != nil {
+			return badInput(err)
 		}
+		o.results, o.summary = loadgen.PartPath(o.results, o.run.Part), loadgen.PartPath(o.summary, o.run.Part)
 	}
 	if o.run.Keys, err = catalog.ParseKeyMode(o.keys); err != nil {
 		return badInput(err)
@@ -194,7 +215,7 @@ func loadReport(e *env, format, summaryFile string, sum *loadgen.Summary, _ time
 }
 
 func newLoadMergeCmd(e *env) *cobra.Command {
-	var format, summary string
+	var format, summary, results string
 	c := &cobra.Command{
 		Use:   "merge RESULTS...",
 		Short: "Combine the results files of a run's parts (--part i/n) into one report",
@@ -203,7 +224,11 @@ prints one report: counts added, latency histograms merged exactly (their
 HdrHistogram encodings) and their percentiles read again, the join
 invariants (sum) completed from the parts' partial groups, the others'
 violations added, each part's expectations combined. A part whose file
-has no summary did not finish: merge says which and exits 2.
+has no summary did not finish: merge says which and exits 2. A directory
+stands for the results files (*.jsonl) in it. --results FILE writes the
+merged run's results file (the parts' seconds added by instant of the
+scenario's clock, their ledgers, the merged summary), which cardapio
+report --load and cardapio load check read as one run's.
 
 Exit codes: 0 the merged run holds; 3 it fails (a violation, a failed
 expectation, a missing part); 2 a bad, unfinished or mismatched file.`,
@@ -215,14 +240,33 @@ expectation, a missing part); 2 a bad, unfinished or mismatched file.`,
 			if format != "text" && format != "json" {
 				return badInput(fmt.Errorf("--format must be text or json, not %q", format))
 			}
-			sum, err := loadgen.MergeFiles(args)
+			paths, err := loadgen.ResultPaths(args)
 			if err != nil {
 				return badInput(err)
+			}
+			var w io.Writer
+			var out *files.Writer
+			if results != "" {
+				if out, err = files.Create(results); err != nil {
+					return badInput(fmt.Errorf("--results: %w", err))
+				}
+				defer out.Abort()
+				w = out
+			}
+			sum, err := loadgen.MergeResults(paths, w)
+			if err != nil {
+				return badInput(err)
+			}
+			if out != nil {
+				if err := out.Commit(); err != nil {
+					return err
+				}
 			}
 			return loadReport(e, format, summary, sum, 0)
 		},
 	}
 	c.Flags().StringVar(&format, "format", "text", "report on stdout: text or json")
 	c.Flags().StringVar(&summary, "summary", "", "write the merged summary as one JSON document to FILE")
+	c.Flags().StringVar(&results, "results", "", "write the merged run's results file to FILE")
 	return c
 }

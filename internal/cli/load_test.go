@@ -23,6 +23,9 @@ func TestLoadBadInput(t *testing.T) {
 		{[]string{"load", "../../model.yaml", "--scenario", "payday", "--format", "xml"}, "--format"},
 		{[]string{"load", "../../model.yaml", "--scenario", "./nope.yaml"}, "nope.yaml"},
 		{[]string{"load", "no-such-model.yaml", "--scenario", "payday"}, "no-such-model.yaml"},
+		{[]string{"load", "../../model.yaml", "--scenario", "payday", "--part", "auto/4"}, "neither JOB_COMPLETION_INDEX"},
+		{[]string{"load", "../../model.yaml", "--scenario", "payday", "--part", "auto"}, "--part must be"},
+		{[]string{"load", "../../model.yaml", "--scenario", "payday", "--scale", "0.0001", "--existing"}, "--existing runs against tables that already hold the population"},
 	} {
 		r := runCLI(tc.args, nil)
 		assert.Equal(t, ExitBadInput, r.code, "%v: %s", tc.args, r.stderr)

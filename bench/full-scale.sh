@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# The full-scale path of docs/howto/full-scale.md, rehearsed at a scale
+# that fits one machine, against cardapio serve instead of AWS:
+#
+#   1. cardapio data --scale S --out DIR          the S3-import files
+#   2. cardapio data --scale S --endpoint-url      stand-in for the import
+#      (the same population, written by BatchWriteItem)
+#   3. cardapio load --existing --part auto/N      N parts, one process
+#      each, the part from JOB_COMPLETION_INDEX as a Kubernetes Indexed
+#      Job gives it, results to DIR/parts/part-{part}.jsonl
+#   4. cardapio load merge DIR/parts --results DIR/payday.jsonl
+#   5. cardapio report --load DIR/payday.jsonl --out DIR/payday.html
+#
+# Printed: each step's wall time, the population (items, files, the
+# import's and BatchWriteItem's prices), each part's and the merged
+# run's figures, and each part's peak RSS.
+#
+# Usage:
+#   bench/full-scale.sh [SCALE] [PARTS]   (default 0.01 and 4)
+#
+# Environment:
+#   SERVE_PORT   loopback port of cardapio serve (default 4595)
+#   SCENARIO     the model's scenario (default payday)
+#   SPEED        the runs' --speed (default max)
+#   KEEP=DIR     keep the files in DIR instead of a temporary directory
+set -euo pipefail
+export CARDAPIO_SUPERVISE=0
+cd "$(dirname "$0")/.."
+
+scale=${1:-0.01}
+parts=${2:-4}
+port=${SERVE_PORT:-4595}
+scenario=${SCENARIO:-payday}
+speed=${SPEED:-max}
+if [ -n "${KEEP:-}" ]; then
+  work=$KEEP
+  mkdir -p "$work"
+else
+  work=$(mktemp -d)
+fi
+serve_pid=
+trap '[ -n "$serve_pid" ] && kill $serve_pid 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
+url="http://127.0.0.1:$port"
+go build -o "$work/cardapio" ./cmd/cardapio
+cardapio=$work/cardapio
+step() { printf '\n== %s\n' "$*"; }
+timed() {
+  local t0 t1
+  t0=$(date +%s.%N)
+  "$@"
+  t1=$(date +%s.%N)
+  printf '   (%.1f s)\n' "$(python3 -c "print($t1-$t0)")" >&2
+}
+
+echo "full-scale path at scale $scale in $parts parts, scenario $scenario; load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) processors"
+
+"$cardapio" serve --addr "127.0.0.1:$port" --ttl-sweep 0 >"$work/serve.log" 2>&1 &
+serve_pid=$!
+for _ in $(seq 1 200); do
+  (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+  sleep 0.05
+done
+# The scenario's day, which the population a run draws is drawn as of:
+# what --existing asks of tables that do not hold it yet.
+asof=$("$cardapio" load --scenario "$scenario" --scale "$scale" --existing --endpoint-url "$url" --quiet 2>&1 | grep -o -- '--as-of [0-9-]*' | head -1 | cut -d' ' -f2 || true)
+asof_flag=()
+[ -z "$asof" ] || asof_flag=(--as-of "$asof")
+echo "population drawn as of ${asof:-the dataset.asOf of the model}"
+
+step "1. cardapio data --scale $scale --out $work/data"
+timed "$cardapio" data --scale "$scale" "${asof_flag[@]}" --out "$work/data" --quiet >"$work/data.txt"
+grep -E "items at scale|loading with BatchWriteItem|aws dynamodb import-table" "$work/data.txt" | sed 's/^/   /' | cut -c1-220
+du -sh "$work/data" | sed 's/^/   files: /'
+
+step "2. import stand-in: cardapio data --scale $scale --endpoint-url (cardapio serve)"
+timed "$cardapio" data --scale "$scale" "${asof_flag[@]}" --endpoint-url "$url" --create-tables --quiet >"$work/import.txt"
+grep -E "items at scale" "$work/import.txt" | sed 's/^/   /'
+
+step "3. cardapio load --existing --scale $scale --scenario $scenario --part auto/$parts (one process a part, in parallel)"
+mkdir -p "$work/parts"
+t0=$(date +%s.%N)
+pids=()
+for i in $(seq 0 $((parts - 1))); do
+  JOB_COMPLETION_INDEX=$i /usr/bin/time -v -o "$work/time-$i" "$cardapio" load --scenario "$scenario" --scale "$scale" --speed "$speed" \
+    --existing --endpoint-url "$url" --part "auto/$parts" --results "$work/parts/part-{part}.jsonl" --quiet --format json \
+    >"$work/part-$i.json" 2>"$work/part-$i.err" &
+  pids+=($!)
+done
+rc=0
+for p in "${pids[@]}"; do wait "$p" || rc=$?; done
+t1=$(date +%s.%N)
+printf '   all parts (%.1f s), last exit %d\n' "$(python3 -c "print($t1-$t0)")" "$rc"
+for i in $(seq 0 $((parts - 1))); do
+  python3 - "$work/part-$i.json" "$work/time-$i" "$i" <<'PY'
+import json, sys, re
+s = json.load(open(sys.argv[1]))
+rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", open(sys.argv[2]).read())
+ops = sum(o["completed"] for o in s["operations"].values())
+print(f"   part {sys.argv[3]}: {ops} arrivals completed, setup {s['setupSeconds']:.1f} s, run {s['runSeconds']:.1f} s, "
+      f"verified {s['population'].get('verified', 0)} sampled items, nothing written before the first arrival: {s['population'].get('existing', False)}, "
+      f"peak RSS {int(rss.group(1))//1024 if rss else 0} MB, ok {s['ok']}")
+PY
+done
+
+step "4. cardapio load merge $work/parts --results $work/$scenario.jsonl"
+mrc=0
+timed "$cardapio" load merge "$work/parts" --results "$work/$scenario.jsonl" --summary "$work/$scenario.json" >"$work/merge.txt" || mrc=$?
+sed -n '1,30p' "$work/merge.txt" | sed 's/^/   /'
+echo "   merge exit $mrc"
+
+step "5. cardapio report --load $work/$scenario.jsonl --out $work/$scenario.html"
+timed "$cardapio" report --no-measure --load "$work/$scenario.jsonl" --out "$work/$scenario.html" >/dev/null
+ls -l "$work/$scenario.html" | awk '{print "   " $5 " bytes"}'
+echo
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

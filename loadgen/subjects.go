@@ -1,0 +1,229 @@
+package loadgen
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/dataset"
+)
+
+// A load's subjects are not held: the population's generator makes any
+// tree again, byte for byte, from its root's index, so the runner keeps
+// only how many subjects each run of chunkTrees consecutive trees holds
+// (a few bytes a run, whatever the items weigh) and finds subject j again
+// when its arrival starts, by generating the trees of its run. What the
+// client holds then grows with the arrivals in flight, not with the
+// population, and a run against tables that already hold the population
+// draws the same subjects as one that writes it.
+
+// chunkTrees is how many trees a run of the index covers: what an
+// arrival generates again, at most, to find its subject.
+const chunkTrees = 8
+
+// subjectChunk is a run of trees of one block holding n subjects.
+type subjectChunk struct {
+	block  int32 // index into the part's blocks
+	rows   int32 // trees in the run
+	lo     int64 // the run's first root index
+	n      int32 // subjects in the run
+	before int64 // subjects in the runs before
+}
+
+// subjectIndex numbers a load's subjects in population order (block,
+// tree, then the tree's own order).
+type subjectIndex struct {
+	chunks []subjectChunk
+	total  int64
+}
+
+// add appends a block's runs.
+func (x *subjectIndex) add(cs []subjectChunk) {
+	for _, c := range cs {
+		c.before = x.total
+		x.total += int64(c.n)
+		x.chunks = append(x.chunks, c)
+	}
+}
+
+// find returns the run holding subject j and j's place in it.
+func (x *subjectIndex) find(j int64) (subjectChunk, int64, bool) {
+	if j < 0 || j >= x.total {
+		return subjectChunk{}, 0, false
+	}
+	i := sort.Search(len(x.chunks), func(i int) bool { return x.chunks[i].before+int64(x.chunks[i].n) > j })
+	c := x.chunks[i]
+	return c, j - c.before, true
+}
+
+// indexSpec asks a pass over the population to number the loads'
+// eligible subjects (eligible decides, with the selection's when read at
+// the scenario's start) and, for the cut, which trees of a root hold one.
+type indexSpec struct {
+	eligible func(load int, c *Context) bool
+	hold     *dataset.Node
+}
+
+// indexTree counts the eligible subjects the tree just ended holds, by
+// load, into the block's runs, and forgets them; it reports whether the
+// tree holds any.
+func (c *collector) indexTree(ix *indexSpec, block int, lo, hi, row int64) bool {
+	if c.chunks == nil {
+		c.chunks = make([][]subjectChunk, c.maxLoad+1)
+	}
+	held := false
+	for l, ss := range c.subjects {
+		n := int32(0)
+		for _, s := range ss {
+			if ix.eligible(l, s) {
+				n++
+			}
+		}
+		c.subjects[l] = ss[:0]
+		if n == 0 {
+			continue
+		}
+		held = true
+		start := lo + (row-lo)/chunkTrees*chunkTrees
+		cs := c.chunks[l]
+		if k := len(cs) - 1; k >= 0 && cs[k].lo == start && int(cs[k].block) == block {
+			cs[k].n += n
+			continue
+		}
+		c.chunks[l] = append(cs, subjectChunk{block: int32(block), lo: start, rows: int32(min(chunkTrees, hi-start)), n: n})
+	}
+	return held
+}
+
+// resolver finds subjects again: a collector and a generator of its own
+// (neither is safe for concurrent use), pooled by load.
+type resolver struct {
+	c  *collector
+	gn *dataset.Generator
+}
+
+// subjects is what a run needs to find its loads' subjects again.
+type subjects struct {
+	pop    *dataset.Population
+	blocks []dataset.Block // the part's
+	pickAt time.Time       // the scenario's instant the selections' when reads
+	pools  map[int]*sync.Pool
+}
+
+// subject returns subject j of load l, generated again; nil when the
+// population does not give it again (it cannot, being deterministic,
+// unless the index and the population disagree).
+func (r *runner) subject(l *loadRun, j int64) (*Context, error) {
+	ch, off, ok := l.index.find(j)
+	if !ok {
+		return nil, fmt.Errorf("load %s has no subject %d", l.name, j)
+	}
+	rs := r.subs.pools[l.idx].Get().(*resolver)
+	defer r.subs.pools[l.idx].Put(rs)
+	b := r.subs.blocks[ch.block]
+	c := rs.c
+	c.reset()
+	for row := ch.lo; row < ch.lo+int64(ch.rows); row++ {
+		c.tree = c.tree[:0]
+		c.block, c.row = int(ch.block), row
+		if err := rs.gn.Tree(b.Root, row); err != nil {
+			return nil, err
+		}
+		c.endTree()
+		for _, s := range c.subjects[l.idx] {
+			if !r.eligibleAtPick(l, s) {
+				continue
+			}
+			if off == 0 {
+				return s, nil
+			}
+			off--
+		}
+		c.subjects[l.idx] = c.subjects[l.idx][:0]
+	}
+	return nil, fmt.Errorf("load %s: subject %d not found again in trees %d-%d of %s", l.name, j, ch.lo, ch.lo+int64(ch.rows)-1, b.Root.Name())
+}
+
+// newResolvers makes the pools of the loads with subjects.
+func (r *runner) newResolvers(m *catalog.Model, pop *dataset.Population, want []wanted, maxLoad int) {
+	for _, w := range want {
+		w := w
+		r.subs.pools[w.load] = &sync.Pool{New: func() any {
+			c := newCollector(m, []wanted{w}, nil, maxLoad, nil)
+			c.write = false
+			return &resolver{c: c, gn: pop.NewGenerator(c.emit)}
+		}}
+	}
+}
+
+// eligibleAtPick is eligible as the subjects were numbered: the
+// selection's when read at the scenario's start.
+func (r *runner) eligibleAtPick(l *loadRun, c *Context) bool {
+	return r.eligible(l, c, r.contextItemAt(c, nil, r.subs.pickAt))
+}
+
+// perm is a bijection of [0, n) drawn from a seed: the order in which a
+// load that takes each subject once takes them, computed for any
+// position without a list (a Feistel network on the next power of four,
+// walking the cycle until it falls in range).
+type perm struct {
+	n    int64
+	half uint // bits of a half
+	keys [4]uint64
+}
+
+func newPerm(n int64, seed uint64) perm {
+	p := perm{n: n, half: 1}
+	for int64(1)<<(2*p.half) < n {
+		p.half++
+	}
+	for i := range p.keys {
+		p.keys[i] = mix64(seed ^ uint64(i+1)*0x9e3779b97f4a7c15)
+	}
+	return p
+}
+
+// at returns the position i maps to.
+func (p perm) at(i int64) int64 {
+	if p.n <= 1 {
+		return i
+	}
+	mask := uint64(1)<<p.half - 1
+	x := uint64(i)
+	for {
+		l, r := x>>p.half, x&mask
+		for _, k := range p.keys {
+			l, r = r, l^(mix64(r^k)&mask)
+		}
+		x = l<<p.half | r
+		if int64(x) < p.n {
+			return int64(x)
+		}
+	}
+}
+
+// partBlocks are the blocks of part i of n of a run: of every root
+// entity, the i-th n-th of its trees, so that each part holds a like
+// share of every load's subjects (dataset.Population.Part, which cuts
+// the blocks by their items, would give a small root's trees, and its
+// subjects, to one part). The parts are disjoint and together the whole.
+func partBlocks(pop *dataset.Population, i, n int) ([]dataset.Block, error) {
+	if n < 1 || i < 0 || i >= n {
+		return nil, fmt.Errorf("part %d/%d: want 0 <= i < n", i, n)
+	}
+	var out []dataset.Block
+	for _, b := range pop.Blocks() {
+		total := b.Root.Total
+		lo, hi := max(b.Lo, total*int64(i)/int64(n)), min(b.Hi, total*int64(i+1)/int64(n))
+		if lo >= hi {
+			continue
+		}
+		c := b
+		c.Lo, c.Hi = lo, hi
+		c.Items = b.Items * float64(hi-lo) / float64(b.Hi-b.Lo)
+		out = append(out, c)
+	}
+	return out, nil
+}
