@@ -112,6 +112,7 @@ func (h *handlers) cost(_ context.Context, a costArgs) (result, error) {
 	if err != nil {
 		return refused(a.Model, fmt.Errorf("%s: %w", a.Model, err)), nil
 	}
+	bill.Source = a.Model // as cost names the file it priced
 	return document(func(b *bytes.Buffer) error { return reports.Cost(b, "json", bill) })
 }
 
