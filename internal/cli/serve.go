@@ -229,7 +229,15 @@ func newServeCmd(e *env) *cobra.Command {
 				}
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
-			defer stop()
+			defer func() {
+				// Ctrl-C reaches a supervised serve twice, from the
+				// terminal and forwarded by its parent; the second may
+				// come after a clean shutdown. Restoring the default
+				// action then would let it kill a process that stopped
+				// cleanly, so later signals stay caught, and dropped.
+				signal.Notify(make(chan os.Signal, 1), syscall.SIGINT, syscall.SIGTERM)
+				stop()
+			}()
 			c.loopback = loopbackAddr(addr)
 			c.inflightSet = f.Changed("max-inflight")
 			ml, err := memoryLimit(c, f.Changed("memory-limit") || f.Changed("memory-factor") || f.Changed("memory-floor") || f.Changed("memory-headroom"))
