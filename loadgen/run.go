@@ -268,7 +268,7 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 	sum.SetupSeconds = o.Wall.Now().Sub(began).Seconds()
 	clock.start(o.Speed)
 	sum.ClockStart = clock.Now().Format(time.RFC3339)
-	logf("%s: %s in %.1fs; running %s from %s", m.Name, setupWhat(pr.items, o.Existing), sum.SetupSeconds, sc.Name, clock.Now().In(pop.Loc).Format("2006-01-02 15:04"))
+	logf("%s: set up in %.1fs (%s); running %s from %s", m.Name, sum.SetupSeconds, setupWhat(pr.items, o.Existing), sc.Name, clock.Now().In(pop.Loc).Format("2006-01-02 15:04"))
 
 	// The run.
 	h := newHeat(tg, tables)
@@ -1168,7 +1168,7 @@ func popScale(o Options) float64 {
 // written when the tables already held the population.
 func setupWhat(items int64, existing bool) string {
 	if existing {
-		return "set up against the tables' population, nothing written,"
+		return "against the tables' population, nothing written"
 	}
 	return digits.Count(items, "item") + " loaded"
 }

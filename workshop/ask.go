@@ -91,7 +91,7 @@ func (w *World) Ask(ctx context.Context, m *catalog.Model, est []estimate.Varian
 		return nil, input.Errorf("the model has no operation %q", q.Operation)
 	}
 	if q.Variant == "" && len(op.Budgets) > 0 {
-		q.Variant = op.Budgets[0].Name
+		q.Variant = defaultVariant(op)
 	}
 	if len(op.Budgets) > 0 && !slices.ContainsFunc(op.Budgets, func(b *catalog.Budget) bool { return b.Name == q.Variant }) {
 		return nil, input.Errorf("operation %s has no budget variant %q", op.Name, q.Variant)
@@ -523,4 +523,16 @@ func (w *World) Suggest(op *catalog.Operation) []Suggestion {
 		out = append(out, c.s)
 	}
 	return out
+}
+
+// defaultVariant is the variant a question runs when none is picked: the
+// first whose run is meant to succeed (a refusal is asked for by name),
+// else the first.
+func defaultVariant(op *catalog.Operation) string {
+	for _, b := range op.Budgets {
+		if b.FailedStep == "" {
+			return b.Name
+		}
+	}
+	return op.Budgets[0].Name
 }
