@@ -102,7 +102,7 @@ func BenchmarkLoadEndpoint(b *testing.B) {
 	// As the data command runs (Execute): GC against a soft limit.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(256 << 20))
-	tg, err := endpoint.Open(ctx, endpoint.Options{EndpointURL: ep, Retry: LoadRetry, HTTPClient: loadHTTPClient(16)})
+	tg, err := endpoint.Open(ctx, endpoint.Options{EndpointURL: ep, Retry: LoadRetry, HTTPClient: LoadHTTPClient(16)})
 	require.NoError(b, err)
 	// The raw loop's items: the same population, generated beforehand
 	// (and dropped before the pipeline runs, so that neither run pays for

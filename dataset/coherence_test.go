@@ -13,6 +13,7 @@ import (
 
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/dataset/datasettest"
 )
 
 // byEntity groups generated items by entity.
@@ -445,9 +446,9 @@ func TestOrdersCoherence(t *testing.T) {
 // in a table without one, by the entity whose key templates it matches.
 func outputItems(t *testing.T, p *Population) []Item {
 	t.Helper()
-	fs, _ := files(t, p, FileOptions{Dir: t.TempDir(), Format: "jsonl", Compression: "none"}, RunOptions{Workers: 2})
+	fs, _ := files(t, p, Encoding{Format: "jsonl", Compression: "none"}, RunOptions{Workers: 2})
 	var out []Item
-	for _, k := range keys(fs) {
+	for _, k := range datasettest.Keys(fs) {
 		if !strings.HasSuffix(k, ".jsonl") {
 			continue
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/capacity"
+	"github.com/cardapio/cardapio/dataset/datasettest"
 )
 
 // TestCorpus: every valid model of the catalog's corpus, most with no
@@ -66,8 +67,8 @@ func TestCorpus(t *testing.T) {
 				}
 			}
 			assert.Zero(t, bad)
-			one, _ := files(t, p, FileOptions{Dir: t.TempDir(), Format: "s3-import", Compression: "none"}, RunOptions{Workers: 1})
-			three, _ := files(t, p, FileOptions{Dir: t.TempDir(), Format: "s3-import", Compression: "none"}, RunOptions{Workers: 3})
+			one, _ := files(t, p, Encoding{Format: "s3-import", Compression: "none"}, RunOptions{Workers: 1})
+			three, _ := files(t, p, Encoding{Format: "s3-import", Compression: "none"}, RunOptions{Workers: 3})
 			assert.Equal(t, one, three, "the bytes depend on the worker count")
 		})
 	}
@@ -82,7 +83,7 @@ func TestCorpus(t *testing.T) {
 func TestPopulationAgreesWithScale(t *testing.T) {
 	for _, path := range models {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			p := population(t, path, smallScale(path)*2, 2)
+			p := population(t, path, datasettest.SmallScale(path)*2, 2)
 			res, err := p.Run(context.Background(), discard{"none"}, RunOptions{Workers: 2, Rules: capacity.Default()})
 			require.NoError(t, err)
 			s := res.Summarize(capacity.DefaultPrices())

@@ -1,17 +1,10 @@
 package dataset
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -19,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/zstd"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -28,6 +19,7 @@ import (
 	"github.com/cardapio/cardapio/capacity"
 	"github.com/cardapio/cardapio/capacity/estimate"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/dataset/datasettest"
 )
 
 // models are the models every test runs on: the two examples, the
@@ -50,45 +42,40 @@ func population(t testing.TB, path string, scale float64, seed uint64) *Populati
 	return p
 }
 
-// smallScale gives a population of a few tens of thousands of items.
-func smallScale(p string) float64 {
-	switch {
-	case strings.HasSuffix(p, "dataset.yaml"):
-		return 1
-	case strings.Contains(p, "orders"):
-		return 0.0005
-	case strings.HasSuffix(p, "library.yaml"):
-		return 0.1
-	case strings.HasSuffix(p, "helpdesk.yaml"):
-		return 0.05
-	case strings.HasSuffix(p, "telemetry.yaml"):
-		return 0.2
-	case strings.HasSuffix(p, "courses.yaml"), strings.HasSuffix(p, "ridehail.yaml"):
-		return 1
-	case strings.HasSuffix(p, "credit.yaml"):
-		return 0.1
-	}
-	return 0.0001
+// memSink keeps a run's output in memory, each table's encoded blocks in
+// the order the run hands them over, under the key <table>/data/all<ext>
+// (the names a file sink's objects end with, so that decompress reads
+// them): the generator's output without files.
+type memSink struct {
+	enc  Encoding
+	data map[string][]byte
 }
 
-// files runs a file sink into dir and returns every file's bytes by path.
-func files(t testing.TB, p *Population, o FileOptions, ro RunOptions) (map[string][]byte, *Result) {
+func (s *memSink) Encoding() Encoding { return s.enc }
+
+func (s *memSink) Write(_ context.Context, o *Output) error {
+	ext := ".json"
+	if s.enc.Format == "jsonl" {
+		ext = ".jsonl"
+	}
+	for _, t := range o.Tables {
+		if t.Items > 0 {
+			k := t.Table.Name + "/data/all" + ext + Extension(s.enc.Compression)
+			s.data[k] = append(s.data[k], t.Data...)
+		}
+	}
+	return nil
+}
+
+func (s *memSink) Close(context.Context) error { return nil }
+
+// files runs the population into a memSink and returns its tables' bytes.
+func files(t testing.TB, p *Population, enc Encoding, ro RunOptions) (map[string][]byte, *Result) {
 	t.Helper()
-	s, err := NewFileSink(p, o)
-	require.NoError(t, err)
+	s := &memSink{enc: enc, data: map[string][]byte{}}
 	res, err := p.Run(context.Background(), s, ro)
 	require.NoError(t, err)
-	out := map[string][]byte{}
-	require.NoError(t, filepath.Walk(o.Dir, func(path string, info os.FileInfo, err error) error {
-		if err != nil || info.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(path)
-		rel, _ := filepath.Rel(o.Dir, path)
-		out[filepath.ToSlash(rel)] = b
-		return err
-	}))
-	return out, res
+	return s.data, res
 }
 
 // TestDeterministic: the same seed gives the same bytes whatever the
@@ -96,23 +83,20 @@ func files(t testing.TB, p *Population, o FileOptions, ro RunOptions) (map[strin
 func TestDeterministic(t *testing.T) {
 	for _, path := range models {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			p := population(t, path, smallScale(path), 7)
+			p := population(t, path, datasettest.SmallScale(path), 7)
 			var first map[string][]byte
 			for _, w := range []int{1, 2, 5} {
-				got, _ := files(t, p, FileOptions{Dir: t.TempDir(), Format: "s3-import", Compression: "zstd", ObjectUnits: 5000}, RunOptions{Workers: w})
-				require.Greater(t, len(got), 2, "several objects and a manifest")
+				got, _ := files(t, p, Encoding{Format: "s3-import", Compression: "zstd"}, RunOptions{Workers: w})
+				require.NotEmpty(t, got, "the tables' data")
 				if first == nil {
 					first = got
 					continue
 				}
-				require.Equal(t, keys(first), keys(got))
-				for k := range first {
-					assert.True(t, bytes.Equal(first[k], got[k]), "%s differs with %d workers", k, w)
-				}
+				datasettest.Same(t, first, got, fmt.Sprintf("%d workers", w))
 			}
-			other := population(t, path, smallScale(path), 8)
-			got, _ := files(t, other, FileOptions{Dir: t.TempDir(), Format: "jsonl", Compression: "none"}, RunOptions{Workers: 2})
-			again, _ := files(t, p, FileOptions{Dir: t.TempDir(), Format: "jsonl", Compression: "none"}, RunOptions{Workers: 2})
+			other := population(t, path, datasettest.SmallScale(path), 8)
+			got, _ := files(t, other, Encoding{Format: "jsonl", Compression: "none"}, RunOptions{Workers: 2})
+			again, _ := files(t, p, Encoding{Format: "jsonl", Compression: "none"}, RunOptions{Workers: 2})
 			for k := range got {
 				if strings.HasSuffix(k, ".jsonl") {
 					assert.False(t, bytes.Equal(got[k], again[k]), "seeds 7 and 8 give the same %s", k)
@@ -122,24 +106,15 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
-func keys[V any](m map[string]V) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // lines decompresses and splits the data objects of a file set.
 func lines(t testing.TB, fs map[string][]byte) []string {
 	t.Helper()
 	var out []string
-	for _, k := range keys(fs) {
+	for _, k := range datasettest.Keys(fs) {
 		if !strings.Contains(k, "/data/") {
 			continue
 		}
-		data := decompress(t, k, fs[k])
+		data := datasettest.Decompress(t, k, fs[k])
 		for _, l := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
 			if l != "" {
 				out = append(out, l)
@@ -149,40 +124,20 @@ func lines(t testing.TB, fs map[string][]byte) []string {
 	return out
 }
 
-func decompress(t testing.TB, name string, b []byte) []byte {
-	t.Helper()
-	switch {
-	case strings.HasSuffix(name, ".zst"):
-		d, err := zstd.NewReader(bytes.NewReader(b))
-		require.NoError(t, err)
-		defer d.Close()
-		out, err := io.ReadAll(d)
-		require.NoError(t, err)
-		return out
-	case strings.HasSuffix(name, ".gz"):
-		r, err := gzip.NewReader(bytes.NewReader(b))
-		require.NoError(t, err)
-		out, err := io.ReadAll(r)
-		require.NoError(t, err)
-		return out
-	}
-	return b
-}
-
 // TestParts: n parts are disjoint and together exactly the whole, for
 // several n.
 func TestParts(t *testing.T) {
 	for _, path := range models {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			p := population(t, path, smallScale(path), 3)
-			whole, _ := files(t, p, FileOptions{Dir: t.TempDir(), Format: "s3-import", Compression: "gzip"}, RunOptions{Workers: 2})
+			p := population(t, path, datasettest.SmallScale(path), 3)
+			whole, _ := files(t, p, Encoding{Format: "s3-import", Compression: "gzip"}, RunOptions{Workers: 2})
 			all := lines(t, whole)
 			sort.Strings(all)
 			for _, n := range []int{2, 3, 7} {
 				var union []string
 				seen := map[string]int{}
 				for i := 0; i < n; i++ {
-					fs, _ := files(t, p, FileOptions{Dir: t.TempDir(), Format: "s3-import", Compression: "gzip", Part: i, Parts: n}, RunOptions{Part: i, Parts: n, Workers: 2})
+					fs, _ := files(t, p, Encoding{Format: "s3-import", Compression: "gzip"}, RunOptions{Part: i, Parts: n, Workers: 2})
 					ls := lines(t, fs)
 					for _, l := range ls {
 						if prev, ok := seen[l]; ok {
@@ -212,57 +167,6 @@ func equalStrings(a, b []string) bool {
 	return true
 }
 
-// TestImportFiles: every line is {"Item": ...} in DynamoDB JSON that the
-// project's decoder reads, the keys are unique, and the manifest's
-// counts, bytes and checksums are those of the objects.
-func TestImportFiles(t *testing.T) {
-	for _, path := range models {
-		t.Run(filepath.Base(path), func(t *testing.T) {
-			p := population(t, path, smallScale(path), 1)
-			dir := t.TempDir()
-			fs, res := files(t, p, FileOptions{Dir: dir, Format: "s3-import", Compression: "zstd", ObjectUnits: 3000}, RunOptions{})
-			var m Manifest
-			require.NoError(t, json.Unmarshal(fs["manifest.json"], &m))
-			require.NotEmpty(t, m.Tables)
-			for _, tm := range m.Tables {
-				assert.Equal(t, "DYNAMODB_JSON", tm.InputFormat)
-				assert.Equal(t, "ZSTD", tm.InputCompressionType)
-				require.Greater(t, len(tm.Objects), 1, "objects rotate at the unit budget")
-				var items int64
-				seen := map[string]bool{}
-				for _, o := range tm.Objects {
-					require.True(t, strings.HasPrefix(o.Key, tm.KeyPrefix), o.Key)
-					b := fs[o.Key]
-					sum := sha256.Sum256(b)
-					assert.Equal(t, hex.EncodeToString(sum[:]), o.SHA256)
-					assert.Equal(t, int64(len(b)), o.CompressedBytes)
-					raw := decompress(t, o.Key, b)
-					assert.Equal(t, int64(len(raw)), o.Bytes)
-					sc := bufio.NewScanner(bytes.NewReader(raw))
-					sc.Buffer(nil, 1<<20)
-					n := int64(0)
-					for sc.Scan() {
-						var wrap struct{ Item json.RawMessage }
-						require.NoError(t, json.Unmarshal(sc.Bytes(), &wrap))
-						it, err := attr.DecodeItem(wrap.Item)
-						require.NoError(t, err)
-						pk, _ := it.Get(tableOf(p, tm.Table).PartitionKey)
-						sk, _ := it.Get(tableOf(p, tm.Table).SortKey)
-						k := pk.Str + "\x00" + sk.Str
-						require.False(t, seen[k], "key repeated: %s %s", pk.Str, sk.Str)
-						seen[k] = true
-						n++
-					}
-					assert.Equal(t, o.Items, n, o.Key)
-					items += n
-				}
-				assert.Equal(t, tm.Items, items)
-				assert.Equal(t, res.Tables[tm.Table].Items, items)
-			}
-		})
-	}
-}
-
 func tableOf(p *Population, name string) *catalog.Table { return p.Model.Table(name) }
 
 // TestItemsFollowTheModel: every item has its entity's discriminator,
@@ -272,7 +176,7 @@ func tableOf(p *Population, name string) *catalog.Table { return p.Model.Table(n
 func TestItemsFollowTheModel(t *testing.T) {
 	for _, path := range models {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			p := population(t, path, smallScale(path), 11)
+			p := population(t, path, datasettest.SmallScale(path), 11)
 			items, err := p.Items()
 			require.NoError(t, err)
 			require.NotEmpty(t, items)
@@ -396,7 +300,7 @@ var cpfText = regexp.MustCompile(`(?:^|[^0-9.])([0-9]{3}\.[0-9]{3}\.[0-9]{3}-[0-
 func TestNoPersonalDataInKeys(t *testing.T) {
 	for _, path := range models {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			p := population(t, path, smallScale(path), 5)
+			p := population(t, path, datasettest.SmallScale(path), 5)
 			pii := map[string]bool{}
 			var piiValues []string
 			for _, a := range p.Model.Attributes {
@@ -467,55 +371,5 @@ func (c *piiCollector) observe(name string, v attr.Value) {
 	if !c.seen[v.Str] && len(c.values) < 2000 {
 		c.seen[v.Str] = true
 		c.values = append(c.values, strings.Clone(v.Str))
-	}
-}
-
-// TestNoPersonalDataInLogs runs the command's library on every model,
-// to files and into the embedded engine, with progress lines on: no
-// progress line, summary (text or JSON) or manifest holds a CPF or the
-// value of an attribute marked pii (as stored, or in base64).
-func TestNoPersonalDataInLogs(t *testing.T) {
-	for _, path := range models {
-		t.Run(filepath.Base(path), func(t *testing.T) {
-			p := population(t, path, smallScale(path)/4, 1)
-			pii := map[string]bool{}
-			for _, a := range p.Model.Attributes {
-				if a.PII {
-					pii[a.Name] = true
-				}
-			}
-			var values []string
-			for _, it := range outputItems(t, p) {
-				for _, f := range it.Item {
-					if pii[f.Name] && len(f.Value.Str) >= 6 && len(values) < 5000 {
-						values = append(values, f.Value.Str, base64.StdEncoding.EncodeToString([]byte(f.Value.Str)))
-					}
-				}
-			}
-			var logs bytes.Buffer
-			for _, c := range []Config{
-				{Out: t.TempDir(), Format: "jsonl", Compression: "none"},
-				{Serve: true},
-			} {
-				c.Scale, c.Seed, c.AsOf, c.Progress = smallScale(path)/4, 1, "2026-09-24", &logs
-				rep, err := Execute(context.Background(), p.Model, c)
-				require.NoError(t, err)
-				require.NoError(t, rep.Summary.Text(&logs))
-				require.NoError(t, rep.JSON(&logs))
-			}
-			text := logs.String()
-			assert.Contains(t, text, "data: ", "progress lines")
-			if path == models[0] {
-				require.NotEmpty(t, values, "the reference stores encrypted documents")
-			}
-			for _, m := range cpfText.FindAllStringSubmatch(text, -1) {
-				assert.False(t, ValidCPF(m[1]), "a CPF in the logs: %s", m[1])
-			}
-			for _, v := range values {
-				if strings.Contains(text, v) {
-					t.Fatalf("a personal value in the logs: %q", v)
-				}
-			}
-		})
 	}
 }

@@ -34,6 +34,10 @@
 // number of workers, and --part i/n (consecutive blocks of about 1/n of
 // the items) gives n disjoint slices whose union is the whole.
 //
+// The package writes no file and draws no progress bar: a Run hands
+// its blocks to a Sink (the load sink here, the files of the import from
+// S3 and the checkpoints in dataset/output, which runs cardapio data).
+//
 // The load generator and the planner use the same model: Expected and
 // Roots count items without generating them, Generator.Tree generates
 // the items of any root on demand, identical to a full run's.

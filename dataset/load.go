@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -17,6 +18,15 @@ import (
 	"github.com/cardapio/cardapio/capacity"
 	"github.com/cardapio/cardapio/endpoint"
 )
+
+// Recorder records the blocks a load has finished, so that a later run
+// can skip them (dataset/output's Checkpoint keeps them in a file).
+type Recorder interface {
+	// Done records block seq as written.
+	Done(seq int)
+	// Flush makes what Done recorded durable.
+	Flush() error
+}
 
 // The load sink writes the population to a table with BatchWriteItem:
 // batches of 25 puts, a bounded number in flight, the UnprocessedItems of
@@ -43,7 +53,7 @@ type LoadOptions struct {
 	// n-th waits rand[0, min(5 s, Backoff x 2^n))); 0 is 25 ms.
 	Backoff time.Duration
 	// Checkpoint, when set, records the blocks done.
-	Checkpoint *Checkpoint
+	Checkpoint Recorder
 	Rules      capacity.Rules
 	// Tables names the created tables, model table -> name; nil: the
 	// model's names.
@@ -315,4 +325,22 @@ func (s *LoadSink) Close(context.Context) error {
 		}
 	}
 	return s.failure()
+}
+
+// LoadRetry is the SDK retry policy of loads: a request that fails
+// (throttled, a 5xx) is sent again up to 8 times with backoff capped at
+// 5 s, without a retry token budget (a long load must not run out of
+// tokens); unprocessed items are the loader's own retries.
+var LoadRetry = endpoint.Retry{MaxAttempts: 8, MaxBackoff: 5 * time.Second}
+
+// LoadHTTPClient is the HTTP client of a load of concurrency senders:
+// enough idle connections kept that no sender opens one per request.
+func LoadHTTPClient(concurrency int) *http.Client {
+	if concurrency <= 0 {
+		concurrency = 16
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConns = 2 * concurrency
+	tr.MaxIdleConnsPerHost = 2 * concurrency
+	return &http.Client{Transport: tr}
 }

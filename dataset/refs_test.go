@@ -9,6 +9,7 @@ import (
 
 	"github.com/cardapio/cardapio/attr"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/dataset/datasettest"
 )
 
 // refModels are the models whose references are checked: both examples,
@@ -90,7 +91,7 @@ func TestReferencesExist(t *testing.T) {
 	for _, path := range refModels {
 		t.Run(strings.TrimPrefix(path, "../"), func(t *testing.T) {
 			m := loadModel(t, path)
-			p := population(t, path, smallScale(path), 5)
+			p := population(t, path, datasettest.SmallScale(path), 5)
 			items, err := p.Items()
 			require.NoError(t, err)
 			ents := map[string]*catalog.Entity{}

@@ -19,7 +19,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/cardapio/cardapio/catalog"
-	"github.com/cardapio/cardapio/dataset"
+	"github.com/cardapio/cardapio/dataset/output"
 	"github.com/cardapio/cardapio/engine"
 	"github.com/cardapio/cardapio/loadgen"
 )
@@ -133,7 +133,7 @@ func serveOrders(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := dataset.Execute(context.Background(), m, dataset.Config{Scale: 0.0004, Seed: 5, AsOf: "2026-09-24", EndpointURL: s.URL, CreateTables: true, Keys: "native"}); err != nil {
+	if _, err := output.Execute(context.Background(), m, output.Config{Scale: 0.0004, Seed: 5, AsOf: "2026-09-24", EndpointURL: s.URL, CreateTables: true, Keys: "native"}); err != nil {
 		t.Fatal(err)
 	}
 	return s.URL

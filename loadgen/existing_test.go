@@ -13,7 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cardapio/cardapio/catalog"
-	"github.com/cardapio/cardapio/dataset"
+	"github.com/cardapio/cardapio/dataset/output"
 	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/engine"
 	"github.com/cardapio/cardapio/internal/input"
@@ -110,7 +110,7 @@ func (c existingCase) options(f *catalog.ScenarioFile, url string) Options {
 // as an S3 import would, under the prefix pop-.
 func writePopulation(t *testing.T, m *catalog.Model, c existingCase, url string, seed uint64) {
 	t.Helper()
-	_, err := dataset.Execute(context.Background(), m, dataset.Config{Scale: c.pop, Seed: seed, AsOf: c.asOf, EndpointURL: url,
+	_, err := output.Execute(context.Background(), m, output.Config{Scale: c.pop, Seed: seed, AsOf: c.asOf, EndpointURL: url,
 		TablePrefix: "pop-", CreateTables: true, Keys: "native"})
 	if err != nil {
 		t.Fatal(err)

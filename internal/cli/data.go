@@ -14,12 +14,13 @@ import (
 
 	"github.com/cardapio/cardapio/catalog"
 	"github.com/cardapio/cardapio/dataset"
+	"github.com/cardapio/cardapio/dataset/output"
 )
 
 func init() { commands = append(commands, newDataCmd) }
 
 func newDataCmd(e *env) *cobra.Command {
-	c := dataset.Config{}
+	c := output.Config{}
 	var format string
 	var quiet bool
 	cmd := &cobra.Command{
@@ -83,7 +84,7 @@ Exit codes: 0 ok; 1 an internal failure or a failed load; 2 a bad model or flag.
 			c.Ready = func(addr string) {
 				fmt.Fprintf(e.stderr, "serving the loaded engine on http://%s (Ctrl-C stops)\n", addr)
 			}
-			rep, err := dataset.Execute(ctx, m, c)
+			rep, err := output.Execute(ctx, m, c)
 			var errs catalog.ErrorList
 			switch {
 			case errors.As(err, &errs):
@@ -103,7 +104,7 @@ Exit codes: 0 ok; 1 an internal failure or a failed load; 2 a bad model or flag.
 			if err := rep.Summary.Text(e.stdout); err != nil || c.Out == "" {
 				return err
 			}
-			note, err := dataset.ImportNote(m, c.Out, rep.Manifest)
+			note, err := output.ImportNote(m, c.Out, rep.Manifest)
 			if err != nil {
 				return err
 			}

@@ -1,4 +1,4 @@
-package dataset
+package output
 
 import (
 	"encoding/json"
@@ -10,6 +10,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cardapio/cardapio/dataset"
+	"github.com/cardapio/cardapio/dataset/datasettest"
 )
 
 // TestRerunReplacesObjects: a run into the directory of an earlier one
@@ -17,12 +20,12 @@ import (
 // prefix holding only this run's objects, every manifest there lists
 // exactly what is there, and files the sink did not name are kept.
 func TestRerunReplacesObjects(t *testing.T) {
-	p := population(t, "../examples/orders/model.yaml", smallScale("orders"), 1)
+	p := population(t, "../../examples/orders/model.yaml", datasettest.SmallScale("orders"), 1)
 	dir := t.TempDir()
 	run := func(o FileOptions) {
 		t.Helper()
 		o.Dir, o.Format, o.ObjectUnits = dir, "s3-import", 3000
-		ro := RunOptions{Part: o.Part, Parts: max(o.Parts, 1), Workers: 2}
+		ro := dataset.RunOptions{Part: o.Part, Parts: max(o.Parts, 1), Workers: 2}
 		s, err := NewFileSink(p, o)
 		require.NoError(t, err)
 		_, err = p.Run(t.Context(), s, ro)

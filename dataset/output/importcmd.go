@@ -1,4 +1,4 @@
-package dataset
+package output
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package dataset
+package output
 
 import (
 	"crypto/sha256"
@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cardapio/cardapio/dataset"
 	userfiles "github.com/cardapio/cardapio/internal/files"
 	"github.com/cardapio/cardapio/internal/input"
 )
@@ -38,7 +39,7 @@ type checkpointFile struct {
 // Fingerprint identifies a run: the model's normalised document and
 // everything that picks the population and its slice. A checkpoint of
 // another run is refused.
-func Fingerprint(p *Population, part, parts int, target string) string {
+func Fingerprint(p *dataset.Population, part, parts int, target string) string {
 	h := sha256.New()
 	if doc, err := p.Model.Marshal(); err == nil {
 		h.Write(doc)

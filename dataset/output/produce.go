@@ -1,4 +1,4 @@
-package dataset
+package output
 
 import (
 	"context"
@@ -11,13 +11,14 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/cardapio/cardapio/capacity"
+	"github.com/cardapio/cardapio/dataset"
 	"github.com/cardapio/cardapio/endpoint"
 )
 
 // Request is one run of `cardapio data`: a population, a slice of it, and
 // where it goes (files, or an engine).
 type Request struct {
-	Options
+	dataset.Options
 	Part, Parts int
 	Workers     int
 	// Files: Out is the output directory.
@@ -40,7 +41,7 @@ type Request struct {
 
 // Report is what a run made.
 type Report struct {
-	Summary  Summary
+	Summary  dataset.Summary
 	Manifest *Manifest   `json:"manifest,omitempty"`
 	Load     *LoadReport `json:"load,omitempty"`
 }
@@ -58,14 +59,14 @@ type LoadReport struct {
 }
 
 // Produce runs a request on a population.
-func Produce(ctx context.Context, p *Population, rq Request) (*Report, error) {
+func Produce(ctx context.Context, p *dataset.Population, rq Request) (*Report, error) {
 	if rq.Parts <= 0 {
 		rq.Parts = 1
 	}
-	ro := RunOptions{Part: rq.Part, Parts: rq.Parts, Workers: rq.Workers, Rules: capacity.Default()}
-	var sink Sink
+	ro := dataset.RunOptions{Part: rq.Part, Parts: rq.Parts, Workers: rq.Workers, Rules: capacity.Default()}
+	var sink dataset.Sink
 	var files *FileSink
-	var load *LoadSink
+	var load *dataset.LoadSink
 	var cp *Checkpoint
 	rep := &Report{}
 	switch {
@@ -80,7 +81,11 @@ func Produce(ctx context.Context, p *Population, rq Request) (*Report, error) {
 		} else if rq.Resume {
 			return nil, bad("--resume needs a checkpoint file (--checkpoint)")
 		}
-		load = NewLoadSink(ctx, p, LoadOptions{Client: rq.Target.Client, Concurrency: rq.Concurrency, Rate: rq.Rate, Checkpoint: cp, Rules: ro.Rules, Tables: rq.Tables})
+		lo := dataset.LoadOptions{Client: rq.Target.Client, Concurrency: rq.Concurrency, Rate: rq.Rate, Rules: ro.Rules, Tables: rq.Tables}
+		if cp != nil {
+			lo.Checkpoint = cp // a nil *Checkpoint would be a non-nil Recorder
+		}
+		load = dataset.NewLoadSink(ctx, p, lo)
 		sink = load
 		rep.Load = &LoadReport{Target: rq.Target.Name, Retry: rq.Target.Retry.String(), Checkpoint: rq.Checkpoint}
 		if cp != nil {
@@ -120,10 +125,10 @@ func Produce(ctx context.Context, p *Population, rq Request) (*Report, error) {
 // progress returns a progress callback: a bar on a terminal (items/s,
 // ETA from the expected items), a plain line every 10 seconds otherwise.
 // Lines carry counts only, never an item's values.
-func progress(w io.Writer, terminal bool) (func(Progress), time.Duration) {
+func progress(w io.Writer, terminal bool) (func(dataset.Progress), time.Duration) {
 	if terminal {
 		var bar *progressbar.ProgressBar
-		return func(pr Progress) {
+		return func(pr dataset.Progress) {
 			if bar == nil {
 				bar = progressbar.NewOptions64(int64(pr.ExpectedItems), progressbar.OptionSetWriter(w),
 					progressbar.OptionSetDescription("items"), progressbar.OptionShowCount(), progressbar.OptionShowIts(),
@@ -139,7 +144,7 @@ func progress(w io.Writer, terminal bool) (func(Progress), time.Duration) {
 			}
 		}, 200 * time.Millisecond
 	}
-	return func(pr Progress) {
+	return func(pr dataset.Progress) {
 		rate := 0.0
 		if s := pr.Elapsed.Seconds(); s > 0 {
 			rate = float64(pr.Items) / s

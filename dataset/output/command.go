@@ -1,4 +1,4 @@
-package dataset
+package output
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/cardapio/cardapio/capacity"
 	"github.com/cardapio/cardapio/capacity/estimate"
 	"github.com/cardapio/cardapio/catalog"
+	"github.com/cardapio/cardapio/dataset"
 	"github.com/cardapio/cardapio/endpoint"
 	"github.com/cardapio/cardapio/internal/input"
 )
@@ -123,7 +124,7 @@ func Execute(ctx context.Context, m *catalog.Model, c Config) (*Report, error) {
 	// items a large share of its CPU.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(256 << 20))
-	p, err := New(m, Options{Scale: c.Scale, Seed: c.Seed, AsOf: asOf})
+	p, err := dataset.New(m, dataset.Options{Scale: c.Scale, Seed: c.Seed, AsOf: asOf})
 	if err != nil {
 		return nil, input.Wrap(err)
 	}
@@ -136,7 +137,7 @@ func Execute(ctx context.Context, m *catalog.Model, c Config) (*Report, error) {
 	// A load: an explicit retry policy (the SDK's default changed in
 	// v1.48); unprocessed items are retried by the loader on top of it.
 	tg, err := endpoint.Open(ctx, endpoint.Options{EndpointURL: c.EndpointURL, AWS: c.AWS, Region: c.Region, Profile: c.Profile,
-		Retry: LoadRetry, HTTPClient: loadHTTPClient(c.Concurrency)})
+		Retry: dataset.LoadRetry, HTTPClient: dataset.LoadHTTPClient(c.Concurrency)})
 	if err != nil {
 		return nil, input.Wrap(err)
 	}
@@ -176,22 +177,6 @@ func Execute(ctx context.Context, m *catalog.Model, c Config) (*Report, error) {
 		}
 	}
 	return rep, nil
-}
-
-// LoadRetry is the SDK retry policy of loads: a request that fails
-// (throttled, a 5xx) is sent again up to 8 times with backoff capped at
-// 5 s, without a retry token budget (a long load must not run out of
-// tokens); unprocessed items are the loader's own retries.
-var LoadRetry = endpoint.Retry{MaxAttempts: 8, MaxBackoff: 5 * time.Second}
-
-func loadHTTPClient(concurrency int) *http.Client {
-	if concurrency <= 0 {
-		concurrency = 16
-	}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.MaxIdleConns = 2 * concurrency
-	tr.MaxIdleConnsPerHost = 2 * concurrency
-	return &http.Client{Transport: tr}
 }
 
 // serveLoaded serves the loaded embedded engine on addr until ctx ends.

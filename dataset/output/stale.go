@@ -1,4 +1,4 @@
-package dataset
+package output
 
 import (
 	"encoding/json"
@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/cardapio/cardapio/dataset"
 	userfiles "github.com/cardapio/cardapio/internal/files"
 )
 
@@ -44,7 +45,7 @@ func (s *FileSink) sibling(name string) bool {
 		format = "jsonl"
 	}
 	return m[3] == fmt.Sprintf("%04d", s.o.Parts) && m[2] != fmt.Sprintf("%04d", s.o.Part) &&
-		m[4] == format && m[5] == Extension(s.o.Compression)
+		m[4] == format && m[5] == dataset.Extension(s.o.Compression)
 }
 
 // sameRun reports whether an earlier manifest is a sibling part's of

@@ -1,4 +1,4 @@
-package dataset
+package output
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cardapio/cardapio/dataset"
 	userfiles "github.com/cardapio/cardapio/internal/files"
 )
 
@@ -88,7 +89,7 @@ type ObjectManifest struct {
 // FileSink writes data objects and a manifest.
 type FileSink struct {
 	o       FileOptions
-	pop     *Population
+	pop     *dataset.Population
 	tables  []*tableFiles
 	written bool
 }
@@ -106,7 +107,7 @@ type tableFiles struct {
 }
 
 // NewFileSink prepares the output directory for the population.
-func NewFileSink(p *Population, o FileOptions) (*FileSink, error) {
+func NewFileSink(p *dataset.Population, o FileOptions) (*FileSink, error) {
 	switch o.Format {
 	case "s3-import", "jsonl":
 	default:
@@ -143,8 +144,8 @@ func NewFileSink(p *Population, o FileOptions) (*FileSink, error) {
 }
 
 // Encoding implements Sink.
-func (s *FileSink) Encoding() Encoding {
-	return Encoding{Format: s.o.Format, Compression: s.o.Compression}
+func (s *FileSink) Encoding() dataset.Encoding {
+	return dataset.Encoding{Format: s.o.Format, Compression: s.o.Compression}
 }
 
 func (s *FileSink) objectName(tf *tableFiles) string {
@@ -152,7 +153,7 @@ func (s *FileSink) objectName(tf *tableFiles) string {
 	if s.o.Format == "jsonl" {
 		ext = ".jsonl"
 	}
-	ext += Extension(s.o.Compression)
+	ext += dataset.Extension(s.o.Compression)
 	n := len(tf.m.Objects)
 	if s.o.Parts > 1 {
 		return fmt.Sprintf("part-%04d-of-%04d-%05d%s", s.o.Part, s.o.Parts, n, ext)
@@ -161,7 +162,7 @@ func (s *FileSink) objectName(tf *tableFiles) string {
 }
 
 // Write implements Sink.
-func (s *FileSink) Write(_ context.Context, o *Output) error {
+func (s *FileSink) Write(_ context.Context, o *dataset.Output) error {
 	for i, t := range o.Tables {
 		if t.Items == 0 {
 			continue
