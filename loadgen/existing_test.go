@@ -141,7 +141,7 @@ func TestExistingWritesNothingBeforeArrivals(t *testing.T) {
 			if loaded == 0 {
 				t.Fatal("the population was not written")
 			}
-			mk := &marker{mark: "set up in"}
+			mk := &marker{mark: "; running "}
 			o := c.options(f, url)
 			o.Existing, o.Log = true, mk
 			got, err := Run(context.Background(), m, o)

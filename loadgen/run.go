@@ -246,6 +246,9 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 		}
 		return nil, fmt.Errorf("number the subjects: %w", err)
 	}
+	if numbered != nil {
+		numbered(r)
+	}
 	if ct != nil {
 		notes, err := ct.write(ctx, r)
 		if err != nil {

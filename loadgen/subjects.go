@@ -25,10 +25,14 @@ const chunkTrees = 8
 
 // subjectChunk is a run of trees of one block holding n subjects.
 type subjectChunk struct {
-	block  int32 // index into the part's blocks
-	rows   int32 // trees in the run
-	lo     int64 // the run's first root index
-	n      int32 // subjects in the run
+	block int32 // index into the part's blocks
+	rows  int32 // trees in the run
+	lo    int64 // the run's first root index
+	n     int32 // subjects in the run
+	// one says tree lo+k holds exactly the run's subject k (a root's
+	// own subjects, each tree one): finding it again generates that
+	// tree alone.
+	one    bool
 	before int64 // subjects in the runs before
 }
 
@@ -89,10 +93,11 @@ func (c *collector) indexTree(ix *indexSpec, block int, lo, hi, row int64) bool 
 		start := lo + (row-lo)/chunkTrees*chunkTrees
 		cs := c.chunks[l]
 		if k := len(cs) - 1; k >= 0 && cs[k].lo == start && int(cs[k].block) == block {
+			cs[k].one = cs[k].one && n == 1 && row == cs[k].lo+int64(cs[k].n)
 			cs[k].n += n
 			continue
 		}
-		c.chunks[l] = append(cs, subjectChunk{block: int32(block), lo: start, rows: int32(min(chunkTrees, hi-start)), n: n})
+		c.chunks[l] = append(cs, subjectChunk{block: int32(block), lo: start, rows: int32(min(chunkTrees, hi-start)), n: n, one: n == 1 && row == start})
 	}
 	return held
 }
@@ -112,6 +117,10 @@ type subjects struct {
 	pools  map[int]*sync.Pool
 }
 
+// numbered, when a test sets it, sees the runner once its subjects are
+// numbered.
+var numbered func(r *runner)
+
 // subject returns subject j of load l, generated again; nil when the
 // population does not give it again (it cannot, being deterministic,
 // unless the index and the population disagree).
@@ -123,9 +132,13 @@ func (r *runner) subject(l *loadRun, j int64) (*Context, error) {
 	rs := r.subs.pools[l.idx].Get().(*resolver)
 	defer r.subs.pools[l.idx].Put(rs)
 	b := r.subs.blocks[ch.block]
+	lo, hi := ch.lo, ch.lo+int64(ch.rows)
+	if ch.one {
+		lo, hi, off = ch.lo+off, ch.lo+off+1, 0
+	}
 	c := rs.c
 	c.reset()
-	for row := ch.lo; row < ch.lo+int64(ch.rows); row++ {
+	for row := lo; row < hi; row++ {
 		c.tree = c.tree[:0]
 		c.block, c.row = int(ch.block), row
 		if err := rs.gn.Tree(b.Root, row); err != nil {
@@ -143,7 +156,7 @@ func (r *runner) subject(l *loadRun, j int64) (*Context, error) {
 		}
 		c.subjects[l.idx] = c.subjects[l.idx][:0]
 	}
-	return nil, fmt.Errorf("load %s: subject %d not found again in trees %d-%d of %s", l.name, j, ch.lo, ch.lo+int64(ch.rows)-1, b.Root.Name())
+	return nil, fmt.Errorf("load %s: subject %d not found again in trees %d-%d of %s", l.name, j, lo, hi-1, b.Root.Name())
 }
 
 // newResolvers makes the pools of the loads with subjects.
