@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"text/template"
 	"time"
 
 	"github.com/cardapio/cardapio/budget"
@@ -185,8 +186,8 @@ func numeric(s string) bool {
 }
 
 // figure wraps a chart and says it is summed up in the table after it.
-func (p *page) figure(svg, caption string) {
-	p.f(`<figure>%s<figcaption>%s</figcaption></figure>`, svg, esc(caption))
+func (p *page) figure(chart *svg, caption string) {
+	p.f(`<figure>%s<figcaption>%s</figcaption></figure>`, chart.String(), esc(caption))
 }
 
 // --- the access-pattern map
@@ -262,27 +263,27 @@ func (p *page) mapSection(r *Report) {
 	for i, ap := range mp.Patterns {
 		y := head + rowH*float64(i)
 		rowOf[i] = y + rowH/2
-		s.f(`<g><title>%s: %s (%s)</title>`, esc(ap.ID), esc(ap.Question), esc(ap.Consistency))
-		s.f(`<rect x="10" y="%.1f" width="520" height="%.1f" fill="#f4f4f4" stroke="#555"/>`, y+3, rowH-6)
+		s.group(ap.ID + ": " + ap.Question + " (" + ap.Consistency + ")")
+		s.rect(rect{X: 10, Y: y + 3, W: 520, H: rowH - 6, Fill: "#f4f4f4", Stroke: "#555"})
 		s.text(20, y+rowH/2+6, fontSize, "start", "label", ap.ID+"  "+clip(ap.Question, 50))
-		s.f(`</g>`)
+		s.end()
 	}
 	y := head
 	for bi, b := range boxes {
 		bh := boxH(b)
-		dashes := ""
-		if b.kind == "no structure answers" {
-			dashes = ` stroke-dasharray="10 6"`
-		}
 		stroke := colour(bi)
 		if b.kind == "outside the table" || b.kind == "no structure answers" {
 			stroke = "#333"
 		}
-		s.f(`<g><title>%s: %s, answers %s</title>`, esc(b.name), esc(b.kind), digits.Count(len(b.rows), "question"))
-		s.f(`<rect x="840" y="%.1f" width="345" height="%.1f" rx="6" fill="#fff" stroke="%s" stroke-width="3"%s/>`, y, bh, stroke, dashes)
+		s.group(b.name + ": " + b.kind + ", answers " + digits.Count(len(b.rows), "question"))
+		frame := rect{X: 840, Y: y, W: 345, H: bh, RX: 6, Fill: "#fff", Stroke: stroke, StrokeWidth: 3}
+		if b.kind == "no structure answers" {
+			frame.Dash = "10 6"
+		}
+		s.rect(frame)
 		s.text(856, y+26, fontSize, "start", "label", clip(b.name, 36))
 		s.text(856, y+48, smallFont, "start", "label", b.kind)
-		s.f(`</g>`)
+		s.end()
 		for k, ri := range b.rows {
 			ty := y + 20 + float64(k)*(bh-30)/math.Max(1, float64(len(b.rows)-1))
 			if len(b.rows) == 1 {
@@ -293,16 +294,13 @@ func (p *page) mapSection(r *Report) {
 			if b.kind == "no structure answers" {
 				d = "10 6"
 			}
-			s.f(`<path d="M530 %.1f C 690 %.1f, 690 %.1f, 840 %.1f" fill="none" stroke="%s" stroke-width="2.5"`, sy, sy, ty, ty, stroke)
-			if d != "" {
-				s.f(` stroke-dasharray="%s"`, d)
-			}
-			s.f(`><title>%s → %s</title></path>`, esc(mp.Patterns[ri].ID), esc(b.name))
-			s.f(`<circle cx="840" cy="%.1f" r="4" fill="%s"/>`, ty, stroke)
+			s.path(path{D: fmt.Sprintf("M530 %.1f C 690 %.1f, 690 %.1f, 840 %.1f", sy, sy, ty, ty), Stroke: stroke, Width: 2.5, Dash: d,
+				Title: mp.Patterns[ri].ID + " → " + b.name})
+			s.circle(circle{CX: 840, CY: ty, R: 4, Fill: stroke})
 		}
 		y += bh + 16
 	}
-	p.figure(s.String("Access patterns to structures", fmt.Sprintf("%d questions joined to the %d structures or destinations that answer them; the table below lists the same.", n, len(boxes))),
+	p.figure(s.done("Access patterns to structures", fmt.Sprintf("%d questions joined to the %d structures or destinations that answer them; the table below lists the same.", n, len(boxes))),
 		"Each line joins a question to what answers it; the same in the table below.")
 	var rows [][]string
 	for _, ap := range mp.Patterns {
@@ -399,7 +397,7 @@ func (p *page) budgetSection(r *Report) {
 		c := &BarChart{ID: p.chartID("budget-" + strings.ToLower(unit)), Unit: "%", Bars: bars, Line: &hundred, LineLabel: "budget", LabelWidth: 340,
 			Title: fmt.Sprintf("%s request units against budget", strings.ToUpper(what[:1])+what[1:]),
 			Desc:  fmt.Sprintf("%s with a %s budget; each bar is the units as a share of its budget, labelled with units and budget.", digits.Count(len(bars), "variant"), unit)}
-		p.figure(c.SVG(), fmt.Sprintf("%s units as a share of each variant's budget (100%% = the budget).", unit))
+		p.figure(c.chart(), fmt.Sprintf("%s units as a share of each variant's budget (100%% = the budget).", unit))
 	}
 	var trows [][]string
 	for _, x := range rows {
@@ -449,7 +447,7 @@ func (p *page) costSection(r *Report) {
 	if len(bars) > 0 {
 		c := &BarChart{ID: p.chartID("cost-ops"), Unit: "US$", Bars: bars, Title: "Monthly request cost by operation",
 			Desc: digits.Count(len(bars), "operation") + ", dearest first; requests only."}
-		p.figure(c.SVG(), "US$ a month of each operation's requests, dearest first.")
+		p.figure(c.chart(), "US$ a month of each operation's requests, dearest first.")
 	}
 	if len(b.Unpriced) > 0 {
 		p.f(`<p>Not priced (no volume declared): %s.</p>`, esc(strings.Join(b.Unpriced, ", ")))
@@ -477,7 +475,7 @@ func (p *page) costSection(r *Report) {
 	if len(sbars) > 0 {
 		c := &BarChart{ID: p.chartID("cost-structures"), Unit: "US$", Bars: sbars, Series: []string{"requests", "storage, backups, exports"},
 			Title: "Monthly cost by table and index", Desc: "Requests charged to each table and index, and each table's storage (its index entries included)."}
-		p.figure(c.SVG(), "US$ a month charged to each table and index: requests (solid) and the table's storage (hatched).")
+		p.figure(c.chart(), "US$ a month charged to each table and index: requests (solid) and the table's storage (hatched).")
 	}
 	p.table("Tables and indexes a month", []string{"Structure", "WRU", "RRU", "Requests US$", "Storage US$"}, srows)
 	var lrows [][]string
@@ -555,7 +553,7 @@ func (p *page) compareSection(r *Report) {
 	if len(bars) > 0 {
 		c := &BarChart{ID: p.chartID("compare"), Unit: "US$", Bars: bars, Series: []string{a, b},
 			Title: "Monthly request cost by operation, model against model", Desc: digits.Count(len(bars), "operation") + " of either model, each with a bar per model."}
-		p.figure(c.SVG(), fmt.Sprintf("US$ a month of each operation: %s solid, %s hatched.", a, b))
+		p.figure(c.chart(), fmt.Sprintf("US$ a month of each operation: %s solid, %s hatched.", a, b))
 	}
 	p.table("Operations a month, model against model", []string{"Operation", a + " US$", b + " US$", "Ratio"}, rows)
 	static := map[string][4]float64{}
@@ -649,10 +647,10 @@ func (p *page) loadSection(r *Report) {
 		xl := func(v float64) string { return clockAt(l, v) }
 		done := &LineChart{ID: p.chartID("load-done"), Unit: "/s", X: x, XLabel: xl, Time: true, Lines: series(func(q *Point, n int) float64 { return q.Completed / float64(n) }),
 			Title: "Completed operations a second, per load", Desc: fmt.Sprintf("%s over %s.", digits.Count(len(l.Loads), "load"), digits.Count(l.Seconds, "second"))}
-		p.figure(done.SVG(), "Operations completed a second, each load a line, named at its end.")
+		p.figure(done.chart(), "Operations completed a second, each load a line, named at its end.")
 		lat := &LineChart{ID: p.chartID("load-p99"), Unit: "ms", X: x, XLabel: xl, Time: true, Lines: series(func(q *Point, _ int) float64 { return q.P99 }),
 			Title: "Latency p99 per load", Desc: "The 99th percentile of each load's latency, the highest of each step."}
-		p.figure(lat.SVG(), "p99 latency in milliseconds, each load a line.")
+		p.figure(lat.chart(), "p99 latency in milliseconds, each load a line.")
 		th := series(func(q *Point, n int) float64 { return q.Throttled / float64(n) })
 		any := false
 		for _, s := range th {
@@ -663,7 +661,7 @@ func (p *page) loadSection(r *Report) {
 		if any {
 			c := &LineChart{ID: p.chartID("load-throttled"), Unit: "/s", X: x, XLabel: xl, Time: true, Lines: th,
 				Title: "Throttled operations a second, per load", Desc: "Operations that ended throttled."}
-			p.figure(c.SVG(), "Operations throttled a second, each load a line.")
+			p.figure(c.chart(), "Operations throttled a second, each load a line.")
 		} else {
 			p.f(`<p>No operation ended throttled in any second.</p>`)
 		}
@@ -705,7 +703,7 @@ func (p *page) loadSection(r *Report) {
 	if len(ub) > 0 {
 		c := &BarChart{ID: p.chartID("load-units"), Bars: ub, Series: []string{"writes", "reads"}, Unit: "/s",
 			Title: "Highest second per table and index, at full scale", Desc: "The busiest second's write and read units of each table and index, scaled to the full model."}
-		p.figure(c.SVG(), "Units in the busiest second, at full scale: writes solid, reads hatched.")
+		p.figure(c.chart(), "Units in the busiest second, at full scale: writes solid, reads hatched.")
 		p.table("Units per table and index", []string{"Structure", "WRU", "RRU", "Peak WCU/s (full scale)", "Peak RCU/s (full scale)"}, urows)
 	}
 	if len(s.Partitions) > 0 {
@@ -731,7 +729,7 @@ func (p *page) loadSection(r *Report) {
 		hundred := 100.0
 		c := &BarChart{ID: p.chartID("load-hot"), Bars: hb, Series: []string{"writes", "reads"}, Unit: "%", Line: &hundred, LineLabel: "partition limit", LabelWidth: 380,
 			Title: "Hottest partitions against the partition limit", Desc: fmt.Sprintf("Demand of the hottest partitions as a share of %s WCU/s and %s RCU/s.", estimate.Num(wl), estimate.Num(rl))}
-		p.figure(c.SVG(), "The hottest partitions' demand as a share of a partition's limit.")
+		p.figure(c.chart(), "The hottest partitions' demand as a share of a partition's limit.")
 		p.table("Hottest partitions", []string{"Partition", "WCU/s demanded", "throttled", "RCU/s demanded", "throttled"}, hrows)
 	}
 	if len(s.Invariants) > 0 {
@@ -834,7 +832,7 @@ func (p *page) loadUnits(l *Load, x []float64, xl func(float64) string, caps *es
 			Title: fmt.Sprintf("%s %ss: consumed against the limit, at full scale", sr.name, sr.dir),
 			Desc: fmt.Sprintf("%s a second of the scenario's clock that %s consumed and had refused during the run, and %s, at full scale (the run's local units over its scale %s).",
 				sr.unit, sr.name, limit, trim(l.Scale))}
-		p.figure(c.SVG(), fmt.Sprintf("%s %ss during the run: consumed and throttled %s a second, each a line named at its end; %s. At full scale.", sr.name, sr.dir, sr.unit, limit))
+		p.figure(c.chart(), fmt.Sprintf("%s %ss during the run: consumed and throttled %s a second, each a line named at its end; %s. At full scale.", sr.name, sr.dir, sr.unit, limit))
 	}
 }
 
@@ -853,7 +851,7 @@ func (p *page) reasons(id string, by map[string]float64, desc, none string) {
 		return
 	}
 	c := &BarChart{ID: p.chartID(id), Bars: bars, LabelWidth: 480, Title: "Throttled requests by reason", Desc: desc}
-	p.figure(c.SVG(), "Throttled requests, by the reason given.")
+	p.figure(c.chart(), "Throttled requests, by the reason given.")
 	p.table("Throttled requests by reason", []string{"Reason", "Requests"}, rows)
 }
 
@@ -993,7 +991,7 @@ func (p *page) planSection(r *Report) {
 		hm := &Heatmap{ID: p.chartID("plan-heat"), Rows: rows, Cols: labels, Cells: cells,
 			Title: fmt.Sprintf("%s %s: the hottest partitions over time", name, h.Direction),
 			Desc:  fmt.Sprintf("%s of %s (by hash range), each cell the busiest second's %s demand over the partition's cap; crossed cells reach or pass it and throttle.", digits.Count(len(rows), "partition"), name, h.Direction)}
-		p.figure(hm.SVG(), fmt.Sprintf("%s %ss: each row a partition (its hash range), each column a moment; darker is nearer the partition's cap, crossed cells reach it.", name, h.Direction))
+		p.figure(hm.chart(), fmt.Sprintf("%s %ss: each row a partition (its hash range), each column a moment; darker is nearer the partition's cap, crossed cells reach it.", name, h.Direction))
 	}
 	if len(cool) > 0 {
 		p.f(`<p>Under 5%% of a partition's cap all the span (no heatmap drawn): %s.</p>`, esc(strings.Join(cool, ", ")))
@@ -1038,7 +1036,7 @@ func (p *page) planSection(r *Report) {
 			c := &LineChart{ID: p.chartID("plan-" + d.what), Unit: d.unit + "/s", X: x, XLabel: xlabel, Time: true, Lines: lines,
 				Title: fmt.Sprintf("%s %ss: demand and consumed against the limit", resName(res.Table, res.Index), d.what),
 				Desc:  fmt.Sprintf("%s a second asked of %s and admitted, its hottest partition's (cap %s), and the table-level limit, dashed black.", d.unit, resName(res.Table, res.Index), estimate.Num(d.cap))}
-			p.figure(c.SVG(), fmt.Sprintf("%s %ss over the scenario: demand, consumed and the hottest partition, each a line named at its end; the limit dashed black (a partition's cap is %s %s/s).", resName(res.Table, res.Index), d.what, estimate.Num(d.cap), d.unit))
+			p.figure(c.chart(), fmt.Sprintf("%s %ss over the scenario: demand, consumed and the hottest partition, each a line named at its end; the limit dashed black (a partition's cap is %s %s/s).", resName(res.Table, res.Index), d.what, estimate.Num(d.cap), d.unit))
 		}
 	}
 	p.table("Tables and indexes: the busiest second", []string{"Resource", "Peak demand /s", "Lowest limit /s", "Hottest partition /s", "Partition cap /s", "Throttled units"}, srows)
@@ -1121,3 +1119,5 @@ func coarsen(xs []float64, step int) []float64 {
 	}
 	return out
 }
+
+func esc(s string) string { return template.HTMLEscapeString(s) }
