@@ -1,6 +1,7 @@
 package html
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"maps"
@@ -8,7 +9,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"text/template"
 	"time"
 
 	"github.com/cardapio/cardapio/budget"
@@ -17,20 +17,67 @@ import (
 	"github.com/cardapio/cardapio/planner"
 )
 
-// page accumulates the document.
+// page is the view the template "page" writes: the header's figures,
+// the summary cards, the sections without results, and each section as
+// a list of blocks (paragraphs, charts, tables), laid out here.
 type page struct {
-	b       strings.Builder
-	missing []missing
-	charts  int
+	Name, Path, Generated, Counts, Description string
+	Cards                                      []card
+	Missing                                    []missing
+	Sections                                   []*section
+	charts                                     int
+}
+
+// card is one summary card: its state (ok, bad or info) is told by its
+// mark's words as well as by its border.
+type card struct {
+	State, Mark, Title, Text string
 }
 
 // missing is a section without its results, and the command that makes
 // them.
 type missing struct {
-	section, why, command string
+	Section, Why, Command string
 }
 
-func (p *page) f(format string, args ...any) { fmt.Fprintf(&p.b, format, args...) }
+// section is one section of the report: its intro, then its blocks.
+type section struct {
+	ID, Title, Intro string
+	Blocks           []block
+}
+
+// block is one paragraph, chart or table of a section; exactly one
+// field is set.
+type block struct {
+	Para   *para
+	Absent *missing
+	Figure *figure
+	Table  *table
+}
+
+// para is a paragraph, with an optional leading name in bold.
+type para struct {
+	Class, Strong, Text string
+}
+
+// figure is a chart and its caption.
+type figure struct {
+	Chart   *svg
+	Caption string
+}
+
+// table is a captioned table; a row's first cell heads the row.
+type table struct {
+	Caption string
+	Head    []string
+	Rows    [][]cell
+}
+
+// cell is a table cell; numeric cells are right-aligned.
+type cell struct {
+	Text    string
+	Numeric bool
+}
 
 // chartID returns a unique id for a chart's svg and its patterns.
 func (p *page) chartID(name string) string {
@@ -41,52 +88,35 @@ func (p *page) chartID(name string) string {
 // Write renders the report as one HTML document.
 func (r *Report) Write(w io.Writer) error {
 	p := &page{}
-	body := &page{}
-	body.mapSection(r)
-	body.budgetSection(r)
-	body.costSection(r)
-	body.compareSection(r)
-	body.loadSection(r)
-	body.planSection(r)
-	m := r.Model
-	p.f("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
-	p.f(`<meta name="viewport" content="width=device-width, initial-scale=1">`)
-	p.f("<title>%s — cardapio report</title><style>%s</style></head><body>\n", esc(m.Name), css)
-	p.f(`<header><h1>%s <span class="sub">data model report</span></h1>`, esc(m.Name))
-	p.f(`<p class="meta">%s`, esc(r.Path))
-	if !r.Generated.IsZero() {
-		p.f(` · generated %s`, esc(r.Generated.UTC().Format(time.RFC3339)))
-	}
-	p.f(` · %s, %s, %s, %s</p>`, digits.Count(len(m.AccessPatterns), "access pattern"), digits.Count(len(m.Tables), "table"), digits.Count(len(m.Indexes), "index"), digits.Count(len(m.Operations), "operation"))
-	if m.Description != "" {
-		p.f(`<p class="desc">%s</p>`, esc(m.Description))
-	}
+	p.header(r)
 	p.verdicts(r)
-	p.f(`</header>`)
-	p.f(`<nav aria-label="Sections"><ol>`)
-	for _, s := range [][2]string{{"map", "Access patterns"}, {"budgets", "Budgets"}, {"cost", "Monthly cost"},
-		{"compare", "Comparison"}, {"load", "Load run"}, {"plan", "Plan"}} {
-		p.f(`<li><a href="#%s">%s</a></li>`, s[0], s[1])
+	p.mapSection(r)
+	p.budgetSection(r)
+	p.costSection(r)
+	p.compareSection(r)
+	p.loadSection(r)
+	p.planSection(r)
+	// The page is written whole or not at all.
+	var b bytes.Buffer
+	if err := pages.ExecuteTemplate(&b, "page", p); err != nil {
+		return err
 	}
-	p.f(`</ol></nav>`)
-	if len(body.missing) > 0 {
-		p.f(`<section class="missing" id="missing" aria-labelledby="missing-h"><h2 id="missing-h">Sections without results</h2><p>This report was made without these results; run the command shown and give its file to <code>cardapio report</code>.</p><ul>`)
-		for _, x := range body.missing {
-			p.f(`<li><strong>%s</strong>: %s<br><code>%s</code></li>`, esc(x.section), esc(x.why), esc(x.command))
-		}
-		p.f(`</ul></section>`)
-	}
-	p.b.WriteString(body.b.String())
-	p.f(`<footer>Made by cardapio report: one file, no script, nothing fetched. Figures come from the model's catalog, the capacity rules and the runs named in each section.</footer>`)
-	p.f("</body></html>\n")
-	_, err := io.WriteString(w, p.b.String())
+	_, err := w.Write(b.Bytes())
 	return err
 }
 
-// verdicts writes the summary cards: each says its state in words as
-// well as by its border.
+// header sets the model's name, file, counts and description.
+func (p *page) header(r *Report) {
+	m := r.Model
+	p.Name, p.Path, p.Description = m.Name, r.Path, m.Description
+	if !r.Generated.IsZero() {
+		p.Generated = r.Generated.UTC().Format(time.RFC3339)
+	}
+	p.Counts = fmt.Sprintf("%s, %s, %s, %s", digits.Count(len(m.AccessPatterns), "access pattern"), digits.Count(len(m.Tables), "table"), digits.Count(len(m.Indexes), "index"), digits.Count(len(m.Operations), "operation"))
+}
+
+// verdicts lays out the summary cards.
 func (p *page) verdicts(r *Report) {
-	p.f(`<ul class="cards">`)
 	over, hot := 0, len(r.Gate.Of(budget.FindingHot))
 	for _, res := range r.Gate.Static {
 		if res.Verdict != budget.Pass {
@@ -94,24 +124,24 @@ func (p *page) verdicts(r *Report) {
 		}
 	}
 	badge := func(state, mark, title, text string) {
-		p.f(`<li class="card %s"><span class="mark">%s</span> <strong>%s</strong><br>%s</li>`, state, esc(mark), esc(title), esc(text))
+		p.Cards = append(p.Cards, card{state, mark, title, text})
 	}
-	card := func(ok bool, title, text string) {
+	judged := func(ok bool, title, text string) {
 		if ok {
 			badge("ok", "PASS", title, text)
 		} else {
 			badge("bad", "FAIL", title, text)
 		}
 	}
-	card(over == 0 && hot == 0, "check", fmt.Sprintf("%s estimated, %d over budget; %s at the declared peaks", digits.Count(len(r.Variants), "variant"), over, digits.Count(hot, "hot partition")))
+	judged(over == 0 && hot == 0, "check", fmt.Sprintf("%s estimated, %d over budget; %s at the declared peaks", digits.Count(len(r.Variants), "variant"), over, digits.Count(hot, "hot partition")))
 	if b := r.Budget; b != nil {
-		card(b.OK, "budget gate", fmt.Sprintf("%s measured on %s: %d pass, %d fail, %d error", digits.Count(b.Summary.Variants, "variant"), b.Target, b.Summary.Pass, b.Summary.Fail, b.Summary.Error))
+		judged(b.OK, "budget gate", fmt.Sprintf("%s measured on %s: %d pass, %d fail, %d error", digits.Count(b.Summary.Variants, "variant"), b.Target, b.Summary.Pass, b.Summary.Fail, b.Summary.Error))
 	}
-	p.f(`<li class="card info"><span class="mark">US$</span> <strong>%s a month</strong><br>requests US$ %s, storage US$ %s`, esc(estimate.USD(r.Bill.TotalUSD)), esc(estimate.USD(r.Bill.RequestsUSD)), esc(estimate.USD(r.Bill.StorageUSD)))
+	bill := fmt.Sprintf("requests US$ %s, storage US$ %s", estimate.USD(r.Bill.RequestsUSD), estimate.USD(r.Bill.StorageUSD))
 	if r.Bill.Unit != "" && r.Bill.PerThousandUSD > 0 {
-		p.f(`; US$ %s per 1,000 %s`, esc(estimate.USD(r.Bill.PerThousandUSD)), esc(r.Bill.Unit))
+		bill += fmt.Sprintf("; US$ %s per 1,000 %s", estimate.USD(r.Bill.PerThousandUSD), r.Bill.Unit)
 	}
-	p.f(`</li>`)
+	badge("info", "US$", estimate.USD(r.Bill.TotalUSD)+" a month", bill)
 	if l := r.Load; l != nil && l.Summary != nil {
 		// The badge follows the run's expectations and invariants, and
 		// says what the run saw beside them.
@@ -128,52 +158,43 @@ func (p *page) verdicts(r *Report) {
 		badge(state, mark, "load run", fmt.Sprintf("%s: %s on %s", l.Scenario, digits.Count(l.Seconds, "second"), l.Target))
 	}
 	if pl := r.Plan; pl != nil {
-		card(!pl.Verdict.Throttled, "plan", fmt.Sprintf("%s: %s", pl.Scenario, planShort(pl)))
+		judged(!pl.Verdict.Throttled, "plan", fmt.Sprintf("%s: %s", pl.Scenario, planShort(pl)))
 	}
-	p.f(`</ul>`)
 }
 
+// section opens a section; what follows is added to it.
 func (p *page) section(id, title, intro string) {
-	p.f(`<section id="%s" aria-labelledby="%s-h"><h2 id="%s-h">%s</h2>`, id, id, id, esc(title))
-	if intro != "" {
-		p.f(`<p>%s</p>`, intro)
-	}
+	p.Sections = append(p.Sections, &section{ID: id, Title: title, Intro: intro})
 }
 
-func (p *page) end() { p.f(`</section>`) }
+// add appends a block to the open section.
+func (p *page) add(b block) {
+	s := p.Sections[len(p.Sections)-1]
+	s.Blocks = append(s.Blocks, b)
+}
+
+// para adds a paragraph of the given class ("" for none).
+func (p *page) para(class, text string) { p.add(block{Para: &para{Class: class, Text: text}}) }
 
 // absent writes a section without its results: what is missing and the
 // command that makes it, here and in the list at the top.
 func (p *page) absent(id, title, section, why, command string) {
 	p.section(id, title, "")
-	p.f(`<p class="absent">%s: nothing is drawn. Make it with:<br><code>%s</code></p>`, esc(strings.ToUpper(why[:1])+why[1:]), esc(command))
-	p.end()
-	p.missing = append(p.missing, missing{section, why, command})
+	p.add(block{Absent: &missing{Why: strings.ToUpper(why[:1]) + why[1:], Command: command}})
+	p.Missing = append(p.Missing, missing{section, why, command})
 }
 
-// table writes rows under a header; numeric cells are right-aligned.
+// table adds rows under a header; numeric cells are right-aligned.
 func (p *page) table(caption string, head []string, rows [][]string) {
-	p.f(`<div class="scroll"><table><caption>%s</caption><thead><tr>`, esc(caption))
-	for _, h := range head {
-		p.f(`<th scope="col">%s</th>`, esc(h))
-	}
-	p.f(`</tr></thead><tbody>`)
+	t := &table{Caption: caption, Head: head}
 	for _, r := range rows {
-		p.f(`<tr>`)
+		cells := make([]cell, len(r))
 		for i, c := range r {
-			cls := ""
-			if numeric(c) {
-				cls = ` class="n"`
-			}
-			if i == 0 {
-				p.f(`<th scope="row"%s>%s</th>`, cls, esc(c))
-				continue
-			}
-			p.f(`<td%s>%s</td>`, cls, esc(c))
+			cells[i] = cell{c, numeric(c)}
 		}
-		p.f(`</tr>`)
+		t.Rows = append(t.Rows, cells)
 	}
-	p.f(`</tbody></table></div>`)
+	p.add(block{Table: t})
 }
 
 func numeric(s string) bool {
@@ -185,9 +206,10 @@ func numeric(s string) bool {
 	return c >= '0' && c <= '9' || c == '<' || c == '-' && len(s) > 1
 }
 
-// figure wraps a chart and says it is summed up in the table after it.
+// figure adds a chart with its caption, which says it is summed up in
+// the table after it.
 func (p *page) figure(chart *svg, caption string) {
-	p.f(`<figure>%s<figcaption>%s</figcaption></figure>`, chart.String(), esc(caption))
+	p.add(block{Figure: &figure{chart, caption}})
 }
 
 // --- the access-pattern map
@@ -339,7 +361,6 @@ func (p *page) mapSection(r *Report) {
 		srows = append(srows, []string{name, st.Kind, st.Key, qs})
 	}
 	p.table("Structures and the questions they serve", []string{"Structure", "Kind", "Key", "Questions"}, srows)
-	p.end()
 }
 
 // --- budgets
@@ -360,7 +381,7 @@ func (p *page) budgetSection(r *Report) {
 			rows = append(rows, row{x.Name(), x.Measured.WRU, x.Measured.RRU, x.Static.WRU, x.Static.RRU, x.Budget.WRU, x.Budget.RRU, string(x.Verdict), firstLine(x.Explanation)})
 		}
 		p.section("budgets", "Budgets: measured units per operation",
-			fmt.Sprintf("Each business operation, in each budget variant, as measured by the budget gate (%s; keys %s; %s). Bars show the measured units as a share of the budget: the dashed line is the budget; a bar past it is hatched and marked OVER.", esc(r.BudgetFrom), esc(b.Keys), esc(b.Retry)))
+			fmt.Sprintf("Each business operation, in each budget variant, as measured by the budget gate (%s; keys %s; %s). Bars show the measured units as a share of the budget: the dashed line is the budget; a bar past it is hatched and marked OVER.", r.BudgetFrom, b.Keys, b.Retry))
 	} else {
 		for _, v := range r.Variants {
 			verdict, ex := "pass", ""
@@ -371,7 +392,7 @@ func (p *page) budgetSection(r *Report) {
 		}
 		p.section("budgets", "Budgets: static units per operation",
 			"Each business operation, in each budget variant, as the static estimate charges it (no engine run was given). Bars show the units as a share of the budget: the dashed line is the budget.")
-		p.missing = append(p.missing, missing{"Measured budgets", "no run of the budget gate: the static estimate is shown instead",
+		p.Missing = append(p.Missing, missing{"Measured budgets", "no run of the budget gate: the static estimate is shown instead",
 			fmt.Sprintf("cardapio budget %s --format json > budget.json && cardapio report %s --budget budget.json --out report.html", r.Path, r.Path)})
 	}
 	for _, unit := range []string{"WRU", "RRU"} {
@@ -405,7 +426,6 @@ func (p *page) budgetSection(r *Report) {
 	}
 	head := []string{"Variant", "WRU", "WRU budget", "WRU static", "RRU", "RRU budget", "RRU static", "Verdict", "Why"}
 	p.table("Units per variant against budget", head, trows)
-	p.end()
 }
 
 func firstLine(s string) string {
@@ -435,7 +455,7 @@ func (p *page) costSection(r *Report) {
 	b := r.Bill
 	p.section("cost", "Monthly cost by operation and by structure",
 		fmt.Sprintf("A month of the model at its declared volumes, on demand, at %s prices of %s (US$). Total %s: requests %s, storage %s, backups %s, exports %s.",
-			esc(b.Region), esc(b.PriceDate), esc(estimate.USD(b.TotalUSD)), esc(estimate.USD(b.RequestsUSD)), esc(estimate.USD(b.StorageUSD)), esc(estimate.USD(b.PITRUSD)), esc(estimate.USD(b.ExportUSD))))
+			b.Region, b.PriceDate, estimate.USD(b.TotalUSD), estimate.USD(b.RequestsUSD), estimate.USD(b.StorageUSD), estimate.USD(b.PITRUSD), estimate.USD(b.ExportUSD)))
 	ops := append([]estimate.OpMonth(nil), b.Operations...)
 	sort.SliceStable(ops, func(i, j int) bool { return ops[i].USD > ops[j].USD })
 	var bars []Bar
@@ -450,7 +470,7 @@ func (p *page) costSection(r *Report) {
 		p.figure(c.chart(), "US$ a month of each operation's requests, dearest first.")
 	}
 	if len(b.Unpriced) > 0 {
-		p.f(`<p>Not priced (no volume declared): %s.</p>`, esc(strings.Join(b.Unpriced, ", ")))
+		p.para("", fmt.Sprintf("Not priced (no volume declared): %s.", strings.Join(b.Unpriced, ", ")))
 	}
 	p.table("Operations a month", []string{"Operation", "Runs", "WRU a run", "RRU a run", "US$", "Variants charged"}, rows)
 	var sbars []Bar
@@ -484,12 +504,11 @@ func (p *page) costSection(r *Report) {
 	}
 	p.table("What each line of the month is billed on", []string{"Line", "US$", "Billed on", "Price (source)"}, lrows)
 	for _, f := range b.Figures {
-		p.f(`<p>The model's figure %s, which counts PITR or exports: US$ %s a month (%s).</p>`, esc(f.Name), esc(estimate.Num(f.USD)), esc(f.Statement))
+		p.para("", fmt.Sprintf("The model's figure %s, which counts PITR or exports: US$ %s a month (%s).", f.Name, estimate.Num(f.USD), f.Statement))
 	}
 	pr := b.Provisioned
-	p.f(`<p>Provisioned alternative at %s%% utilisation: %s a month tracking the load, %s keeping the declared peaks all month.</p>`,
-		esc(trim(100*pr.Utilisation)), esc(estimate.USD(pr.USD)), esc(estimate.USD(pr.PeakUSD)))
-	p.end()
+	p.para("", fmt.Sprintf("Provisioned alternative at %s%% utilisation: %s a month tracking the load, %s keeping the declared peaks all month.",
+		trim(100*pr.Utilisation), estimate.USD(pr.USD), estimate.USD(pr.PeakUSD)))
 }
 
 // --- comparison
@@ -506,7 +525,7 @@ func (p *page) compareSection(r *Report) {
 		a, b = r.Path, o.Path
 	}
 	p.section("compare", "Model against model: "+a+" and "+b,
-		fmt.Sprintf("%s (%s) beside %s (%s): the month's cost, operation by operation, and the static units of every budget variant.", esc(a), esc(r.Path), esc(b), esc(o.Path)))
+		fmt.Sprintf("%s (%s) beside %s (%s): the month's cost, operation by operation, and the static units of every budget variant.", a, r.Path, b, o.Path))
 	p.table("The month of each model", []string{"Figure", a, b, "Ratio"}, [][]string{
 		{"total US$", estimate.USD(r.Bill.TotalUSD), estimate.USD(o.Bill.TotalUSD), ratio(o.Bill.TotalUSD, r.Bill.TotalUSD)},
 		{"requests US$", estimate.USD(r.Bill.RequestsUSD), estimate.USD(o.Bill.RequestsUSD), ratio(o.Bill.RequestsUSD, r.Bill.RequestsUSD)},
@@ -576,7 +595,6 @@ func (p *page) compareSection(r *Report) {
 		vrows = append(vrows, []string{n, num(x[0]), num(x[2]), num(x[1]), num(x[3])})
 	}
 	p.table("Static units per variant, model against model", []string{"Variant", a + " WRU", b + " WRU", a + " RRU", b + " RRU"}, vrows)
-	p.end()
 }
 
 func num(f float64) string {
@@ -615,7 +633,7 @@ func (p *page) loadSection(r *Report) {
 	}
 	p.section("load", "Load run: "+l.Scenario,
 		fmt.Sprintf("The load generator's results (%s): scenario %s of model %s on %s at scale %s, %d seconds, drawn %s.",
-			esc(r.LoadFrom), esc(l.Scenario), esc(l.Model), esc(l.Target), esc(trim(l.Scale)), l.Seconds, esc(stepWords(l.Step))))
+			r.LoadFrom, l.Scenario, l.Model, l.Target, trim(l.Scale), l.Seconds, stepWords(l.Step)))
 	if len(l.Timeline) > 0 {
 		x := make([]float64, len(l.Timeline))
 		t := 0.0
@@ -627,7 +645,7 @@ func (p *page) loadSection(r *Report) {
 		// as none); every load is in the tables.
 		drawn := busiest(l, maxLines)
 		if len(drawn) < len(l.Loads) {
-			p.f(`<p>The charts draw the %d busiest of the %s (by operations completed); the summary's table below lists them all.</p>`, len(drawn), digits.Count(len(l.Loads), "load"))
+			p.para("", fmt.Sprintf("The charts draw the %d busiest of the %s (by operations completed); the summary's table below lists them all.", len(drawn), digits.Count(len(l.Loads), "load")))
 		}
 		series := func(get func(*Point, int) float64) []Line {
 			var out []Line
@@ -663,14 +681,13 @@ func (p *page) loadSection(r *Report) {
 				Title: "Throttled operations a second, per load", Desc: "Operations that ended throttled."}
 			p.figure(c.chart(), "Operations throttled a second, each load a line.")
 		} else {
-			p.f(`<p>No operation ended throttled in any second.</p>`)
+			p.para("", "No operation ended throttled in any second.")
 		}
 		p.loadUnits(l, x, xl, r.Peaks)
 	}
 	s := l.Summary
 	if s == nil {
-		p.f(`<p class="absent">The file ends before its summary line (the run was cut short): totals, throttles by reason and units are missing.</p>`)
-		p.end()
+		p.para("absent", "The file ends before its summary line (the run was cut short): totals, throttles by reason and units are missing.")
 		return
 	}
 	var rows [][]string
@@ -743,7 +760,6 @@ func (p *page) loadSection(r *Report) {
 		}
 		p.table("Invariants", []string{"Invariant", "What", "Checked", "Verdict"}, irows)
 	}
-	p.end()
 }
 
 // loadUnits draws, for the busiest tables and indexes, the units each
@@ -792,14 +808,14 @@ func (p *page) loadUnits(l *Load, x []float64, xl func(float64) string, caps *es
 	}
 	if len(all) == 0 {
 		if len(l.Structures) == 0 {
-			p.f(`<p>The results file gives no units per table and index a second (a run before they were recorded).</p>`)
+			p.para("", "The results file gives no units per table and index a second (a run before they were recorded).")
 		}
 		return
 	}
 	drawn := append([]*series(nil), all...)
 	sort.SliceStable(drawn, func(i, j int) bool { return drawn[i].total > drawn[j].total })
 	if len(drawn) > maxLines {
-		p.f(`<p>Units over time are drawn for the %d busiest of the %d tables and indexes by direction; the table of units below lists them all.</p>`, maxLines, len(all))
+		p.para("", fmt.Sprintf("Units over time are drawn for the %d busiest of the %d tables and indexes by direction; the table of units below lists them all.", maxLines, len(all)))
 		drawn = drawn[:maxLines]
 	}
 	for _, sr := range drawn {
@@ -847,7 +863,7 @@ func (p *page) reasons(id string, by map[string]float64, desc, none string) {
 		rows = append(rows, []string{k, estimate.Num(v)})
 	}
 	if len(bars) == 0 {
-		p.f(`<p>%s</p>`, esc(none))
+		p.para("", none)
 		return
 	}
 	c := &BarChart{ID: p.chartID(id), Bars: bars, LabelWidth: 480, Title: "Throttled requests by reason", Desc: desc}
@@ -941,9 +957,9 @@ func (p *page) planSection(r *Report) {
 		return
 	}
 	intro := fmt.Sprintf("The planner's simulation (%s) of scenario %s on model %s, %s from %s, a point every %s: %s.",
-		esc(r.PlanFrom), esc(pl.Scenario), esc(pl.Model), esc(secondsWords(pl.Seconds)), esc(pl.Start.Format("2006-01-02 15:04:05")), esc(secondsWords(pl.Resolution)), esc(planVerdict(pl)))
+		r.PlanFrom, pl.Scenario, pl.Model, secondsWords(pl.Seconds), pl.Start.Format("2006-01-02 15:04:05"), secondsWords(pl.Resolution), planVerdict(pl))
 	if len(pl.WhatIf) > 0 {
-		intro += " What-ifs: " + esc(strings.Join(pl.WhatIf, "; ")) + "."
+		intro += " What-ifs: " + strings.Join(pl.WhatIf, "; ") + "."
 	}
 	p.section("plan", "Plan: "+pl.Scenario+" at full scale", intro)
 	xlabel := func(v float64) string { return pl.Start.Add(time.Duration(v) * time.Second).Format("15:04:05") }
@@ -994,7 +1010,7 @@ func (p *page) planSection(r *Report) {
 		p.figure(hm.chart(), fmt.Sprintf("%s %ss: each row a partition (its hash range), each column a moment; darker is nearer the partition's cap, crossed cells reach it.", name, h.Direction))
 	}
 	if len(cool) > 0 {
-		p.f(`<p>Under 5%% of a partition's cap all the span (no heatmap drawn): %s.</p>`, esc(strings.Join(cool, ", ")))
+		p.para("", fmt.Sprintf("Under 5%% of a partition's cap all the span (no heatmap drawn): %s.", strings.Join(cool, ", ")))
 	}
 	var srows [][]string
 	for _, res := range pl.Resources {
@@ -1072,12 +1088,11 @@ func (p *page) planSection(r *Report) {
 		if sh.NoThrottle == 0 {
 			fit = "no shard count searched throttles nothing"
 		}
-		p.f(`<p><strong>%s</strong>: declared %s, planned with %d; %s.</p>`, esc(sh.Index), digits.Count(sh.Declared, "shard"), sh.Planned, esc(fit))
+		p.add(block{Para: &para{Strong: sh.Index, Text: fmt.Sprintf("declared %s, planned with %d; %s.", digits.Count(sh.Declared, "shard"), sh.Planned, fit)}})
 	}
 	if pl.Cost.USD > 0 {
-		p.f(`<p>The span costs US$ %s (%s).</p>`, esc(estimate.USD(pl.Cost.USD)), esc(pl.Cost.Basis))
+		p.para("", fmt.Sprintf("The span costs US$ %s (%s).", estimate.USD(pl.Cost.USD), pl.Cost.Basis))
 	}
-	p.end()
 }
 
 // shortRange shortens a partition's hash range "c000000000000000-dfffffffffffffff"
@@ -1119,5 +1134,3 @@ func coarsen(xs []float64, step int) []float64 {
 	}
 	return out
 }
-
-func esc(s string) string { return template.HTMLEscapeString(s) }
