@@ -25,7 +25,6 @@ type page struct {
 	Cards                                      []card
 	Missing                                    []missing
 	Sections                                   []*section
-	charts                                     int
 }
 
 // card is one summary card: its state (ok, bad or info) is told by its
@@ -41,9 +40,12 @@ type missing struct {
 }
 
 // section is one section of the report: its intro, then its blocks.
+// Missing names the results it lacks, for the list at the top.
 type section struct {
 	ID, Title, Intro string
 	Blocks           []block
+	Missing          []missing
+	charts           int
 }
 
 // block is one paragraph, chart or table of a section; exactly one
@@ -79,23 +81,21 @@ type cell struct {
 	Numeric bool
 }
 
-// chartID returns a unique id for a chart's svg and its patterns.
-func (p *page) chartID(name string) string {
+// chartID returns an id for a chart's svg and its patterns, unique in
+// the page: the section's id, the chart's number in it, its name.
+func (p *section) chartID(name string) string {
 	p.charts++
-	return fmt.Sprintf("c%d-%s", p.charts, name)
+	return fmt.Sprintf("%s%d-%s", p.ID, p.charts, name)
 }
 
 // Write renders the report as one HTML document.
 func (r *Report) Write(w io.Writer) error {
-	p := &page{}
-	p.header(r)
-	p.verdicts(r)
-	p.mapSection(r)
-	p.budgetSection(r)
-	p.costSection(r)
-	p.compareSection(r)
-	p.loadSection(r)
-	p.planSection(r)
+	p := header(r)
+	p.Cards = cards(r)
+	for _, s := range []*section{mapSection(r), budgetSection(r), costSection(r), compareSection(r), loadSection(r), planSection(r)} {
+		p.Sections = append(p.Sections, s)
+		p.Missing = append(p.Missing, s.Missing...)
+	}
 	// The page is written whole or not at all.
 	var b bytes.Buffer
 	if err := pages.ExecuteTemplate(&b, "page", p); err != nil {
@@ -105,18 +105,21 @@ func (r *Report) Write(w io.Writer) error {
 	return err
 }
 
-// header sets the model's name, file, counts and description.
-func (p *page) header(r *Report) {
+// header is the page with the model's name, file, counts and
+// description.
+func header(r *Report) *page {
 	m := r.Model
-	p.Name, p.Path, p.Description = m.Name, r.Path, m.Description
+	p := &page{Name: m.Name, Path: r.Path, Description: m.Description}
 	if !r.Generated.IsZero() {
 		p.Generated = r.Generated.UTC().Format(time.RFC3339)
 	}
 	p.Counts = fmt.Sprintf("%s, %s, %s, %s", digits.Count(len(m.AccessPatterns), "access pattern"), digits.Count(len(m.Tables), "table"), digits.Count(len(m.Indexes), "index"), digits.Count(len(m.Operations), "operation"))
+	return p
 }
 
-// verdicts lays out the summary cards.
-func (p *page) verdicts(r *Report) {
+// cards are the summary cards.
+func cards(r *Report) []card {
+	var out []card
 	over, hot := 0, len(r.Gate.Of(budget.FindingHot))
 	for _, res := range r.Gate.Static {
 		if res.Verdict != budget.Pass {
@@ -124,7 +127,7 @@ func (p *page) verdicts(r *Report) {
 		}
 	}
 	badge := func(state, mark, title, text string) {
-		p.Cards = append(p.Cards, card{state, mark, title, text})
+		out = append(out, card{state, mark, title, text})
 	}
 	judged := func(ok bool, title, text string) {
 		if ok {
@@ -160,32 +163,30 @@ func (p *page) verdicts(r *Report) {
 	if pl := r.Plan; pl != nil {
 		judged(!pl.Verdict.Throttled, "plan", fmt.Sprintf("%s: %s", pl.Scenario, planShort(pl)))
 	}
+	return out
 }
 
-// section opens a section; what follows is added to it.
-func (p *page) section(id, title, intro string) {
-	p.Sections = append(p.Sections, &section{ID: id, Title: title, Intro: intro})
+// section names the section; what follows is added to it.
+func (p *section) section(id, title, intro string) {
+	p.ID, p.Title, p.Intro = id, title, intro
 }
 
-// add appends a block to the open section.
-func (p *page) add(b block) {
-	s := p.Sections[len(p.Sections)-1]
-	s.Blocks = append(s.Blocks, b)
-}
+// add appends a block to the section.
+func (p *section) add(b block) { p.Blocks = append(p.Blocks, b) }
 
 // para adds a paragraph of the given class ("" for none).
-func (p *page) para(class, text string) { p.add(block{Para: &para{Class: class, Text: text}}) }
+func (p *section) para(class, text string) { p.add(block{Para: &para{Class: class, Text: text}}) }
 
 // absent writes a section without its results: what is missing and the
 // command that makes it, here and in the list at the top.
-func (p *page) absent(id, title, section, why, command string) {
+func (p *section) absent(id, title, section, why, command string) {
 	p.section(id, title, "")
 	p.add(block{Absent: &missing{Why: strings.ToUpper(why[:1]) + why[1:], Command: command}})
 	p.Missing = append(p.Missing, missing{section, why, command})
 }
 
 // table adds rows under a header; numeric cells are right-aligned.
-func (p *page) table(caption string, head []string, rows [][]string) {
+func (p *section) table(caption string, head []string, rows [][]string) {
 	t := &table{Caption: caption, Head: head}
 	for _, r := range rows {
 		cells := make([]cell, len(r))
@@ -208,7 +209,7 @@ func numeric(s string) bool {
 
 // figure adds a chart with its caption, which says it is summed up in
 // the table after it.
-func (p *page) figure(chart *svg, caption string) {
+func (p *section) figure(chart *svg, caption string) {
 	p.add(block{Figure: &figure{chart, caption}})
 }
 
@@ -217,7 +218,8 @@ func (p *page) figure(chart *svg, caption string) {
 // mapSection draws every question to the structure that answers it: the
 // table, each index, the places outside the table a question goes to,
 // and the questions nothing answers.
-func (p *page) mapSection(r *Report) {
+func mapSection(r *Report) *section {
+	p := &section{}
 	mp := r.Model.Map()
 	p.section("map", "Access patterns: the structure that answers each question",
 		"Each question the business asks (an access pattern of the catalog) is joined to the table or index that answers it, or to where it goes outside the table. A question no structure answers is joined to the last box, drawn dashed.")
@@ -361,13 +363,15 @@ func (p *page) mapSection(r *Report) {
 		srows = append(srows, []string{name, st.Kind, st.Key, qs})
 	}
 	p.table("Structures and the questions they serve", []string{"Structure", "Kind", "Key", "Questions"}, srows)
+	return p
 }
 
 // --- budgets
 
 // budgetSection draws each variant's units against its budget: measured
 // by a run of the gate when there is one, the static estimate otherwise.
-func (p *page) budgetSection(r *Report) {
+func budgetSection(r *Report) *section {
+	p := &section{}
 	type row struct {
 		name             string
 		wru, rru         float64
@@ -426,6 +430,7 @@ func (p *page) budgetSection(r *Report) {
 	}
 	head := []string{"Variant", "WRU", "WRU budget", "WRU static", "RRU", "RRU budget", "RRU static", "Verdict", "Why"}
 	p.table("Units per variant against budget", head, trows)
+	return p
 }
 
 func firstLine(s string) string {
@@ -451,7 +456,8 @@ func variantName(op, v string) string {
 
 // --- cost
 
-func (p *page) costSection(r *Report) {
+func costSection(r *Report) *section {
+	p := &section{}
 	b := r.Bill
 	p.section("cost", "Monthly cost by operation and by structure",
 		fmt.Sprintf("A month of the model at its declared volumes, on demand, at %s prices of %s (US$). Total %s: requests %s, storage %s, backups %s, exports %s.",
@@ -509,16 +515,18 @@ func (p *page) costSection(r *Report) {
 	pr := b.Provisioned
 	p.para("", fmt.Sprintf("Provisioned alternative at %s%% utilisation: %s a month tracking the load, %s keeping the declared peaks all month.",
 		trim(100*pr.Utilisation), estimate.USD(pr.USD), estimate.USD(pr.PeakUSD)))
+	return p
 }
 
 // --- comparison
 
-func (p *page) compareSection(r *Report) {
+func compareSection(r *Report) *section {
+	p := &section{}
 	o := r.Other
 	if o == nil {
 		p.absent("compare", "Model against model", "Comparison", "no second model to compare with",
 			fmt.Sprintf("cardapio report %s --compare OTHER.yaml --out report.html", r.Path))
-		return
+		return p
 	}
 	a, b := r.Model.Name, o.Model.Name
 	if a == b {
@@ -595,6 +603,7 @@ func (p *page) compareSection(r *Report) {
 		vrows = append(vrows, []string{n, num(x[0]), num(x[2]), num(x[1]), num(x[3])})
 	}
 	p.table("Static units per variant, model against model", []string{"Variant", a + " WRU", b + " WRU", a + " RRU", b + " RRU"}, vrows)
+	return p
 }
 
 func num(f float64) string {
@@ -623,13 +632,14 @@ func (r *Report) scenario() string {
 	return "NAME"
 }
 
-func (p *page) loadSection(r *Report) {
+func loadSection(r *Report) *section {
+	p := &section{}
 	l := r.Load
 	scenario := r.scenario()
 	if l == nil {
 		p.absent("load", "Load run: throughput, latency, throttles over time", "Load run", "no results file of a load run",
 			fmt.Sprintf("cardapio load %s --scenario %s --results load.jsonl && cardapio report %s --load load.jsonl --out report.html", r.Path, scenario, r.Path))
-		return
+		return p
 	}
 	p.section("load", "Load run: "+l.Scenario,
 		fmt.Sprintf("The load generator's results (%s): scenario %s of model %s on %s at scale %s, %d seconds, drawn %s.",
@@ -688,7 +698,7 @@ func (p *page) loadSection(r *Report) {
 	s := l.Summary
 	if s == nil {
 		p.para("absent", "The file ends before its summary line (the run was cut short): totals, throttles by reason and units are missing.")
-		return
+		return p
 	}
 	var rows [][]string
 	var names []string
@@ -760,6 +770,7 @@ func (p *page) loadSection(r *Report) {
 		}
 		p.table("Invariants", []string{"Invariant", "What", "Checked", "Verdict"}, irows)
 	}
+	return p
 }
 
 // loadUnits draws, for the busiest tables and indexes, the units each
@@ -767,7 +778,7 @@ func (p *page) loadSection(r *Report) {
 // limit and a partition's cap, with what was refused, at full scale
 // (local units over the run's scale), as the plan's charts are: a
 // throttle far under the table-level limit is a hot partition.
-func (p *page) loadUnits(l *Load, x []float64, xl func(float64) string, caps *estimate.Peaks) {
+func (p *section) loadUnits(l *Load, x []float64, xl func(float64) string, caps *estimate.Peaks) {
 	type series struct {
 		name, dir, unit string
 		total           float64
@@ -854,7 +865,7 @@ func (p *page) loadUnits(l *Load, x []float64, xl func(float64) string, caps *es
 
 // reasons draws throttled requests by ThrottlingReason, with their
 // table, or says none was.
-func (p *page) reasons(id string, by map[string]float64, desc, none string) {
+func (p *section) reasons(id string, by map[string]float64, desc, none string) {
 	var bars []Bar
 	var rows [][]string
 	for _, k := range slices.Sorted(maps.Keys(by)) {
@@ -948,13 +959,14 @@ func planShort(pl *planner.Result) string {
 	return fmt.Sprintf("throttling predicted: %s requests throttled", estimate.Num(pl.Throttled.Requests))
 }
 
-func (p *page) planSection(r *Report) {
+func planSection(r *Report) *section {
+	p := &section{}
 	pl := r.Plan
 	scenario := r.scenario()
 	if pl == nil {
 		p.absent("plan", "Plan: hot partitions at full scale", "Plan", "no plan of a scenario at full scale",
 			fmt.Sprintf("cardapio plan %s --scenario %s --format json > plan.json && cardapio report %s --plan plan.json --out report.html", r.Path, scenario, r.Path))
-		return
+		return p
 	}
 	intro := fmt.Sprintf("The planner's simulation (%s) of scenario %s on model %s, %s from %s, a point every %s: %s.",
 		r.PlanFrom, pl.Scenario, pl.Model, secondsWords(pl.Seconds), pl.Start.Format("2006-01-02 15:04:05"), secondsWords(pl.Resolution), planVerdict(pl))
@@ -1093,6 +1105,7 @@ func (p *page) planSection(r *Report) {
 	if pl.Cost.USD > 0 {
 		p.para("", fmt.Sprintf("The span costs US$ %s (%s).", estimate.USD(pl.Cost.USD), pl.Cost.Basis))
 	}
+	return p
 }
 
 // shortRange shortens a partition's hash range "c000000000000000-dfffffffffffffff"
