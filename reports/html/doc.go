@@ -15,8 +15,11 @@
 // gives the command that makes them.
 //
 // The file needs nothing else: the style is inline, the charts are SVG
-// drawn by this package (bars, lines, a heatmap, axes with ticks and
-// units), and there is no script. Charts do not rely on colour alone
+// laid out by this package (bars, lines, a heatmap, axes with ticks and
+// units), and there is no script. The page is written by html/template
+// from the embedded templates/ (see templates.go), which escape every
+// text a model or a results file gives in the context it lands in; the
+// package lays out the views the templates receive. Charts do not rely on colour alone
 // (patterns, dashes and direct labels), each has a title and a
 // description, and a table beside it holds the same figures.
 package html

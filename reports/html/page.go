@@ -1,6 +1,7 @@
 package html
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"maps"
@@ -16,76 +17,109 @@ import (
 	"github.com/cardapio/cardapio/planner"
 )
 
-// page accumulates the document.
+// page is the view the template "page" writes: the header's figures,
+// the summary cards, the sections without results, and each section as
+// a list of blocks (paragraphs, charts, tables), laid out here.
 type page struct {
-	b       strings.Builder
-	missing []missing
-	charts  int
+	Name, Path, Generated, Counts, Description string
+	Cards                                      []card
+	Missing                                    []missing
+	Sections                                   []*section
+}
+
+// card is one summary card: its state (ok, bad or info) is told by its
+// mark's words as well as by its border.
+type card struct {
+	State, Mark, Title, Text string
 }
 
 // missing is a section without its results, and the command that makes
 // them.
 type missing struct {
-	section, why, command string
+	Section, Why, Command string
 }
 
-func (p *page) f(format string, args ...any) { fmt.Fprintf(&p.b, format, args...) }
+// section is one section of the report: its intro, then its blocks.
+// Missing names the results it lacks, for the list at the top.
+type section struct {
+	ID, Title, Intro string
+	Blocks           []block
+	Missing          []missing
+	charts           int
+}
 
-// chartID returns a unique id for a chart's svg and its patterns.
-func (p *page) chartID(name string) string {
+// block is one paragraph, chart or table of a section; exactly one
+// field is set.
+type block struct {
+	Para   *para
+	Absent *missing
+	Figure *figure
+	Table  *table
+}
+
+// para is a paragraph, with an optional leading name in bold.
+type para struct {
+	Class, Strong, Text string
+}
+
+// figure is a chart and its caption.
+type figure struct {
+	Chart   *svg
+	Caption string
+}
+
+// table is a captioned table; a row's first cell heads the row.
+type table struct {
+	Caption string
+	Head    []string
+	Rows    [][]cell
+}
+
+// cell is a table cell; numeric cells are right-aligned.
+type cell struct {
+	Text    string
+	Numeric bool
+}
+
+// chartID returns an id for a chart's svg and its patterns, unique in
+// the page: the section's id, the chart's number in it, its name.
+func (p *section) chartID(name string) string {
 	p.charts++
-	return fmt.Sprintf("c%d-%s", p.charts, name)
+	return fmt.Sprintf("%s%d-%s", p.ID, p.charts, name)
 }
 
 // Write renders the report as one HTML document.
 func (r *Report) Write(w io.Writer) error {
-	p := &page{}
-	body := &page{}
-	body.mapSection(r)
-	body.budgetSection(r)
-	body.costSection(r)
-	body.compareSection(r)
-	body.loadSection(r)
-	body.planSection(r)
-	m := r.Model
-	p.f("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
-	p.f(`<meta name="viewport" content="width=device-width, initial-scale=1">`)
-	p.f("<title>%s — cardapio report</title><style>%s</style></head><body>\n", esc(m.Name), css)
-	p.f(`<header><h1>%s <span class="sub">data model report</span></h1>`, esc(m.Name))
-	p.f(`<p class="meta">%s`, esc(r.Path))
-	if !r.Generated.IsZero() {
-		p.f(` · generated %s`, esc(r.Generated.UTC().Format(time.RFC3339)))
+	p := header(r)
+	p.Cards = cards(r)
+	for _, s := range []*section{mapSection(r), budgetSection(r), costSection(r), compareSection(r), loadSection(r), planSection(r)} {
+		p.Sections = append(p.Sections, s)
+		p.Missing = append(p.Missing, s.Missing...)
 	}
-	p.f(` · %s, %s, %s, %s</p>`, digits.Count(len(m.AccessPatterns), "access pattern"), digits.Count(len(m.Tables), "table"), digits.Count(len(m.Indexes), "index"), digits.Count(len(m.Operations), "operation"))
-	if m.Description != "" {
-		p.f(`<p class="desc">%s</p>`, esc(m.Description))
+	// The page is written whole or not at all.
+	var b bytes.Buffer
+	if err := pages.ExecuteTemplate(&b, "page", p); err != nil {
+		return err
 	}
-	p.verdicts(r)
-	p.f(`</header>`)
-	p.f(`<nav aria-label="Sections"><ol>`)
-	for _, s := range [][2]string{{"map", "Access patterns"}, {"budgets", "Budgets"}, {"cost", "Monthly cost"},
-		{"compare", "Comparison"}, {"load", "Load run"}, {"plan", "Plan"}} {
-		p.f(`<li><a href="#%s">%s</a></li>`, s[0], s[1])
-	}
-	p.f(`</ol></nav>`)
-	if len(body.missing) > 0 {
-		p.f(`<section class="missing" id="missing" aria-labelledby="missing-h"><h2 id="missing-h">Sections without results</h2><p>This report was made without these results; run the command shown and give its file to <code>cardapio report</code>.</p><ul>`)
-		for _, x := range body.missing {
-			p.f(`<li><strong>%s</strong>: %s<br><code>%s</code></li>`, esc(x.section), esc(x.why), esc(x.command))
-		}
-		p.f(`</ul></section>`)
-	}
-	p.b.WriteString(body.b.String())
-	p.f(`<footer>Made by cardapio report: one file, no script, nothing fetched. Figures come from the model's catalog, the capacity rules and the runs named in each section.</footer>`)
-	p.f("</body></html>\n")
-	_, err := io.WriteString(w, p.b.String())
+	_, err := w.Write(b.Bytes())
 	return err
 }
 
-// verdicts writes the summary cards: each says its state in words as
-// well as by its border.
-func (p *page) verdicts(r *Report) {
-	p.f(`<ul class="cards">`)
+// header is the page with the model's name, file, counts and
+// description.
+func header(r *Report) *page {
+	m := r.Model
+	p := &page{Name: m.Name, Path: r.Path, Description: m.Description}
+	if !r.Generated.IsZero() {
+		p.Generated = r.Generated.UTC().Format(time.RFC3339)
+	}
+	p.Counts = fmt.Sprintf("%s, %s, %s, %s", digits.Count(len(m.AccessPatterns), "access pattern"), digits.Count(len(m.Tables), "table"), digits.Count(len(m.Indexes), "index"), digits.Count(len(m.Operations), "operation"))
+	return p
+}
+
+// cards are the summary cards.
+func cards(r *Report) []card {
+	var out []card
 	over, hot := 0, len(r.Gate.Of(budget.FindingHot))
 	for _, res := range r.Gate.Static {
 		if res.Verdict != budget.Pass {
@@ -93,24 +127,24 @@ func (p *page) verdicts(r *Report) {
 		}
 	}
 	badge := func(state, mark, title, text string) {
-		p.f(`<li class="card %s"><span class="mark">%s</span> <strong>%s</strong><br>%s</li>`, state, esc(mark), esc(title), esc(text))
+		out = append(out, card{state, mark, title, text})
 	}
-	card := func(ok bool, title, text string) {
+	judged := func(ok bool, title, text string) {
 		if ok {
 			badge("ok", "PASS", title, text)
 		} else {
 			badge("bad", "FAIL", title, text)
 		}
 	}
-	card(over == 0 && hot == 0, "check", fmt.Sprintf("%s estimated, %d over budget; %s at the declared peaks", digits.Count(len(r.Variants), "variant"), over, digits.Count(hot, "hot partition")))
+	judged(over == 0 && hot == 0, "check", fmt.Sprintf("%s estimated, %d over budget; %s at the declared peaks", digits.Count(len(r.Variants), "variant"), over, digits.Count(hot, "hot partition")))
 	if b := r.Budget; b != nil {
-		card(b.OK, "budget gate", fmt.Sprintf("%s measured on %s: %d pass, %d fail, %d error", digits.Count(b.Summary.Variants, "variant"), b.Target, b.Summary.Pass, b.Summary.Fail, b.Summary.Error))
+		judged(b.OK, "budget gate", fmt.Sprintf("%s measured on %s: %d pass, %d fail, %d error", digits.Count(b.Summary.Variants, "variant"), b.Target, b.Summary.Pass, b.Summary.Fail, b.Summary.Error))
 	}
-	p.f(`<li class="card info"><span class="mark">US$</span> <strong>%s a month</strong><br>requests US$ %s, storage US$ %s`, esc(estimate.USD(r.Bill.TotalUSD)), esc(estimate.USD(r.Bill.RequestsUSD)), esc(estimate.USD(r.Bill.StorageUSD)))
+	bill := fmt.Sprintf("requests US$ %s, storage US$ %s", estimate.USD(r.Bill.RequestsUSD), estimate.USD(r.Bill.StorageUSD))
 	if r.Bill.Unit != "" && r.Bill.PerThousandUSD > 0 {
-		p.f(`; US$ %s per 1,000 %s`, esc(estimate.USD(r.Bill.PerThousandUSD)), esc(r.Bill.Unit))
+		bill += fmt.Sprintf("; US$ %s per 1,000 %s", estimate.USD(r.Bill.PerThousandUSD), r.Bill.Unit)
 	}
-	p.f(`</li>`)
+	badge("info", "US$", estimate.USD(r.Bill.TotalUSD)+" a month", bill)
 	if l := r.Load; l != nil && l.Summary != nil {
 		// The badge follows the run's expectations and invariants, and
 		// says what the run saw beside them.
@@ -127,52 +161,41 @@ func (p *page) verdicts(r *Report) {
 		badge(state, mark, "load run", fmt.Sprintf("%s: %s on %s", l.Scenario, digits.Count(l.Seconds, "second"), l.Target))
 	}
 	if pl := r.Plan; pl != nil {
-		card(!pl.Verdict.Throttled, "plan", fmt.Sprintf("%s: %s", pl.Scenario, planShort(pl)))
+		judged(!pl.Verdict.Throttled, "plan", fmt.Sprintf("%s: %s", pl.Scenario, planShort(pl)))
 	}
-	p.f(`</ul>`)
+	return out
 }
 
-func (p *page) section(id, title, intro string) {
-	p.f(`<section id="%s" aria-labelledby="%s-h"><h2 id="%s-h">%s</h2>`, id, id, id, esc(title))
-	if intro != "" {
-		p.f(`<p>%s</p>`, intro)
-	}
+// section names the section; what follows is added to it.
+func (p *section) section(id, title, intro string) {
+	p.ID, p.Title, p.Intro = id, title, intro
 }
 
-func (p *page) end() { p.f(`</section>`) }
+// add appends a block to the section.
+func (p *section) add(b block) { p.Blocks = append(p.Blocks, b) }
+
+// para adds a paragraph of the given class ("" for none).
+func (p *section) para(class, text string) { p.add(block{Para: &para{Class: class, Text: text}}) }
 
 // absent writes a section without its results: what is missing and the
 // command that makes it, here and in the list at the top.
-func (p *page) absent(id, title, section, why, command string) {
+func (p *section) absent(id, title, section, why, command string) {
 	p.section(id, title, "")
-	p.f(`<p class="absent">%s: nothing is drawn. Make it with:<br><code>%s</code></p>`, esc(strings.ToUpper(why[:1])+why[1:]), esc(command))
-	p.end()
-	p.missing = append(p.missing, missing{section, why, command})
+	p.add(block{Absent: &missing{Why: strings.ToUpper(why[:1]) + why[1:], Command: command}})
+	p.Missing = append(p.Missing, missing{section, why, command})
 }
 
-// table writes rows under a header; numeric cells are right-aligned.
-func (p *page) table(caption string, head []string, rows [][]string) {
-	p.f(`<div class="scroll"><table><caption>%s</caption><thead><tr>`, esc(caption))
-	for _, h := range head {
-		p.f(`<th scope="col">%s</th>`, esc(h))
-	}
-	p.f(`</tr></thead><tbody>`)
+// table adds rows under a header; numeric cells are right-aligned.
+func (p *section) table(caption string, head []string, rows [][]string) {
+	t := &table{Caption: caption, Head: head}
 	for _, r := range rows {
-		p.f(`<tr>`)
+		cells := make([]cell, len(r))
 		for i, c := range r {
-			cls := ""
-			if numeric(c) {
-				cls = ` class="n"`
-			}
-			if i == 0 {
-				p.f(`<th scope="row"%s>%s</th>`, cls, esc(c))
-				continue
-			}
-			p.f(`<td%s>%s</td>`, cls, esc(c))
+			cells[i] = cell{c, numeric(c)}
 		}
-		p.f(`</tr>`)
+		t.Rows = append(t.Rows, cells)
 	}
-	p.f(`</tbody></table></div>`)
+	p.add(block{Table: t})
 }
 
 func numeric(s string) bool {
@@ -184,9 +207,10 @@ func numeric(s string) bool {
 	return c >= '0' && c <= '9' || c == '<' || c == '-' && len(s) > 1
 }
 
-// figure wraps a chart and says it is summed up in the table after it.
-func (p *page) figure(svg, caption string) {
-	p.f(`<figure>%s<figcaption>%s</figcaption></figure>`, svg, esc(caption))
+// figure adds a chart with its caption, which says it is summed up in
+// the table after it.
+func (p *section) figure(chart *svg, caption string) {
+	p.add(block{Figure: &figure{chart, caption}})
 }
 
 // --- the access-pattern map
@@ -194,7 +218,8 @@ func (p *page) figure(svg, caption string) {
 // mapSection draws every question to the structure that answers it: the
 // table, each index, the places outside the table a question goes to,
 // and the questions nothing answers.
-func (p *page) mapSection(r *Report) {
+func mapSection(r *Report) *section {
+	p := &section{}
 	mp := r.Model.Map()
 	p.section("map", "Access patterns: the structure that answers each question",
 		"Each question the business asks (an access pattern of the catalog) is joined to the table or index that answers it, or to where it goes outside the table. A question no structure answers is joined to the last box, drawn dashed.")
@@ -262,27 +287,27 @@ func (p *page) mapSection(r *Report) {
 	for i, ap := range mp.Patterns {
 		y := head + rowH*float64(i)
 		rowOf[i] = y + rowH/2
-		s.f(`<g><title>%s: %s (%s)</title>`, esc(ap.ID), esc(ap.Question), esc(ap.Consistency))
-		s.f(`<rect x="10" y="%.1f" width="520" height="%.1f" fill="#f4f4f4" stroke="#555"/>`, y+3, rowH-6)
+		s.group(ap.ID + ": " + ap.Question + " (" + ap.Consistency + ")")
+		s.rect(rect{X: 10, Y: y + 3, W: 520, H: rowH - 6, Fill: "#f4f4f4", Stroke: "#555"})
 		s.text(20, y+rowH/2+6, fontSize, "start", "label", ap.ID+"  "+clip(ap.Question, 50))
-		s.f(`</g>`)
+		s.end()
 	}
 	y := head
 	for bi, b := range boxes {
 		bh := boxH(b)
-		dashes := ""
-		if b.kind == "no structure answers" {
-			dashes = ` stroke-dasharray="10 6"`
-		}
 		stroke := colour(bi)
 		if b.kind == "outside the table" || b.kind == "no structure answers" {
 			stroke = "#333"
 		}
-		s.f(`<g><title>%s: %s, answers %s</title>`, esc(b.name), esc(b.kind), digits.Count(len(b.rows), "question"))
-		s.f(`<rect x="840" y="%.1f" width="345" height="%.1f" rx="6" fill="#fff" stroke="%s" stroke-width="3"%s/>`, y, bh, stroke, dashes)
+		s.group(b.name + ": " + b.kind + ", answers " + digits.Count(len(b.rows), "question"))
+		frame := rect{X: 840, Y: y, W: 345, H: bh, RX: 6, Fill: "#fff", Stroke: stroke, StrokeWidth: 3}
+		if b.kind == "no structure answers" {
+			frame.Dash = "10 6"
+		}
+		s.rect(frame)
 		s.text(856, y+26, fontSize, "start", "label", clip(b.name, 36))
 		s.text(856, y+48, smallFont, "start", "label", b.kind)
-		s.f(`</g>`)
+		s.end()
 		for k, ri := range b.rows {
 			ty := y + 20 + float64(k)*(bh-30)/math.Max(1, float64(len(b.rows)-1))
 			if len(b.rows) == 1 {
@@ -293,16 +318,13 @@ func (p *page) mapSection(r *Report) {
 			if b.kind == "no structure answers" {
 				d = "10 6"
 			}
-			s.f(`<path d="M530 %.1f C 690 %.1f, 690 %.1f, 840 %.1f" fill="none" stroke="%s" stroke-width="2.5"`, sy, sy, ty, ty, stroke)
-			if d != "" {
-				s.f(` stroke-dasharray="%s"`, d)
-			}
-			s.f(`><title>%s → %s</title></path>`, esc(mp.Patterns[ri].ID), esc(b.name))
-			s.f(`<circle cx="840" cy="%.1f" r="4" fill="%s"/>`, ty, stroke)
+			s.path(path{D: fmt.Sprintf("M530 %.1f C 690 %.1f, 690 %.1f, 840 %.1f", sy, sy, ty, ty), Stroke: stroke, Width: 2.5, Dash: d,
+				Title: mp.Patterns[ri].ID + " → " + b.name})
+			s.circle(circle{CX: 840, CY: ty, R: 4, Fill: stroke})
 		}
 		y += bh + 16
 	}
-	p.figure(s.String("Access patterns to structures", fmt.Sprintf("%d questions joined to the %d structures or destinations that answer them; the table below lists the same.", n, len(boxes))),
+	p.figure(s.done("Access patterns to structures", fmt.Sprintf("%d questions joined to the %d structures or destinations that answer them; the table below lists the same.", n, len(boxes))),
 		"Each line joins a question to what answers it; the same in the table below.")
 	var rows [][]string
 	for _, ap := range mp.Patterns {
@@ -341,14 +363,15 @@ func (p *page) mapSection(r *Report) {
 		srows = append(srows, []string{name, st.Kind, st.Key, qs})
 	}
 	p.table("Structures and the questions they serve", []string{"Structure", "Kind", "Key", "Questions"}, srows)
-	p.end()
+	return p
 }
 
 // --- budgets
 
 // budgetSection draws each variant's units against its budget: measured
 // by a run of the gate when there is one, the static estimate otherwise.
-func (p *page) budgetSection(r *Report) {
+func budgetSection(r *Report) *section {
+	p := &section{}
 	type row struct {
 		name             string
 		wru, rru         float64
@@ -362,7 +385,7 @@ func (p *page) budgetSection(r *Report) {
 			rows = append(rows, row{x.Name(), x.Measured.WRU, x.Measured.RRU, x.Static.WRU, x.Static.RRU, x.Budget.WRU, x.Budget.RRU, string(x.Verdict), firstLine(x.Explanation)})
 		}
 		p.section("budgets", "Budgets: measured units per operation",
-			fmt.Sprintf("Each business operation, in each budget variant, as measured by the budget gate (%s; keys %s; %s). Bars show the measured units as a share of the budget: the dashed line is the budget; a bar past it is hatched and marked OVER.", esc(r.BudgetFrom), esc(b.Keys), esc(b.Retry)))
+			fmt.Sprintf("Each business operation, in each budget variant, as measured by the budget gate (%s; keys %s; %s). Bars show the measured units as a share of the budget: the dashed line is the budget; a bar past it is hatched and marked OVER.", r.BudgetFrom, b.Keys, b.Retry))
 	} else {
 		for _, v := range r.Variants {
 			verdict, ex := "pass", ""
@@ -373,7 +396,7 @@ func (p *page) budgetSection(r *Report) {
 		}
 		p.section("budgets", "Budgets: static units per operation",
 			"Each business operation, in each budget variant, as the static estimate charges it (no engine run was given). Bars show the units as a share of the budget: the dashed line is the budget.")
-		p.missing = append(p.missing, missing{"Measured budgets", "no run of the budget gate: the static estimate is shown instead",
+		p.Missing = append(p.Missing, missing{"Measured budgets", "no run of the budget gate: the static estimate is shown instead",
 			fmt.Sprintf("cardapio budget %s --format json > budget.json && cardapio report %s --budget budget.json --out report.html", r.Path, r.Path)})
 	}
 	for _, unit := range []string{"WRU", "RRU"} {
@@ -399,7 +422,7 @@ func (p *page) budgetSection(r *Report) {
 		c := &BarChart{ID: p.chartID("budget-" + strings.ToLower(unit)), Unit: "%", Bars: bars, Line: &hundred, LineLabel: "budget", LabelWidth: 340,
 			Title: fmt.Sprintf("%s request units against budget", strings.ToUpper(what[:1])+what[1:]),
 			Desc:  fmt.Sprintf("%s with a %s budget; each bar is the units as a share of its budget, labelled with units and budget.", digits.Count(len(bars), "variant"), unit)}
-		p.figure(c.SVG(), fmt.Sprintf("%s units as a share of each variant's budget (100%% = the budget).", unit))
+		p.figure(c.chart(), fmt.Sprintf("%s units as a share of each variant's budget (100%% = the budget).", unit))
 	}
 	var trows [][]string
 	for _, x := range rows {
@@ -407,7 +430,7 @@ func (p *page) budgetSection(r *Report) {
 	}
 	head := []string{"Variant", "WRU", "WRU budget", "WRU static", "RRU", "RRU budget", "RRU static", "Verdict", "Why"}
 	p.table("Units per variant against budget", head, trows)
-	p.end()
+	return p
 }
 
 func firstLine(s string) string {
@@ -433,11 +456,12 @@ func variantName(op, v string) string {
 
 // --- cost
 
-func (p *page) costSection(r *Report) {
+func costSection(r *Report) *section {
+	p := &section{}
 	b := r.Bill
 	p.section("cost", "Monthly cost by operation and by structure",
 		fmt.Sprintf("A month of the model at its declared volumes, on demand, at %s prices of %s (US$). Total %s: requests %s, storage %s, backups %s, exports %s.",
-			esc(b.Region), esc(b.PriceDate), esc(estimate.USD(b.TotalUSD)), esc(estimate.USD(b.RequestsUSD)), esc(estimate.USD(b.StorageUSD)), esc(estimate.USD(b.PITRUSD)), esc(estimate.USD(b.ExportUSD))))
+			b.Region, b.PriceDate, estimate.USD(b.TotalUSD), estimate.USD(b.RequestsUSD), estimate.USD(b.StorageUSD), estimate.USD(b.PITRUSD), estimate.USD(b.ExportUSD)))
 	ops := append([]estimate.OpMonth(nil), b.Operations...)
 	sort.SliceStable(ops, func(i, j int) bool { return ops[i].USD > ops[j].USD })
 	var bars []Bar
@@ -449,10 +473,10 @@ func (p *page) costSection(r *Report) {
 	if len(bars) > 0 {
 		c := &BarChart{ID: p.chartID("cost-ops"), Unit: "US$", Bars: bars, Title: "Monthly request cost by operation",
 			Desc: digits.Count(len(bars), "operation") + ", dearest first; requests only."}
-		p.figure(c.SVG(), "US$ a month of each operation's requests, dearest first.")
+		p.figure(c.chart(), "US$ a month of each operation's requests, dearest first.")
 	}
 	if len(b.Unpriced) > 0 {
-		p.f(`<p>Not priced (no volume declared): %s.</p>`, esc(strings.Join(b.Unpriced, ", ")))
+		p.para("", fmt.Sprintf("Not priced (no volume declared): %s.", strings.Join(b.Unpriced, ", ")))
 	}
 	p.table("Operations a month", []string{"Operation", "Runs", "WRU a run", "RRU a run", "US$", "Variants charged"}, rows)
 	var sbars []Bar
@@ -477,7 +501,7 @@ func (p *page) costSection(r *Report) {
 	if len(sbars) > 0 {
 		c := &BarChart{ID: p.chartID("cost-structures"), Unit: "US$", Bars: sbars, Series: []string{"requests", "storage, backups, exports"},
 			Title: "Monthly cost by table and index", Desc: "Requests charged to each table and index, and each table's storage (its index entries included)."}
-		p.figure(c.SVG(), "US$ a month charged to each table and index: requests (solid) and the table's storage (hatched).")
+		p.figure(c.chart(), "US$ a month charged to each table and index: requests (solid) and the table's storage (hatched).")
 	}
 	p.table("Tables and indexes a month", []string{"Structure", "WRU", "RRU", "Requests US$", "Storage US$"}, srows)
 	var lrows [][]string
@@ -486,29 +510,30 @@ func (p *page) costSection(r *Report) {
 	}
 	p.table("What each line of the month is billed on", []string{"Line", "US$", "Billed on", "Price (source)"}, lrows)
 	for _, f := range b.Figures {
-		p.f(`<p>The model's figure %s, which counts PITR or exports: US$ %s a month (%s).</p>`, esc(f.Name), esc(estimate.Num(f.USD)), esc(f.Statement))
+		p.para("", fmt.Sprintf("The model's figure %s, which counts PITR or exports: US$ %s a month (%s).", f.Name, estimate.Num(f.USD), f.Statement))
 	}
 	pr := b.Provisioned
-	p.f(`<p>Provisioned alternative at %s%% utilisation: %s a month tracking the load, %s keeping the declared peaks all month.</p>`,
-		esc(trim(100*pr.Utilisation)), esc(estimate.USD(pr.USD)), esc(estimate.USD(pr.PeakUSD)))
-	p.end()
+	p.para("", fmt.Sprintf("Provisioned alternative at %s%% utilisation: %s a month tracking the load, %s keeping the declared peaks all month.",
+		trim(100*pr.Utilisation), estimate.USD(pr.USD), estimate.USD(pr.PeakUSD)))
+	return p
 }
 
 // --- comparison
 
-func (p *page) compareSection(r *Report) {
+func compareSection(r *Report) *section {
+	p := &section{}
 	o := r.Other
 	if o == nil {
 		p.absent("compare", "Model against model", "Comparison", "no second model to compare with",
 			fmt.Sprintf("cardapio report %s --compare OTHER.yaml --out report.html", r.Path))
-		return
+		return p
 	}
 	a, b := r.Model.Name, o.Model.Name
 	if a == b {
 		a, b = r.Path, o.Path
 	}
 	p.section("compare", "Model against model: "+a+" and "+b,
-		fmt.Sprintf("%s (%s) beside %s (%s): the month's cost, operation by operation, and the static units of every budget variant.", esc(a), esc(r.Path), esc(b), esc(o.Path)))
+		fmt.Sprintf("%s (%s) beside %s (%s): the month's cost, operation by operation, and the static units of every budget variant.", a, r.Path, b, o.Path))
 	p.table("The month of each model", []string{"Figure", a, b, "Ratio"}, [][]string{
 		{"total US$", estimate.USD(r.Bill.TotalUSD), estimate.USD(o.Bill.TotalUSD), ratio(o.Bill.TotalUSD, r.Bill.TotalUSD)},
 		{"requests US$", estimate.USD(r.Bill.RequestsUSD), estimate.USD(o.Bill.RequestsUSD), ratio(o.Bill.RequestsUSD, r.Bill.RequestsUSD)},
@@ -555,7 +580,7 @@ func (p *page) compareSection(r *Report) {
 	if len(bars) > 0 {
 		c := &BarChart{ID: p.chartID("compare"), Unit: "US$", Bars: bars, Series: []string{a, b},
 			Title: "Monthly request cost by operation, model against model", Desc: digits.Count(len(bars), "operation") + " of either model, each with a bar per model."}
-		p.figure(c.SVG(), fmt.Sprintf("US$ a month of each operation: %s solid, %s hatched.", a, b))
+		p.figure(c.chart(), fmt.Sprintf("US$ a month of each operation: %s solid, %s hatched.", a, b))
 	}
 	p.table("Operations a month, model against model", []string{"Operation", a + " US$", b + " US$", "Ratio"}, rows)
 	static := map[string][4]float64{}
@@ -578,7 +603,7 @@ func (p *page) compareSection(r *Report) {
 		vrows = append(vrows, []string{n, num(x[0]), num(x[2]), num(x[1]), num(x[3])})
 	}
 	p.table("Static units per variant, model against model", []string{"Variant", a + " WRU", b + " WRU", a + " RRU", b + " RRU"}, vrows)
-	p.end()
+	return p
 }
 
 func num(f float64) string {
@@ -607,17 +632,18 @@ func (r *Report) scenario() string {
 	return "NAME"
 }
 
-func (p *page) loadSection(r *Report) {
+func loadSection(r *Report) *section {
+	p := &section{}
 	l := r.Load
 	scenario := r.scenario()
 	if l == nil {
 		p.absent("load", "Load run: throughput, latency, throttles over time", "Load run", "no results file of a load run",
 			fmt.Sprintf("cardapio load %s --scenario %s --results load.jsonl && cardapio report %s --load load.jsonl --out report.html", r.Path, scenario, r.Path))
-		return
+		return p
 	}
 	p.section("load", "Load run: "+l.Scenario,
 		fmt.Sprintf("The load generator's results (%s): scenario %s of model %s on %s at scale %s, %d seconds, drawn %s.",
-			esc(r.LoadFrom), esc(l.Scenario), esc(l.Model), esc(l.Target), esc(trim(l.Scale)), l.Seconds, esc(stepWords(l.Step))))
+			r.LoadFrom, l.Scenario, l.Model, l.Target, trim(l.Scale), l.Seconds, stepWords(l.Step)))
 	if len(l.Timeline) > 0 {
 		x := make([]float64, len(l.Timeline))
 		t := 0.0
@@ -629,7 +655,7 @@ func (p *page) loadSection(r *Report) {
 		// as none); every load is in the tables.
 		drawn := busiest(l, maxLines)
 		if len(drawn) < len(l.Loads) {
-			p.f(`<p>The charts draw the %d busiest of the %s (by operations completed); the summary's table below lists them all.</p>`, len(drawn), digits.Count(len(l.Loads), "load"))
+			p.para("", fmt.Sprintf("The charts draw the %d busiest of the %s (by operations completed); the summary's table below lists them all.", len(drawn), digits.Count(len(l.Loads), "load")))
 		}
 		series := func(get func(*Point, int) float64) []Line {
 			var out []Line
@@ -649,10 +675,10 @@ func (p *page) loadSection(r *Report) {
 		xl := func(v float64) string { return clockAt(l, v) }
 		done := &LineChart{ID: p.chartID("load-done"), Unit: "/s", X: x, XLabel: xl, Time: true, Lines: series(func(q *Point, n int) float64 { return q.Completed / float64(n) }),
 			Title: "Completed operations a second, per load", Desc: fmt.Sprintf("%s over %s.", digits.Count(len(l.Loads), "load"), digits.Count(l.Seconds, "second"))}
-		p.figure(done.SVG(), "Operations completed a second, each load a line, named at its end.")
+		p.figure(done.chart(), "Operations completed a second, each load a line, named at its end.")
 		lat := &LineChart{ID: p.chartID("load-p99"), Unit: "ms", X: x, XLabel: xl, Time: true, Lines: series(func(q *Point, _ int) float64 { return q.P99 }),
 			Title: "Latency p99 per load", Desc: "The 99th percentile of each load's latency, the highest of each step."}
-		p.figure(lat.SVG(), "p99 latency in milliseconds, each load a line.")
+		p.figure(lat.chart(), "p99 latency in milliseconds, each load a line.")
 		th := series(func(q *Point, n int) float64 { return q.Throttled / float64(n) })
 		any := false
 		for _, s := range th {
@@ -663,17 +689,16 @@ func (p *page) loadSection(r *Report) {
 		if any {
 			c := &LineChart{ID: p.chartID("load-throttled"), Unit: "/s", X: x, XLabel: xl, Time: true, Lines: th,
 				Title: "Throttled operations a second, per load", Desc: "Operations that ended throttled."}
-			p.figure(c.SVG(), "Operations throttled a second, each load a line.")
+			p.figure(c.chart(), "Operations throttled a second, each load a line.")
 		} else {
-			p.f(`<p>No operation ended throttled in any second.</p>`)
+			p.para("", "No operation ended throttled in any second.")
 		}
 		p.loadUnits(l, x, xl, r.Peaks)
 	}
 	s := l.Summary
 	if s == nil {
-		p.f(`<p class="absent">The file ends before its summary line (the run was cut short): totals, throttles by reason and units are missing.</p>`)
-		p.end()
-		return
+		p.para("absent", "The file ends before its summary line (the run was cut short): totals, throttles by reason and units are missing.")
+		return p
 	}
 	var rows [][]string
 	var names []string
@@ -705,7 +730,7 @@ func (p *page) loadSection(r *Report) {
 	if len(ub) > 0 {
 		c := &BarChart{ID: p.chartID("load-units"), Bars: ub, Series: []string{"writes", "reads"}, Unit: "/s",
 			Title: "Highest second per table and index, at full scale", Desc: "The busiest second's write and read units of each table and index, scaled to the full model."}
-		p.figure(c.SVG(), "Units in the busiest second, at full scale: writes solid, reads hatched.")
+		p.figure(c.chart(), "Units in the busiest second, at full scale: writes solid, reads hatched.")
 		p.table("Units per table and index", []string{"Structure", "WRU", "RRU", "Peak WCU/s (full scale)", "Peak RCU/s (full scale)"}, urows)
 	}
 	if len(s.Partitions) > 0 {
@@ -731,7 +756,7 @@ func (p *page) loadSection(r *Report) {
 		hundred := 100.0
 		c := &BarChart{ID: p.chartID("load-hot"), Bars: hb, Series: []string{"writes", "reads"}, Unit: "%", Line: &hundred, LineLabel: "partition limit", LabelWidth: 380,
 			Title: "Hottest partitions against the partition limit", Desc: fmt.Sprintf("Demand of the hottest partitions as a share of %s WCU/s and %s RCU/s.", estimate.Num(wl), estimate.Num(rl))}
-		p.figure(c.SVG(), "The hottest partitions' demand as a share of a partition's limit.")
+		p.figure(c.chart(), "The hottest partitions' demand as a share of a partition's limit.")
 		p.table("Hottest partitions", []string{"Partition", "WCU/s demanded", "throttled", "RCU/s demanded", "throttled"}, hrows)
 	}
 	if len(s.Invariants) > 0 {
@@ -745,7 +770,7 @@ func (p *page) loadSection(r *Report) {
 		}
 		p.table("Invariants", []string{"Invariant", "What", "Checked", "Verdict"}, irows)
 	}
-	p.end()
+	return p
 }
 
 // loadUnits draws, for the busiest tables and indexes, the units each
@@ -753,7 +778,7 @@ func (p *page) loadSection(r *Report) {
 // limit and a partition's cap, with what was refused, at full scale
 // (local units over the run's scale), as the plan's charts are: a
 // throttle far under the table-level limit is a hot partition.
-func (p *page) loadUnits(l *Load, x []float64, xl func(float64) string, caps *estimate.Peaks) {
+func (p *section) loadUnits(l *Load, x []float64, xl func(float64) string, caps *estimate.Peaks) {
 	type series struct {
 		name, dir, unit string
 		total           float64
@@ -794,14 +819,14 @@ func (p *page) loadUnits(l *Load, x []float64, xl func(float64) string, caps *es
 	}
 	if len(all) == 0 {
 		if len(l.Structures) == 0 {
-			p.f(`<p>The results file gives no units per table and index a second (a run before they were recorded).</p>`)
+			p.para("", "The results file gives no units per table and index a second (a run before they were recorded).")
 		}
 		return
 	}
 	drawn := append([]*series(nil), all...)
 	sort.SliceStable(drawn, func(i, j int) bool { return drawn[i].total > drawn[j].total })
 	if len(drawn) > maxLines {
-		p.f(`<p>Units over time are drawn for the %d busiest of the %d tables and indexes by direction; the table of units below lists them all.</p>`, maxLines, len(all))
+		p.para("", fmt.Sprintf("Units over time are drawn for the %d busiest of the %d tables and indexes by direction; the table of units below lists them all.", maxLines, len(all)))
 		drawn = drawn[:maxLines]
 	}
 	for _, sr := range drawn {
@@ -834,13 +859,13 @@ func (p *page) loadUnits(l *Load, x []float64, xl func(float64) string, caps *es
 			Title: fmt.Sprintf("%s %ss: consumed against the limit, at full scale", sr.name, sr.dir),
 			Desc: fmt.Sprintf("%s a second of the scenario's clock that %s consumed and had refused during the run, and %s, at full scale (the run's local units over its scale %s).",
 				sr.unit, sr.name, limit, trim(l.Scale))}
-		p.figure(c.SVG(), fmt.Sprintf("%s %ss during the run: consumed and throttled %s a second, each a line named at its end; %s. At full scale.", sr.name, sr.dir, sr.unit, limit))
+		p.figure(c.chart(), fmt.Sprintf("%s %ss during the run: consumed and throttled %s a second, each a line named at its end; %s. At full scale.", sr.name, sr.dir, sr.unit, limit))
 	}
 }
 
 // reasons draws throttled requests by ThrottlingReason, with their
 // table, or says none was.
-func (p *page) reasons(id string, by map[string]float64, desc, none string) {
+func (p *section) reasons(id string, by map[string]float64, desc, none string) {
 	var bars []Bar
 	var rows [][]string
 	for _, k := range slices.Sorted(maps.Keys(by)) {
@@ -849,11 +874,11 @@ func (p *page) reasons(id string, by map[string]float64, desc, none string) {
 		rows = append(rows, []string{k, estimate.Num(v)})
 	}
 	if len(bars) == 0 {
-		p.f(`<p>%s</p>`, esc(none))
+		p.para("", none)
 		return
 	}
 	c := &BarChart{ID: p.chartID(id), Bars: bars, LabelWidth: 480, Title: "Throttled requests by reason", Desc: desc}
-	p.figure(c.SVG(), "Throttled requests, by the reason given.")
+	p.figure(c.chart(), "Throttled requests, by the reason given.")
 	p.table("Throttled requests by reason", []string{"Reason", "Requests"}, rows)
 }
 
@@ -934,18 +959,19 @@ func planShort(pl *planner.Result) string {
 	return fmt.Sprintf("throttling predicted: %s requests throttled", estimate.Num(pl.Throttled.Requests))
 }
 
-func (p *page) planSection(r *Report) {
+func planSection(r *Report) *section {
+	p := &section{}
 	pl := r.Plan
 	scenario := r.scenario()
 	if pl == nil {
 		p.absent("plan", "Plan: hot partitions at full scale", "Plan", "no plan of a scenario at full scale",
 			fmt.Sprintf("cardapio plan %s --scenario %s --format json > plan.json && cardapio report %s --plan plan.json --out report.html", r.Path, scenario, r.Path))
-		return
+		return p
 	}
 	intro := fmt.Sprintf("The planner's simulation (%s) of scenario %s on model %s, %s from %s, a point every %s: %s.",
-		esc(r.PlanFrom), esc(pl.Scenario), esc(pl.Model), esc(secondsWords(pl.Seconds)), esc(pl.Start.Format("2006-01-02 15:04:05")), esc(secondsWords(pl.Resolution)), esc(planVerdict(pl)))
+		r.PlanFrom, pl.Scenario, pl.Model, secondsWords(pl.Seconds), pl.Start.Format("2006-01-02 15:04:05"), secondsWords(pl.Resolution), planVerdict(pl))
 	if len(pl.WhatIf) > 0 {
-		intro += " What-ifs: " + esc(strings.Join(pl.WhatIf, "; ")) + "."
+		intro += " What-ifs: " + strings.Join(pl.WhatIf, "; ") + "."
 	}
 	p.section("plan", "Plan: "+pl.Scenario+" at full scale", intro)
 	xlabel := func(v float64) string { return pl.Start.Add(time.Duration(v) * time.Second).Format("15:04:05") }
@@ -993,10 +1019,10 @@ func (p *page) planSection(r *Report) {
 		hm := &Heatmap{ID: p.chartID("plan-heat"), Rows: rows, Cols: labels, Cells: cells,
 			Title: fmt.Sprintf("%s %s: the hottest partitions over time", name, h.Direction),
 			Desc:  fmt.Sprintf("%s of %s (by hash range), each cell the busiest second's %s demand over the partition's cap; crossed cells reach or pass it and throttle.", digits.Count(len(rows), "partition"), name, h.Direction)}
-		p.figure(hm.SVG(), fmt.Sprintf("%s %ss: each row a partition (its hash range), each column a moment; darker is nearer the partition's cap, crossed cells reach it.", name, h.Direction))
+		p.figure(hm.chart(), fmt.Sprintf("%s %ss: each row a partition (its hash range), each column a moment; darker is nearer the partition's cap, crossed cells reach it.", name, h.Direction))
 	}
 	if len(cool) > 0 {
-		p.f(`<p>Under 5%% of a partition's cap all the span (no heatmap drawn): %s.</p>`, esc(strings.Join(cool, ", ")))
+		p.para("", fmt.Sprintf("Under 5%% of a partition's cap all the span (no heatmap drawn): %s.", strings.Join(cool, ", ")))
 	}
 	var srows [][]string
 	for _, res := range pl.Resources {
@@ -1038,7 +1064,7 @@ func (p *page) planSection(r *Report) {
 			c := &LineChart{ID: p.chartID("plan-" + d.what), Unit: d.unit + "/s", X: x, XLabel: xlabel, Time: true, Lines: lines,
 				Title: fmt.Sprintf("%s %ss: demand and consumed against the limit", resName(res.Table, res.Index), d.what),
 				Desc:  fmt.Sprintf("%s a second asked of %s and admitted, its hottest partition's (cap %s), and the table-level limit, dashed black.", d.unit, resName(res.Table, res.Index), estimate.Num(d.cap))}
-			p.figure(c.SVG(), fmt.Sprintf("%s %ss over the scenario: demand, consumed and the hottest partition, each a line named at its end; the limit dashed black (a partition's cap is %s %s/s).", resName(res.Table, res.Index), d.what, estimate.Num(d.cap), d.unit))
+			p.figure(c.chart(), fmt.Sprintf("%s %ss over the scenario: demand, consumed and the hottest partition, each a line named at its end; the limit dashed black (a partition's cap is %s %s/s).", resName(res.Table, res.Index), d.what, estimate.Num(d.cap), d.unit))
 		}
 	}
 	p.table("Tables and indexes: the busiest second", []string{"Resource", "Peak demand /s", "Lowest limit /s", "Hottest partition /s", "Partition cap /s", "Throttled units"}, srows)
@@ -1074,12 +1100,12 @@ func (p *page) planSection(r *Report) {
 		if sh.NoThrottle == 0 {
 			fit = "no shard count searched throttles nothing"
 		}
-		p.f(`<p><strong>%s</strong>: declared %s, planned with %d; %s.</p>`, esc(sh.Index), digits.Count(sh.Declared, "shard"), sh.Planned, esc(fit))
+		p.add(block{Para: &para{Strong: sh.Index, Text: fmt.Sprintf("declared %s, planned with %d; %s.", digits.Count(sh.Declared, "shard"), sh.Planned, fit)}})
 	}
 	if pl.Cost.USD > 0 {
-		p.f(`<p>The span costs US$ %s (%s).</p>`, esc(estimate.USD(pl.Cost.USD)), esc(pl.Cost.Basis))
+		p.para("", fmt.Sprintf("The span costs US$ %s (%s).", estimate.USD(pl.Cost.USD), pl.Cost.Basis))
 	}
-	p.end()
+	return p
 }
 
 // shortRange shortens a partition's hash range "c000000000000000-dfffffffffffffff"

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"text/template"
 )
 
 // The charts are SVG written here, inline in the page: no script, no
@@ -46,62 +45,141 @@ func fill(id string, i int) string {
 	return colour(i)
 }
 
+// hatch is the fill of the hatch laid on a mark beyond its limit.
+func hatch(id string) string { return "url(#" + id + "-over)" }
+
 // dash returns the dash pattern of line series i.
 func dash(i int) string {
 	return []string{"", "10 5", "3 4", "14 4 3 4"}[i%4]
 }
 
-func esc(s string) string { return template.HTMLEscapeString(s) }
-
-// svg builds one chart.
+// svg gathers one chart's marks; the template "chart" draws them, so
+// that every label, title and attribute is escaped in its own context.
 type svg struct {
-	id   string
-	w, h float64
-	b    strings.Builder
+	ID    string
+	W, H  float64
+	Title string
+	Desc  string
+	// Patterns are the fill patterns of the series, and the "over"
+	// hatch, each drawn once in the chart's defs.
+	Patterns []pattern
+	Marks    []mark
+	open     []*group
 }
 
-func newSVG(id string, w, h float64) *svg { return &svg{id: id, w: w, h: h} }
+// pattern is the fill pattern of series I (Kind hatch, dots or cross),
+// in colour Colour.
+type pattern struct {
+	Kind   string
+	I      int
+	Colour string
+}
 
-func (s *svg) f(format string, args ...any) { fmt.Fprintf(&s.b, format, args...) }
+// mark is one element of a chart; exactly one field is set.
+type mark struct {
+	Rect   *rect
+	Line   *line
+	Text   *text
+	Path   *path
+	Circle *circle
+	Group  *group
+}
+
+type rect struct {
+	X, Y, W, H   float64
+	Prec         int // decimals of x and width: 1, or 2 in a heatmap
+	RX           float64
+	Fill, Stroke string
+	StrokeWidth  float64
+	Dash         string
+	Title        string
+}
+
+type line struct {
+	X1, Y1, X2, Y2 float64
+	Stroke         string
+	Width          float64
+	Dash           string
+}
+
+type text struct {
+	X, Y   float64
+	Size   int
+	Anchor string
+	Class  string
+	Text   string
+}
+
+type path struct {
+	D      string
+	Stroke string
+	Width  float64
+	Dash   string
+	Title  string
+}
+
+type circle struct {
+	CX, CY, R float64
+	Fill      string
+}
+
+// group is a <g> with a title: its tooltip and accessible name.
+type group struct {
+	Title string
+	Marks []mark
+}
+
+func newSVG(id string, w, h float64) *svg { return &svg{ID: id, W: w, H: h} }
+
+// add appends a mark to the open group, or to the chart.
+func (s *svg) add(m mark) {
+	if n := len(s.open); n > 0 {
+		s.open[n-1].Marks = append(s.open[n-1].Marks, m)
+		return
+	}
+	s.Marks = append(s.Marks, m)
+}
+
+// group opens a group titled title; end closes it.
+func (s *svg) group(title string) {
+	g := &group{Title: title}
+	s.add(mark{Group: g})
+	s.open = append(s.open, g)
+}
+
+func (s *svg) end() { s.open = s.open[:len(s.open)-1] }
+
+func (s *svg) rect(r rect)     { s.add(mark{Rect: &r}) }
+func (s *svg) line(l line)     { s.add(mark{Line: &l}) }
+func (s *svg) path(p path)     { s.add(mark{Path: &p}) }
+func (s *svg) circle(c circle) { s.add(mark{Circle: &c}) }
 
 // text writes a label; anchor is start, middle or end.
 func (s *svg) text(x, y float64, size int, anchor, class, t string) {
-	s.f(`<text x="%.1f" y="%.1f" font-size="%d" text-anchor="%s"`, x, y, size, anchor)
-	if class != "" {
-		s.f(` class="%s"`, class)
-	}
-	s.f(`>%s</text>`, esc(t))
+	s.add(mark{Text: &text{X: x, Y: y, Size: size, Anchor: anchor, Class: class, Text: t}})
 }
 
-// defs writes the fill patterns of n series.
+// defs declares the fill patterns of n series.
 func (s *svg) defs(n int) {
-	s.f(`<defs>`)
 	for i := range n {
-		c := colour(i)
-		k := i % len(palette)
-		switch fills[i%len(fills)] {
-		case "hatch":
-			s.f(`<pattern id="%s-hatch-%d" width="8" height="8" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="8" height="8" fill="#fff"/><rect width="4" height="8" fill="%s"/></pattern>`, s.id, k, c)
-		case "dots":
-			s.f(`<pattern id="%s-dots-%d" width="7" height="7" patternUnits="userSpaceOnUse"><rect width="7" height="7" fill="%s" opacity="0.35"/><circle cx="3.5" cy="3.5" r="2.2" fill="%s"/></pattern>`, s.id, k, c, c)
-		case "cross":
-			s.f(`<pattern id="%s-cross-%d" width="8" height="8" patternUnits="userSpaceOnUse"><rect width="8" height="8" fill="#fff"/><path d="M0 0L8 8M8 0L0 8" stroke="%s" stroke-width="2.2"/></pattern>`, s.id, k, c)
+		if f := fills[i%len(fills)]; f != "solid" {
+			s.Patterns = append(s.Patterns, pattern{Kind: f, I: i % len(palette), Colour: colour(i)})
 		}
 	}
-	// over: the hatch laid on a mark beyond its limit, black on the mark.
-	s.f(`<pattern id="%s-over" width="10" height="10" patternUnits="userSpaceOnUse" patternTransform="rotate(-45)"><rect width="3" height="10" fill="#000" opacity="0.55"/></pattern>`, s.id)
-	s.f(`</defs>`)
 }
 
-// String wraps the marks in the svg element with its title and
-// description.
-func (s *svg) String(title, desc string) string {
+// done names the chart and returns it, ready for the template.
+func (s *svg) done(title, desc string) *svg {
+	s.Title, s.Desc = title, desc
+	return s
+}
+
+// String draws the chart as SVG markup, by the template "chart".
+func (s *svg) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="chart" id="%s" viewBox="0 0 %.0f %.0f" width="100%%" style="max-width:%.0fpx" role="img" aria-labelledby="%s-t %s-d" font-family="inherit">`,
-		s.id, s.w, s.h, s.w, s.id, s.id)
-	fmt.Fprintf(&b, `<title id="%s-t">%s</title><desc id="%s-d">%s</desc>`, s.id, esc(title), s.id, esc(desc))
-	b.WriteString(s.b.String())
-	b.WriteString(`</svg>`)
+	// The templates are fixed and the builder cannot fail to write: an
+	// error here is a bug, caught by the package's tests.
+	_ = pages.ExecuteTemplate(&b, "chart", s)
 	return b.String()
 }
 
@@ -201,7 +279,10 @@ type BarChart struct {
 }
 
 // SVG draws the chart.
-func (c *BarChart) SVG() string {
+func (c *BarChart) SVG() string { return c.chart().String() }
+
+// chart lays the bars out.
+func (c *BarChart) chart() *svg {
 	ns := max(1, len(c.Series))
 	lw := c.LabelWidth
 	if lw == 0 {
@@ -237,7 +318,7 @@ func (c *BarChart) SVG() string {
 	if legend > 0 {
 		x := x0
 		for i, name := range c.Series {
-			s.f(`<rect x="%.1f" y="8" width="22" height="18" fill="%s" stroke="%s"/>`, x, fill(c.ID, i), colour(i))
+			s.rect(rect{X: x, Y: 8, W: 22, H: 18, Fill: fill(c.ID, i), Stroke: colour(i)})
 			s.text(x+28, 23, fontSize, "start", "", name)
 			x += 40 + float64(len([]rune(name)))*9
 		}
@@ -245,10 +326,10 @@ func (c *BarChart) SVG() string {
 	// Grid and axis.
 	for _, t := range ts {
 		x := xs(t)
-		s.f(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#ccc" stroke-width="1"/>`, x, head-6, x, head+plotH)
+		s.line(line{X1: x, Y1: head - 6, X2: x, Y2: head + plotH, Stroke: "#ccc", Width: 1})
 		s.text(x, head+plotH+22, smallFont, "middle", "tick", tickLabel(t, c.Unit))
 	}
-	s.f(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#000" stroke-width="1.5"/>`, x0, head+plotH, x1, head+plotH)
+	s.line(line{X1: x0, Y1: head + plotH, X2: x1, Y2: head + plotH, Stroke: "#000", Width: 1.5})
 	for r, b := range c.Bars {
 		y := head + band*float64(r)
 		label := clip(b.Label, int((lw-16)/10))
@@ -256,16 +337,16 @@ func (c *BarChart) SVG() string {
 		if t == "" {
 			t = b.Label
 		}
-		s.f(`<g><title>%s</title>`, esc(t))
+		s.group(t)
 		s.text(x0-10, y+band/2+5, fontSize, "end", "label", label)
 		bh := (band - 12) / float64(ns)
 		for i, v := range b.Values {
 			by := y + 6 + bh*float64(i)
 			w := max(0, xs(v)-x0)
-			s.f(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" stroke="%s" stroke-width="1"/>`, x0, by, w, bh-2, fill(c.ID, i), colour(i))
+			s.rect(rect{X: x0, Y: by, W: w, H: bh - 2, Fill: fill(c.ID, i), Stroke: colour(i), StrokeWidth: 1})
 			over := i < len(b.Over) && b.Over[i]
 			if over {
-				s.f(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="url(#%s-over)"/>`, x0, by, w, bh-2, c.ID)
+				s.rect(rect{X: x0, Y: by, W: w, H: bh - 2, Fill: hatch(c.ID)})
 			}
 			txt := tickLabel(v, c.Unit)
 			if i < len(b.Texts) && b.Texts[i] != "" {
@@ -280,14 +361,14 @@ func (c *BarChart) SVG() string {
 			}
 			s.text(tx, by+bh/2+4, smallFont, "start", "value", txt)
 		}
-		s.f(`</g>`)
+		s.end()
 	}
 	if c.Line != nil {
 		x := xs(*c.Line)
-		s.f(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#000" stroke-width="3" stroke-dasharray="8 4"/>`, x, head-8, x, head+plotH)
+		s.line(line{X1: x, Y1: head - 8, X2: x, Y2: head + plotH, Stroke: "#000", Width: 3, Dash: "8 4"})
 		s.text(x, head-12, fontSize, "middle", "", c.LineLabel)
 	}
-	return s.String(c.Title, c.Desc)
+	return s.done(c.Title, c.Desc)
 }
 
 // Line is one series of a line chart.
@@ -311,7 +392,10 @@ type LineChart struct {
 }
 
 // SVG draws the chart.
-func (c *LineChart) SVG() string {
+func (c *LineChart) SVG() string { return c.chart().String() }
+
+// chart lays the lines out.
+func (c *LineChart) chart() *svg {
 	const left, right, head, foot = 90.0, 200.0, 20.0, 50.0
 	const plotH = 300.0
 	h := head + plotH + foot
@@ -339,7 +423,7 @@ func (c *LineChart) SVG() string {
 	ys := func(v float64) float64 { return head + plotH - plotH*v/top }
 	for _, t := range ts {
 		y := ys(t)
-		s.f(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#ccc"/>`, x0, y, x1, y)
+		s.line(line{X1: x0, Y1: y, X2: x1, Y2: y, Stroke: "#ccc"})
 		s.text(x0-8, y+5, smallFont, "end", "tick", tickLabel(t, c.Unit))
 	}
 	xt := ticks(xmax-xmin, 6)
@@ -351,15 +435,15 @@ func (c *LineChart) SVG() string {
 		if x > x1+0.5 {
 			break
 		}
-		s.f(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#000"/>`, x, head+plotH, x, head+plotH+6)
+		s.line(line{X1: x, Y1: head + plotH, X2: x, Y2: head + plotH + 6, Stroke: "#000"})
 		lab := tickLabel(xmin+t, "s")
 		if c.XLabel != nil {
 			lab = c.XLabel(xmin + t)
 		}
 		s.text(x, head+plotH+24, smallFont, "middle", "tick", lab)
 	}
-	s.f(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#000" stroke-width="1.5"/>`, x0, head+plotH, x1, head+plotH)
-	s.f(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#000" stroke-width="1.5"/>`, x0, head, x0, head+plotH)
+	s.line(line{X1: x0, Y1: head + plotH, X2: x1, Y2: head + plotH, Stroke: "#000", Width: 1.5})
+	s.line(line{X1: x0, Y1: head, X2: x0, Y2: head + plotH, Stroke: "#000", Width: 1.5})
 	// Direct labels at the right end, nudged apart so that they do not
 	// overlap.
 	type endLabel struct {
@@ -395,11 +479,7 @@ func (c *LineChart) SVG() string {
 		if l.Limit {
 			stroke, width, da = "#000", 3, "8 4"
 		}
-		s.f(`<path d="%s" fill="none" stroke="%s" stroke-width="%.1f"`, d.String(), stroke, width)
-		if da != "" {
-			s.f(` stroke-dasharray="%s"`, da)
-		}
-		s.f(`><title>%s</title></path>`, esc(l.Name))
+		s.path(path{D: d.String(), Stroke: stroke, Width: width, Dash: da, Title: l.Name})
 		ends = append(ends, endLabel{lastY, l.Name, i})
 	}
 	for i := 1; i < len(ends); i++ { // insertion sort by y
@@ -413,7 +493,7 @@ func (c *LineChart) SVG() string {
 		prev = y
 		s.text(x1+8, y, smallFont, "start", "label", clip(e.name, 22))
 	}
-	return s.String(c.Title, c.Desc)
+	return s.done(c.Title, c.Desc)
 }
 
 // Heatmap draws rows (partitions) against time columns, each cell
@@ -428,7 +508,10 @@ type Heatmap struct {
 }
 
 // SVG draws the heatmap.
-func (c *Heatmap) SVG() string {
+func (c *Heatmap) SVG() string { return c.chart().String() }
+
+// chart lays the cells out.
+func (c *Heatmap) chart() *svg {
 	const left, head, foot = 330.0, 16.0, 90.0
 	cellH := 30.0
 	cols := 0
@@ -449,10 +532,10 @@ func (c *Heatmap) SVG() string {
 			if math.IsNaN(v) {
 				continue
 			}
-			s.f(`<rect x="%.2f" y="%.1f" width="%.2f" height="%.1f" fill="%s">`, x0+cw*float64(j), y, cw+0.3, cellH-2, heat(v))
-			s.f(`<title>%s %s: %s of the limit</title></rect>`, esc(name), esc(colAt(c.Cols, j)), trim(100*v)+"%")
+			s.rect(rect{X: x0 + cw*float64(j), Y: y, W: cw + 0.3, H: cellH - 2, Prec: 2, Fill: heat(v),
+				Title: name + " " + colAt(c.Cols, j) + ": " + trim(100*v) + "% of the limit"})
 			if v >= 1 {
-				s.f(`<rect x="%.2f" y="%.1f" width="%.2f" height="%.1f" fill="url(#%s-over)"/>`, x0+cw*float64(j), y, cw+0.3, cellH-2, c.ID)
+				s.rect(rect{X: x0 + cw*float64(j), Y: y, W: cw + 0.3, H: cellH - 2, Prec: 2, Fill: hatch(c.ID)})
 			}
 		}
 	}
@@ -460,7 +543,7 @@ func (c *Heatmap) SVG() string {
 	step := max(1, cols/8)
 	for j := 0; j < cols; j += step {
 		x := x0 + cw*(float64(j)+0.5)
-		s.f(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#000"/>`, x, yb, x, yb+6)
+		s.line(line{X1: x, Y1: yb, X2: x, Y2: yb + 6, Stroke: "#000"})
 		s.text(x, yb+24, smallFont, "middle", "tick", colAt(c.Cols, j))
 	}
 	// The scale.
@@ -468,9 +551,9 @@ func (c *Heatmap) SVG() string {
 	s.text(x0, ly+16, smallFont, "end", "", "share of limit ")
 	for i, v := range []float64{0.1, 0.25, 0.5, 0.75, 0.9, 1} {
 		x := x0 + 8 + float64(i)*110
-		s.f(`<rect x="%.1f" y="%.1f" width="34" height="22" fill="%s" stroke="#000"/>`, x, ly, heat(v))
+		s.rect(rect{X: x, Y: ly, W: 34, H: 22, Fill: heat(v), Stroke: "#000"})
 		if v >= 1 {
-			s.f(`<rect x="%.1f" y="%.1f" width="34" height="22" fill="url(#%s-over)"/>`, x, ly, c.ID)
+			s.rect(rect{X: x, Y: ly, W: 34, H: 22, Fill: hatch(c.ID)})
 		}
 		lab := trim(100*v) + "%"
 		if v >= 1 {
@@ -478,7 +561,7 @@ func (c *Heatmap) SVG() string {
 		}
 		s.text(x+40, ly+16, smallFont, "start", "", lab)
 	}
-	return s.String(c.Title, c.Desc)
+	return s.done(c.Title, c.Desc)
 }
 
 func colAt(cols []string, j int) string {
