@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"reflect"
 	"regexp"
 	"sort"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -18,13 +20,19 @@ import (
 
 // NewClient returns a DynamoDB client for a local endpoint with fake static
 // credentials. Retries are off so that a transient error on one side shows
-// up as a difference instead of being hidden.
+// up as a difference instead of being hidden. Each request has a
+// connection of its own: with retries off, a kept-alive connection the
+// peer's server closes between two requests (moto's closes them) would
+// fail a step for the transport's sake, not the implementation's.
 func NewClient(endpoint string) *dynamodb.Client {
 	return dynamodb.New(dynamodb.Options{
 		Region:           "us-east-1",
 		BaseEndpoint:     aws.String(endpoint),
 		Credentials:      credentials.NewStaticCredentialsProvider("fake", "fake", ""),
 		RetryMaxAttempts: 1,
+		HTTPClient: awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) {
+			t.DisableKeepAlives = true
+		}),
 	})
 }
 
