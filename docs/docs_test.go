@@ -210,30 +210,37 @@ func TestCommands(t *testing.T) {
 			ran[key] = c.where
 			t.Run(c.where, func(t *testing.T) {
 				line := strings.Replace(c.text, "go run ./cmd/cardapio", "cardapio", 1)
-				ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-				defer cancel()
-				cmd := exec.CommandContext(ctx, "sh", "-c", line)
-				cmd.Dir = work
-				cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-				var out bytes.Buffer
-				cmd.Stdout, cmd.Stderr = &out, &out
-				began := time.Now()
-				err := cmd.Run()
-				code := 0
-				if err != nil {
-					ee, ok := err.(*exec.ExitError)
-					if !ok || ctx.Err() != nil {
-						t.Fatalf("%s: %v", c.text, err)
-					}
-					code = ee.ExitCode()
-				}
-				if code != c.exit {
-					t.Fatalf("%s: exit %d, documented %d\n%s", c.text, code, c.exit, tail(out.String()))
-				}
-				t.Logf("%s (%.1fs)", c.text, time.Since(began).Seconds())
+				runDocumented(t, work, line, c.exit, 90*time.Second)
 			})
 		}
 	}
+}
+
+// runDocumented runs a documented command line with sh in the work copy,
+// the built binary first on PATH, and holds it to its documented exit.
+func runDocumented(t *testing.T, work, line string, exit int, limit time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sh", "-c", line)
+	cmd.Dir = work
+	cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	began := time.Now()
+	err := cmd.Run()
+	got := 0
+	if err != nil {
+		ee, ok := err.(*exec.ExitError)
+		if !ok || ctx.Err() != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != exit {
+		t.Fatalf("%s: exit %d, documented %d\n%s", line, got, exit, tail(out.String()))
+	}
+	t.Logf("%s (%.1fs)", line, time.Since(began).Seconds())
 }
 
 // helpMark introduces a quoted help text: the text block after it is the

@@ -1,9 +1,6 @@
 package docs_test
 
 import (
-	"bytes"
-	"context"
-	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
@@ -44,27 +41,7 @@ func TestHelpExamples(t *testing.T) {
 				exit, _ = strconv.Atoi(m[1])
 			}
 			t.Run(name+": "+code, func(t *testing.T) {
-				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-				defer cancel()
-				cmd := exec.CommandContext(ctx, "sh", "-c", code)
-				cmd.Dir = work
-				cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-				var out bytes.Buffer
-				cmd.Stdout, cmd.Stderr = &out, &out
-				began := time.Now()
-				err := cmd.Run()
-				got := 0
-				if err != nil {
-					ee, ok := err.(*exec.ExitError)
-					if !ok || ctx.Err() != nil {
-						t.Fatalf("%s: %v", code, err)
-					}
-					got = ee.ExitCode()
-				}
-				if got != exit {
-					t.Fatalf("%s: exit %d, documented %d\n%s", code, got, exit, tail(out.String()))
-				}
-				t.Logf("%s (%.1fs)", code, time.Since(began).Seconds())
+				runDocumented(t, work, code, exit, 5*time.Minute)
 			})
 		}
 		for _, line := range section(help, "Available Commands") {
