@@ -22,7 +22,11 @@
 #   SERVE_PORT   loopback port of cardapio serve (default 4595)
 #   SCENARIO     the model's scenario (default payday)
 #   SPEED        the runs' --speed (default max)
-#   KEEP=DIR     keep the files in DIR instead of a temporary directory
+#   KEEP=DIR     keep the files in DIR instead of a temporary directory;
+#                the served engine keeps its tables in DIR/engine
+#                (cardapio serve --data), and a second run with the same
+#                KEEP skips steps 1 and 2 and runs the parts against the
+#                population the first one imported
 set -euo pipefail
 export CARDAPIO_SUPERVISE=0
 cd "$(dirname "$0")/.."
@@ -54,9 +58,11 @@ timed() {
 
 echo "full-scale path at scale $scale in $parts parts, scenario $scenario; load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) processors"
 
-"$cardapio" serve --addr "127.0.0.1:$port" --ttl-sweep 0 >"$work/serve.log" 2>&1 &
+reuse=
+[ -n "${KEEP:-}" ] && [ -f "$work/imported" ] && reuse=1
+"$cardapio" serve --addr "127.0.0.1:$port" --ttl-sweep 0 --data "$work/engine" >>"$work/serve.log" 2>&1 &
 serve_pid=$!
-for _ in $(seq 1 200); do
+for _ in $(seq 1 6000); do  # a restored engine takes a while
   (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
   sleep 0.05
 done
@@ -67,6 +73,7 @@ asof_flag=()
 [ -z "$asof" ] || asof_flag=(--as-of "$asof")
 echo "population drawn as of ${asof:-the dataset.asOf of the model}"
 
+if [ -z "$reuse" ]; then
 step "1. cardapio data --scale $scale --out $work/data"
 timed "$cardapio" data --scale "$scale" "${asof_flag[@]}" --out "$work/data" --quiet >"$work/data.txt"
 grep -E "items at scale|loading with BatchWriteItem|aws dynamodb import-table" "$work/data.txt" | sed 's/^/   /' | cut -c1-220
@@ -75,6 +82,10 @@ du -sh "$work/data" | sed 's/^/   files: /'
 step "2. import stand-in: cardapio data --scale $scale --endpoint-url (cardapio serve)"
 timed "$cardapio" data --scale "$scale" "${asof_flag[@]}" --endpoint-url "$url" --create-tables --quiet >"$work/import.txt"
 grep -E "items at scale" "$work/import.txt" | sed 's/^/   /'
+touch "$work/imported"
+else
+step "1-2. reused: the population imported by an earlier run, kept by cardapio serve --data $work/engine"
+fi
 
 step "3. cardapio load --existing --scale $scale --scenario $scenario --part auto/$parts (one process a part, in parallel)"
 mkdir -p "$work/parts"
