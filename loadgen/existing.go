@@ -63,7 +63,8 @@ func (r *runner) existing(ctx context.Context, pop *dataset.Population, o Option
 	}
 	pr := &populationResult{pop: pop, byTable: map[string]int64{}, counts: map[string]counts{}, skipped: map[string]int64{}}
 	if len(countSpecs) > 0 {
-		if pr, err = populate(ctx, pop, o.Part, o.Parts, tg, tables, nil, countSpecs, nil, passOptions{}, nil); err != nil {
+		// The whole population's values, as the whole run counts them.
+		if pr, err = populate(ctx, pop, 0, 1, tg, tables, nil, countSpecs, nil, passOptions{}, nil); err != nil {
 			return nil, err
 		}
 		pr.items, pr.byTable = 0, map[string]int64{}

@@ -171,8 +171,9 @@ func Merge(parts []*Summary) (*Summary, error) {
 		for k, v := range p.Population.ByTable {
 			out.Population.ByTable[k] += v
 		}
+		// Every part numbers the whole population's subjects.
 		for k, v := range p.Population.Subjects {
-			out.Population.Subjects[k] += v
+			out.Population.Subjects[k] = max(out.Population.Subjects[k], v)
 		}
 		invs.add(p)
 		expects.add(p)

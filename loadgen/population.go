@@ -172,6 +172,9 @@ type passOptions struct {
 	index *indexSpec
 	// rate caps the writes (nil: no cap).
 	rate *endpoint.Bucket
+	// blocks, when set, are the blocks the pass goes over instead of
+	// the part's (the subjects are numbered over the whole population).
+	blocks []dataset.Block
 }
 
 // tagSpec asks a pass to tag the trees of one root: whether each holds a
@@ -198,9 +201,12 @@ func (ts *tagSpec) id(i int, v string) uint32 {
 func populate(ctx context.Context, pop *dataset.Population, part, parts int, tg *endpoint.Target, tables *endpoint.Tables,
 	want []wanted, count []countSpec, skip map[*catalog.Entity]bool, po passOptions, progress func(done, total int64)) (*populationResult, error) {
 	write := po.write
-	blocks, err := partBlocks(pop, part, parts)
-	if err != nil {
-		return nil, err
+	blocks := po.blocks
+	if blocks == nil {
+		var err error
+		if blocks, err = partBlocks(pop, part, parts); err != nil {
+			return nil, err
+		}
 	}
 	res := &populationResult{pop: pop, byTable: map[string]int64{}, subjects: make([][]*Context, 0), counts: map[string]counts{}}
 	maxLoad := -1

@@ -177,7 +177,7 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 	x := executor.New(m, tg.Client, executor.Options{Tables: tables.Names(), Keys: tables.Keys, Keep: true})
 
 	r := &runner{x: x, api: tg.Client, clock: clock, wall: o.Wall, loc: pop.Loc, asOf: pop.AsOf, seed: o.Seed, part: o.Part, parts: o.Parts,
-		factor: o.Scale / float64(o.Parts), tables: tables.Names(), messages: map[[2]int64]*message{}, spreads: map[string]*spreader{}}
+		factor: o.Scale / float64(o.Parts), whole: o.Scale, tables: tables.Names(), messages: map[[2]int64]*message{}, spreads: map[string]*spreader{}}
 	r.sched = newScheduler(clock, o.Wall, o.MaxInflight)
 	r.sched.start = r.start
 	r.startWorkers(o.MaxInflight)
@@ -230,6 +230,18 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 			return nil, err
 		}
 		return nil, fmt.Errorf("load the population: %w", err)
+	}
+	if o.Parts > 1 && !o.Existing && len(countSpecs) > 0 {
+		// A part writes its pieces and counts their values; the loads
+		// draw like the whole population, as the whole run does.
+		whole, err := populate(ctx, pop, 0, 1, tg, tables, nil, countSpecs, nil, passOptions{}, nil)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("interrupted while loading the population")
+			}
+			return nil, fmt.Errorf("count the population's values: %w", err)
+		}
+		pr.counts = whole.counts
 	}
 	sum := newSummary(sc, m, o, pop, tg, tables, thr)
 	r.counts = pr.counts
@@ -540,10 +552,11 @@ func (r *runner) pickSubjects(ctx context.Context, m *catalog.Model, pop *datase
 			sum.Population.Largest[a] = v
 		}
 	}
-	blocks, err := partBlocks(pop, o.Part, o.Parts)
-	if err != nil {
-		return err
-	}
+	// The subjects are numbered over the whole population, each part's
+	// pieces included, so that a part draws what the whole run draws
+	// and sends the arrivals whose subjects its pieces hold.
+	blocks, owner := pieces(pop, o.Parts)
+	r.owner = owner
 	maxLoad := -1
 	for _, w := range want {
 		maxLoad = max(maxLoad, w.load)
@@ -555,12 +568,17 @@ func (r *runner) pickSubjects(ctx context.Context, m *catalog.Model, pop *datase
 		if ct != nil {
 			ix.hold = ct.ts.root
 		}
-		res, err := populate(ctx, pop, o.Part, o.Parts, tg, tables, want, nil, nil, passOptions{index: ix}, nil)
+		res, err := populate(ctx, pop, 0, 1, tg, tables, want, nil, nil, passOptions{index: ix, blocks: blocks}, nil)
 		if err != nil {
 			return err
 		}
 		if ct != nil {
-			ct.hold = res.hold
+			// The cut writes the part's pieces: their trees' marks.
+			for i, h := range res.hold {
+				if owner[i] == o.Part {
+					ct.hold = append(ct.hold, h)
+				}
+			}
 		}
 		for _, l := range r.loads {
 			s := l.plan.Subjects
@@ -601,7 +619,7 @@ func (r *runner) firstArrivals(o Options, sum *Summary) {
 		if l.plan.Follows != nil || l.plan.Shape == nil {
 			continue
 		}
-		l.pacer = NewPacer(l.item.RunShape(o.Duration), r.factor)
+		l.pacer = NewPacer(l.item.RunShape(o.Duration), r.whole)
 		if l.plan.Subjects != nil && l.plan.Subjects.Pick == catalog.PickEach && l.pacer.Count() > l.subjectCount() {
 			// Each subject once, at the load's rate: the load ends when
 			// they run out, its pressure on the partitions kept.
@@ -725,7 +743,7 @@ func (c *cut) write(ctx context.Context, r *runner) ([]string, error) {
 		if l.plan.Follows != nil || l.plan.Shape == nil {
 			return 0, false
 		}
-		return NewPacer(l.item.RunShape(o.Duration), r.factor).Count(), true
+		return NewPacer(l.item.RunShape(o.Duration), r.whole).Count(), true
 	})
 	n := len(c.rc.attrs)
 	wantIDs := make([]map[uint32]bool, n)
@@ -898,22 +916,48 @@ func pickScenario(m *catalog.Model, o Options) (*catalog.Scenario, []*catalog.Lo
 	return &out, loads, invs, nil
 }
 
-// arrivalEvent is the event of arrival k of a paced load.
+// arrivalEvent is the event of the first arrival from k on of a paced
+// load that this part sends. The schedule is the whole run's: a part
+// sends the arrivals whose subjects its pieces hold, or, for a load
+// without subjects, every parts-th, and skips the others.
 func (r *runner) arrivalEvent(l *loadRun, k int64) *event {
-	due, ok := l.pacer.Due(k)
-	if !ok {
-		return nil
-	}
-	a := &arrival{load: l, k: k, kind: kindOriginal, due: l.start + due}
-	if l.plan.Subjects != nil {
-		idx, ok := l.subjectIndex(k, r.seed)
+	for ; ; k++ {
+		due, ok := l.pacer.Due(k)
 		if !ok {
 			return nil
 		}
-		// Found again when the arrival starts, by its worker.
-		a.subject = idx + 1
+		subject, mine, ok := r.owns(l, k)
+		if !ok {
+			return nil
+		}
+		if !mine {
+			continue
+		}
+		// The subject is found again when the arrival starts, by its
+		// worker.
+		a := &arrival{load: l, k: k, kind: kindOriginal, due: l.start + due, subject: subject}
+		return &event{due: a.due, a: a, next: func() *event { return r.arrivalEvent(l, k+1) }}
 	}
-	return &event{due: a.due, a: a, next: func() *event { return r.arrivalEvent(l, k+1) }}
+}
+
+// owns says whether this part sends arrival k of paced load l, with its
+// subject's number plus one (0: the load has none); ok is false when the
+// load has no subject for it (the load is over).
+func (r *runner) owns(l *loadRun, k int64) (subject int64, mine, ok bool) {
+	if l.plan.Subjects == nil {
+		return 0, r.parts <= 1 || k%int64(r.parts) == int64(r.part), true
+	}
+	idx, ok := l.subjectIndex(k, r.seed)
+	if !ok {
+		return 0, false, false
+	}
+	if r.parts > 1 {
+		ch, _, _ := l.index.find(idx)
+		if r.owner[ch.block] != r.part {
+			return idx + 1, false, true
+		}
+	}
+	return idx + 1, true, true
 }
 
 // second writes one line of the results stream and the status.
@@ -989,7 +1033,11 @@ func (r *runner) countPending(sum *Summary) {
 				if !ok || l.start+due > now {
 					break
 				}
-				l.stats.offer(1)
+				if _, mine, ok := r.owns(l, k); !ok {
+					break
+				} else if mine {
+					l.stats.offer(1)
+				}
 			}
 		}
 		l.stats.mu.Lock()

@@ -124,15 +124,22 @@ type runner struct {
 	// work feeds the workers: one goroutine per in-flight slot, kept for
 	// the run, so that an arrival does not pay for a new goroutine's
 	// stack growing to the SDK's depth.
-	work    chan job
-	clock   *Clock
-	wall    Wall
-	loc     *time.Location
-	asOf    time.Time
-	seed    uint64
-	part    int
-	parts   int
+	work  chan job
+	clock *Clock
+	wall  Wall
+	loc   *time.Location
+	asOf  time.Time
+	seed  uint64
+	part  int
+	parts int
+	// owner is the part of each piece of the population the subjects
+	// are numbered over (pieces).
+	owner []int
+	// factor scales what each part does on its own (follow-ups, replays,
+	// caps): the run's scale over its parts; whole scales the paced
+	// loads' schedules, numbered for the whole run and shared out.
 	factor  float64
+	whole   float64
 	tables  map[string]string
 	counts  map[string]counts
 	spreads map[string]*spreader
@@ -655,10 +662,10 @@ func (r *runner) pathValue(p *catalog.Path, a *arrival, cur *Context, done map[s
 
 // unique makes a value no other arrival of the run has: the n-th value of
 // the attribute's pattern, or the sample with its end replaced, or a
-// number, n mixed from the run's seed, the load, the part and the
-// arrival.
+// number, n mixed from the run's seed, the load and the arrival (whose
+// number is the whole run's, whichever part sends it).
 func (r *runner) unique(l *loadRun, p *catalog.Param, k int64) attr.Value {
-	id := mix64(r.seed ^ uint64(l.idx+1)<<48 ^ uint64(r.part)<<40 ^ hashString(l.name) + uint64(k)*uint64(r.parts))
+	id := mix64(r.seed ^ uint64(l.idx+1)<<48 ^ hashString(l.name) + uint64(k))
 	id = mix64(id)
 	if p.Type == attr.N {
 		if a := p.Attribute; a != nil && a.Max != nil {
@@ -900,10 +907,13 @@ func (r *runner) cause(a *arrival, cur *Context, values map[string]attr.Value, r
 		}
 		now := r.clock.Offset()
 		spawn := func(ctx *Context) bool {
-			k := f.next.Add(1) - 1
-			if f.cap > 0 && k >= f.cap {
+			// Each part numbers its follow-ups apart: the i-th of part p
+			// is i*parts+p, no other part's.
+			i := f.next.Add(1) - 1
+			if f.cap > 0 && i >= f.cap {
 				return false
 			}
+			k := i*int64(r.parts) + int64(r.part)
 			var subject int64
 			if f.plan.Subjects != nil {
 				// A subject of its own besides the cause's: drawn now,

@@ -226,17 +226,37 @@ func partBlocks(pop *dataset.Population, i, n int) ([]dataset.Block, error) {
 	if n < 1 || i < 0 || i >= n {
 		return nil, fmt.Errorf("part %d/%d: want 0 <= i < n", i, n)
 	}
+	all, owner := pieces(pop, n)
 	var out []dataset.Block
-	for _, b := range pop.Blocks() {
-		total := b.Root.Total
-		lo, hi := max(b.Lo, total*int64(i)/int64(n)), min(b.Hi, total*int64(i+1)/int64(n))
-		if lo >= hi {
-			continue
+	for j, b := range all {
+		if owner[j] == i {
+			out = append(out, b)
 		}
-		c := b
-		c.Lo, c.Hi = lo, hi
-		c.Items = b.Items * float64(hi-lo) / float64(b.Hi-b.Lo)
-		out = append(out, c)
 	}
 	return out, nil
+}
+
+// pieces are the population's blocks cut where the n parts of a run
+// meet, in population order, with the part each belongs to. Every part
+// numbers the subjects over them all, so that subject j, and so arrival
+// k, is the whole run's whatever n is; the part that holds a subject's
+// tree sends its arrivals.
+func pieces(pop *dataset.Population, n int) ([]dataset.Block, []int) {
+	var out []dataset.Block
+	var owner []int
+	for _, b := range pop.Blocks() {
+		total := b.Root.Total
+		for i := range n {
+			lo, hi := max(b.Lo, total*int64(i)/int64(n)), min(b.Hi, total*int64(i+1)/int64(n))
+			if lo >= hi {
+				continue
+			}
+			c := b
+			c.Lo, c.Hi = lo, hi
+			c.Items = b.Items * float64(hi-lo) / float64(b.Hi-b.Lo)
+			out = append(out, c)
+			owner = append(owner, i)
+		}
+	}
+	return out, owner
 }
