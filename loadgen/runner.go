@@ -584,6 +584,15 @@ func (r *runner) eval(l *loadRun, s *catalog.Source, a *arrival, cur *Context, i
 		}
 		return attr.Num(fmt.Sprint(n + s.From)), true, nil
 	case catalog.SourceShards:
+		if n := int64(s.Index.Shards.Count); n > 0 && l.plan.Subjects == nil && n%int64(r.parts) == 0 {
+			// The whole run's shard, which is this part's own: the part
+			// sends every parts-th arrival, and parts divides the count.
+			v := a.k % n
+			if p.Type == attr.S {
+				return attr.Str(fmt.Sprint(v)), true, nil
+			}
+			return attr.Num(fmt.Sprint(v)), true, nil
+		}
 		var own []int
 		for i := 0; i < s.Index.Shards.Count; i++ {
 			if i%r.parts == r.part {

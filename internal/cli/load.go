@@ -57,7 +57,9 @@ the dead-letter ledger and is replayed when the scenario says.
 --results FILE streams JSON lines (a start line, one line a second, the
 summary last), so an interrupted or crashed run keeps what it measured;
 --summary FILE writes the summary as one JSON document. --part i/n runs
-slice i of n (disjoint subjects and, when the run writes it, population);
+slice i of n: the whole run's schedule, of which it sends the arrivals
+whose subjects are in its share of the population (and writes that share
+when the run writes it), so that the parts merged are one run;
 --part auto/n takes i from a Kubernetes Indexed Job's JOB_COMPLETION_INDEX
 or an AWS Batch array job's AWS_BATCH_JOB_ARRAY_INDEX, and {part} in
 --results and --summary becomes i; cardapio load merge combines the parts'
