@@ -22,6 +22,9 @@
 #   SERVE_PORT   loopback port of cardapio serve (default 4595)
 #   SCENARIO     the model's scenario (default payday)
 #   SPEED        the runs' --speed (default max)
+#   WHOLE=1      also run the scenario once whole (one process, no
+#                --part) and compare the merged parts with it: every
+#                load's messages, duplicates and outcomes, the invariants
 #   KEEP=DIR     keep the files in DIR instead of a temporary directory;
 #                the served engine keeps its tables in DIR/engine
 #                (cardapio serve --data), and a second run with the same
@@ -122,5 +125,26 @@ echo "   merge exit $mrc"
 step "5. cardapio report --load $work/$scenario.jsonl --out $work/$scenario.html"
 timed "$cardapio" report --no-measure --load "$work/$scenario.jsonl" --out "$work/$scenario.html" >/dev/null
 ls -l "$work/$scenario.html" | awk '{print "   " $5 " bytes"}'
+if [ -n "${WHOLE:-}" ]; then
+  step "6. the whole run, one process, against the same tables, compared with the merged parts"
+  timed "$cardapio" load --scenario "$scenario" --scale "$scale" --speed "$speed" --existing --endpoint-url "$url" \
+    --results "$work/whole.jsonl" --summary "$work/whole.json" --quiet --format json >/dev/null || true
+  python3 - "$work/whole.json" "$work/$scenario.json" <<'PY'
+import json, sys
+w, m = (json.load(open(p)) for p in sys.argv[1:3])
+same = True
+for name in sorted(set(w["operations"]) | set(m["operations"])):
+    a, b = w["operations"].get(name, {}), m["operations"].get(name, {})
+    fa = (a.get("offered"), a.get("duplicates", 0), a.get("outcomes"))
+    fb = (b.get("offered"), b.get("duplicates", 0), b.get("outcomes"))
+    same &= fa == fb
+    print(f"   {name}: whole {fa[0]} messages, {fa[1]} duplicates, {fa[2]}; merged {fb[0]}, {fb[1]}, {fb[2]}: {'same' if fa == fb else 'DIFFERENT'}")
+iw = [(i["name"], i["checked"], i["violations"]) for i in w.get("invariants", [])]
+im = [(i["name"], i["checked"], i["violations"]) for i in m.get("invariants", [])]
+same &= iw == im
+print(f"   invariants: {'the same' if iw == im else 'DIFFERENT'} ({len(iw)} checked, {sum(v for _, _, v in iw)} violations in the whole run)")
+print(f"   merged parts {'equal' if same else 'DIFFER FROM'} one run of the whole")
+PY
+fi
 echo
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
