@@ -26,10 +26,10 @@
 #                --part) and compare the merged parts with it: every
 #                load's messages, duplicates and outcomes, the invariants
 #   KEEP=DIR     keep the files in DIR instead of a temporary directory;
-#                the served engine keeps its tables in DIR/engine
-#                (cardapio serve --data), and a second run with the same
-#                KEEP skips steps 1 and 2 and runs the parts against the
-#                population the first one imported
+#                the served engine keeps its tables (cardapio serve
+#                --data) and a copy of them as imported, and a second run
+#                with the same KEEP skips steps 1 and 2 and runs the
+#                parts against that copy
 set -euo pipefail
 export CARDAPIO_SUPERVISE=0
 cd "$(dirname "$0")/.."
@@ -61,17 +61,42 @@ timed() {
 
 echo "full-scale path at scale $scale in $parts parts, scenario $scenario; load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) processors"
 
+# The served engine keeps its tables in $work/engine; right after the
+# import they are copied to $work/engine.imported, and every later run
+# (a second run with the same KEEP, the whole run of WHOLE=1) starts
+# from that copy, so that each starts from the population as imported.
+serve_start() {
+  "$cardapio" serve --addr "127.0.0.1:$port" --ttl-sweep 0 --data "$work/engine" >>"$work/serve.log" 2>&1 &
+  serve_pid=$!
+  for _ in $(seq 1 12000); do  # a restored engine takes a while
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && return 0
+    kill -0 "$serve_pid" 2>/dev/null || { echo "cardapio serve stopped: see $work/serve.log" >&2; exit 1; }
+    sleep 0.05
+  done
+  echo "cardapio serve did not listen in 10 minutes" >&2
+  exit 1
+}
+serve_stop() {
+  kill -INT "$serve_pid" && wait "$serve_pid" || true
+  serve_pid=
+}
+restore() {
+  rm -rf "$work/engine"
+  cp -a "$work/engine.imported" "$work/engine"
+}
+
 reuse=
-[ -n "${KEEP:-}" ] && [ -f "$work/imported" ] && reuse=1
-"$cardapio" serve --addr "127.0.0.1:$port" --ttl-sweep 0 --data "$work/engine" >>"$work/serve.log" 2>&1 &
-serve_pid=$!
-for _ in $(seq 1 6000); do  # a restored engine takes a while
-  (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-  sleep 0.05
-done
+[ -n "${KEEP:-}" ] && [ -d "$work/engine.imported" ] && [ -f "$work/asof" ] && reuse=1
+if [ -n "$reuse" ]; then restore; else rm -rf "$work/engine"; fi
+serve_start
+if [ -z "$reuse" ]; then
 # The scenario's day, which the population a run draws is drawn as of:
 # what --existing asks of tables that do not hold it yet.
 asof=$("$cardapio" load --scenario "$scenario" --scale "$scale" --existing --endpoint-url "$url" --quiet 2>&1 | grep -o -- '--as-of [0-9-]*' | head -1 | cut -d' ' -f2 || true)
+echo "$asof" >"$work/asof"
+else
+asof=$(cat "$work/asof")
+fi
 asof_flag=()
 [ -z "$asof" ] || asof_flag=(--as-of "$asof")
 echo "population drawn as of ${asof:-the dataset.asOf of the model}"
@@ -85,9 +110,14 @@ du -sh "$work/data" | sed 's/^/   files: /'
 step "2. import stand-in: cardapio data --scale $scale --endpoint-url (cardapio serve)"
 timed "$cardapio" data --scale "$scale" "${asof_flag[@]}" --endpoint-url "$url" --create-tables --quiet >"$work/import.txt"
 grep -E "items at scale" "$work/import.txt" | sed 's/^/   /'
-touch "$work/imported"
+serve_stop
+cp -a "$work/engine" "$work/engine.imported"
+du -sh "$work/engine.imported" | sed 's/^/   the served engine holds it in /'
+t0=$(date +%s.%N)
+serve_start
+printf '   restarted from its directory in %.1f s\n' "$(python3 -c "print($(date +%s.%N)-$t0)")"
 else
-step "1-2. reused: the population imported by an earlier run, kept by cardapio serve --data $work/engine"
+step "1-2. reused: the population imported by an earlier run ($work/engine.imported)"
 fi
 
 step "3. cardapio load --existing --scale $scale --scenario $scenario --part auto/$parts (one process a part, in parallel)"
@@ -126,7 +156,10 @@ step "5. cardapio report --load $work/$scenario.jsonl --out $work/$scenario.html
 timed "$cardapio" report --no-measure --load "$work/$scenario.jsonl" --out "$work/$scenario.html" >/dev/null
 ls -l "$work/$scenario.html" | awk '{print "   " $5 " bytes"}'
 if [ -n "${WHOLE:-}" ]; then
-  step "6. the whole run, one process, against the same tables, compared with the merged parts"
+  step "6. the whole run, one process, against the population as imported, compared with the merged parts"
+  serve_stop
+  restore
+  serve_start
   timed "$cardapio" load --scenario "$scenario" --scale "$scale" --speed "$speed" --existing --endpoint-url "$url" \
     --results "$work/whole.jsonl" --summary "$work/whole.json" --quiet --format json >/dev/null || true
   python3 - "$work/whole.json" "$work/$scenario.json" <<'PY'
