@@ -31,7 +31,7 @@ type Footprint struct {
 // the subjects themselves are generated again when their arrivals start.
 const chunkBytes = 48
 
-// footprint estimates what a run of pop's part holds: the engine's
+// footprint estimates what a part of a run of pop holds: the engine's
 // documented figures (engine.DefaultMemoryFactor times the bytes the
 // tables store, plus engine.DefaultMemoryFloor) for the population in
 // process, and the runner's index of the loads' subjects: at most a
@@ -55,8 +55,10 @@ func footprint(pop *dataset.Population, loads []*catalog.LoadItem, parts int, in
 		f.Subject += s.Items
 		f.Runner += math.Ceil(s.Items/chunkTrees) * chunkBytes
 	}
+	// A part holds its share of the items, and the index of every
+	// subject: each part numbers the whole population's (pieces).
 	n := float64(max(parts, 1))
-	f.Items, f.Subject, f.Runner = f.Items/n, f.Subject/n, f.Runner/n
+	f.Items, f.Subject = f.Items/n, f.Subject/n
 	if inProc {
 		f.Engine = stored/n*engine.DefaultMemoryFactor + engine.DefaultMemoryFloor
 	}
