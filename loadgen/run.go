@@ -217,8 +217,18 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 	var pr *populationResult
 	var ct *cut
 	var popNotes []string
+	// The values the loads draw like the population's are the whole
+	// population's. A run that does not write all of it (--existing, a
+	// part) counts them in the pass that numbers the subjects when it
+	// has one and no selection reads them (the largest value): one pass
+	// over the population instead of two.
+	later := (o.Existing || o.Parts > 1) && len(want) > 0 && len(countSpecs) > 0 && !selectsLargest(r.loads)
 	if o.Existing {
-		pr, err = r.existing(ctx, pop, o, tg, tables, countSpecs, skip)
+		early := countSpecs
+		if later {
+			early = nil
+		}
+		pr, err = r.existing(ctx, pop, o, tg, tables, early, skip)
 	} else {
 		pr, ct, popNotes, err = r.populate(ctx, pop, o, tg, tables, countSpecs, skip, progress)
 	}
@@ -231,7 +241,7 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 		}
 		return nil, fmt.Errorf("load the population: %w", err)
 	}
-	if o.Parts > 1 && !o.Existing && len(countSpecs) > 0 {
+	if o.Parts > 1 && !o.Existing && len(countSpecs) > 0 && !later {
 		// A part writes its pieces and counts their values; the loads
 		// draw like the whole population, as the whole run does.
 		whole, err := populate(ctx, pop, 0, 1, tg, tables, nil, countSpecs, nil, passOptions{}, nil)
@@ -244,19 +254,30 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 		pr.counts = whole.counts
 	}
 	sum := newSummary(sc, m, o, pop, tg, tables, thr)
-	r.counts = pr.counts
-	for _, cs := range countSpecs {
-		if vs := pr.counts[cs.entity.Name][cs.attr]; len(vs) > 0 {
-			r.spreads[cs.attr] = newSpreader(vs)
+	spreads := func(c map[string]counts) {
+		for _, cs := range countSpecs {
+			if vs := c[cs.entity.Name][cs.attr]; len(vs) > 0 {
+				r.spreads[cs.attr] = newSpreader(vs)
+			}
 		}
+	}
+	var count []countSpec
+	if later {
+		count = countSpecs
+	} else {
+		spreads(pr.counts)
 	}
 
 	// Subjects.
-	if err := r.pickSubjects(ctx, m, pop, pr, want, o, sum, ct, tg, tables); err != nil {
+	counted, err := r.pickSubjects(ctx, m, pop, pr, want, count, o, sum, ct, tg, tables)
+	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("interrupted while numbering the subjects")
 		}
 		return nil, fmt.Errorf("number the subjects: %w", err)
+	}
+	if later {
+		spreads(counted)
 	}
 	if numbered != nil {
 		numbered(r)
@@ -533,8 +554,8 @@ func (r *runner) compileLoads(m *catalog.Model, loads []*catalog.LoadItem, invs 
 // pass over the population that keeps how many each run of trees holds,
 // not the subjects (see subjectIndex); it notes a load left without
 // any. With a cut, the pass also says which trees hold a subject.
-func (r *runner) pickSubjects(ctx context.Context, m *catalog.Model, pop *dataset.Population, pr *populationResult, want []wanted, o Options, sum *Summary,
-	ct *cut, tg *endpoint.Target, tables *endpoint.Tables) error {
+func (r *runner) pickSubjects(ctx context.Context, m *catalog.Model, pop *dataset.Population, pr *populationResult, want []wanted, count []countSpec, o Options, sum *Summary,
+	ct *cut, tg *endpoint.Target, tables *endpoint.Tables) (map[string]counts, error) {
 	for _, l := range r.loads {
 		s := l.plan.Subjects
 		if s == nil || len(s.Largest) == 0 {
@@ -563,15 +584,17 @@ func (r *runner) pickSubjects(ctx context.Context, m *catalog.Model, pop *datase
 	}
 	r.subs = &subjects{pop: pop, blocks: blocks, pickAt: r.clock.Now(), pools: map[int]*sync.Pool{}}
 	r.newResolvers(m, pop, want, maxLoad)
+	var counted map[string]counts
 	if len(want) > 0 {
 		ix := &indexSpec{eligible: func(load int, c *Context) bool { return r.eligibleAtPick(r.loads[load], c) }}
 		if ct != nil {
 			ix.hold = ct.ts.root
 		}
-		res, err := populate(ctx, pop, 0, 1, tg, tables, want, nil, nil, passOptions{index: ix, blocks: blocks}, nil)
+		res, err := populate(ctx, pop, 0, 1, tg, tables, want, count, nil, passOptions{index: ix, blocks: blocks}, nil)
 		if err != nil {
-			return err
+			return nil, err
 		}
+		counted = res.counts
 		if ct != nil {
 			// The cut writes the part's pieces: their trees' marks.
 			for i, h := range res.hold {
@@ -605,7 +628,7 @@ func (r *runner) pickSubjects(ctx context.Context, m *catalog.Model, pop *datase
 				l.name, o.Population, o.Scale, f, f, o.Scale))
 		}
 	}
-	return nil
+	return counted, nil
 }
 
 // firstArrivals paces every load that has its own shape and schedules
@@ -862,6 +885,18 @@ func firstCarrier(pop *dataset.Population, a string) *catalog.Entity {
 		}
 	}
 	return nil
+}
+
+// selectsLargest reports whether a load's selection reads the largest
+// value of an attribute, which the subjects' numbering needs counted
+// first.
+func selectsLargest(loads []*loadRun) bool {
+	for _, l := range loads {
+		if s := l.plan.Subjects; s != nil && len(s.Largest) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // pickScenario finds the scenario and the loads of it and of the
