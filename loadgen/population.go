@@ -179,7 +179,10 @@ type passOptions struct {
 // its tables' batches, sent 25 items at a time as they fill (a tree's
 // worth at most waits, whatever the population); each block's output
 // (its counts, and the index's runs of subjects) is merged into the
-// result as soon as the blocks before it are, and dropped.
+// result as soon as the blocks before it are, and dropped. (Against
+// cardapio serve, 16 workers, the live heap of the passes stayed within
+// 20 to 70 MB from 1/1000 to 1/100 of the reference model: the client's
+// RSS then is mostly the collector's slack, at cardapio load's GOGC.)
 func populate(ctx context.Context, pop *dataset.Population, part, parts int, tg *endpoint.Target, tables *endpoint.Tables,
 	want []wanted, count []countSpec, skip map[*catalog.Entity]bool, po passOptions, progress func(done, total int64)) (*populationResult, error) {
 	write := po.write
