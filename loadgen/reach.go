@@ -213,26 +213,35 @@ func (rc *reach) values(spreads map[string]*spreader, count func(*loadRun) (int6
 	return out, true
 }
 
-// treeTags is what the first pass keeps of one block's trees: whether a
-// tree holds a subject, and the values of the cut's attributes it
-// carries (ids into the pass's value table, 0 for none).
-type treeTags struct {
-	subject []bool
-	ids     []uint32 // len(subject) * len(attrs)
-}
-
-// tagger gives values ids, shared by the workers of the first pass.
-type tagger struct {
+// cutSpec is what the writing pass of a cut keeps of the trees of its
+// root: those holding a subject (held) and those whose root item carries
+// a value the run's arrivals pass (vals). Both are told as the tree is
+// made again, its root item the last of it: nothing is kept by tree but
+// the rows of those holding a subject, 8 bytes each, fewer than the
+// subjects (a table of each tree's values, kept from the counting pass
+// for this, grew with the trees).
+type cutSpec struct {
+	root  *dataset.Node
 	attrs []string
-	ids   []map[string]uint32 // per attribute
+	vals  []map[string]bool // by attribute of attrs
+	held  [][]int64         // by block: rows ascending (indexSpec.hold)
 }
 
-func newTagger(attrs []string) *tagger {
-	t := &tagger{attrs: attrs}
-	for range attrs {
-		t.ids = append(t.ids, map[string]uint32{})
+// keeps tells whether tree row of block i is written, its root item
+// carrying the values tagVals of the cut's attributes ("" none).
+func (cs *cutSpec) keeps(i int, row int64, tagVals []string) bool {
+	if i < len(cs.held) {
+		h := cs.held[i]
+		if k := sort.Search(len(h), func(k int) bool { return h[k] >= row }); k < len(h) && h[k] == row {
+			return true
+		}
 	}
-	return t
+	for j, v := range tagVals {
+		if v != "" && cs.vals[j][v] {
+			return true
+		}
+	}
+	return false
 }
 
 // cutNote says what the cut wrote.

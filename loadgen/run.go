@@ -734,18 +734,20 @@ func (r *runner) populate(ctx context.Context, pop *dataset.Population, o Option
 		}
 		return pr, nil, notes, err
 	}
-	ts := &tagSpec{root: root, t: newTagger(rc.attrs)}
-	pa, err := populate(ctx, pop, o.Part, o.Parts, tg, tables, nil, countSpecs, skip, passOptions{tag: ts}, nil)
+	// The first pass counts the values (the spread sources', the
+	// largest) and writes nothing; what the cut keeps is told once the
+	// subjects are numbered.
+	pa, err := populate(ctx, pop, o.Part, o.Parts, tg, tables, nil, countSpecs, skip, passOptions{}, nil)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	return pa, &cut{rc: rc, ts: ts, pr: pa, pop: pop, o: o, tg: tg, tables: tables, skip: skip, progress: progress}, nil, nil
+	return pa, &cut{rc: rc, ts: &cutSpec{root: root, attrs: rc.attrs}, pr: pa, pop: pop, o: o, tg: tg, tables: tables, skip: skip, progress: progress}, nil, nil
 }
 
 // cut is the second pass of a population written in two.
 type cut struct {
 	rc       *reach
-	ts       *tagSpec
+	ts       *cutSpec // the trees it keeps
 	pr       *populationResult
 	pop      *dataset.Population
 	o        Options
@@ -753,8 +755,8 @@ type cut struct {
 	tables   *endpoint.Tables
 	skip     map[*catalog.Entity]bool
 	progress func(done, total int64)
-	// hold says, by block, which trees of the root hold a subject.
-	hold [][]bool
+	// hold lists, by block, the trees of the root holding a subject.
+	hold [][]int64
 }
 
 // write writes the trees of the loads' subjects and those carrying a
@@ -768,57 +770,34 @@ func (c *cut) write(ctx context.Context, r *runner) ([]string, error) {
 		}
 		return NewPacer(l.item.RunShape(o.Duration), r.whole).Count(), true
 	})
-	n := len(c.rc.attrs)
-	wantIDs := make([]map[uint32]bool, n)
-	for j, a := range c.rc.attrs {
-		wantIDs[j] = map[uint32]bool{}
-		for v := range vals[a] {
-			if id, ok := c.ts.t.ids[j][v]; ok {
-				wantIDs[j][id] = true
-			}
-		}
-	}
 	blocks, err := partBlocks(c.pop, o.Part, o.Parts)
 	if err != nil {
 		return nil, err
 	}
-	keep := func(i int, row int64) bool {
-		t := c.pr.tags[i]
-		if t == nil || !ok {
-			return true
-		}
-		k := int(row - blocks[i].Lo)
-		if i < len(c.hold) && c.hold[i] != nil && c.hold[i][k] {
-			return true
-		}
-		for j := range n {
-			if wantIDs[j][t.ids[k*n+j]] {
-				return true
-			}
-		}
-		return false
-	}
-	var tagged, kept int64
-	for i, t := range c.pr.tags {
-		if t == nil {
-			continue
-		}
-		for k := range t.subject {
-			tagged++
-			if keep(i, blocks[i].Lo+int64(k)) {
-				kept++
-			}
+	var of int64
+	for _, b := range blocks {
+		if b.Root == c.ts.root {
+			of += b.Hi - b.Lo
 		}
 	}
-	pb, err := populate(ctx, c.pop, o.Part, o.Parts, c.tg, c.tables, nil, nil, c.skip, passOptions{write: true, keep: keep, rate: setupRate(o)}, c.progress)
+	po := passOptions{write: true, rate: setupRate(o)}
+	if ok {
+		for _, a := range c.rc.attrs {
+			c.ts.vals = append(c.ts.vals, vals[a])
+		}
+		c.ts.held = c.hold
+		po.cut = c.ts
+	}
+	pb, err := populate(ctx, c.pop, o.Part, o.Parts, c.tg, c.tables, nil, nil, c.skip, po, c.progress)
 	if err != nil {
 		return nil, err
 	}
 	c.pr.items, c.pr.byTable, c.pr.skipped, c.pr.units = pb.items, pb.byTable, pb.skipped, pb.units
+	c.hold = nil
 	if !ok {
 		return []string{"the whole population written: a load that queries by a spread attribute makes arrivals no schedule counts"}, nil
 	}
-	return []string{cutNote(c.rc, vals, kept, tagged)}, nil
+	return []string{cutNote(c.rc, vals, pb.kept, of)}, nil
 }
 
 // scaleFits refuses a scale at which one request of the run outweighs a
