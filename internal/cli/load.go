@@ -127,11 +127,14 @@ was interrupted or fell behind --max-behind; 2 bad input; 1 a failure.`,
 
 func runLoad(ctx context.Context, e *env, o *loadFlags, path string) (rerr error) {
 	var err error
-	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
+	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" && !o.run.Target.AWS && o.run.Target.EndpointURL == "" {
 		// The embedded engine holds the population, a large live heap
 		// the default collector marks again at every doubling (a fifth
 		// of a run's CPU): collect at 4x the live heap, under a soft
-		// limit of 3 GiB.
+		// limit of 3 GiB. Against a server or AWS the client's live heap
+		// is small and the default keeps its memory at about twice it
+		// (at 4x, a run against cardapio serve at 1/300 peaked at 403 MB
+		// against 193 MB).
 		defer debug.SetGCPercent(debug.SetGCPercent(400))
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(3 << 30))
 	}
