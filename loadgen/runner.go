@@ -227,7 +227,7 @@ func (r *runner) execute(a *arrival, st *loadStats) {
 		// The subject is generated again before the clock of the
 		// request starts: client work, not the target's latency. A
 		// follow-up that draws its own pairs it with its cause's.
-		c, err := r.subject(l, a.subject-1)
+		c, err := r.subjectOf(l, a.subject-1)
 		if err != nil {
 			r.note(fmt.Sprintf("%s: %v", l.name, err))
 			r.finish(a, st, string(executor.Error), nil, 0, true)
