@@ -548,7 +548,7 @@ func (r *runner) pickSubjects(ctx context.Context, m *catalog.Model, pop *datase
 	for _, w := range want {
 		maxLoad = max(maxLoad, w.load)
 	}
-	r.subs = &subjects{pop: pop, blocks: blocks, pickAt: r.clock.Now(), pools: map[int]*sync.Pool{}, found: map[int]*foundCache{}}
+	r.subs = &subjects{pop: pop, blocks: blocks, pickAt: r.clock.Now(), pools: map[int]*sync.Pool{}}
 	r.newResolvers(m, pop, want, maxLoad)
 	if len(want) > 0 {
 		ix := &indexSpec{eligible: func(load int, c *Context) bool { return r.eligibleAtPick(r.loads[load], c) }}

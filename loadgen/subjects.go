@@ -217,6 +217,7 @@ func (r *runner) subject(l *loadRun, j int64) (*Context, error) {
 
 // newResolvers makes the pools of the loads with subjects.
 func (r *runner) newResolvers(m *catalog.Model, pop *dataset.Population, want []wanted, maxLoad int) {
+	r.subs.found = map[int]*foundCache{}
 	for _, w := range want {
 		w := w
 		r.subs.pools[w.load] = &sync.Pool{New: func() any {
