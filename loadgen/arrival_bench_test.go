@@ -1,7 +1,10 @@
+//go:build unix
+
 package loadgen
 
 import (
 	"context"
+	"syscall"
 	"testing"
 	"time"
 
@@ -23,6 +26,9 @@ import (
 // load that takes each subject once does; raw sends the same GetItem
 // through the same client, as the raw SDK loop of bench/load.sh does.
 // What runner costs over raw is what the runner adds to every request.
+// Besides the wall time, each reports the process's CPU time an arrival
+// (cpu-ns/op, the collector's included), the figure to read on a machine
+// shared with other work.
 func BenchmarkArrival(b *testing.B) {
 	m, err := catalog.Load("../examples/orders/model.yaml")
 	if err != nil {
@@ -50,6 +56,7 @@ func BenchmarkArrival(b *testing.B) {
 
 	run := func(b *testing.B) {
 		b.ReportAllocs()
+		defer cpuPerOp(b)()
 		for i := 0; b.Loop(); i++ {
 			ev := r.arrivalEvent(l, int64(i))
 			if ev == nil {
@@ -59,6 +66,13 @@ func BenchmarkArrival(b *testing.B) {
 		}
 		if n := l.stats.outcomes["applied"]; n == 0 {
 			b.Fatalf("no arrival applied: %v", l.stats.outcomes)
+		}
+	}
+	// A run's arrivals outnumber its subjects (60 to 1 in
+	// bench/load.sh): runner measures the kept subjects' steady state.
+	for j := range min(l.subjectCount(), foundCacheSize) {
+		if _, err := r.subjectOf(l, j); err != nil {
+			b.Fatal(err)
 		}
 	}
 	b.Run("runner", run)
@@ -81,6 +95,7 @@ func BenchmarkArrival(b *testing.B) {
 	table := aws.String(r.tables[l.plan.Subjects.Entity.Table.Name])
 	b.Run("raw", func(b *testing.B) {
 		b.ReportAllocs()
+		defer cpuPerOp(b)()
 		for i := 0; b.Loop(); i++ {
 			out, err := r.api.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: table, Key: keys[i%len(keys)],
 				ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes})
@@ -89,4 +104,23 @@ func BenchmarkArrival(b *testing.B) {
 			}
 		}
 	})
+}
+
+// cpuPerOp starts counting the process's CPU time; the function it
+// returns reports it per iteration.
+func cpuPerOp(b *testing.B) func() {
+	t0 := cpuTime()
+	return func() {
+		if b.N > 0 {
+			b.ReportMetric(float64(cpuTime()-t0)/float64(b.N), "cpu-ns/op")
+		}
+	}
+}
+
+func cpuTime() time.Duration {
+	var u syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
+		return 0
+	}
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }

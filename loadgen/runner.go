@@ -252,8 +252,12 @@ func (r *runner) execute(a *arrival, st *loadStats) {
 	}
 	var res *executor.Result
 	var values map[string]attr.Value
+	reads := l.readsItem()
 	for attempt := 0; ; attempt++ {
-		item := r.contextItem(cur, a.cause)
+		var item attr.Item
+		if reads {
+			item = r.contextItem(cur, a.cause)
+		}
 		if attempt > 0 || a.kind != kindOriginal {
 			if !r.eligible(l, cur, item) {
 				r.finish(a, st, OutcomeSkipped, nil, r.wall.Now().Sub(t0), true)
@@ -405,6 +409,27 @@ func (r *runner) reread(ctx context.Context, l *loadRun, cur *Context, st *loadS
 		out.Items[i] = CtxItem{Entity: ci.Entity, Item: withKeyAttrs(ci.Entity, it), Key: ci.Key}
 	}
 	return out, true
+}
+
+// readsItem says whether an arrival of l reads its context item (a
+// when of the selection or of the mix, an expression source): the item
+// formats the clock's readings, which an arrival that reads none would
+// make for nothing.
+func (l *loadRun) readsItem() bool {
+	if s := l.plan.Subjects; s != nil && s.When != nil {
+		return true
+	}
+	for _, cm := range l.mix {
+		if cm.entry.When != nil {
+			return true
+		}
+		for _, s := range cm.sources {
+			if s.Kind == catalog.SourceExpr {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // contextItem is the item expressions read: each context entity's item
