@@ -224,8 +224,9 @@ func (r *runner) execute(a *arrival, st *loadStats) {
 	ctx := r.runCtx
 	l := a.load
 	if a.subject > 0 {
-		// The subject is generated again before the clock of the
-		// request starts: client work, not the target's latency. A
+		// The subject is found again (kept, or its tree generated
+		// again) before the clock of the request starts: client work,
+		// not the target's latency. A
 		// follow-up that draws its own pairs it with its cause's.
 		c, err := r.subjectOf(l, a.subject-1)
 		if err != nil {

@@ -19,8 +19,8 @@ import (
 // client holds then grows with the arrivals in flight, not with the
 // population, and a run against tables that already hold the population
 // draws the same subjects as one that writes it. A load that draws at
-// random keeps besides the last foundCacheSize subjects it found (a
-// bound, whatever the population).
+// random keeps besides at most foundCacheSize of the subjects it found
+// (a bound, whatever the population).
 
 // chunkTrees is how many trees a run of the index covers: what an
 // arrival generates again, at most, to find its subject.
