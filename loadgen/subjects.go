@@ -125,8 +125,9 @@ type subjects struct {
 }
 
 // foundCacheSize is how many subjects a load that draws at random keeps
-// once found: a bound, whatever the population (a few MB a load).
-const foundCacheSize = 4096
+// once found: a bound, whatever the population (an order of the orders
+// example with its key takes about 5 KB: 10 MB a load at most).
+const foundCacheSize = 2048
 
 // foundCache keeps the subjects a load found again, by number, direct
 // mapped (subject j in slot j mod the size): a load that draws at
