@@ -49,6 +49,7 @@ type Executor struct {
 
 	mu    sync.Mutex
 	plans map[planKey]*Plan
+	keyed map[*catalog.Operation]map[string]bool // keyedParams, by operation
 }
 
 type planKey struct{ op, variant string }
@@ -58,7 +59,7 @@ func New(m *catalog.Model, api API, o Options) *Executor {
 	if o.Keys == "" || o.Keys == catalog.KeysAuto {
 		o.Keys = catalog.KeysNative
 	}
-	x := &Executor{m: m, api: api, opts: o, reverse: map[string]string{}, tables: map[string]*capacity.Table{}, plans: map[planKey]*Plan{}, loader: o.Loader}
+	x := &Executor{m: m, api: api, opts: o, reverse: map[string]string{}, tables: map[string]*capacity.Table{}, plans: map[planKey]*Plan{}, keyed: map[*catalog.Operation]map[string]bool{}, loader: o.Loader}
 	if x.loader == nil {
 		x.loader = apiLoader{api}
 	}
@@ -133,7 +134,7 @@ func (x *Executor) Params(op *catalog.Operation, given map[string]attr.Value) (m
 			errs = append(errs, fmt.Sprintf("operation %s has no parameter %q%s", op.Name, name, hintOf(name, names)))
 		}
 	}
-	keyed := keyedParams(op)
+	keyed := x.keyedParams(op)
 	for _, p := range op.Params {
 		v, ok := given[p.Name]
 		if !ok {
@@ -164,6 +165,22 @@ func (x *Executor) Params(op *catalog.Operation, given map[string]attr.Value) (m
 type ParamError struct{ Problems []string }
 
 func (e *ParamError) Error() string { return strings.Join(e.Problems, "; ") }
+
+// keyedParams is keyedParams of op, made once: Params runs for every
+// request of a load.
+func (x *Executor) keyedParams(op *catalog.Operation) map[string]bool {
+	x.mu.Lock()
+	k, ok := x.keyed[op]
+	x.mu.Unlock()
+	if ok {
+		return k
+	}
+	k = keyedParams(op)
+	x.mu.Lock()
+	x.keyed[op] = k
+	x.mu.Unlock()
+	return k
+}
 
 // keyedParams lists the parameters placed inside key templates (with
 // literal text around them), where a separator would be ambiguous.

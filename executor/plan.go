@@ -21,6 +21,9 @@ type Plan struct {
 	// operation declares none.
 	Variant *catalog.Budget
 	Steps   []*StepPlan
+	// binds is how many attributes the steps bind: what a run's values
+	// hold beyond its parameters.
+	binds int
 }
 
 // StepPlan is one step (or transaction action) of a plan. Its exported
@@ -140,6 +143,10 @@ func compile(m *catalog.Model, op *catalog.Operation, variant string, names map[
 			return nil, fmt.Errorf("%s/%s: step %s: %w", op.Name, variantName(b), s.ID, err)
 		}
 		p.Steps = append(p.Steps, sp)
+		p.binds += len(sp.Bind)
+		for _, a := range sp.Actions {
+			p.binds += len(a.Bind)
+		}
 	}
 	return p, nil
 }

@@ -57,7 +57,7 @@ func (x *Executor) prepare(in Input) (*Plan, map[string]attr.Value, error) {
 func (x *Executor) RunPlan(ctx context.Context, p *Plan, params map[string]attr.Value, before map[string]attr.Item) *Result {
 	res := &Result{Operation: p.Operation.Name, Variant: p.Variant.Name}
 	for attempt := 0; ; attempt++ {
-		r := run{x: x, p: p, before: before, env: make(map[string]attr.Value, len(params)+8)}
+		r := run{x: x, p: p, before: before, env: make(map[string]attr.Value, len(params)+p.binds)}
 		for k, v := range params {
 			r.env[k] = v
 		}

@@ -231,10 +231,11 @@ func (r *runner) execute(a *arrival, st *loadStats) {
 	ctx := r.runCtx
 	l := a.load
 	if a.subject > 0 {
-		// The subject is generated again before the clock of the
-		// request starts: client work, not the target's latency. A
+		// The subject is found again (kept, or its tree generated
+		// again) before the clock of the request starts: client work,
+		// not the target's latency. A
 		// follow-up that draws its own pairs it with its cause's.
-		c, err := r.subject(l, a.subject-1)
+		c, err := r.subjectOf(l, a.subject-1)
 		if err != nil {
 			r.note(fmt.Sprintf("%s: %v", l.name, err))
 			r.finish(a, st, string(executor.Error), nil, 0, true)
@@ -259,8 +260,12 @@ func (r *runner) execute(a *arrival, st *loadStats) {
 	}
 	var res *executor.Result
 	var values map[string]attr.Value
+	reads := l.readsItem()
 	for attempt := 0; ; attempt++ {
-		item := r.contextItem(cur, a.cause)
+		var item attr.Item
+		if reads {
+			item = r.contextItem(cur, a.cause)
+		}
 		if attempt > 0 || a.kind != kindOriginal {
 			if !r.eligible(l, cur, item) {
 				r.finish(a, st, OutcomeSkipped, nil, r.wall.Now().Sub(t0), true)
@@ -412,6 +417,27 @@ func (r *runner) reread(ctx context.Context, l *loadRun, cur *Context, st *loadS
 		out.Items[i] = CtxItem{Entity: ci.Entity, Item: withKeyAttrs(ci.Entity, it), Key: ci.Key}
 	}
 	return out, true
+}
+
+// readsItem says whether an arrival of l reads its context item (a
+// when of the selection or of the mix, an expression source): the item
+// formats the clock's readings, which an arrival that reads none would
+// make for nothing.
+func (l *loadRun) readsItem() bool {
+	if s := l.plan.Subjects; s != nil && s.When != nil {
+		return true
+	}
+	for _, cm := range l.mix {
+		if cm.entry.When != nil {
+			return true
+		}
+		for _, s := range cm.sources {
+			if s.Kind == catalog.SourceExpr {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // contextItem is the item expressions read: each context entity's item

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cardapio/cardapio/catalog"
@@ -17,7 +18,9 @@ import (
 // when its arrival starts, by generating the trees of its run. What the
 // client holds then grows with the arrivals in flight, not with the
 // population, and a run against tables that already hold the population
-// draws the same subjects as one that writes it.
+// draws the same subjects as one that writes it. A load that draws at
+// random keeps besides at most foundCacheSize of the subjects it found
+// (a bound, whatever the population).
 
 // chunkTrees is how many trees a run of the index covers: what an
 // arrival generates again, at most, to find its subject.
@@ -115,6 +118,62 @@ type subjects struct {
 	blocks []dataset.Block // the part's
 	pickAt time.Time       // the scenario's instant the selections' when reads
 	pools  map[int]*sync.Pool
+	// found keeps, by load, the subjects found again most recently, for
+	// the loads that draw at random (see foundCache); read-only once
+	// the run starts.
+	found map[int]*foundCache
+}
+
+// foundCacheSize is how many subjects a load that draws at random keeps
+// once found: a bound, whatever the population (an order of the orders
+// example with its key takes about 5 KB: 10 MB a load at most).
+const foundCacheSize = 2048
+
+// foundCache keeps the subjects a load found again, by number, direct
+// mapped (subject j in slot j mod the size): a load that draws at
+// random draws the same subjects again as soon as its arrivals outnumber
+// them, and generating a tree again is most of what an arrival costs the
+// client beside its requests. The population gives a subject again byte
+// for byte and a context is never changed once made, so a kept one is
+// the one generating it again would give. Safe for concurrent use
+// without a lock: a slot is replaced whole.
+type foundCache struct {
+	slots [foundCacheSize]atomic.Pointer[foundSubject]
+}
+
+type foundSubject struct {
+	j int64
+	c *Context
+}
+
+func (fc *foundCache) get(j int64) *Context {
+	if fc == nil {
+		return nil
+	}
+	if s := fc.slots[j%foundCacheSize].Load(); s != nil && s.j == j {
+		return s.c
+	}
+	return nil
+}
+
+func (fc *foundCache) put(j int64, c *Context) {
+	if fc != nil {
+		fc.slots[j%foundCacheSize].Store(&foundSubject{j: j, c: c})
+	}
+}
+
+// subjectOf is subject j of load l: kept from an earlier arrival when
+// the load keeps what it finds, else generated again.
+func (r *runner) subjectOf(l *loadRun, j int64) (*Context, error) {
+	fc := r.subs.found[l.idx]
+	if c := fc.get(j); c != nil {
+		return c, nil
+	}
+	c, err := r.subject(l, j)
+	if err == nil {
+		fc.put(j, c)
+	}
+	return c, err
 }
 
 // numbered, when a test sets it, sees the runner once its subjects are
@@ -161,6 +220,7 @@ func (r *runner) subject(l *loadRun, j int64) (*Context, error) {
 
 // newResolvers makes the pools of the loads with subjects.
 func (r *runner) newResolvers(m *catalog.Model, pop *dataset.Population, want []wanted, maxLoad int) {
+	r.subs.found = map[int]*foundCache{}
 	for _, w := range want {
 		w := w
 		r.subs.pools[w.load] = &sync.Pool{New: func() any {
@@ -168,6 +228,11 @@ func (r *runner) newResolvers(m *catalog.Model, pop *dataset.Population, want []
 			c.write = false
 			return &resolver{c: c, gn: pop.NewGenerator(c.emit)}
 		}}
+		// A load that takes each subject once finds each once: nothing
+		// to keep.
+		if w.subjects.Pick == catalog.PickRandom {
+			r.subs.found[w.load] = &foundCache{}
+		}
 	}
 }
 
