@@ -121,7 +121,7 @@ func MergeResults(paths []string, w io.Writer) (*Summary, error) {
 				if err := addSecond(seconds, hists, &s); err != nil {
 					return fmt.Errorf("%s:%d: %v", p, line, err)
 				}
-			case "ledger":
+			case "ledger", "deadLetters":
 				ledger = append(ledger, append([]byte(nil), b...))
 			}
 			return nil
