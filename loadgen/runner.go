@@ -154,8 +154,8 @@ type runner struct {
 	dead      []*deadLetter
 	deadCount int64
 	behind    time.Duration // the most an arrival started late
-	runCtx   context.Context
-	errs     []string
+	runCtx    context.Context
+	errs      []string
 	// lastLine is the scenario's clock at the previous line of the
 	// results stream; unitKeys the tables and indexes seen so far (true:
 	// an index).
