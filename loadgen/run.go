@@ -155,6 +155,9 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opened != nil {
+		opened(tg)
+	}
 	var tables *endpoint.Tables
 	if o.Existing {
 		tables, err = openExisting(ctx, m, tg, o, pop.AsOf)
@@ -309,6 +312,9 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 	st.write(summaryLine{Type: "summary", Summary: sum})
 	return sum, nil
 }
+
+// opened, when set, is handed the run's target as it opens (tests).
+var opened func(tg *endpoint.Target)
 
 // newSummary opens a run's summary: what runs, where, at which scale,
 // and the notes on the tables.

@@ -150,12 +150,11 @@ type runner struct {
 	open  map[[2]int64]*openMsg
 	spill *ledgerSpill
 	// dead are the first deadSample dead letters, which the summary
-	// lists; deadCount counts them all.
-	dead      []*deadLetter
-	deadCount int64
-	behind    time.Duration // the most an arrival started late
-	runCtx    context.Context
-	errs      []string
+	// lists.
+	dead   []*deadLetter
+	behind time.Duration // the most an arrival started late
+	runCtx context.Context
+	errs   []string
 	// lastLine is the scenario's clock at the previous line of the
 	// results stream; unitKeys the tables and indexes seen so far (true:
 	// an index).
@@ -176,8 +175,8 @@ type deadLetter struct {
 }
 
 // deadSample is how many dead letters the summary lists; the results
-// file has the others on deadLetters lines.
-const deadSample = 100
+// file has the others on deadLetters lines. A var, for the tests.
+var deadSample = 100
 
 // openMsg is a message the run still holds: more of it may come, its
 // first arrival not done, or its duplicates or replays scheduled and not
@@ -979,7 +978,6 @@ func (r *runner) deadLetter(a *arrival, st *loadStats, res *executor.Result) {
 		dl.Replay = (r.clock.origin.Add(due)).In(r.loc).Format("15:04:05")
 	}
 	r.mu.Lock()
-	r.deadCount++
 	if len(r.dead) < deadSample {
 		dl.sampled = true
 		r.dead = append(r.dead, dl)
