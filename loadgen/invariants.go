@@ -102,7 +102,9 @@ func checkInvariants(ctx context.Context, tg *endpoint.Target, tables map[string
 			switch {
 			case in.touched != nil:
 				read = func(f func(attr.Item)) error {
-					return getKeys(ctx, tg, tables[tb.Name], in.touched.tableKeys(tb.Name), f)
+					return in.touched.tableKeys(tb.Name, func(keys []attr.Item) error {
+						return getKeys(ctx, tg, tables[tb.Name], keys, f)
+					})
 				}
 			case in.all && tg.Engine == nil:
 				read = func(f func(attr.Item)) error { return scanParallel(ctx, tg, tables[tb.Name], f) }

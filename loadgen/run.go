@@ -197,6 +197,7 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 	defer r.spill.close()
 	if o.Existing && !o.CheckAll {
 		r.touched = newTouched()
+		defer r.touched.close()
 	}
 
 	// The population.
@@ -661,7 +662,10 @@ func (r *runner) checkRun(ctx context.Context, m *catalog.Model, tg *endpoint.Ta
 			if err := r.collectTouched(see); err != nil {
 				return err
 			}
-			items, trees := r.touched.count()
+			items, trees, err := r.touched.count()
+			if err != nil {
+				return err
+			}
 			sum.Notes = append(sum.Notes, fmt.Sprintf("invariants checked on the %d items the run touched (those it read or wrote and those of the %d trees of the population its subjects came from), read again strongly consistent (--check-all: the whole tables)", items, trees))
 		} else if o.Existing {
 			names := sortedValues(tables.Names())
