@@ -48,6 +48,10 @@ fi
 url="http://127.0.0.1:$port"
 
 serve() {
+  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+    echo "port $port is taken: give SERVE_PORT" >&2
+    exit 1
+  fi
   "$work/cardapio-head" serve --addr "127.0.0.1:$port" --ttl-sweep 0 >"$work/serve.log" 2>&1 &
   serve_pid=$!
   for _ in $(seq 1 200); do

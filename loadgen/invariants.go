@@ -534,10 +534,10 @@ func newExistsChecker(v *catalog.Invariant, in invariantInput) *existsChecker {
 		}
 		k := keyString(key)
 		if c.msgs != nil {
-			c.msgs.put(k, msgRecord(m)...)
+			c.msgs.put(k, msgRecord(k, lean(m))...)
 			return nil
 		}
-		c.expect[k] = append(c.expect[k], m)
+		c.expect[k] = append(c.expect[k], lean(m))
 		return nil
 	})
 	return c
@@ -571,12 +571,10 @@ func (c *existsChecker) result() InvariantResult {
 	for i := 0; c.msgs != nil && c.err == nil && i < len(c.msgs.files); i++ {
 		c.expect = map[string][]ledgerMsg{}
 		c.err = c.msgs.read(i, func(fs [][]byte) error {
-			m, err := c.lr.msgFrom(fs)
+			k, m, err := c.lr.msgFrom(fs)
 			if err != nil {
 				return err
 			}
-			key, _ := c.inv.Ledger.Exists.KeyOf(m.values)
-			k := keyString(key)
 			c.expect[k] = append(c.expect[k], m)
 			return nil
 		})
@@ -626,6 +624,9 @@ type forbidChecker struct {
 	lr    *ledgerReader
 	index map[string][]ledgerMsg
 	n     int64
+	// later are the parameters the join compares (what it keeps of a
+	// message's values).
+	later []string
 	// seq numbers the items seen, in the order they were.
 	seq         int64
 	d           details
@@ -653,6 +654,9 @@ func (c *forbidChecker) msgKey(m *message) (string, bool) {
 
 func newForbidChecker(v *catalog.Invariant, in invariantInput) *forbidChecker {
 	c := &forbidChecker{inv: v, lr: newLedgerReader(in.m), index: map[string][]ledgerMsg{}}
+	for _, p := range v.Ledger.Forbid.Later {
+		c.later = append(c.later, p.Path.Param)
+	}
 	n, _ := in.ledgerCounts()
 	if nb := bucketCount(n); nb > 1 {
 		if c.msgs, c.err = newBuckets(nb); c.err != nil {
@@ -668,13 +672,15 @@ func newForbidChecker(v *catalog.Invariant, in invariantInput) *forbidChecker {
 		}
 		c.n++
 		k, ok := c.msgKey(m.message)
-		switch {
-		case !ok:
-		case c.msgs != nil:
-			c.msgs.put(k, msgRecord(m)...)
-		default:
-			c.index[k] = append(c.index[k], m)
+		if !ok {
+			return nil
 		}
+		m = lean(m, c.later...)
+		if c.msgs != nil {
+			c.msgs.put(k, msgRecord(k, m)...)
+			return nil
+		}
+		c.index[k] = append(c.index[k], m)
 		return nil
 	})
 	for _, ms := range c.index {
@@ -751,11 +757,10 @@ func (c *forbidChecker) result() InvariantResult {
 	for i := 0; c.msgs != nil && c.err == nil && i < len(c.msgs.files); i++ {
 		c.index = map[string][]ledgerMsg{}
 		c.err = c.msgs.read(i, func(fs [][]byte) error {
-			m, err := c.lr.msgFrom(fs)
+			k, m, err := c.lr.msgFrom(fs)
 			if err != nil {
 				return err
 			}
-			k, _ := c.msgKey(m.message)
 			c.index[k] = append(c.index[k], m)
 			return nil
 		})

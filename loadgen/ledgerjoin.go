@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/cardapio/cardapio/attr"
 )
 
 // The ledger invariants join a run's messages (or writes) with the items
@@ -27,7 +29,7 @@ import (
 // aims at; ledgerMaxBuckets caps the buckets (files open at once) of one
 // invariant. A var, so that tests join in many buckets.
 var (
-	ledgerBucket     int64 = 50_000
+	ledgerBucket     int64 = 20_000
 	ledgerMaxBuckets int64 = 128
 )
 
@@ -196,7 +198,7 @@ func violation(keys, format string, args ...any) Violation {
 // The records of the buckets: a message with its order, a write with
 // its place.
 
-func msgRecord(m ledgerMsg) [][]byte {
+func msgRecord(key string, m ledgerMsg) [][]byte {
 	lm := ledgerOf(m.message)
 	b, _ := json.Marshal(lm)
 	var o [3 * binary.MaxVarintLen64]byte
@@ -204,31 +206,48 @@ func msgRecord(m ledgerMsg) [][]byte {
 	for _, x := range m.ord {
 		n += binary.PutVarint(o[n:], x)
 	}
-	return [][]byte{b, o[:n]}
+	return [][]byte{[]byte(key), b, o[:n]}
 }
 
-func (lr *ledgerReader) msgFrom(fields [][]byte) (ledgerMsg, error) {
-	if len(fields) != 2 {
-		return ledgerMsg{}, fmt.Errorf("the ledger's join: a bad record")
+// msgFrom reads a message record back: its key and the message.
+func (lr *ledgerReader) msgFrom(fields [][]byte) (string, ledgerMsg, error) {
+	if len(fields) != 3 {
+		return "", ledgerMsg{}, fmt.Errorf("the ledger's join: a bad record")
 	}
 	var lm ledgerMessage
-	if err := json.Unmarshal(fields[0], &lm); err != nil {
-		return ledgerMsg{}, err
+	if err := json.Unmarshal(fields[1], &lm); err != nil {
+		return "", ledgerMsg{}, err
 	}
 	m, err := lr.message(&lm)
 	if err != nil {
-		return ledgerMsg{}, err
+		return "", ledgerMsg{}, err
 	}
 	out := ledgerMsg{message: m}
-	b := fields[1]
+	b := fields[2]
 	for i := range out.ord {
 		v, n := binary.Varint(b)
 		if n <= 0 {
-			return ledgerMsg{}, fmt.Errorf("the ledger's join: a bad record")
+			return "", ledgerMsg{}, fmt.Errorf("the ledger's join: a bad record")
 		}
 		out.ord[i], b = v, b[n:]
 	}
-	return out, nil
+	return string(fields[0]), out, nil
+}
+
+// lean is a message with only the values of names: what a join keeps of
+// it once it is keyed (a message's values are most of its weight).
+func lean(m ledgerMsg, names ...string) ledgerMsg {
+	c := *m.message
+	c.values = nil
+	for _, n := range names {
+		if v, ok := m.values[n]; ok {
+			if c.values == nil {
+				c.values = map[string]attr.Value{}
+			}
+			c.values[n] = v
+		}
+	}
+	return ledgerMsg{&c, m.ord}
 }
 
 // sortMsgs orders a key's messages as the one-bucket join has them.
