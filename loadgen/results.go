@@ -64,10 +64,10 @@ type Summary struct {
 	Throttles  map[string]int64      `json:"throttles"`
 	// DeadLettered counts the messages that reached the dead-letter
 	// ledger; Replayed those replayed. DeadLetters lists the first
-	// (deadSample of each part's, by load and arrival) and DeadLetterLines
-	// counts the others, which the results file lists on its
-	// "deadLetters" lines: a run's summary stays small whatever it
-	// dead-letters.
+	// deadSample (100) a run dead-lettered, sorted by load and arrival
+	// (a merge: each part's), and DeadLetterLines counts the others, which
+	// the results file lists on its "deadLetters" lines: a run's summary
+	// stays small whatever it dead-letters.
 	DeadLettered    int64             `json:"deadLettered"`
 	Replayed        int64             `json:"replayed"`
 	DeadLetters     []deadLetter      `json:"deadLetters,omitempty"`
