@@ -23,7 +23,7 @@ import (
 // as soon as nothing more of it can come (its duplicates and replays
 // done), a write as soon as it is applied, and they go to a spill file
 // the run owns, in the results file's own lines, which the invariants
-// read back a bucket at a time (see ledgerJoin) and which is copied into
+// read back a bucket at a time (ledgerjoin.go) and which is copied into
 // the results file before the summary.
 
 // ledgerChunk caps the messages, writes or dead letters of one line.
