@@ -26,11 +26,14 @@ import (
 // the one-bucket join gives them.
 
 // ledgerBucket is how many messages (or writes) one bucket of the join
-// aims at; ledgerMaxBuckets caps the buckets (files open at once) of one
-// invariant. A var, so that tests join in many buckets.
+// aims at (a keyed message weighs a few hundred bytes); ledgerMaxBuckets
+// caps the buckets of one invariant, each a file open during the read of
+// the tables, two per invariant: past 1,280,000 messages the buckets grow
+// instead (10,000,000 messages: about 160,000 a bucket). Vars, so that
+// tests join in many buckets.
 var (
 	ledgerBucket     int64 = 20_000
-	ledgerMaxBuckets int64 = 128
+	ledgerMaxBuckets int64 = 64
 )
 
 // bucketCount is how many buckets n messages are joined in.
