@@ -79,13 +79,23 @@ func Check(ctx context.Context, m *catalog.Model, o CheckOptions) (*CheckReport,
 	}
 	rep := &CheckReport{Model: m.Name, Tables: map[string]string{}}
 	in := invariantInput{m: m, parts: 1}
+	if len(o.Results) > 0 {
+		// The ledgers on disk, joined a bucket at a time: a long run's
+		// does not have to fit in memory.
+		sp, err := newLedgerSpill(m.Invariants)
+		if err != nil {
+			return nil, err
+		}
+		defer sp.close()
+		in.spill = sp
+	}
 	var runTables map[string]string
 	for _, p := range o.Results {
 		f, err := files.Open(p)
 		if err != nil {
 			return nil, input.Wrap(err)
 		}
-		l, err := readLedger(p, f, m)
+		l, err := readLedger(p, f, m, in.spill)
 		_ = f.Close()
 		if err != nil {
 			return nil, input.Wrap(err)
@@ -94,13 +104,17 @@ func Check(ctx context.Context, m *catalog.Model, o CheckOptions) (*CheckReport,
 			return nil, inputErr("%s: no ledger lines: written before results files carried the run's ledger", p)
 		}
 		rep.Results = append(rep.Results, p)
-		in.messages = append(in.messages, l.messages...)
-		in.writes = append(in.writes, l.writes...)
 		if runTables == nil {
 			runTables = l.summary.Tables
 		}
 	}
-	rep.Messages, rep.Writes = len(in.messages), len(in.writes)
+	if in.spill != nil {
+		if err := in.spill.finish(); err != nil {
+			return nil, err
+		}
+	}
+	msgs, writes := in.ledgerCounts()
+	rep.Messages, rep.Writes = int(msgs), int(writes)
 	for _, tb := range m.Tables {
 		switch {
 		case o.TablePrefix != "":

@@ -35,10 +35,13 @@
 // the end the model's invariants are checked against the tables (a
 // strongly consistent scan) and against the runner's ledger of the
 // messages it sent; each violation is reported with its keys. The
-// results file carries that ledger, so that Check (cardapio load check)
-// can run the invariants again on tables the run kept, or on a
-// population loaded by cardapio data, after anyone else wrote to them:
-// the data's invariants always, the ledger's from the results file, or
-// reported not checked. Nothing here knows a model's names: scenarios,
+// runner does not hold the ledger for the run: a message goes to a spill
+// file once nothing more of it can come (its duplicates and replays
+// done), and the ledger invariants join it with the tables a bucket at a
+// time (ledgerjoin.go). The results file carries that ledger, so that
+// Check (cardapio load check) can run the invariants again on tables the
+// run kept, or on a population loaded by cardapio data, after anyone
+// else wrote to them: the data's invariants always, the ledger's from
+// the results file, or reported not checked. Nothing here knows a model's names: scenarios,
 // sources and invariants are all declared in the model.
 package loadgen

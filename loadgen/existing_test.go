@@ -291,3 +291,45 @@ func TestParsePart(t *testing.T) {
 		t.Errorf("PartPath: %s", got)
 	}
 }
+
+// The record of what a run touched spills to disk past touchedHold
+// records a set: held three at a time, it checks the same items, trees
+// and verdicts as held whole.
+func TestExistingTouchedSpills(t *testing.T) {
+	c := existingCases[0]
+	m, f := c.load(t)
+	run := func(hold int) *Summary {
+		old := touchedHold
+		touchedHold = hold
+		defer func() { touchedHold = old }()
+		_, url := serveCounted(t)
+		writePopulation(t, m, c, url, 5)
+		o := c.options(f, url)
+		o.Existing = true
+		sum, err := Run(context.Background(), m, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sum
+	}
+	whole, spilled := run(1<<30), run(3)
+	note := func(s *Summary) string {
+		for _, n := range s.Notes {
+			if strings.HasPrefix(n, "invariants checked on the ") {
+				return n
+			}
+		}
+		t.Fatalf("no note of the items checked: %q", s.Notes)
+		return ""
+	}
+	t.Log(note(spilled))
+	if d := cmp.Diff(note(whole), note(spilled)); d != "" {
+		t.Errorf("the items checked differ (-whole +spilled):\n%s", d)
+	}
+	if d := cmp.Diff(outcomes(whole), outcomes(spilled)); d != "" {
+		t.Fatalf("the runs differ (-whole +spilled):\n%s", d)
+	}
+	if d := cmp.Diff(whole.Invariants, spilled.Invariants); d != "" {
+		t.Errorf("the verdicts differ (-whole +spilled):\n%s", d)
+	}
+}

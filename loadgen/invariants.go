@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"sort"
@@ -35,7 +36,10 @@ type checker interface {
 
 // invariantInput is what the checks read besides the table.
 type invariantInput struct {
-	m        *catalog.Model
+	m *catalog.Model
+	// spill is the ledger on disk; without it, messages and writes are
+	// the ledger.
+	spill    *ledgerSpill
 	messages []*message
 	writes   []versionWrite
 	part     int
@@ -58,9 +62,19 @@ func checkInvariants(ctx context.Context, tg *endpoint.Target, tables map[string
 	var cs []checker
 	need := map[*catalog.Table]bool{}
 	seen := map[*catalog.Entity]bool{} // the entities some checker looks at
+	defer func() {
+		for _, c := range cs {
+			if j, ok := c.(joined); ok {
+				j.close()
+			}
+		}
+	}()
 	for _, v := range invs {
 		c := newChecker(v, in)
 		cs = append(cs, c)
+		if j, ok := c.(joined); ok && j.failed() != nil {
+			return nil, nil, j.failed()
+		}
 		for _, e := range entitiesOf(v) {
 			seen[e] = true
 			if e.Table != nil {
@@ -88,7 +102,9 @@ func checkInvariants(ctx context.Context, tg *endpoint.Target, tables map[string
 			switch {
 			case in.touched != nil:
 				read = func(f func(attr.Item)) error {
-					return getKeys(ctx, tg, tables[tb.Name], in.touched.tableKeys(tb.Name), f)
+					return in.touched.tableKeys(tb.Name, func(keys []attr.Item) error {
+						return getKeys(ctx, tg, tables[tb.Name], keys, f)
+					})
 				}
 			case in.all && tg.Engine == nil:
 				read = func(f func(attr.Item)) error { return scanParallel(ctx, tg, tables[tb.Name], f) }
@@ -123,6 +139,9 @@ func checkInvariants(ctx context.Context, tg *endpoint.Target, tables map[string
 	groups := map[string]map[string][3]float64{}
 	for _, c := range cs {
 		out = append(out, c.result())
+		if j, ok := c.(joined); ok && j.failed() != nil {
+			return nil, nil, j.failed()
+		}
 		if sc, ok := c.(*sumChecker); ok && in.parts > 1 {
 			groups[sc.inv.Name] = sc.partial()
 		}
@@ -431,40 +450,112 @@ func judgeGroups(b *base, inv *catalog.Invariant, each func(func(k string, g *gr
 
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
+// The ledger's checkers read the run's messages (or writes) once, as
+// they are built: into memory when they fit one bucket of the join, else
+// into bucket files by the join's key (see ledgerjoin.go), the items
+// they see then following them into buckets of their own.
+
+// eachMessage hands f the ledger's messages in order.
+func (in invariantInput) eachMessage(f func(ledgerMsg) error) error {
+	if in.spill != nil {
+		return in.spill.each(in.m, f, nil)
+	}
+	for i, m := range in.messages {
+		if err := f(ledgerMsg{m, [3]int64{0, 0, int64(i)}}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// eachWrite hands f the ledger's writes in order, with their place.
+func (in invariantInput) eachWrite(f func(versionWrite, int64) error) error {
+	if in.spill != nil {
+		return in.spill.each(in.m, nil, f)
+	}
+	for i, w := range in.writes {
+		if err := f(w, int64(i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ledgerCounts is how many messages and writes the ledger holds.
+func (in invariantInput) ledgerCounts() (int64, int64) {
+	if in.spill != nil {
+		return in.spill.messages, in.spill.writes
+	}
+	return int64(len(in.messages)), int64(len(in.writes))
+}
+
+// joined is a checker that may fail reading its ledger or its buckets,
+// and holds buckets to remove.
+type joined interface {
+	failed() error
+	close()
+}
+
 // existsChecker: every message left exactly one item keyed by its values.
 type existsChecker struct {
 	base
 	inv    *catalog.Invariant
-	expect map[string][]*message
+	lr     *ledgerReader
+	expect map[string][]ledgerMsg
+	// msgs and items are the join's buckets (nil: one, in memory).
+	msgs, items *buckets
+	err         error
 }
 
 func newExistsChecker(v *catalog.Invariant, in invariantInput) *existsChecker {
-	c := &existsChecker{inv: v, expect: map[string][]*message{}}
-	for _, m := range in.messages {
+	c := &existsChecker{inv: v, lr: newLedgerReader(in.m), expect: map[string][]ledgerMsg{}}
+	n, _ := in.ledgerCounts()
+	if nb := bucketCount(n); nb > 1 {
+		if c.msgs, c.err = newBuckets(nb); c.err != nil {
+			return c
+		}
+		if c.items, c.err = newBuckets(nb); c.err != nil {
+			return c
+		}
+	}
+	c.err = in.eachMessage(func(m ledgerMsg) error {
 		if m.load.op != v.Ledger.Operation || m.values == nil {
-			continue
+			return nil
 		}
 		if m.refused != "" && !m.applied {
 			// The operation refused the message by a stop the model
 			// declares: it is not expected to leave an item.
 			c.res.Refused++
-			continue
+			return nil
 		}
 		key, err := v.Ledger.Exists.KeyOf(m.values)
 		if err != nil {
-			continue
+			return nil
 		}
 		k := keyString(key)
-		c.expect[k] = append(c.expect[k], m)
-	}
+		if c.msgs != nil {
+			c.msgs.put(k, msgRecord(k, lean(m))...)
+			return nil
+		}
+		c.expect[k] = append(c.expect[k], lean(m))
+		return nil
+	})
 	return c
 }
 
 func (c *existsChecker) see(e *catalog.Entity, it attr.Item, key attr.Item) {
-	if e != c.inv.Ledger.Exists {
+	if e != c.inv.Ledger.Exists || c.err != nil {
 		return
 	}
 	k := keyString(key)
+	if c.items != nil {
+		c.items.put(k, []byte(k))
+		return
+	}
+	c.found(k)
+}
+
+func (c *existsChecker) found(k string) {
 	if ms, ok := c.expect[k]; ok {
 		c.res.Checked += int64(len(ms))
 		delete(c.expect, k)
@@ -473,25 +564,74 @@ func (c *existsChecker) see(e *catalog.Entity, it attr.Item, key attr.Item) {
 
 func (c *existsChecker) result() InvariantResult {
 	c.res.Name, c.res.Description = c.inv.Name, c.inv.Description
+	var d details
+	if c.msgs == nil {
+		c.missing(&d)
+	}
+	for i := 0; c.msgs != nil && c.err == nil && i < len(c.msgs.files); i++ {
+		c.expect = map[string][]ledgerMsg{}
+		c.err = c.msgs.read(i, func(fs [][]byte) error {
+			k, m, err := c.lr.msgFrom(fs)
+			if err != nil {
+				return err
+			}
+			c.expect[k] = append(c.expect[k], m)
+			return nil
+		})
+		if c.err == nil {
+			c.err = c.items.read(i, func(fs [][]byte) error {
+				c.found(string(fs[0]))
+				return nil
+			})
+		}
+		c.missing(&d)
+	}
+	d.into(&c.base)
+	c.close()
+	return c.res
+}
+
+// missing reports the messages whose item the read did not find.
+func (c *existsChecker) missing(d *details) {
 	for _, k := range sortedNames(c.expect) {
-		for _, m := range c.expect[k] {
+		ms := c.expect[k]
+		sortMsgs(ms)
+		for _, m := range ms {
 			c.res.Checked++
 			state := "outcome " + m.outcome
 			if m.dead {
 				state += ", dead-lettered and not applied"
 			}
-			c.violate(k, "message %d of %s (%s) left no %s item", m.k, m.load.name, state, c.inv.Ledger.Exists.Name)
+			d.add(ranked{s: k, n: [4]int64{m.ord[0], m.ord[1], m.ord[2]},
+				v: violation(k, "message %d of %s (%s) left no %s item", m.k, m.load.name, state, c.inv.Ledger.Exists.Name)})
 		}
 	}
-	return c.res
+	c.expect = nil
+}
+
+func (c *existsChecker) failed() error { return joinErr(c.inv.Name, c.err) }
+
+func (c *existsChecker) close() {
+	c.msgs.close()
+	c.items.close()
+	c.msgs, c.items = nil, nil
 }
 
 // forbidChecker: no item matching a message comes after it.
 type forbidChecker struct {
 	base
 	inv   *catalog.Invariant
-	index map[string][]*message
+	lr    *ledgerReader
+	index map[string][]ledgerMsg
 	n     int64
+	// later are the parameters the join compares (what it keeps of a
+	// message's values).
+	later []string
+	// seq numbers the items seen, in the order they were.
+	seq         int64
+	d           details
+	msgs, items *buckets
+	err         error
 }
 
 func forbidKey(pairs []catalog.PathPair, get func(p catalog.PathPair) (attr.Value, bool)) (string, bool) {
@@ -507,31 +647,70 @@ func forbidKey(pairs []catalog.PathPair, get func(p catalog.PathPair) (attr.Valu
 	return b.String(), true
 }
 
+// msgKey is a message's key in the forbid join.
+func (c *forbidChecker) msgKey(m *message) (string, bool) {
+	return forbidKey(c.inv.Ledger.Forbid.Match, func(p catalog.PathPair) (attr.Value, bool) { v, ok := m.values[p.Path.Param]; return v, ok })
+}
+
 func newForbidChecker(v *catalog.Invariant, in invariantInput) *forbidChecker {
-	c := &forbidChecker{inv: v, index: map[string][]*message{}}
-	fr := v.Ledger.Forbid
-	for _, m := range in.messages {
+	c := &forbidChecker{inv: v, lr: newLedgerReader(in.m), index: map[string][]ledgerMsg{}}
+	for _, p := range v.Ledger.Forbid.Later {
+		c.later = append(c.later, p.Path.Param)
+	}
+	n, _ := in.ledgerCounts()
+	if nb := bucketCount(n); nb > 1 {
+		if c.msgs, c.err = newBuckets(nb); c.err != nil {
+			return c
+		}
+		if c.items, c.err = newBuckets(nb); c.err != nil {
+			return c
+		}
+	}
+	c.err = in.eachMessage(func(m ledgerMsg) error {
 		if m.load.op != v.Ledger.Operation || m.values == nil {
-			continue
+			return nil
 		}
 		c.n++
-		k, ok := forbidKey(fr.Match, func(p catalog.PathPair) (attr.Value, bool) { v, ok := m.values[p.Path.Param]; return v, ok })
-		if ok {
-			c.index[k] = append(c.index[k], m)
+		k, ok := c.msgKey(m.message)
+		if !ok {
+			return nil
 		}
+		m = lean(m, c.later...)
+		if c.msgs != nil {
+			c.msgs.put(k, msgRecord(k, m)...)
+			return nil
+		}
+		c.index[k] = append(c.index[k], m)
+		return nil
+	})
+	for _, ms := range c.index {
+		sortMsgs(ms)
 	}
 	return c
 }
 
 func (c *forbidChecker) see(e *catalog.Entity, it attr.Item, key attr.Item) {
 	fr := c.inv.Ledger.Forbid
-	if e != fr.Entity {
+	if e != fr.Entity || c.err != nil {
 		return
 	}
 	k, ok := forbidKey(fr.Match, func(p catalog.PathPair) (attr.Value, bool) { return it.Get(p.Attr) })
 	if !ok {
 		return
 	}
+	seq := c.seq
+	c.seq++
+	if c.items != nil {
+		var n [binary.MaxVarintLen64]byte
+		c.items.put(k, []byte(k), attr.AppendItemJSON(nil, it), []byte(keyString(key)), n[:binary.PutVarint(n[:], seq)])
+		return
+	}
+	c.match(k, it, keyString(key), seq)
+}
+
+// match checks an item against the messages of its key.
+func (c *forbidChecker) match(k string, it attr.Item, keys string, seq int64) {
+	fr := c.inv.Ledger.Forbid
 	for _, m := range c.index[k] {
 		later := true
 		var what []string
@@ -556,7 +735,8 @@ func (c *forbidChecker) see(e *catalog.Entity, it attr.Item, key attr.Item) {
 				v, _ := it.Get(p.Attr)
 				match = append(match, p.Attr+" "+valueText(v))
 			}
-			c.violate(keyString(key), "%s item of %s at %s comes after message %d of %s (%s, outcome %s)", e.Name, strings.Join(match, ", "), strings.Join(what, ", "), m.k, m.load.name, dlWord(m), m.outcome)
+			c.d.add(ranked{n: [4]int64{seq, m.ord[0], m.ord[1], m.ord[2]},
+				v: violation(keys, "%s item of %s at %s comes after message %d of %s (%s, outcome %s)", fr.Entity.Name, strings.Join(match, ", "), strings.Join(what, ", "), m.k, m.load.name, dlWord(m.message), m.outcome)})
 		}
 	}
 }
@@ -574,7 +754,46 @@ func dlWord(m *message) string {
 func (c *forbidChecker) result() InvariantResult {
 	c.res.Name, c.res.Description = c.inv.Name, c.inv.Description
 	c.res.Checked = c.n
+	for i := 0; c.msgs != nil && c.err == nil && i < len(c.msgs.files); i++ {
+		c.index = map[string][]ledgerMsg{}
+		c.err = c.msgs.read(i, func(fs [][]byte) error {
+			k, m, err := c.lr.msgFrom(fs)
+			if err != nil {
+				return err
+			}
+			c.index[k] = append(c.index[k], m)
+			return nil
+		})
+		for _, ms := range c.index {
+			sortMsgs(ms)
+		}
+		if c.err == nil {
+			c.err = c.items.read(i, func(fs [][]byte) error {
+				if len(fs) != 4 {
+					return fmt.Errorf("the ledger's join: a bad record")
+				}
+				it, err := attr.DecodeItem(fs[1])
+				if err != nil {
+					return err
+				}
+				seq, _ := binary.Varint(fs[3])
+				c.match(string(fs[0]), it, string(fs[2]), seq)
+				return nil
+			})
+		}
+	}
+	c.index = nil
+	c.d.into(&c.base)
+	c.close()
 	return c.res
+}
+
+func (c *forbidChecker) failed() error { return joinErr(c.inv.Name, c.err) }
+
+func (c *forbidChecker) close() {
+	c.msgs.close()
+	c.items.close()
+	c.msgs, c.items = nil, nil
 }
 
 // versionsChecker: no lost update.
@@ -583,28 +802,54 @@ type versionsChecker struct {
 	inv    *catalog.Invariant
 	writes map[string][]versionWrite
 	final  map[string]string
+	// ws and items are the join's buckets (nil: one, in memory).
+	ws, items *buckets
+	err       error
 }
 
 func newVersionsChecker(v *catalog.Invariant, in invariantInput) *versionsChecker {
 	c := &versionsChecker{inv: v, writes: map[string][]versionWrite{}, final: map[string]string{}}
-	for _, w := range in.writes {
-		if w.inv == v.Versions {
-			c.writes[w.key] = append(c.writes[w.key], w)
+	_, n := in.ledgerCounts()
+	if nb := bucketCount(n); nb > 1 {
+		if c.ws, c.err = newBuckets(nb); c.err != nil {
+			return c
+		}
+		if c.items, c.err = newBuckets(nb); c.err != nil {
+			return c
 		}
 	}
+	c.err = in.eachWrite(func(w versionWrite, _ int64) error {
+		switch {
+		case w.inv != v.Versions:
+		case c.ws != nil:
+			c.ws.put(w.key, []byte(w.key), []byte(w.expected), []byte(w.load))
+		default:
+			c.writes[w.key] = append(c.writes[w.key], w)
+		}
+		return nil
+	})
 	return c
 }
 
 func (c *versionsChecker) see(e *catalog.Entity, it attr.Item, key attr.Item) {
-	if e != c.inv.Versions.Entity {
+	if e != c.inv.Versions.Entity || c.err != nil {
 		return
 	}
 	k := keyString(key)
+	v, has := it.Get(c.inv.Versions.Attribute)
+	if c.items != nil {
+		c.items.put(k, []byte(k), []byte(v.Str))
+		return
+	}
+	c.seen(k, v.Str, has)
+}
+
+func (c *versionsChecker) seen(k, v string, has bool) {
 	if _, ok := c.writes[k]; !ok {
 		return
 	}
-	if v, ok := it.Get(c.inv.Versions.Attribute); ok {
-		c.final[k] = v.Str
+	if has {
+		c.final[k] = v
 	} else {
 		c.final[k] = ""
 	}
@@ -612,10 +857,48 @@ func (c *versionsChecker) see(e *catalog.Entity, it attr.Item, key attr.Item) {
 
 func (c *versionsChecker) result() InvariantResult {
 	c.res.Name, c.res.Description = c.inv.Name, c.inv.Description
+	var d details
+	if c.ws == nil {
+		c.judge(&d)
+	}
+	for i := 0; c.ws != nil && c.err == nil && i < len(c.ws.files); i++ {
+		c.writes, c.final = map[string][]versionWrite{}, map[string]string{}
+		c.err = c.ws.read(i, func(fs [][]byte) error {
+			if len(fs) != 3 {
+				return fmt.Errorf("the ledger's join: a bad record")
+			}
+			k := string(fs[0])
+			c.writes[k] = append(c.writes[k], versionWrite{inv: c.inv.Versions, key: k, expected: string(fs[1]), load: string(fs[2])})
+			return nil
+		})
+		if c.err == nil {
+			c.err = c.items.read(i, func(fs [][]byte) error {
+				if len(fs) != 2 {
+					return fmt.Errorf("the ledger's join: a bad record")
+				}
+				c.seen(string(fs[0]), string(fs[1]), true)
+				return nil
+			})
+		}
+		c.judge(&d)
+	}
+	d.into(&c.base)
+	c.close()
+	return c.res
+}
+
+// judge checks the writes of every key against the version its item
+// holds.
+func (c *versionsChecker) judge(d *details) {
 	attrName := c.inv.Versions.Attribute
 	for _, k := range sortedNames(c.writes) {
 		ws := c.writes[k]
 		c.res.Checked++
+		j := int64(0)
+		violate := func(format string, args ...any) {
+			d.add(ranked{s: k, n: [4]int64{j}, v: violation(k, format, args...)})
+			j++
+		}
 		var vs []float64
 		seen := map[float64][]string{}
 		bad := false
@@ -625,7 +908,7 @@ func (c *versionsChecker) result() InvariantResult {
 				continue
 			}
 			if prev, dup := seen[f]; dup {
-				c.violate(k, "two applied writes read %s %s (%s and %s): one update is lost", attrName, w.expected, prev[0], w.load)
+				violate("two applied writes read %s %s (%s and %s): one update is lost", attrName, w.expected, prev[0], w.load)
 				bad = true
 			}
 			seen[f] = append(seen[f], w.load)
@@ -637,17 +920,25 @@ func (c *versionsChecker) result() InvariantResult {
 		sort.Float64s(vs)
 		fin, ok := c.final[k]
 		if !ok {
-			c.violate(k, "the item the run wrote %s is gone", digits.Count(len(vs), "time"))
+			violate("the item the run wrote %s is gone", digits.Count(len(vs), "time"))
 			continue
 		}
 		f, err := strconv.ParseFloat(fin, 64)
 		if err != nil {
-			c.violate(k, "%s is %q, not a number", attrName, fin)
+			violate("%s is %q, not a number", attrName, fin)
 			continue
 		}
 		if want := vs[0] + float64(len(vs)); f != want {
-			c.violate(k, "%s is %s; the run applied %s from %s %s, which leave %s", attrName, fin, digits.Count(len(vs), "write"), attrName, num(vs[0]), num(want))
+			violate("%s is %s; the run applied %s from %s %s, which leave %s", attrName, fin, digits.Count(len(vs), "write"), attrName, num(vs[0]), num(want))
 		}
 	}
-	return c.res
+	c.writes, c.final = nil, nil
+}
+
+func (c *versionsChecker) failed() error { return joinErr(c.inv.Name, c.err) }
+
+func (c *versionsChecker) close() {
+	c.ws.close()
+	c.items.close()
+	c.ws, c.items = nil, nil
 }

@@ -46,42 +46,63 @@ func TestLedgerRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	lr := &loadRun{name: "ApplySettlement", op: m.Operation("ApplySettlement")}
-	r := &runner{messages: map[[2]int64]*message{
-		{0, 7}: {load: lr, k: 7, values: map[string]attr.Value{"settlementId": attr.Str("S7"), "amountCents": attr.Num("48790")}, outcome: "applied", applied: true, ok: true},
-		{0, 8}: {load: lr, k: 8, outcome: "condition-failed", ok: true, refused: "already paid"},
-	}}
-	vi := m.Invariant("no-lost-update").Versions
-	r.writes = []versionWrite{{inv: vi, key: "PK a, SK b", expected: "22", load: "ApplySettlement"}}
-	var buf bytes.Buffer
-	st := newStream(&buf)
-	st.write(Start{Type: "start", Model: m.Name})
-	r.writeLedger(st, m)
-	st.write(summaryLine{Type: "summary", Summary: &Summary{Model: m.Name, Tables: map[string]string{"collections": "x-collections"}}})
-
-	l, err := readLedger("r.jsonl", bytes.NewReader(buf.Bytes()), m)
+	sp, err := newLedgerSpill(m.Invariants)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(l.messages) != 2 || len(l.writes) != 1 || l.summary.Tables["collections"] != "x-collections" {
-		t.Fatalf("read %d messages, %d writes, tables %v", len(l.messages), len(l.writes), l.summary.Tables)
+	defer sp.close()
+	r := &runner{spill: sp}
+	r.final(&openMsg{msg: &message{load: lr, k: 7, values: map[string]attr.Value{"settlementId": attr.Str("S7"), "amountCents": attr.Num("48790")}, outcome: "applied", applied: true, ok: true}})
+	r.final(&openMsg{msg: &message{load: lr, k: 8, outcome: "condition-failed", ok: true, refused: "already paid"}})
+	vi := m.Invariant("no-lost-update").Versions
+	sp.write(versionWrite{inv: vi, key: "PK a, SK b", expected: "22", load: "ApplySettlement"})
+	var buf bytes.Buffer
+	st := newStream(&buf)
+	st.write(Start{Type: "start", Model: m.Name})
+	if err := r.writeLedger(st); err != nil {
+		t.Fatal(err)
 	}
-	got := l.messages[0]
+	st.write(summaryLine{Type: "summary", Summary: &Summary{Model: m.Name, Tables: map[string]string{"collections": "x-collections"}}})
+
+	back := func(data []byte, m *catalog.Model) (*runLedger, []*message, []versionWrite, error) {
+		sp, err := newLedgerSpill(m.Invariants)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sp.close()
+		l, err := readLedger("r.jsonl", bytes.NewReader(data), m, sp)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		var ms []*message
+		var ws []versionWrite
+		err = sp.each(m, func(lm ledgerMsg) error { ms = append(ms, lm.message); return nil }, func(w versionWrite, _ int64) error { ws = append(ws, w); return nil })
+		return l, ms, ws, err
+	}
+	l, msgs, writes, err := back(buf.Bytes(), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) != 2 || len(writes) != 1 || l.summary.Tables["collections"] != "x-collections" {
+		t.Fatalf("read %d messages, %d writes, tables %v", len(msgs), len(writes), l.summary.Tables)
+	}
+	got := msgs[0]
 	if got.k != 7 || got.load.op != lr.op || !got.applied || !attr.Equal(got.values["amountCents"], attr.Num("48790")) {
 		t.Errorf("message %+v", got)
 	}
-	if l.messages[1].refused != "already paid" || l.writes[0].inv != vi || l.writes[0].expected != "22" {
-		t.Errorf("message %+v, write %+v", l.messages[1], l.writes[0])
+	if msgs[1].refused != "already paid" || writes[0].inv != vi || writes[0].expected != "22" {
+		t.Errorf("message %+v, write %+v", msgs[1], writes[0])
 	}
 
 	orders, err := catalog.Load("../examples/orders/model.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := readLedger("r.jsonl", bytes.NewReader(buf.Bytes()), orders); err == nil || !strings.Contains(err.Error(), "not orders") {
+	if _, _, _, err := back(buf.Bytes(), orders); err == nil || !strings.Contains(err.Error(), "not orders") {
 		t.Errorf("another model's file: %v", err)
 	}
 	cut := buf.Bytes()[:bytes.LastIndex(bytes.TrimRight(buf.Bytes(), "\n"), []byte("\n"))+1]
-	if _, err := readLedger("r.jsonl", bytes.NewReader(cut), m); err == nil || !strings.Contains(err.Error(), "no summary") {
+	if _, _, _, err := back(cut, m); err == nil || !strings.Contains(err.Error(), "no summary") {
 		t.Errorf("a file without its summary: %v", err)
 	}
 }
@@ -97,8 +118,13 @@ func FuzzReadLedger(f *testing.F) {
 	f.Add([]byte(`{"type":"ledger","messages":[{"operation":"Nope"}]}`))
 	f.Add([]byte(`{"type":"ledger","messages":[{"operation":"ApplySettlement","values":{"a":{"N":"x"}}}]}`))
 	f.Add([]byte("{\n"))
+	sp, err := newLedgerSpill(m.Invariants)
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer sp.close()
 	f.Fuzz(func(t *testing.T, data []byte) {
-		l, err := readLedger("f", bytes.NewReader(data), m)
+		l, err := readLedger("f", bytes.NewReader(data), m, sp)
 		if err == nil && l.summary == nil {
 			t.Fatal("a ledger without its summary")
 		}

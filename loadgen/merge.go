@@ -158,6 +158,7 @@ func Merge(parts []*Summary) (*Summary, error) {
 		out.DeadLettered += p.DeadLettered
 		out.Replayed += p.Replayed
 		out.DeadLetters = append(out.DeadLetters, p.DeadLetters...)
+		out.DeadLetterLines += p.DeadLetterLines
 		for u, v := range p.Units {
 			out.Units[u] = addUnits(out.Units[u], v)
 		}

@@ -98,7 +98,6 @@ func MergeResults(paths []string, w io.Writer) (*Summary, error) {
 	var start *Start
 	seconds := map[string]*Second{}
 	hists := map[string]map[string]*hdr.Histogram{} // clock -> load
-	var ledger [][]byte
 	for _, p := range paths {
 		f, err := files.Open(p)
 		if err != nil {
@@ -121,8 +120,6 @@ func MergeResults(paths []string, w io.Writer) (*Summary, error) {
 				if err := addSecond(seconds, hists, &s); err != nil {
 					return fmt.Errorf("%s:%d: %v", p, line, err)
 				}
-			case "ledger":
-				ledger = append(ledger, append([]byte(nil), b...))
 			}
 			return nil
 		})
@@ -145,8 +142,23 @@ func MergeResults(paths []string, w io.Writer) (*Summary, error) {
 		}
 		st.write(s)
 	}
-	for _, l := range ledger {
-		st.write(json.RawMessage(l))
+	// The parts' ledgers, read again rather than held: a long run's
+	// may not fit in memory.
+	for _, p := range paths {
+		f, err := files.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		err = resultLines(p, f, func(_ int, typ string, b []byte) error {
+			if typ == "ledger" || typ == "deadLetters" {
+				st.write(json.RawMessage(b))
+			}
+			return nil
+		})
+		_ = f.Close()
+		if err != nil {
+			return nil, err
+		}
 	}
 	st.write(summaryLine{Type: "summary", Summary: sum})
 	return sum, nil

@@ -63,16 +63,21 @@ type Summary struct {
 	Operations map[string]*LoadStats `json:"operations"`
 	Throttles  map[string]int64      `json:"throttles"`
 	// DeadLettered counts the messages that reached the dead-letter
-	// ledger; Replayed those replayed; DeadLetters lists them.
-	DeadLettered int64             `json:"deadLettered"`
-	Replayed     int64             `json:"replayed"`
-	DeadLetters  []deadLetter      `json:"deadLetters,omitempty"`
-	Units        map[string]Units  `json:"units"`
-	Partitions   []HotPartition    `json:"partitions,omitempty"`
-	Population   PopulationStats   `json:"population"`
-	Invariants   []InvariantResult `json:"invariants"`
-	Expectations []ExpectResult    `json:"expectations"`
-	Notes        []string          `json:"notes,omitempty"`
+	// ledger; Replayed those replayed. DeadLetters lists the first
+	// deadSample (100) a run dead-lettered, sorted by load and arrival
+	// (a merge: each part's), and DeadLetterLines counts the others, which
+	// the results file lists on its "deadLetters" lines: a run's summary
+	// stays small whatever it dead-letters.
+	DeadLettered    int64             `json:"deadLettered"`
+	Replayed        int64             `json:"replayed"`
+	DeadLetters     []deadLetter      `json:"deadLetters,omitempty"`
+	DeadLetterLines int64             `json:"deadLetterLines,omitempty"`
+	Units           map[string]Units  `json:"units"`
+	Partitions      []HotPartition    `json:"partitions,omitempty"`
+	Population      PopulationStats   `json:"population"`
+	Invariants      []InvariantResult `json:"invariants"`
+	Expectations    []ExpectResult    `json:"expectations"`
+	Notes           []string          `json:"notes,omitempty"`
 
 	// Histograms are the latency histograms per load (HdrHistogram's
 	// compressed base64), so that parts merge exactly.

@@ -155,6 +155,9 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opened != nil {
+		opened(tg)
+	}
 	var tables *endpoint.Tables
 	if o.Existing {
 		tables, err = openExisting(ctx, m, tg, o, pop.AsOf)
@@ -177,7 +180,7 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 	x := executor.New(m, tg.Client, executor.Options{Tables: tables.Names(), Keys: tables.Keys, Keep: true})
 
 	r := &runner{x: x, api: tg.Client, clock: clock, wall: o.Wall, loc: pop.Loc, asOf: pop.AsOf, seed: o.Seed, part: o.Part, parts: o.Parts,
-		factor: o.Scale / float64(o.Parts), whole: o.Scale, tables: tables.Names(), messages: map[[2]int64]*message{}, spreads: map[string]*spreader{}}
+		factor: o.Scale / float64(o.Parts), whole: o.Scale, tables: tables.Names(), spreads: map[string]*spreader{}}
 	r.sched = newScheduler(clock, o.Wall, o.MaxInflight)
 	r.sched.start = r.start
 	r.startWorkers(o.MaxInflight)
@@ -187,8 +190,14 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 		return nil, err
 	}
 	r.want = want
+	// The ledger goes to disk as its messages become final.
+	if r.spill, err = newLedgerSpill(invs); err != nil {
+		return nil, err
+	}
+	defer r.spill.close()
 	if o.Existing && !o.CheckAll {
 		r.touched = newTouched()
+		defer r.touched.close()
 	}
 
 	// The population.
@@ -313,6 +322,9 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 	r.runCtx = runCtx
 	h.baseline(runCtx)
 	interrupted := r.play(ctx, runCtx, cancelRun, o, st, h, sum)
+	if err := r.closeLedger(); err != nil {
+		return nil, err
+	}
 	sum.ClockEnd = clock.Now().Format(time.RFC3339)
 	sum.WallSeconds = o.Wall.Now().Sub(began).Seconds()
 	sum.Interrupted = interrupted
@@ -328,10 +340,15 @@ func Run(ctx context.Context, m *catalog.Model, o Options) (*Summary, error) {
 	sum.Expectations = judge(sc.Expectations, sum, h)
 	finishOK(sum)
 	sum.WallSeconds = o.Wall.Now().Sub(began).Seconds()
-	r.writeLedger(st, m)
+	if err := r.writeLedger(st); err != nil {
+		return nil, err
+	}
 	st.write(summaryLine{Type: "summary", Summary: sum})
 	return sum, nil
 }
+
+// opened, when set, is handed the run's target as it opens (tests).
+var opened func(tg *endpoint.Target)
 
 // newSummary opens a run's summary: what runs, where, at which scale,
 // and the notes on the tables.
@@ -672,11 +689,7 @@ func (r *runner) checkRun(ctx context.Context, m *catalog.Model, tg *endpoint.Ta
 		if o.Status != nil {
 			o.Status(Status{Phase: "checking", Wall: o.Wall.Now().Sub(began), Clock: clock.Now()})
 		}
-		var msgs []*message
-		for _, k := range sortedMessages(r.messages) {
-			msgs = append(msgs, r.messages[k])
-		}
-		in := invariantInput{m: m, messages: msgs, writes: r.writes, part: o.Part, parts: o.Parts, shared: tg.Engine == nil, touched: r.touched, all: o.CheckAll}
+		in := invariantInput{m: m, spill: r.spill, part: o.Part, parts: o.Parts, shared: tg.Engine == nil, touched: r.touched, all: o.CheckAll}
 		if r.touched != nil {
 			// Each part reads the collections it touched, whole: its
 			// verdicts are its own, nothing left to join at the merge.
@@ -690,7 +703,10 @@ func (r *runner) checkRun(ctx context.Context, m *catalog.Model, tg *endpoint.Ta
 			if err := r.collectTouched(see); err != nil {
 				return err
 			}
-			items, trees := r.touched.count()
+			items, trees, err := r.touched.count()
+			if err != nil {
+				return err
+			}
 			sum.Notes = append(sum.Notes, fmt.Sprintf("invariants checked on the %d items the run touched (those it read or wrote and those of the %d trees of the population its subjects came from), read again strongly consistent (--check-all: the whole tables)", items, trees))
 		} else if o.Existing {
 			names := sortedValues(tables.Names())
@@ -1119,7 +1135,13 @@ func (r *runner) summarize(sum *Summary, o Options, h *heat) {
 	}
 	r.mu.Lock()
 	sum.Behind = Behind{MaxMs: float64(r.behind) / float64(time.Millisecond), P99Ms: float64(all.ValueAtPercentile(99)) / 1000}
-	sum.DeadLetters = append([]deadLetter(nil), r.dead...)
+	sum.DeadLetters = make([]deadLetter, len(r.dead))
+	for i, d := range r.dead {
+		sum.DeadLetters[i] = *d
+	}
+	if r.spill != nil {
+		sum.DeadLetterLines = r.spill.dead
+	}
 	sort.Slice(sum.DeadLetters, func(i, j int) bool {
 		if sum.DeadLetters[i].Load != sum.DeadLetters[j].Load {
 			return sum.DeadLetters[i].Load < sum.DeadLetters[j].Load
@@ -1156,15 +1178,6 @@ func copyCounts(m map[string]int64) map[string]int64 {
 	for k, v := range m {
 		out[k] = v
 	}
-	return out
-}
-
-func sortedMessages(m map[[2]int64]*message) [][2]int64 {
-	out := make([][2]int64, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] || out[i][0] == out[j][0] && out[i][1] < out[j][1] })
 	return out
 }
 

@@ -151,13 +151,17 @@ type runner struct {
 	// only that (nil: they read the whole tables).
 	touched *touched
 
-	mu       sync.Mutex
-	messages map[[2]int64]*message
-	writes   []versionWrite
-	dead     []deadLetter
-	behind   time.Duration // the most an arrival started late
-	runCtx   context.Context
-	errs     []string
+	mu sync.Mutex
+	// open are the messages of which something may still come (see
+	// openMsg), by load and number; spill is the ledger of those done.
+	open  map[[2]int64]*openMsg
+	spill *ledgerSpill
+	// dead are the first deadSample dead letters, which the summary
+	// lists.
+	dead   []*deadLetter
+	behind time.Duration // the most an arrival started late
+	runCtx context.Context
+	errs   []string
 	// lastLine is the scenario's clock at the previous line of the
 	// results stream; unitKeys the tables and indexes seen so far (true:
 	// an index).
@@ -173,6 +177,110 @@ type deadLetter struct {
 	Reason  string        `json:"reason"`
 	Replay  string        `json:"replay,omitempty"`
 	Outcome string        `json:"replayOutcome,omitempty"`
+	// sampled: one of the summary's, not written to the ledger's lines.
+	sampled bool
+}
+
+// deadSample is how many dead letters the summary lists; the results
+// file has the others on deadLetters lines. A var, for the tests.
+var deadSample = 100
+
+// openMsg is a message the run still holds: more of it may come, its
+// first arrival not done, or its duplicates or replays scheduled and not
+// done. Once none can come it is final: it leaves memory for the ledger's
+// spill, with its dead letters and their replays' outcome.
+type openMsg struct {
+	msg     *message      // what the ledger keeps (nil: nothing yet, or a load without ledger invariants)
+	settled bool          // its first arrival is done
+	dups    int           // duplicates scheduled and not done
+	replays int           // replays scheduled and not done
+	dead    []*deadLetter // its dead letters, waiting for their replays
+}
+
+// tracked says whether the run follows a load's messages until they are
+// final: those the ledger keeps, and those whose dead letters wait for a
+// replay.
+func (l *loadRun) tracked() bool {
+	return l.ledger || l.plan.DeadLetter != nil
+}
+
+// openOf is a's message, opened if need be; r.mu is held.
+func (r *runner) openOf(a *arrival) *openMsg {
+	id := [2]int64{int64(a.load.idx), a.k}
+	o := r.open[id]
+	if o == nil {
+		if r.open == nil {
+			r.open = map[[2]int64]*openMsg{}
+		}
+		o = &openMsg{}
+		r.open[id] = o
+	}
+	return o
+}
+
+// settle is the end of an arrival, whatever it did: the message is final
+// when its first arrival and everything it scheduled are done.
+func (r *runner) settle(a *arrival) {
+	if !a.load.tracked() {
+		return
+	}
+	id := [2]int64{int64(a.load.idx), a.k}
+	r.mu.Lock()
+	o := r.open[id]
+	if o == nil {
+		r.mu.Unlock()
+		return
+	}
+	switch a.kind {
+	case kindOriginal:
+		o.settled = true
+	case kindDuplicate:
+		o.dups--
+	case kindReplay:
+		o.replays--
+	}
+	final := o.settled && o.dups <= 0 && o.replays <= 0
+	if final {
+		delete(r.open, id)
+	}
+	r.mu.Unlock()
+	if final {
+		r.final(o)
+	}
+}
+
+// final writes a final message and its dead letters to the spill.
+func (r *runner) final(o *openMsg) {
+	if o.msg != nil {
+		r.spill.message(ledgerOf(o.msg))
+	}
+	for _, d := range o.dead {
+		if !d.sampled {
+			r.spill.deadLetter(*d)
+		}
+	}
+}
+
+// closeLedger ends the ledger once no arrival runs: what is still open
+// (an interrupted run's, or one whose replays never came) is final, in
+// order.
+func (r *runner) closeLedger() error {
+	r.mu.Lock()
+	ids := make([][2]int64, 0, len(r.open))
+	for id := range r.open {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i][0] < ids[j][0] || ids[i][0] == ids[j][0] && ids[i][1] < ids[j][1] })
+	open := r.open
+	r.open = nil
+	r.mu.Unlock()
+	for _, id := range ids {
+		r.final(open[id])
+	}
+	if r.spill == nil {
+		return nil
+	}
+	return r.spill.finish()
 }
 
 // start runs an event's arrival in its own goroutine.
@@ -206,6 +314,7 @@ func (r *runner) startWorkers(n int) {
 		go func() {
 			for j := range r.work {
 				r.execute(j.a, j.st)
+				r.settle(j.a)
 				r.sched.done()
 			}
 		}()
@@ -365,6 +474,11 @@ func (r *runner) afterFirst(a *arrival) {
 		dup.due = now
 	}
 	a.load.stats.add(&a.load.stats.dups)
+	if a.load.tracked() {
+		r.mu.Lock()
+		r.openOf(a).dups++
+		r.mu.Unlock()
+	}
 	r.sched.push(&event{due: dup.due, a: &dup})
 }
 
@@ -812,9 +926,7 @@ func (r *runner) recordWrites(l *loadRun, cm *compiledMix, values map[string]att
 		if !ok {
 			continue
 		}
-		r.mu.Lock()
-		r.writes = append(r.writes, versionWrite{inv: g.inv, key: keyString(key), expected: valueText(exp), load: l.name})
-		r.mu.Unlock()
+		r.spill.write(versionWrite{inv: g.inv, key: keyString(key), expected: valueText(exp), load: l.name})
 	}
 }
 
@@ -838,13 +950,13 @@ func (r *runner) ledger(a *arrival, values map[string]attr.Value, res *executor.
 	if values == nil {
 		values = a.fixed
 	}
-	id := [2]int64{int64(a.load.idx), a.k}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	m := r.messages[id]
+	o := r.openOf(a)
+	m := o.msg
 	if m == nil {
 		m = &message{load: a.load, k: a.k}
-		r.messages[id] = m
+		o.msg = m
 	}
 	if values != nil && (m.values == nil || res != nil && res.Outcome.OK()) {
 		m.values = values
@@ -875,18 +987,20 @@ func (r *runner) deadLetter(a *arrival, st *loadStats, res *executor.Result) {
 	if res.Outcome.Retry() {
 		reason = "retries ran out: " + reason
 	}
-	dl := deadLetter{Load: a.load.name, K: a.k, At: r.clock.Offset(), Reason: reason}
+	dl := &deadLetter{Load: a.load.name, K: a.k, At: r.clock.Offset(), Reason: reason}
 	if a.kind == kindReplay {
+		// The replay's outcome, on every dead letter of its message.
 		r.mu.Lock()
-		for i := range r.dead {
-			if r.dead[i].Load == dl.Load && r.dead[i].K == dl.K {
-				r.dead[i].Outcome = reason
+		if o := r.open[[2]int64{int64(a.load.idx), a.k}]; o != nil {
+			for _, d := range o.dead {
+				d.Outcome = reason
 			}
 		}
 		r.mu.Unlock()
 		return
 	}
 	d := a.load.plan.DeadLetter
+	var rep *arrival
 	if d != nil {
 		due := dl.At + d.After
 		if d.ReplayAt != nil {
@@ -899,15 +1013,29 @@ func (r *runner) deadLetter(a *arrival, st *loadStats, res *executor.Result) {
 			n := a.load.replaysAt.Add(1) - 1
 			due += time.Duration(float64(n) / (d.Rate * r.factor) * float64(time.Second))
 		}
-		rep := *a
+		c := *a
+		rep = &c
 		rep.kind = kindReplay
 		rep.due = due
 		dl.Replay = (r.clock.origin.Add(due)).In(r.loc).Format("15:04:05")
-		r.sched.push(&event{due: due, a: &rep})
 	}
 	r.mu.Lock()
-	r.dead = append(r.dead, dl)
+	if len(r.dead) < deadSample {
+		dl.sampled = true
+		r.dead = append(r.dead, dl)
+	}
+	if rep != nil {
+		// Kept with its message until the replay's outcome is known.
+		o := r.openOf(a)
+		o.replays++
+		o.dead = append(o.dead, dl)
+	}
 	r.mu.Unlock()
+	if rep != nil {
+		r.sched.push(&event{due: rep.due, a: rep})
+	} else if !dl.sampled {
+		r.spill.deadLetter(*dl)
+	}
 }
 
 func (r *runner) replayed(a *arrival, kind string) {
@@ -915,9 +1043,9 @@ func (r *runner) replayed(a *arrival, kind string) {
 	st.add(&st.replayed)
 	a.load.stats.add(&a.load.stats.replayed)
 	r.mu.Lock()
-	for i := range r.dead {
-		if r.dead[i].Load == a.load.name && r.dead[i].K == a.k {
-			r.dead[i].Outcome = kind
+	if o := r.open[[2]int64{int64(a.load.idx), a.k}]; o != nil {
+		for _, d := range o.dead {
+			d.Outcome = kind
 		}
 	}
 	r.mu.Unlock()

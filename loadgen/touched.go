@@ -1,8 +1,13 @@
 package loadgen
 
 import (
+	"bufio"
 	"context"
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"io"
+	"os"
 	"sort"
 	"sync"
 
@@ -27,27 +32,29 @@ import (
 // and every item written, read again by key, strongly consistent. The
 // record grows with the arrivals, not with the population.
 
-// touched is what a run touched.
+// touched is what a run touched: the trees, and by model table the keys,
+// each a set held in memory up to touchedHold records and spilled to disk
+// past it, so that a long run's record is on disk, not in memory.
 type touched struct {
 	mu    sync.Mutex
-	trees map[[2]int64]bool               // block, root index
-	keys  map[string]map[string]attr.Item // model table -> key text -> table key
+	trees *spillSet            // block and root index, 16 bytes
+	keys  map[string]*spillSet // model table -> keys in DynamoDB JSON
 }
 
 func newTouched() *touched {
-	return &touched{trees: map[[2]int64]bool{}, keys: map[string]map[string]attr.Item{}}
+	return &touched{trees: &spillSet{}, keys: map[string]*spillSet{}}
 }
 
 func (t *touched) addKey(tb *catalog.Table, key attr.Item) {
 	if len(key) != len(tb.KeyAttributes()) {
 		return
 	}
-	m := t.keys[tb.Name]
-	if m == nil {
-		m = map[string]attr.Item{}
-		t.keys[tb.Name] = m
+	s := t.keys[tb.Name]
+	if s == nil {
+		s = &spillSet{}
+		t.keys[tb.Name] = s
 	}
-	m[keyString(key)] = key
+	s.add(string(attr.AppendItemJSON(nil, key)))
 }
 
 // context records an arrival's context: its tree and its items.
@@ -58,7 +65,10 @@ func (t *touched) context(c *Context) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if c.tree {
-		t.trees[[2]int64{int64(c.block), c.row}] = true
+		var b [16]byte
+		binary.BigEndian.PutUint64(b[:8], uint64(c.block))
+		binary.BigEndian.PutUint64(b[8:], uint64(c.row))
+		t.trees.add(string(b[:]))
 	}
 	for _, ci := range c.Items {
 		if tb := ci.Entity.Table; tb != nil {
@@ -102,53 +112,217 @@ func (t *touched) writes(op *catalog.Operation, values map[string]attr.Value) {
 // whose entity want says, generating the trees again.
 func (r *runner) collectTouched(want map[*catalog.Entity]bool) error {
 	t := r.touched
-	trees := make([][2]int64, 0, len(t.trees))
-	for k := range t.trees {
-		trees = append(trees, k)
-	}
-	sort.Slice(trees, func(i, j int) bool {
-		return trees[i][0] < trees[j][0] || trees[i][0] == trees[j][0] && trees[i][1] < trees[j][1]
-	})
 	gn := r.subs.pop.NewGenerator(func(n *dataset.Node, it attr.Item) {
 		if tb := n.Entity.Table; tb != nil && want[n.Entity] {
-			// The generator reuses its memory: the key is copied.
-			t.addKey(tb, cloneItem(tableKey(n.Entity, it)))
+			t.addKey(tb, tableKey(n.Entity, it))
 		}
 	})
-	for _, k := range trees {
-		b := r.subs.blocks[k[0]]
-		if err := gn.Tree(b.Root, k[1]); err != nil {
+	return t.trees.each(func(rec string) error {
+		if len(rec) != 16 {
+			return fmt.Errorf("the touched trees: a bad record")
+		}
+		block, row := int64(binary.BigEndian.Uint64([]byte(rec[:8]))), int64(binary.BigEndian.Uint64([]byte(rec[8:])))
+		if block < 0 || int(block) >= len(r.subs.blocks) {
+			return fmt.Errorf("the touched trees: block %d out of range", block)
+		}
+		return gn.Tree(r.subs.blocks[block].Root, row)
+	})
+}
+
+// count is how many items the record holds, and how many trees.
+func (t *touched) count() (items, trees int, err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, s := range t.keys {
+		n, err := s.count()
+		if err != nil {
+			return 0, 0, err
+		}
+		items += int(n)
+	}
+	n, err := t.trees.count()
+	return items, int(n), err
+}
+
+// tableKeys hands f a table's recorded keys, each once, a chunk at a
+// time: in order when the record was held in memory, in order within
+// each bucket of the spill otherwise.
+func (t *touched) tableKeys(table string, f func([]attr.Item) error) error {
+	t.mu.Lock()
+	s := t.keys[table]
+	t.mu.Unlock()
+	if s == nil {
+		return nil
+	}
+	const chunk = 10_000
+	var keys []attr.Item
+	err := s.each(func(rec string) error {
+		it, err := attr.DecodeItem([]byte(rec))
+		if err != nil {
 			return err
+		}
+		keys = append(keys, it)
+		if len(keys) == chunk {
+			err = f(keys)
+			keys = nil
+		}
+		return err
+	})
+	if err == nil && len(keys) > 0 {
+		err = f(keys)
+	}
+	return err
+}
+
+// close removes what the record spilled.
+func (t *touched) close() {
+	if t == nil {
+		return
+	}
+	t.trees.close()
+	for _, s := range t.keys {
+		s.close()
+	}
+}
+
+// touchedHold is how many records a set of the touched record holds in
+// memory before it spills them (a var, for the tests).
+var touchedHold = 200_000
+
+// spillSet is a set of records held in memory up to touchedHold, then
+// appended to a temporary file (repeats and all); each reads the records
+// back once each, a hash-partitioned bucket at a time.
+type spillSet struct {
+	mem map[string]struct{}
+	f   *os.File
+	w   *bufio.Writer
+	n   int64 // records in the file
+	err error
+}
+
+func (s *spillSet) add(rec string) {
+	if s.mem == nil {
+		s.mem = map[string]struct{}{}
+	}
+	s.mem[rec] = struct{}{}
+	if len(s.mem) >= touchedHold {
+		s.flush()
+	}
+}
+
+// flush appends the records held to the file.
+func (s *spillSet) flush() {
+	if s.err != nil || len(s.mem) == 0 {
+		return
+	}
+	if s.f == nil {
+		if s.f, s.err = os.CreateTemp("", "cardapio-touched-*"); s.err != nil {
+			return
+		}
+		s.w = bufio.NewWriterSize(s.f, 64<<10)
+	}
+	var n [binary.MaxVarintLen64]byte
+	for rec := range s.mem {
+		if _, s.err = s.w.Write(n[:binary.PutUvarint(n[:], uint64(len(rec)))]); s.err != nil {
+			return
+		}
+		if _, s.err = s.w.WriteString(rec); s.err != nil {
+			return
+		}
+		s.n++
+	}
+	clear(s.mem)
+}
+
+// each hands f every record once: sorted when they never left memory,
+// else bucket by bucket, sorted within each.
+func (s *spillSet) each(f func(rec string) error) error {
+	if s == nil {
+		return nil
+	}
+	if s.f == nil {
+		recs := make([]string, 0, len(s.mem))
+		for rec := range s.mem {
+			recs = append(recs, rec)
+		}
+		sort.Strings(recs)
+		for _, rec := range recs {
+			if err := f(rec); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	s.flush()
+	if s.err == nil {
+		s.err = s.w.Flush()
+	}
+	if s.err != nil {
+		return fmt.Errorf("the touched record: %w", s.err)
+	}
+	nb := int(min(max((s.n+int64(touchedHold)-1)/int64(touchedHold), 1), ledgerMaxBuckets))
+	b, err := newBuckets(nb)
+	if err != nil {
+		return err
+	}
+	defer b.close()
+	r := bufio.NewReaderSize(io.NewSectionReader(s.f, 0, 1<<62), 64<<10)
+	for {
+		l, err := binary.ReadUvarint(r)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		rec := make([]byte, l)
+		if err != nil || l > 1<<20 {
+			return fmt.Errorf("the touched record: unreadable")
+		}
+		if _, err := io.ReadFull(r, rec); err != nil {
+			return fmt.Errorf("the touched record: unreadable")
+		}
+		b.put(string(rec), rec)
+	}
+	for i := range nb {
+		seen := map[string]struct{}{}
+		if err := b.read(i, func(fs [][]byte) error {
+			seen[string(fs[0])] = struct{}{}
+			return nil
+		}); err != nil {
+			return err
+		}
+		recs := make([]string, 0, len(seen))
+		for rec := range seen {
+			recs = append(recs, rec)
+		}
+		sort.Strings(recs)
+		for _, rec := range recs {
+			if err := f(rec); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
 }
 
-// count is how many items the record holds, and how many trees.
-func (t *touched) count() (items, trees int) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for _, m := range t.keys {
-		items += len(m)
+// count is how many records the set holds, each once.
+func (s *spillSet) count() (int64, error) {
+	if s == nil {
+		return 0, nil
 	}
-	return items, len(t.trees)
+	if s.f == nil {
+		return int64(len(s.mem)), nil
+	}
+	var n int64
+	err := s.each(func(string) error { n++; return nil })
+	return n, err
 }
 
-// tableKeys returns a table's recorded keys, in order.
-func (t *touched) tableKeys(table string) []attr.Item {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	m := t.keys[table]
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
+func (s *spillSet) close() {
+	if s == nil || s.f == nil {
+		return
 	}
-	sort.Strings(ks)
-	out := make([]attr.Item, len(ks))
-	for i, k := range ks {
-		out[i] = m[k]
-	}
-	return out
+	_ = s.f.Close()
+	_ = os.Remove(s.f.Name())
+	s.f = nil
 }
 
 // readWorkers is how many requests the invariants' read keeps in flight.
