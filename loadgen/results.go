@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/cardapio/cardapio/internal/digits"
 )
@@ -315,8 +314,6 @@ type summaryLine struct {
 	Type string `json:"type"`
 	*Summary
 }
-
-func wallSince(t time.Time, w Wall) float64 { return w.Now().Sub(t).Seconds() }
 
 // Judged reports whether anything judged the run: an expectation that
 // applied or an invariant. A run that nothing judged passes only in the

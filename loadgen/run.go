@@ -2,7 +2,6 @@ package loadgen
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -16,7 +15,6 @@ import (
 	"github.com/cardapio/cardapio/catalog"
 	"github.com/cardapio/cardapio/dataset"
 	"github.com/cardapio/cardapio/endpoint"
-	"github.com/cardapio/cardapio/engine"
 	"github.com/cardapio/cardapio/executor"
 	"github.com/cardapio/cardapio/internal/digits"
 	"github.com/cardapio/cardapio/internal/input"
@@ -357,9 +355,7 @@ func newSummary(sc *catalog.Scenario, m *catalog.Model, o Options, pop *dataset.
 		AsOf: pop.AsOf.Format("2006-01-02"), Target: tg.Name, Tables: tables.Names(), Retry: tg.Retry.String(), Keys: string(tables.Keys), Throughput: thr,
 		Operations: map[string]*LoadStats{}, Throttles: map[string]int64{}, Units: map[string]Units{},
 		Population: PopulationStats{Subjects: map[string]int64{}, Largest: map[string]string{}, Loaded: true}}
-	for _, n := range tables.Notes {
-		sum.Notes = append(sum.Notes, n)
-	}
+	sum.Notes = append(sum.Notes, tables.Notes...)
 	if o.Keep {
 		var kept []string
 		for _, tb := range m.Tables {
@@ -1180,17 +1176,6 @@ func copyCounts(m map[string]int64) map[string]int64 {
 	}
 	return out
 }
-
-// shuffle orders subjects at random, deterministically.
-func shuffle(cs []*Context, seed uint64) {
-	for i := len(cs) - 1; i > 0; i-- {
-		j := int(unit(seed, uint64(i), 0x5f0f) * float64(i+1))
-		cs[i], cs[j] = cs[j], cs[i]
-	}
-}
-
-var _ = errors.New
-var _ = engine.Unmetered
 
 // crowding is how much more than at full scale each subject of a load
 // carries: a random pick from a population smaller than the run's scale

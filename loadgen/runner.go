@@ -141,7 +141,6 @@ type runner struct {
 	factor  float64
 	whole   float64
 	tables  map[string]string
-	counts  map[string]counts
 	spreads map[string]*spreader
 
 	loads []*loadRun
