@@ -128,6 +128,7 @@ func compileLoad(x *executor.Executor, l *loadRun, invs []*catalog.Invariant) er
 		l.mix = append(l.mix, cm)
 		l.guards[m.Variant] = guardsOf(plan, invs)
 	}
+	l.reads = l.readsItem()
 	return nil
 }
 

@@ -568,23 +568,23 @@ func (c *existsChecker) result() InvariantResult {
 	if c.msgs == nil {
 		c.missing(&d)
 	}
-	for i := 0; c.msgs != nil && c.err == nil && i < len(c.msgs.files); i++ {
-		c.expect = map[string][]ledgerMsg{}
-		c.err = c.msgs.read(i, func(fs [][]byte) error {
-			k, m, err := c.lr.msgFrom(fs)
-			if err != nil {
-				return err
-			}
-			c.expect[k] = append(c.expect[k], m)
-			return nil
-		})
-		if c.err == nil {
-			c.err = c.items.read(i, func(fs [][]byte) error {
+	if c.msgs != nil && c.err == nil {
+		c.err = bucketJoin{
+			fresh: func() { c.expect = map[string][]ledgerMsg{} },
+			ledger: func(fs [][]byte) error {
+				k, m, err := c.lr.msgFrom(fs)
+				if err != nil {
+					return err
+				}
+				c.expect[k] = append(c.expect[k], m)
+				return nil
+			},
+			item: func(fs [][]byte) error {
 				c.found(string(fs[0]))
 				return nil
-			})
-		}
-		c.missing(&d)
+			},
+			judge: func() { c.missing(&d) },
+		}.run(c.msgs, c.items)
 	}
 	d.into(&c.base)
 	c.close()
@@ -754,21 +754,23 @@ func dlWord(m *message) string {
 func (c *forbidChecker) result() InvariantResult {
 	c.res.Name, c.res.Description = c.inv.Name, c.inv.Description
 	c.res.Checked = c.n
-	for i := 0; c.msgs != nil && c.err == nil && i < len(c.msgs.files); i++ {
-		c.index = map[string][]ledgerMsg{}
-		c.err = c.msgs.read(i, func(fs [][]byte) error {
-			k, m, err := c.lr.msgFrom(fs)
-			if err != nil {
-				return err
-			}
-			c.index[k] = append(c.index[k], m)
-			return nil
-		})
-		for _, ms := range c.index {
-			sortMsgs(ms)
-		}
-		if c.err == nil {
-			c.err = c.items.read(i, func(fs [][]byte) error {
+	if c.msgs != nil && c.err == nil {
+		c.err = bucketJoin{
+			fresh: func() { c.index = map[string][]ledgerMsg{} },
+			ledger: func(fs [][]byte) error {
+				k, m, err := c.lr.msgFrom(fs)
+				if err != nil {
+					return err
+				}
+				c.index[k] = append(c.index[k], m)
+				return nil
+			},
+			ready: func() {
+				for _, ms := range c.index {
+					sortMsgs(ms)
+				}
+			},
+			item: func(fs [][]byte) error {
 				if len(fs) != 4 {
 					return fmt.Errorf("the ledger's join: a bad record")
 				}
@@ -779,8 +781,8 @@ func (c *forbidChecker) result() InvariantResult {
 				seq, _ := binary.Varint(fs[3])
 				c.match(string(fs[0]), it, string(fs[2]), seq)
 				return nil
-			})
-		}
+			},
+		}.run(c.msgs, c.items)
 	}
 	c.index = nil
 	c.d.into(&c.base)
@@ -861,26 +863,26 @@ func (c *versionsChecker) result() InvariantResult {
 	if c.ws == nil {
 		c.judge(&d)
 	}
-	for i := 0; c.ws != nil && c.err == nil && i < len(c.ws.files); i++ {
-		c.writes, c.final = map[string][]versionWrite{}, map[string]string{}
-		c.err = c.ws.read(i, func(fs [][]byte) error {
-			if len(fs) != 3 {
-				return fmt.Errorf("the ledger's join: a bad record")
-			}
-			k := string(fs[0])
-			c.writes[k] = append(c.writes[k], versionWrite{inv: c.inv.Versions, key: k, expected: string(fs[1]), load: string(fs[2])})
-			return nil
-		})
-		if c.err == nil {
-			c.err = c.items.read(i, func(fs [][]byte) error {
+	if c.ws != nil && c.err == nil {
+		c.err = bucketJoin{
+			fresh: func() { c.writes, c.final = map[string][]versionWrite{}, map[string]string{} },
+			ledger: func(fs [][]byte) error {
+				if len(fs) != 3 {
+					return fmt.Errorf("the ledger's join: a bad record")
+				}
+				k := string(fs[0])
+				c.writes[k] = append(c.writes[k], versionWrite{inv: c.inv.Versions, key: k, expected: string(fs[1]), load: string(fs[2])})
+				return nil
+			},
+			item: func(fs [][]byte) error {
 				if len(fs) != 2 {
 					return fmt.Errorf("the ledger's join: a bad record")
 				}
 				c.seen(string(fs[0]), string(fs[1]), true)
 				return nil
-			})
-		}
-		c.judge(&d)
+			},
+			judge: func() { c.judge(&d) },
+		}.run(c.ws, c.items)
 	}
 	d.into(&c.base)
 	c.close()

@@ -188,7 +188,9 @@ func (s *ledgerSpill) raw(b []byte, messages, writes int) {
 	s.messages += int64(messages)
 	s.writes += int64(writes)
 	if s.err == nil {
-		_, s.err = s.w.Write(append(append([]byte(nil), b...), '\n'))
+		if _, s.err = s.w.Write(b); s.err == nil {
+			s.err = s.w.WriteByte('\n')
+		}
 	}
 }
 

@@ -59,6 +59,37 @@ func newBuckets(n int) (*buckets, error) {
 	return &buckets{dir: dir, files: make([]*os.File, n), ws: make([]*bufio.Writer, n)}, nil
 }
 
+// bucketJoin is what a checker does with one pair of buckets, the
+// ledger's and the items' partitioned alike: fresh empties what the
+// previous pair held, ledger takes the ledger's records, ready (when
+// set) follows them, item takes the items' records, judge (when set)
+// ends the pair.
+type bucketJoin struct {
+	fresh        func()
+	ledger, item func(fields [][]byte) error
+	ready, judge func()
+}
+
+// run joins the pairs one at a time; it stops at the first error.
+func (j bucketJoin) run(ledger, items *buckets) error {
+	for i := range ledger.files {
+		j.fresh()
+		if err := ledger.read(i, j.ledger); err != nil {
+			return err
+		}
+		if j.ready != nil {
+			j.ready()
+		}
+		if err := items.read(i, j.item); err != nil {
+			return err
+		}
+		if j.judge != nil {
+			j.judge()
+		}
+	}
+	return nil
+}
+
 func (b *buckets) of(key string) int { return int(hashString(key) % uint64(len(b.files))) }
 
 // put adds a record to the bucket of key.

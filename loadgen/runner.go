@@ -74,6 +74,7 @@ type loadRun struct {
 	paceNext  time.Duration // the earliest due of the next paced follow-up
 
 	guards map[string][]versionGuard // by variant: the version-guarded writes
+	reads  bool                      // an arrival reads its context item (readsItem)
 	ledger bool                      // keep its messages for ledger invariants
 }
 
@@ -368,10 +369,9 @@ func (r *runner) execute(a *arrival, st *loadStats) {
 	}
 	var res *executor.Result
 	var values map[string]attr.Value
-	reads := l.readsItem()
 	for attempt := 0; ; attempt++ {
 		var item attr.Item
-		if reads {
+		if l.reads {
 			item = r.contextItem(cur, a.cause)
 		}
 		if attempt > 0 || a.kind != kindOriginal {
@@ -723,15 +723,6 @@ func (r *runner) eval(l *loadRun, s *catalog.Source, a *arrival, cur *Context, i
 		}
 		return attr.Num(fmt.Sprint(n + s.From)), true, nil
 	case catalog.SourceShards:
-		if n := int64(s.Index.Shards.Count); n > 0 && l.plan.Subjects == nil && n%int64(r.parts) == 0 {
-			// The whole run's shard, which is this part's own: the part
-			// sends every parts-th arrival, and parts divides the count.
-			v := a.k % n
-			if p.Type == attr.S {
-				return attr.Str(fmt.Sprint(v)), true, nil
-			}
-			return attr.Num(fmt.Sprint(v)), true, nil
-		}
 		var own []int
 		for i := 0; i < s.Index.Shards.Count; i++ {
 			if i%r.parts == r.part {
@@ -741,7 +732,15 @@ func (r *runner) eval(l *loadRun, s *catalog.Source, a *arrival, cur *Context, i
 		if len(own) == 0 {
 			return attr.Value{}, false, fmt.Errorf("part %d/%d owns no shard of %s (%d shards)", r.part, r.parts, s.Index.Name, s.Index.Shards.Count)
 		}
-		v := own[a.k%int64(len(own))]
+		// A load without subjects sends every parts-th arrival of the
+		// whole run (k = i*parts+part): its i-th takes the part's shards
+		// in turn, which, when parts divides the count, is the whole
+		// run's k mod count.
+		i := a.k
+		if l.plan.Subjects == nil {
+			i /= int64(r.parts)
+		}
+		v := own[i%int64(len(own))]
 		if p.Type == attr.S {
 			return attr.Str(fmt.Sprint(v)), true, nil
 		}

@@ -115,7 +115,7 @@ type resolver struct {
 // subjects is what a run needs to find its loads' subjects again.
 type subjects struct {
 	pop    *dataset.Population
-	blocks []dataset.Block // the part's
+	blocks []dataset.Block // the pieces of the whole population (pieces)
 	pickAt time.Time       // the scenario's instant the selections' when reads
 	pools  map[int]*sync.Pool
 	// found keeps, by load, the subjects found again most recently, for
@@ -309,10 +309,17 @@ func partBlocks(pop *dataset.Population, i, n int) ([]dataset.Block, error) {
 func pieces(pop *dataset.Population, n int) ([]dataset.Block, []int) {
 	var out []dataset.Block
 	var owner []int
+	n64 := int64(n)
 	for _, b := range pop.Blocks() {
 		total := b.Root.Total
-		for i := range n {
-			lo, hi := max(b.Lo, total*int64(i)/int64(n)), min(b.Hi, total*int64(i+1)/int64(n))
+		// Only the parts the block meets (n may be large): from the one
+		// holding its first tree.
+		i := b.Lo * n64 / max(total, 1)
+		for i > 0 && total*i/n64 > b.Lo {
+			i--
+		}
+		for ; i < n64 && total*i/n64 < b.Hi; i++ {
+			lo, hi := max(b.Lo, total*i/n64), min(b.Hi, total*(i+1)/n64)
 			if lo >= hi {
 				continue
 			}
@@ -320,7 +327,7 @@ func pieces(pop *dataset.Population, n int) ([]dataset.Block, []int) {
 			c.Lo, c.Hi = lo, hi
 			c.Items = b.Items * float64(hi-lo) / float64(b.Hi-b.Lo)
 			out = append(out, c)
-			owner = append(owner, i)
+			owner = append(owner, int(i))
 		}
 	}
 	return out, owner

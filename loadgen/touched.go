@@ -241,17 +241,7 @@ func (s *spillSet) each(f func(rec string) error) error {
 		return nil
 	}
 	if s.f == nil {
-		recs := make([]string, 0, len(s.mem))
-		for rec := range s.mem {
-			recs = append(recs, rec)
-		}
-		sort.Strings(recs)
-		for _, rec := range recs {
-			if err := f(rec); err != nil {
-				return err
-			}
-		}
-		return nil
+		return eachSorted(s.mem, f)
 	}
 	s.flush()
 	if s.err == nil {
@@ -289,15 +279,23 @@ func (s *spillSet) each(f func(rec string) error) error {
 		}); err != nil {
 			return err
 		}
-		recs := make([]string, 0, len(seen))
-		for rec := range seen {
-			recs = append(recs, rec)
+		if err := eachSorted(seen, f); err != nil {
+			return err
 		}
-		sort.Strings(recs)
-		for _, rec := range recs {
-			if err := f(rec); err != nil {
-				return err
-			}
+	}
+	return nil
+}
+
+// eachSorted hands f a set's records in order.
+func eachSorted(set map[string]struct{}, f func(rec string) error) error {
+	recs := make([]string, 0, len(set))
+	for rec := range set {
+		recs = append(recs, rec)
+	}
+	sort.Strings(recs)
+	for _, rec := range recs {
+		if err := f(rec); err != nil {
+			return err
 		}
 	}
 	return nil
